@@ -1,0 +1,145 @@
+// switchyard: the console with the embedded engine, or the engine alone with --headless.
+
+#include "command_line.h"
+#include "config/config_loader.h"
+#include "engine_bridge.h"
+#include "main_window.h"
+#include "signal_watcher.h"
+#include "translation.h"
+
+#include <QApplication>
+#include <QCoreApplication>
+#include <QIcon>
+#include <QLoggingCategory>
+#include <cstdio>
+#include <memory>
+
+using namespace switchyard;
+
+namespace {
+
+void configureLogging(const QString &level)
+{
+    qSetMessagePattern(QStringLiteral(
+        "%{time yyyy-MM-ddThh:mm:ss.zzz} %{if-debug}debug%{endif}%{if-info}info%{endif}"
+        "%{if-warning}warning%{endif}%{if-critical}error%{endif}%{if-fatal}fatal%{endif} "
+        "%{category}: %{message}"));
+    QString rules =
+        QStringLiteral("switchyard.*.debug=%1\nswitchyard.*.info=%2\n"
+                       "*.warning=%3\n")
+            .arg(level == QLatin1String("debug") ? QStringLiteral("true") : QStringLiteral("false"))
+            .arg(level == QLatin1String("debug") || level == QLatin1String("info")
+                     ? QStringLiteral("true")
+                     : QStringLiteral("false"))
+            .arg(level == QLatin1String("error") ? QStringLiteral("false")
+                                                 : QStringLiteral("true"));
+    QLoggingCategory::setFilterRules(rules);
+}
+
+void printErrors(const QList<config::ConfigError> &errors)
+{
+    for (const config::ConfigError &error : errors)
+        std::fprintf(stderr, "%s\n", qPrintable(error.toString()));
+}
+
+int checkConfig(const QString &path)
+{
+    const config::LoadResult result = config::loadConfigFile(path, config::processEnvironment());
+    if (!result.ok()) {
+        printErrors(result.errors);
+        std::fprintf(stderr, "%s: %lld error(s)\n", qPrintable(path),
+                     static_cast<long long>(result.errors.size()));
+        return 1;
+    }
+    std::printf("%s: valid, %lld provider(s)\n", qPrintable(path),
+                static_cast<long long>(result.config->providers.size()));
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+
+    // A QApplication needs a display even to start; decide before creating one.
+    std::unique_ptr<QCoreApplication> application;
+    if (app::wantsWindow(arguments))
+        application = std::make_unique<QApplication>(argc, argv);
+    else
+        application = std::make_unique<QCoreApplication>(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("switchyard"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHYARD_VERSION));
+    QCoreApplication::setOrganizationName(QStringLiteral("Switchyard"));
+
+    int exitCode = 0;
+    const std::optional<app::CommandLine> line = app::parseCommandLine(arguments, &exitCode);
+    if (!line)
+        return exitCode;
+    configureLogging(line->logLevel);
+    if (!line->checkConfigPath.isEmpty())
+        return checkConfig(line->checkConfigPath);
+
+    const QString configPath =
+        line->configPath.isEmpty() ? QStringLiteral(":/demo.yaml") : line->configPath;
+    config::LoadResult loaded = config::loadConfigFile(configPath, config::processEnvironment());
+    if (!loaded.ok()) {
+        printErrors(loaded.errors);
+        std::fprintf(stderr, "switchyard: not starting: %s has %lld error(s)\n",
+                     qPrintable(configPath), static_cast<long long>(loaded.errors.size()));
+        return 1;
+    }
+    config::Config config = *loaded.config;
+    if (!line->listen.isEmpty()) {
+        const auto address = config::parseListenAddress(line->listen);
+        if (!address) {
+            std::fprintf(stderr,
+                         "switchyard: --listen must be HOST:PORT such as "
+                         "127.0.0.1:8080, got '%s'\n",
+                         qPrintable(line->listen));
+            return 2;
+        }
+        config.server.listenHost = address->host;
+        config.server.listenPort = address->port;
+    }
+
+    EngineBridge bridge(config);
+    QString startError;
+    if (!bridge.start(&startError)) {
+        std::fprintf(stderr, "switchyard: cannot start: %s\n", qPrintable(startError));
+        return 1;
+    }
+
+    app::SignalWatcher signalWatcher;
+    const auto shutdown = [&bridge, grace = config.server.shutdownGrace] {
+        bridge.shutdown(grace);
+    };
+    QObject::connect(&signalWatcher, &app::SignalWatcher::terminationRequested, &bridge,
+                     [shutdown](int) { shutdown(); });
+    QObject::connect(&bridge, &EngineBridge::stopped, application.get(),
+                     [] { QCoreApplication::exit(0); });
+
+    const QString baseUrl = QStringLiteral("http://%1/v1").arg(bridge.listenAddress());
+    std::unique_ptr<ui::MainWindow> window;
+    if (auto *gui = qobject_cast<QApplication *>(application.get())) {
+        ui::installTranslations(*gui);
+        gui->setWindowIcon(QIcon(QStringLiteral(":/icons/switchyard.png")));
+        gui->setQuitOnLastWindowClosed(false); // closing the window drains, then quits
+        QObject::connect(gui, &QGuiApplication::lastWindowClosed, &bridge, shutdown);
+        window = std::make_unique<ui::MainWindow>(bridge);
+        window->show();
+        std::printf("switchyard %s: console open; OpenAI base URL %s\n", SWITCHYARD_VERSION,
+                    qPrintable(baseUrl));
+    } else {
+        std::printf("switchyard %s: running headless (%s); OpenAI base URL %s; config %s\n",
+                    SWITCHYARD_VERSION,
+                    line->headless && arguments.contains(QStringLiteral("--headless"))
+                        ? "--headless"
+                        : "no display found",
+                    qPrintable(baseUrl), qPrintable(configPath));
+    }
+    std::fflush(stdout);
+    return application->exec();
+}

@@ -1,0 +1,55 @@
+#include "config/config.h"
+
+#include <QRegularExpression>
+#include <limits>
+
+namespace switchyard::config {
+
+QString ConfigError::toString() const
+{
+    // One multi-argument arg() call, so a "%1" inside a file name or message is never substituted.
+    return QStringLiteral("%1:%2:%3: %4")
+        .arg(where.file, QString::number(where.line), QString::number(where.column), message);
+}
+
+QString ProviderConfig::upstreamModelFor(const QString &publicName) const
+{
+    for (const ModelRoute &route : models) {
+        if (route.publicName == publicName)
+            return route.upstreamName;
+    }
+    return {};
+}
+
+const ProviderConfig *Config::provider(const QString &id) const
+{
+    for (const ProviderConfig &candidate : providers) {
+        if (candidate.id == id)
+            return &candidate;
+    }
+    return nullptr;
+}
+
+std::optional<ListenAddress> parseListenAddress(const QString &text, ListenAddressError *error)
+{
+    static const QRegularExpression pattern(
+        QStringLiteral(R"(^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9][A-Za-z0-9.-]*)):(\d+)$)"));
+    const auto fail = [error](ListenAddressError why) {
+        if (error)
+            *error = why;
+        return std::nullopt;
+    };
+    const QRegularExpressionMatch match = pattern.match(text);
+    if (!match.hasMatch())
+        return fail(ListenAddressError::NotHostPort);
+    bool parsed = false;
+    const qint64 port = match.captured(3).toLongLong(&parsed);
+    if (!parsed || port > std::numeric_limits<quint16>::max())
+        return fail(ListenAddressError::PortOutOfRange);
+    if (error)
+        *error = ListenAddressError::None;
+    return ListenAddress{match.hasCaptured(1) ? match.captured(1) : match.captured(2),
+                         quint16(port)};
+}
+
+} // namespace switchyard::config

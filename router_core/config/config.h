@@ -1,0 +1,98 @@
+#pragma once
+
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+#include <chrono>
+#include <optional>
+
+namespace switchyard::config {
+
+// Where a value came from, so every error can say FILE:LINE:COL. Lines and columns are 1-based.
+struct SourceLocation {
+    QString file;
+    int line = 0;
+    int column = 0;
+};
+
+struct ConfigError {
+    SourceLocation where;
+    QString message;
+
+    // "FILE:LINE:COL: message", the form editors and CI logs understand.
+    QString toString() const;
+};
+
+enum class ProviderKind { OpenAi, Simulated };
+
+// What a built-in simulated provider does. Served over real loopback HTTP from the simulator
+// thread, so demo traffic takes the same network path as a real upstream.
+struct SimulatedBehaviour {
+    std::chrono::milliseconds latency{250};          // whole answer delay for non-streamed calls
+    std::chrono::milliseconds timeToFirstToken{120}; // delay before the first streamed chunk
+    double tokensPerSecond = 40.0;                   // pace of streamed chunks after the first
+    double errorRate = 0.0;                          // fraction of calls answered with HTTP 500
+    int answerTokens = 24;                           // length of the generated answer
+};
+
+struct ModelRoute {
+    QString publicName;   // what clients ask for
+    QString upstreamName; // what the provider is sent; equal to publicName unless renamed
+};
+
+struct ProviderConfig {
+    QString id;
+    ProviderKind kind = ProviderKind::OpenAi;
+    QUrl baseUrl; // openai: required, e.g. http://127.0.0.1:8001/v1; simulated: filled at start
+    QString apiKeyEnv; // name of the environment variable holding the key; may be empty
+    QByteArray apiKey; // resolved from apiKeyEnv at load time; never read from the file
+    QList<ModelRoute> models;
+    int weight = 1;    // share in weighted choice among providers serving the same model
+    int capacity = 64; // concurrent requests it is expected to take
+    std::chrono::milliseconds latencyObjective{2500};
+    SimulatedBehaviour simulated; // only meaningful for ProviderKind::Simulated
+    SourceLocation where;         // the provider's entry in the file
+
+    // Upstream model name for a public model name, or an empty string when not served.
+    QString upstreamModelFor(const QString &publicName) const;
+};
+
+struct TimeoutConfig {
+    std::chrono::milliseconds connect{3000};
+    std::chrono::milliseconds firstToken{30000};
+    std::chrono::milliseconds idle{20000};   // gap between streamed chunks
+    std::chrono::milliseconds total{180000}; // non-streamed requests only
+};
+
+struct ServerConfig {
+    QString listenHost = QStringLiteral("127.0.0.1");
+    quint16 listenPort = 8080;
+    qint64 maxBodyBytes = 8 * 1024 * 1024;
+    std::chrono::milliseconds shutdownGrace{10000}; // how long SIGTERM waits for in-flight work
+    int traceCapacity = 2000;                       // traces kept in the in-memory ring
+};
+
+enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
+
+// Parses "HOST:PORT", with an IPv6 host in brackets as in URLs ("[::1]:8080"). Used by the
+// config file's `listen` key and the --listen option alike.
+struct ListenAddress {
+    QString host;
+    quint16 port = 0;
+};
+std::optional<ListenAddress> parseListenAddress(const QString &text,
+                                                ListenAddressError *error = nullptr);
+
+// An immutable snapshot: parsed once, validated whole, swapped whole. Nothing mutates it in place.
+struct Config {
+    QString sourceName; // file path, or ":/demo.yaml" for the embedded demo
+    ServerConfig server;
+    TimeoutConfig timeouts;
+    QList<ProviderConfig> providers;
+
+    const ProviderConfig *provider(const QString &id) const;
+};
+
+} // namespace switchyard::config

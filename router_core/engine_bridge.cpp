@@ -1,0 +1,157 @@
+#include "engine_bridge.h"
+
+#include "engine.h"
+#include "sim/demo_traffic.h"
+#include "sim/simulator_host.h"
+
+#include <QLoggingCategory>
+#include <QThread>
+
+namespace switchyard {
+
+namespace {
+// Runs `work` on `object`'s thread and waits for its result.
+template <typename Result, typename Work>
+Result runOn(QObject *object, Work work)
+{
+    Result result{};
+    QMetaObject::invokeMethod(
+        object, [&] { result = work(); }, Qt::BlockingQueuedConnection);
+    return result;
+}
+} // namespace
+
+EngineBridge::EngineBridge(config::Config config, QObject *parent)
+    : QObject(parent), m_config(std::move(config))
+{
+    qRegisterMetaType<switchyard::EngineSnapshot>();
+}
+
+EngineBridge::~EngineBridge()
+{
+    stopThreads();
+}
+
+bool EngineBridge::start(QString *errorMessage)
+{
+    m_simulatorThread = new QThread(this);
+    m_simulatorThread->setObjectName(QStringLiteral("switchyard-simulator"));
+    m_simulatorThread->start();
+    m_engineThread = new QThread(this);
+    m_engineThread->setObjectName(QStringLiteral("switchyard-engine"));
+    m_engineThread->start();
+
+    // Simulated providers first: their ports become the base URLs the engine calls.
+    m_simulator = new sim::SimulatorHost;
+    m_simulator->moveToThread(m_simulatorThread);
+    QString simulatorError;
+    const auto urls = runOn<QHash<QString, QUrl>>(
+        m_simulator, [&] { return m_simulator->start(m_config.providers, &simulatorError); });
+    if (!simulatorError.isEmpty()) {
+        *errorMessage = simulatorError;
+        return false;
+    }
+    sim::applySimulatorUrls(m_config, urls);
+
+    m_engine = new Engine(m_config);
+    m_engine->moveToThread(m_engineThread);
+    QString listenError;
+    if (!runOn<bool>(m_engine, [&] { return m_engine->listen(&listenError); })) {
+        *errorMessage = listenError;
+        return false;
+    }
+    m_port = m_engine->port();
+    m_lastSnapshot.listenAddress = listenAddress();
+
+    QStringList models;
+    for (const config::ProviderConfig &provider : m_config.providers) {
+        for (const config::ModelRoute &model : provider.models) {
+            if (!models.contains(model.publicName))
+                models.append(model.publicName);
+        }
+    }
+    const QString host = m_config.server.listenHost == QLatin1String("0.0.0.0") ||
+                                 m_config.server.listenHost == QLatin1String("::")
+                             ? QStringLiteral("127.0.0.1")
+                             : m_config.server.listenHost;
+    QUrl gateway;
+    gateway.setScheme(QStringLiteral("http"));
+    gateway.setHost(host);
+    gateway.setPort(m_port);
+    gateway.setPath(QStringLiteral("/"));
+    m_demoTraffic = new sim::DemoTraffic(gateway, models);
+    m_demoTraffic->moveToThread(m_simulatorThread);
+
+    connect(m_engine, &Engine::snapshotReady, this, [this](const EngineSnapshot &snapshot) {
+        m_lastSnapshot = snapshot;
+        m_lastSnapshot.demoTrafficRunning = m_demoRunning;
+        m_lastSnapshot.demoRequestsPerSecond = m_demoRate;
+        emit snapshotUpdated(m_lastSnapshot);
+    });
+    connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
+    return true;
+}
+
+QString EngineBridge::listenAddress() const
+{
+    const QString &host = m_config.server.listenHost;
+    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
+        .arg(host)
+        .arg(m_port);
+}
+
+void EngineBridge::setDemoTraffic(bool enabled, double requestsPerSecond)
+{
+    if (!m_demoTraffic)
+        return;
+    m_demoRunning = enabled && requestsPerSecond > 0;
+    m_demoRate = requestsPerSecond;
+    QMetaObject::invokeMethod(m_demoTraffic, [demo = m_demoTraffic, enabled, requestsPerSecond] {
+        demo->setRate(enabled, requestsPerSecond);
+    });
+}
+
+void EngineBridge::shutdown(std::chrono::milliseconds grace)
+{
+    if (m_shuttingDown)
+        return;
+    m_shuttingDown = true;
+    if (!m_engine) {
+        emit stopped();
+        return;
+    }
+    setDemoTraffic(false, 0);
+    QMetaObject::invokeMethod(m_engine,
+                              [engine = m_engine, grace] { engine->beginShutdown(grace); });
+}
+
+void EngineBridge::stopThreads()
+{
+    // Each object is deleted on its own thread, then the thread ends: nothing is left running.
+    const auto deleteOn = [](QObject *&object) {
+        if (!object)
+            return;
+        QObject *doomed = object;
+        QMetaObject::invokeMethod(
+            doomed, [doomed] { delete doomed; }, Qt::BlockingQueuedConnection);
+        object = nullptr;
+    };
+    QObject *demo = m_demoTraffic;
+    QObject *engine = m_engine;
+    QObject *simulator = m_simulator;
+    deleteOn(demo);
+    deleteOn(engine);
+    deleteOn(simulator);
+    m_demoTraffic = nullptr;
+    m_engine = nullptr;
+    m_simulator = nullptr;
+    for (QThread *thread : {m_engineThread, m_simulatorThread}) {
+        if (thread) {
+            thread->quit();
+            thread->wait();
+        }
+    }
+}
+
+} // namespace switchyard

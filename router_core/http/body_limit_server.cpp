@@ -1,0 +1,132 @@
+#include "http/body_limit_server.h"
+
+#include "http/openai_error.h"
+
+#include <QTcpSocket>
+
+namespace switchyard::http {
+
+namespace {
+
+// Follows request boundaries on one connection by peeking at what Qt is about to read.
+class RequestFramingGuard final : public QObject {
+public:
+    RequestFramingGuard(QTcpSocket *socket, qint64 maxBodyBytes)
+        : QObject(socket), m_socket(socket), m_maxBodyBytes(maxBodyBytes)
+    {
+        // Connected before Qt's HTTP server connects its own handler, so this runs first.
+        connect(socket, &QIODevice::readyRead, this, &RequestFramingGuard::inspect);
+    }
+
+private:
+    enum class State { Headers, Body, Unframed };
+    // Beyond this a header block is Qt's problem to refuse; the guard stops following.
+    static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
+
+    void inspect()
+    {
+        const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
+        // Qt consumes everything available on each readyRead, so the next call sees new bytes.
+        qsizetype position = 0;
+        while (position < data.size() && m_state != State::Unframed) {
+            if (m_state == State::Body) {
+                const qint64 take = std::min<qint64>(m_bodyRemaining, data.size() - position);
+                m_bodyRemaining -= take;
+                position += take;
+                if (m_bodyRemaining == 0)
+                    m_state = State::Headers;
+                continue;
+            }
+            const qsizetype before = m_headerBlock.size();
+            m_headerBlock.append(QByteArrayView(data).sliced(position));
+            const qsizetype end = m_headerBlock.indexOf("\r\n\r\n");
+            if (end < 0) {
+                if (m_headerBlock.size() > kMaxHeaderBytes)
+                    m_state = State::Unframed;
+                return;
+            }
+            position += end + 4 - before;
+            const QByteArray block = m_headerBlock.left(end);
+            m_headerBlock.clear();
+            if (!beginRequest(block))
+                return;
+        }
+    }
+
+    // Returns false when the request was refused and the connection is being closed.
+    bool beginRequest(const QByteArray &block)
+    {
+        qint64 contentLength = 0;
+        bool expectsContinue = false;
+        const QList<QByteArray> lines = block.split('\n');
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const QByteArray line = lines[i].trimmed();
+            const qsizetype colon = line.indexOf(':');
+            if (colon <= 0)
+                continue;
+            const QByteArray name = line.left(colon).trimmed().toLower();
+            const QByteArray value = line.mid(colon + 1).trimmed();
+            if (name == "content-length")
+                contentLength = value.toLongLong();
+            else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
+                m_state = State::Unframed; // the handler checks the decoded size instead
+            else if (name == "expect" && value.toLower() == "100-continue")
+                expectsContinue = true;
+        }
+        if (contentLength > m_maxBodyBytes) {
+            refuse(ApiError::payloadTooLarge(m_maxBodyBytes));
+            return false;
+        }
+        if (expectsContinue)
+            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+        if (m_state != State::Unframed && contentLength > 0) {
+            m_bodyRemaining = contentLength;
+            m_state = State::Body;
+        }
+        return true;
+    }
+
+    void refuse(const ApiError &error)
+    {
+        m_state = State::Unframed;
+        // Take the connection away from Qt's parser: it must never buffer this body.
+        disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
+        connect(m_socket, &QIODevice::readyRead, m_socket,
+                [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
+        m_socket->skip(m_socket->bytesAvailable());
+        const QByteArray body = error.toJson();
+        m_socket->write("HTTP/1.1 " + QByteArray::number(error.status) +
+                        " Payload Too Large\r\nContent-Type: application/json\r\n"
+                        "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
+                        QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        connect(m_socket, &QIODevice::bytesWritten, m_socket, [socket = m_socket] {
+            if (socket->bytesToWrite() == 0)
+                socket->disconnectFromHost();
+        });
+    }
+
+    QTcpSocket *m_socket;
+    qint64 m_maxBodyBytes;
+    State m_state = State::Headers;
+    QByteArray m_headerBlock;
+    qint64 m_bodyRemaining = 0;
+};
+
+} // namespace
+
+BodyLimitServer::BodyLimitServer(qint64 maxBodyBytes, QObject *parent)
+    : QTcpServer(parent), m_maxBodyBytes(maxBodyBytes)
+{}
+
+void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
+{
+    auto *socket = new QTcpSocket(this);
+    if (!socket->setSocketDescriptor(socketDescriptor)) {
+        delete socket;
+        return;
+    }
+    new RequestFramingGuard(socket, m_maxBodyBytes);
+    addPendingConnection(socket);
+}
+
+} // namespace switchyard::http

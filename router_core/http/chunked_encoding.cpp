@@ -1,0 +1,68 @@
+#include "http/chunked_encoding.h"
+
+namespace switchyard::http {
+
+QByteArray encodeChunk(QByteArrayView payload)
+{
+    QByteArray chunk = QByteArray::number(payload.size(), 16);
+    chunk.reserve(chunk.size() + payload.size() + 4);
+    chunk.append("\r\n").append(payload).append("\r\n");
+    return chunk;
+}
+
+ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out)
+{
+    // Lines of the framing (sizes, CRLFs, trailers) are tiny; anything longer is not HTTP.
+    constexpr qsizetype kMaxLineBytes = 4096;
+    qsizetype i = 0;
+    while (i < bytes.size() && m_status == Status::NeedMore) {
+        if (m_state == State::Data) {
+            const qint64 take = std::min<qint64>(m_remaining, bytes.size() - i);
+            out.append(bytes.sliced(i, take));
+            m_remaining -= take;
+            i += take;
+            if (m_remaining == 0)
+                m_state = State::DataEnd;
+            continue;
+        }
+        const char c = bytes[i++];
+        if (c != '\n') {
+            m_line.append(c);
+            if (m_line.size() > kMaxLineBytes)
+                m_status = Status::Malformed;
+            continue;
+        }
+        if (m_line.endsWith('\r'))
+            m_line.chop(1);
+        switch (m_state) {
+        case State::Size: {
+            const qsizetype extension = m_line.indexOf(';');
+            const QByteArray digits = (extension < 0 ? m_line : m_line.left(extension)).trimmed();
+            bool ok = false;
+            const qint64 size = digits.toLongLong(&ok, 16);
+            if (!ok || size < 0) {
+                m_status = Status::Malformed;
+                break;
+            }
+            m_remaining = size;
+            m_state = size == 0 ? State::Trailer : State::Data;
+            break;
+        }
+        case State::DataEnd:
+            if (!m_line.isEmpty())
+                m_status = Status::Malformed;
+            m_state = State::Size;
+            break;
+        case State::Trailer:
+            if (m_line.isEmpty())
+                m_status = Status::Finished;
+            break;
+        case State::Data:
+            break;
+        }
+        m_line.clear();
+    }
+    return m_status;
+}
+
+} // namespace switchyard::http

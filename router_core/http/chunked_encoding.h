@@ -1,0 +1,30 @@
+#pragma once
+
+#include <QByteArray>
+#include <QByteArrayView>
+
+namespace switchyard::http {
+
+// Qt 6.4's HTTP server does no chunked transfer encoding, so streamed answers frame their own
+// chunks (RFC 9112 section 7.1).
+QByteArray encodeChunk(QByteArrayView payload);
+inline constexpr QByteArrayView kLastChunk = "0\r\n\r\n";
+
+// Incremental decoder for chunked bodies, used where Switchyard or its tests read a stream.
+class ChunkedDecoder {
+public:
+    enum class Status { NeedMore, Finished, Malformed };
+
+    // Appends decoded payload bytes to `out`. Any split of the input works.
+    Status feed(QByteArrayView bytes, QByteArray &out);
+    Status status() const { return m_status; }
+
+private:
+    enum class State { Size, Data, DataEnd, Trailer };
+    State m_state = State::Size;
+    Status m_status = Status::NeedMore;
+    QByteArray m_line;
+    qint64 m_remaining = 0;
+};
+
+} // namespace switchyard::http

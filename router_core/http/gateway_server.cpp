@@ -1,0 +1,290 @@
+#include "http/gateway_server.h"
+
+#include "health/health_registry.h"
+#include "http/body_limit_server.h"
+#include "http/chat_exchange.h"
+#include "http/chat_request.h"
+#include "telemetry/trace.h"
+
+#include <QDateTime>
+#include <QHttpServerRequest>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QTcpSocket>
+
+Q_LOGGING_CATEGORY(lcGateway, "switchyard.gateway")
+
+namespace switchyard::http {
+
+namespace {
+
+QString methodName(QHttpServerRequest::Method method)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get:
+        return QStringLiteral("GET");
+    case QHttpServerRequest::Method::Put:
+        return QStringLiteral("PUT");
+    case QHttpServerRequest::Method::Delete:
+        return QStringLiteral("DELETE");
+    case QHttpServerRequest::Method::Post:
+        return QStringLiteral("POST");
+    case QHttpServerRequest::Method::Head:
+        return QStringLiteral("HEAD");
+    case QHttpServerRequest::Method::Options:
+        return QStringLiteral("OPTIONS");
+    case QHttpServerRequest::Method::Patch:
+        return QStringLiteral("PATCH");
+    case QHttpServerRequest::Method::Connect:
+        return QStringLiteral("CONNECT");
+    case QHttpServerRequest::Method::Trace:
+        return QStringLiteral("TRACE");
+    default:
+        return QStringLiteral("UNKNOWN");
+    }
+}
+
+QByteArray headerValue(const QHttpServerRequest &request, QByteArrayView name)
+{
+    for (const auto &[key, value] : request.headers()) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+// A client's x-request-id is kept when it is a sane token; anything else gets a fresh id, so a
+// hostile header can never break the response headers it is echoed into.
+QByteArray requestIdFrom(const QHttpServerRequest &request)
+{
+    const QByteArray candidate = headerValue(request, "x-request-id").trimmed();
+    if (candidate.isEmpty() || candidate.size() > 128)
+        return telemetry::newRequestId();
+    for (char c : candidate) {
+        const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                             (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == ':';
+        if (!allowed)
+            return telemetry::newRequestId();
+    }
+    return candidate;
+}
+
+HeaderList identityHeaders(const telemetry::Trace &trace)
+{
+    return {{"x-switchyard-request-id", trace.requestId},
+            {"x-switchyard-trace-id", trace.traceId},
+            {"x-switchyard-provider", "none"}};
+}
+
+QByteArray compactJson(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+} // namespace
+
+void RequestRateMeter::record()
+{
+    const qint64 second = m_clock.elapsed() / 1000;
+    const auto slot = std::size_t(second % m_second.size());
+    if (m_second[slot] != second) {
+        m_second[slot] = second;
+        m_count[slot] = 0;
+    }
+    ++m_count[slot];
+}
+
+double RequestRateMeter::perSecond() const
+{
+    // The current second is still filling up; average the whole seconds before it.
+    const qint64 now = m_clock.elapsed() / 1000;
+    const qint64 seconds = std::min<qint64>(now, kWindowSeconds);
+    if (seconds == 0)
+        return 0.0;
+    int total = 0;
+    for (std::size_t slot = 0; slot < m_second.size(); ++slot) {
+        if (m_second[slot] < now && m_second[slot] >= now - seconds)
+            total += m_count[slot];
+    }
+    return double(total) / double(seconds);
+}
+
+GatewayServer::GatewayServer(std::shared_ptr<const config::Config> config,
+                             upstream::UpstreamTransport &transport, health::HealthRegistry &health,
+                             telemetry::TraceRing &traces, QObject *parent)
+    : QAbstractHttpServer(parent), m_config(std::move(config)), m_transport(transport),
+      m_health(health), m_traces(traces), m_router(*m_config),
+      m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
+{}
+
+GatewayServer::~GatewayServer()
+{
+    // Exchanges still open are children of this object; their destructors abort upstream calls.
+    for (auto it = m_exchanges.keyBegin(); it != m_exchanges.keyEnd(); ++it)
+        (*it)->disconnect(this);
+}
+
+quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *errorMessage)
+{
+    QHostAddress address;
+    if (host == QLatin1String("localhost"))
+        address = QHostAddress::LocalHost;
+    else if (!address.setAddress(host)) {
+        *errorMessage = QStringLiteral("`%1` is not an IP address to listen on").arg(host);
+        return 0;
+    }
+    auto *listener = new BodyLimitServer(m_config->server.maxBodyBytes, this);
+    if (!listener->listen(address, port)) {
+        *errorMessage = QStringLiteral("cannot listen on %1:%2: %3")
+                            .arg(host)
+                            .arg(port)
+                            .arg(listener->errorString());
+        delete listener;
+        return 0;
+    }
+    bind(listener);
+    return listener->serverPort();
+}
+
+void GatewayServer::stopAccepting()
+{
+    m_accepting = false;
+    for (QTcpServer *listener : servers())
+        listener->close();
+}
+
+void GatewayServer::missingHandler(const QHttpServerRequest &, QTcpSocket *)
+{
+    // handleRequest answers every request itself, including unknown paths.
+}
+
+bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    ResponseWriter writer(makeResponder(request, socket));
+    const QString path = request.url().path();
+    const QHttpServerRequest::Method method = request.method();
+
+    QByteArray traceId = telemetry::traceIdFromTraceparent(headerValue(request, "traceparent"));
+    if (traceId.isEmpty())
+        traceId = telemetry::newTraceId();
+    telemetry::TraceBuilder trace(requestIdFrom(request), traceId);
+    const HeaderList identity = identityHeaders(trace.trace());
+
+    const auto onlyAllows = [&](QHttpServerRequest::Method allowed, const char *allowHeader) {
+        if (method == allowed)
+            return true;
+        HeaderList headers = identity;
+        headers.append({QByteArray("Allow"), QByteArray(allowHeader)});
+        writer.sendError(ApiError::methodNotAllowed(methodName(method), path), headers);
+        return false;
+    };
+
+    if (path == QLatin1String("/v1/chat/completions")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            handleChat(request, std::move(writer), std::move(trace));
+    } else if (path == QLatin1String("/v1/models")) {
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
+            handleModels(std::move(writer), identity);
+    } else if (path == QLatin1String("/healthz")) {
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
+            writer.sendWhole(200, identity, "application/json",
+                             compactJson({{QStringLiteral("status"), QStringLiteral("ok")}}));
+        }
+    } else if (path == QLatin1String("/readyz")) {
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
+            handleReady(std::move(writer), identity);
+    } else {
+        writer.sendError(ApiError::notFound(methodName(method), path), identity);
+    }
+    return true;
+}
+
+void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
+{
+    QJsonArray data;
+    for (const auto &[model, owner] : m_router.models()) {
+        data.append(QJsonObject{{QStringLiteral("id"), model},
+                                {QStringLiteral("object"), QStringLiteral("model")},
+                                {QStringLiteral("created"), m_startedAtSecs},
+                                {QStringLiteral("owned_by"), owner}});
+    }
+    writer.sendWhole(200, identity, "application/json",
+                     compactJson({{QStringLiteral("object"), QStringLiteral("list")},
+                                  {QStringLiteral("data"), data}}));
+}
+
+void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identity)
+{
+    int up = 0;
+    for (int i = 0; i < m_health.providerCount(); ++i)
+        up += m_health.state(i) != ProviderState::Down ? 1 : 0;
+    const bool ready = m_accepting && up > 0;
+    writer.sendWhole(ready ? 200 : 503, identity, "application/json",
+                     compactJson({{QStringLiteral("status"),
+                                   ready ? QStringLiteral("ready") : QStringLiteral("not_ready")},
+                                  {QStringLiteral("providers_up"), up},
+                                  {QStringLiteral("providers"), m_health.providerCount()}}));
+}
+
+void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                           const ApiError &error)
+{
+    writer.sendError(error, identityHeaders(trace.trace()));
+    trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
+    m_traces.add(trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
+}
+
+void GatewayServer::handleChat(const QHttpServerRequest &request, ResponseWriter writer,
+                               telemetry::TraceBuilder trace)
+{
+    const int ingress = trace.openSpan(QStringLiteral("ingress"));
+
+    if (!m_accepting) {
+        refuse(writer, trace,
+               ApiError::serviceUnavailable(
+                   QStringLiteral("Switchyard is shutting down and takes no new requests.")));
+        return;
+    }
+    ++m_totalRequests;
+    m_rate.record();
+
+    // The request object is reused for the next request on this connection: copy the body now.
+    const QByteArray body = request.body();
+    if (body.size() > m_config->server.maxBodyBytes) {
+        refuse(writer, trace, ApiError::payloadTooLarge(m_config->server.maxBodyBytes));
+        return;
+    }
+    auto parsed = parseChatRequest(body);
+    if (const auto *error = std::get_if<ApiError>(&parsed)) {
+        refuse(writer, trace, *error);
+        return;
+    }
+    ChatRequest chat = std::get<ChatRequest>(std::move(parsed));
+    trace.closeSpan(ingress, QStringLiteral("%1, %2 message(s)%3")
+                                 .arg(chat.model)
+                                 .arg(chat.messageCount)
+                                 .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
+
+    auto decision = m_router.route(chat.model, QRandomGenerator::global()->generateDouble());
+    if (!decision) {
+        trace.trace().model = chat.model;
+        refuse(writer, trace, ApiError::modelNotFound(chat.model));
+        return;
+    }
+
+    auto *exchange = new ChatExchange(ExchangeServices{m_transport, m_health, m_traces}, m_config,
+                                      std::move(chat), body, std::move(*decision), std::move(trace),
+                                      std::move(writer), this);
+    m_exchanges.insert(exchange, true);
+    connect(exchange, &ChatExchange::finished, this, [this, exchange] {
+        m_exchanges.remove(exchange);
+        exchange->deleteLater(); // it may still be inside its own callbacks
+        emit inFlightChanged(int(m_exchanges.size()));
+    });
+    emit inFlightChanged(int(m_exchanges.size()));
+    exchange->start();
+}
+
+} // namespace switchyard::http

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "config/config.h"
+#include "http/openai_error.h"
+#include "http/response_writer.h"
+#include "routing/model_router.h"
+#include "telemetry/trace.h"
+
+#include <QAbstractHttpServer>
+#include <QElapsedTimer>
+#include <QHash>
+#include <QRandomGenerator>
+#include <array>
+#include <memory>
+
+namespace switchyard::health {
+class HealthRegistry;
+}
+namespace switchyard::telemetry {
+class TraceRing;
+}
+namespace switchyard::upstream {
+class UpstreamTransport;
+}
+
+namespace switchyard::http {
+
+class ChatExchange;
+
+// Client requests per second over the last few whole seconds, for the console's status bar.
+class RequestRateMeter {
+public:
+    RequestRateMeter() { m_clock.start(); }
+    void record();
+    double perSecond() const;
+
+private:
+    static constexpr int kWindowSeconds = 5;
+    QElapsedTimer m_clock;
+    std::array<qint64, kWindowSeconds + 1> m_second{};
+    std::array<int, kWindowSeconds + 1> m_count{};
+};
+
+// The public OpenAI-compatible API. Subclasses QAbstractHttpServer rather than using QHttpServer
+// so unknown paths and wrong methods get OpenAI-shaped errors (Qt 6.4's QHttpServer answers
+// those itself with a bare 404).
+class GatewayServer final : public QAbstractHttpServer {
+    Q_OBJECT
+public:
+    GatewayServer(std::shared_ptr<const config::Config> config,
+                  upstream::UpstreamTransport &transport, health::HealthRegistry &health,
+                  telemetry::TraceRing &traces, QObject *parent = nullptr);
+    ~GatewayServer() override;
+
+    // Listens on the configured address (port 0 picks a free one). Returns the port, or 0 and an
+    // error message.
+    quint16 listenOn(const QString &host, quint16 port, QString *errorMessage);
+
+    // Stops accepting: listening sockets close and requests on open connections get 503.
+    void stopAccepting();
+    int inFlight() const { return int(m_exchanges.size()); }
+    quint64 totalRequests() const { return m_totalRequests; }
+    double requestsPerSecond() const { return m_rate.perSecond(); }
+
+Q_SIGNALS:
+    void inFlightChanged(int inFlight);
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    void handleChat(const QHttpServerRequest &request, ResponseWriter writer,
+                    telemetry::TraceBuilder trace);
+    void handleModels(ResponseWriter writer, const HeaderList &identity);
+    void handleReady(ResponseWriter writer, const HeaderList &identity);
+    void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error);
+
+    std::shared_ptr<const config::Config> m_config;
+    upstream::UpstreamTransport &m_transport;
+    health::HealthRegistry &m_health;
+    telemetry::TraceRing &m_traces;
+    routing::ModelRouter m_router;
+    qint64 m_startedAtSecs;
+    QHash<ChatExchange *, bool> m_exchanges;
+    bool m_accepting = true;
+    quint64 m_totalRequests = 0;
+    RequestRateMeter m_rate;
+};
+
+} // namespace switchyard::http

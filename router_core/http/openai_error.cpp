@@ -1,0 +1,73 @@
+#include "http/openai_error.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace switchyard::http {
+
+QByteArray ApiError::toJson() const
+{
+    const auto nullable = [](const QString &value) {
+        return value.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(value);
+    };
+    const QJsonObject error{{QStringLiteral("message"), message},
+                            {QStringLiteral("type"), type},
+                            {QStringLiteral("param"), nullable(param)},
+                            {QStringLiteral("code"), nullable(code)}};
+    return QJsonDocument(QJsonObject{{QStringLiteral("error"), error}})
+        .toJson(QJsonDocument::Compact);
+}
+
+ApiError ApiError::invalidRequest(const QString &message, const QString &param)
+{
+    return {400, message, QStringLiteral("invalid_request_error"), param, {}, {}};
+}
+
+ApiError ApiError::modelNotFound(const QString &model)
+{
+    return {404,
+            QStringLiteral("The model `%1` does not exist or is not served by any configured "
+                           "provider. GET /v1/models lists the models available.")
+                .arg(model),
+            QStringLiteral("invalid_request_error"),
+            QStringLiteral("model"),
+            QStringLiteral("model_not_found"),
+            {}};
+}
+
+ApiError ApiError::notFound(const QString &method, const QString &path)
+{
+    return {404,
+            QStringLiteral("Unknown request URL: %1 %2.").arg(method, path),
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("unknown_url"),
+            {}};
+}
+
+ApiError ApiError::methodNotAllowed(const QString &method, const QString &path)
+{
+    return {405,
+            QStringLiteral("Method %1 is not allowed on %2.").arg(method, path),
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("method_not_allowed"),
+            {}};
+}
+
+ApiError ApiError::payloadTooLarge(qint64 limitBytes)
+{
+    return {413,
+            QStringLiteral("Request body is larger than the limit of %1 bytes.").arg(limitBytes),
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("request_too_large"),
+            {}};
+}
+
+ApiError ApiError::serviceUnavailable(const QString &message)
+{
+    return {503, message, QStringLiteral("server_error"), {}, QStringLiteral("unavailable"), {}};
+}
+
+} // namespace switchyard::http

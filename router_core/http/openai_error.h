@@ -1,0 +1,28 @@
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+
+namespace switchyard::http {
+
+// An error as OpenAI clients expect it: {"error":{"message","type","param","code"}} with an HTTP
+// status. Every error Switchyard produces, on any path, goes through this one type.
+struct ApiError {
+    int status = 500;
+    QString message;
+    QString type;          // "invalid_request_error", "upstream_error", "rate_limit_error", ...
+    QString param;         // the offending field or header, empty when none
+    QString code;          // machine-readable detail, e.g. "model_not_found"
+    QByteArray retryAfter; // Retry-After header value to keep, when the cause carried one
+
+    QByteArray toJson() const;
+
+    static ApiError invalidRequest(const QString &message, const QString &param = {});
+    static ApiError modelNotFound(const QString &model);
+    static ApiError notFound(const QString &method, const QString &path);
+    static ApiError methodNotAllowed(const QString &method, const QString &path);
+    static ApiError payloadTooLarge(qint64 limitBytes);
+    static ApiError serviceUnavailable(const QString &message);
+};
+
+} // namespace switchyard::http

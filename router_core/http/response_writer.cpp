@@ -1,0 +1,69 @@
+#include "http/response_writer.h"
+
+#include "http/chunked_encoding.h"
+
+namespace switchyard::http {
+
+ResponseWriter::ResponseWriter(QHttpServerResponder &&responder)
+    : m_responder(std::move(responder)), m_socket(m_responder.socket())
+{}
+
+void ResponseWriter::writeHead(int status, const HeaderList &headers)
+{
+    m_headersSent = true;
+    m_responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+    for (const auto &[name, value] : headers)
+        m_responder.writeHeader(name, value);
+}
+
+void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
+                               QByteArrayView body)
+{
+    if (m_headersSent || !clientConnected())
+        return;
+    writeHead(status, headers);
+    m_responder.writeHeader("Content-Type", contentType.toByteArray());
+    m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
+    m_responder.writeBody(body.data(), body.size());
+    m_finished = true;
+}
+
+void ResponseWriter::sendError(const ApiError &error, const HeaderList &headers)
+{
+    HeaderList all = headers;
+    if (!error.retryAfter.isEmpty())
+        all.append({"Retry-After", error.retryAfter});
+    sendWhole(error.status, all, "application/json", error.toJson());
+}
+
+void ResponseWriter::beginEventStream(const HeaderList &headers)
+{
+    if (m_headersSent || !clientConnected())
+        return;
+    writeHead(200, headers);
+    m_responder.writeHeader("Content-Type", "text/event-stream; charset=utf-8");
+    m_responder.writeHeader("Cache-Control", "no-cache");
+    m_responder.writeHeader("Transfer-Encoding", "chunked");
+    // writeBody() ends the header block; an empty first write sends the headers now, so the
+    // client sees the answer begin before the first event.
+    m_responder.writeBody("", 0);
+}
+
+void ResponseWriter::writeStreamData(QByteArrayView bytes)
+{
+    if (!m_headersSent || m_finished || !clientConnected() || bytes.isEmpty())
+        return;
+    const QByteArray chunk = encodeChunk(bytes);
+    m_responder.writeBody(chunk.constData(), chunk.size());
+}
+
+void ResponseWriter::endEventStream()
+{
+    if (!m_headersSent || m_finished)
+        return;
+    m_finished = true;
+    if (clientConnected())
+        m_responder.writeBody(kLastChunk.data(), kLastChunk.size());
+}
+
+} // namespace switchyard::http

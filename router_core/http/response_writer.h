@@ -1,0 +1,47 @@
+#pragma once
+
+#include "http/openai_error.h"
+
+#include <QByteArray>
+#include <QHttpServerResponder>
+#include <QList>
+#include <QPair>
+#include <QPointer>
+#include <QTcpSocket>
+
+namespace switchyard::http {
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+// The only code that talks to QHttpServerResponder. Qt 6.4 has no chunked encoding and Qt 6.8
+// replaced these calls, so both facts are handled here and nowhere else.
+// The client socket is watched through a QPointer: Qt deletes it when the client disconnects.
+class ResponseWriter {
+public:
+    explicit ResponseWriter(QHttpServerResponder &&responder);
+
+    bool clientConnected() const { return !m_socket.isNull() && m_socket->isOpen(); }
+    QTcpSocket *socket() const { return m_socket.data(); }
+    bool headersSent() const { return m_headersSent; }
+    bool finished() const { return m_finished; }
+
+    // A complete answer with a Content-Length.
+    void sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
+                   QByteArrayView body);
+    void sendError(const ApiError &error, const HeaderList &headers);
+
+    // A chunked text/event-stream answer, written event by event as it arrives.
+    void beginEventStream(const HeaderList &headers);
+    void writeStreamData(QByteArrayView bytes);
+    void endEventStream();
+
+private:
+    void writeHead(int status, const HeaderList &headers);
+
+    QHttpServerResponder m_responder;
+    QPointer<QTcpSocket> m_socket;
+    bool m_headersSent = false;
+    bool m_finished = false;
+};
+
+} // namespace switchyard::http

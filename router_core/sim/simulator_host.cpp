@@ -1,0 +1,35 @@
+#include "sim/simulator_host.h"
+
+#include "sim/simulated_provider.h"
+
+namespace switchyard::sim {
+
+SimulatorHost::SimulatorHost(QObject *parent) : QObject(parent) {}
+
+QHash<QString, QUrl> SimulatorHost::start(const QList<config::ProviderConfig> &providers,
+                                          QString *errorMessage)
+{
+    QHash<QString, QUrl> urls;
+    for (const config::ProviderConfig &provider : providers) {
+        if (provider.kind != config::ProviderKind::Simulated)
+            continue;
+        auto *server = new SimulatedProvider(provider, this);
+        const quint16 port = server->listenOnLoopback();
+        if (port == 0) {
+            *errorMessage = QStringLiteral("cannot start simulated provider `%1`").arg(provider.id);
+            return {};
+        }
+        urls.insert(provider.id, QUrl(QStringLiteral("http://127.0.0.1:%1/v1").arg(port)));
+    }
+    return urls;
+}
+
+void applySimulatorUrls(config::Config &config, const QHash<QString, QUrl> &urls)
+{
+    for (config::ProviderConfig &provider : config.providers) {
+        if (provider.kind == config::ProviderKind::Simulated)
+            provider.baseUrl = urls.value(provider.id);
+    }
+}
+
+} // namespace switchyard::sim

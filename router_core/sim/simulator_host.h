@@ -1,0 +1,27 @@
+#pragma once
+
+#include "config/config.h"
+
+#include <QHash>
+#include <QObject>
+
+namespace switchyard::sim {
+
+class SimulatedProvider;
+
+// Owns the simulated providers on the simulator thread.
+class SimulatorHost final : public QObject {
+    Q_OBJECT
+public:
+    explicit SimulatorHost(QObject *parent = nullptr);
+
+    // Starts one loopback server per simulated provider in `providers` (others are skipped) and
+    // returns each provider's base URL by id. Empty on failure, with errorMessage filled.
+    QHash<QString, QUrl> start(const QList<config::ProviderConfig> &providers,
+                               QString *errorMessage);
+};
+
+// Fills the base URL of every simulated provider from the URLs SimulatorHost::start returned.
+void applySimulatorUrls(config::Config &config, const QHash<QString, QUrl> &urls);
+
+} // namespace switchyard::sim

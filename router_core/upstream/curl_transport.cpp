@@ -1,0 +1,389 @@
+#include "upstream/curl_transport.h"
+
+#include <QLoggingCategory>
+#include <QSocketNotifier>
+#include <algorithm>
+#include <mutex>
+
+Q_LOGGING_CATEGORY(lcUpstream, "switchyard.upstream")
+
+namespace switchyard::upstream {
+
+QByteArray UpstreamResponseHead::header(QByteArrayView lowerCaseName) const
+{
+    for (const auto &[name, value] : headers) {
+        if (name == lowerCaseName)
+            return value;
+    }
+    return {};
+}
+
+QString describe(TransportError error)
+{
+    switch (error) {
+    case TransportError::None:
+        return QStringLiteral("no error");
+    case TransportError::ConnectFailed:
+        return QStringLiteral("could not connect");
+    case TransportError::ConnectTimeout:
+        return QStringLiteral("connect timed out");
+    case TransportError::TotalTimeout:
+        return QStringLiteral("timed out");
+    case TransportError::ConnectionLost:
+        return QStringLiteral("connection lost before the answer was complete");
+    case TransportError::TlsFailed:
+        return QStringLiteral("TLS handshake failed");
+    case TransportError::ProtocolError:
+        return QStringLiteral("not a valid HTTP answer");
+    case TransportError::Other:
+        return QStringLiteral("transport error");
+    }
+    return {};
+}
+
+struct CurlTransport::Transfer {
+    CURL *easy = nullptr;
+    curl_slist *headers = nullptr;
+    QByteArray body; // libcurl reads POSTFIELDS in place: it must outlive the transfer
+    UpstreamObserver *observer = nullptr;
+    Call *call = nullptr;
+    UpstreamResponseHead head;
+    bool headDelivered = false;
+    bool added = false; // handed to the multi handle
+};
+
+class CurlTransport::Call final : public UpstreamCall {
+public:
+    Call(CurlTransport *transport, Transfer *transfer)
+        : m_transport(transport), m_transfer(transfer)
+    {
+        m_transfer->call = this;
+    }
+    ~Call() override
+    {
+        if (m_transfer)
+            m_transport->cancel(m_transfer);
+    }
+    void detach() { m_transfer = nullptr; }
+
+private:
+    CurlTransport *m_transport;
+    Transfer *m_transfer;
+};
+
+struct CurlTransport::SocketWatch {
+    QSocketNotifier *read = nullptr;
+    QSocketNotifier *write = nullptr;
+};
+
+namespace {
+// RAII for the callback-depth counter: multi functions may not be called while it is non-zero.
+struct CallbackScope {
+    explicit CallbackScope(int &depth) : m_depth(depth) { ++m_depth; }
+    ~CallbackScope() { --m_depth; }
+    int &m_depth;
+};
+
+TransportError classify(CURLcode code, CURL *easy)
+{
+    switch (code) {
+    case CURLE_OK:
+        return TransportError::None;
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+        return TransportError::ConnectFailed;
+    case CURLE_OPERATION_TIMEDOUT: {
+        curl_off_t connectMicros = 0;
+        curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
+        return connectMicros == 0 ? TransportError::ConnectTimeout : TransportError::TotalTimeout;
+    }
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+        return TransportError::TlsFailed;
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+        return TransportError::ConnectionLost;
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_BAD_CONTENT_ENCODING:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+        return TransportError::ProtocolError;
+    default:
+        return TransportError::Other;
+    }
+}
+} // namespace
+
+CurlTransport::CurlTransport(QObject *parent) : QObject(parent)
+{
+    static std::once_flag globalInit;
+    std::call_once(globalInit, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+
+    m_multi = curl_multi_init();
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::onSocket);
+    curl_multi_setopt(m_multi, CURLMOPT_SOCKETDATA, this);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERFUNCTION, &CurlTransport::onTimer);
+    curl_multi_setopt(m_multi, CURLMOPT_TIMERDATA, this);
+    // Keep enough idle connections for a few hundred concurrent streams to reuse.
+    curl_multi_setopt(m_multi, CURLMOPT_MAXCONNECTS, 512L);
+
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, [this] { drive(CURL_SOCKET_TIMEOUT, 0); });
+}
+
+CurlTransport::~CurlTransport()
+{
+    // Calls still alive must not reach a dead transport: detach them, then free everything.
+    const std::unordered_set<Transfer *> remaining = m_transfers;
+    for (Transfer *transfer : remaining) {
+        if (transfer->call)
+            transfer->call->detach();
+        if (transfer->added)
+            curl_multi_remove_handle(m_multi, transfer->easy);
+        release(transfer);
+    }
+    curl_multi_cleanup(m_multi);
+}
+
+std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &request,
+                                                   UpstreamObserver *observer)
+{
+    auto *transfer = new Transfer;
+    transfer->observer = observer;
+    transfer->body = request.body;
+    CURL *easy = curl_easy_init();
+    transfer->easy = easy;
+
+    curl_easy_setopt(easy, CURLOPT_URL, request.url.toEncoded().constData());
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    // Proxies come from config, never silently from the environment.
+    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(easy, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, long(request.connectTimeout.count()));
+    if (request.totalTimeout.count() > 0)
+        curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, long(request.totalTimeout.count()));
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlTransport::onHeader);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer);
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::onBody);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer);
+
+    if (request.method == "POST") {
+        curl_easy_setopt(easy, CURLOPT_POST, 1L);
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, transfer->body.constData());
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer->body.size()));
+    } else if (request.method == "GET") {
+        curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
+    } else {
+        curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.constData());
+    }
+
+    // An empty Expect: stops libcurl from waiting for "100 Continue" on larger bodies.
+    transfer->headers = curl_slist_append(transfer->headers, "Expect:");
+    for (const auto &[name, value] : request.headers)
+        transfer->headers = curl_slist_append(transfer->headers, (name + ": " + value).constData());
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer->headers);
+
+    auto call = std::make_unique<Call>(this, transfer);
+    m_transfers.insert(transfer);
+    if (m_callbackDepth > 0) {
+        // Started from inside a libcurl callback (an observer reacting to an answer): adding
+        // a handle there is forbidden, so the outermost drive() adds it.
+        m_deferredAdd.push_back(transfer);
+    } else {
+        addToMulti(transfer);
+    }
+    return call;
+}
+
+int CurlTransport::onSocket(CURL *, curl_socket_t socket, int what, void *transportPointer,
+                            void *watchPointer)
+{
+    auto *transport = static_cast<CurlTransport *>(transportPointer);
+    auto *watch = static_cast<SocketWatch *>(watchPointer);
+    if (what == CURL_POLL_REMOVE) {
+        if (watch) {
+            // Disable before deleting: the descriptor number may be reused at once, and a
+            // notifier still registered for it would fire for the wrong connection.
+            for (QSocketNotifier *notifier : {watch->read, watch->write}) {
+                if (notifier) {
+                    notifier->setEnabled(false);
+                    notifier->deleteLater();
+                }
+            }
+            delete watch;
+        }
+        return 0;
+    }
+    if (!watch) {
+        watch = new SocketWatch;
+        curl_multi_assign(transport->m_multi, socket, watch);
+    }
+    const auto ensure = [&](QSocketNotifier *&notifier, QSocketNotifier::Type type, int mask) {
+        if (!notifier) {
+            notifier = new QSocketNotifier(qintptr(socket), type, transport);
+            QObject::connect(notifier, &QSocketNotifier::activated, transport,
+                             [transport, socket, mask] { transport->drive(socket, mask); });
+        }
+    };
+    const bool wantRead = what == CURL_POLL_IN || what == CURL_POLL_INOUT;
+    const bool wantWrite = what == CURL_POLL_OUT || what == CURL_POLL_INOUT;
+    if (wantRead)
+        ensure(watch->read, QSocketNotifier::Read, CURL_CSELECT_IN);
+    if (wantWrite)
+        ensure(watch->write, QSocketNotifier::Write, CURL_CSELECT_OUT);
+    if (watch->read)
+        watch->read->setEnabled(wantRead);
+    if (watch->write)
+        watch->write->setEnabled(wantWrite);
+    return 0;
+}
+
+int CurlTransport::onTimer(CURLM *, long timeoutMs, void *transportPointer)
+{
+    auto *transport = static_cast<CurlTransport *>(transportPointer);
+    if (timeoutMs < 0)
+        transport->m_timer.stop();
+    else
+        transport->m_timer.start(int(timeoutMs)); // a 0 ms timer fires after we return
+    return 0;
+}
+
+size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *transferPointer)
+{
+    auto *transfer = static_cast<Transfer *>(transferPointer);
+    const size_t bytes = size * count;
+    if (!transfer->observer)
+        return 0; // cancelled inside an earlier callback: stop the transfer
+    QByteArrayView line(data, qsizetype(bytes));
+    while (line.endsWith('\n') || line.endsWith('\r'))
+        line.chop(1);
+    if (line.startsWith("HTTP/")) {
+        const QList<QByteArray> parts = line.toByteArray().split(' ');
+        transfer->head = UpstreamResponseHead();
+        transfer->head.status = parts.size() > 1 ? parts[1].toInt() : 0;
+        return bytes;
+    }
+    if (line.isEmpty()) {
+        // End of a header block. 1xx blocks are followed by the real one.
+        if (transfer->head.status >= 200 && !transfer->headDelivered) {
+            transfer->headDelivered = true;
+            transfer->observer->onResponseHead(transfer->head);
+        }
+        return bytes;
+    }
+    const qsizetype colon = line.indexOf(':');
+    if (colon > 0) {
+        transfer->head.headers.append({line.first(colon).toByteArray().toLower(),
+                                       line.sliced(colon + 1).trimmed().toByteArray()});
+    }
+    return bytes;
+}
+
+size_t CurlTransport::onBody(char *data, size_t size, size_t count, void *transferPointer)
+{
+    auto *transfer = static_cast<Transfer *>(transferPointer);
+    const size_t bytes = size * count;
+    if (!transfer->observer)
+        return 0;
+    transfer->observer->onResponseBody(QByteArrayView(data, qsizetype(bytes)));
+    return transfer->observer ? bytes : 0;
+}
+
+void CurlTransport::drive(curl_socket_t socket, int eventMask)
+{
+    int running = 0;
+    {
+        CallbackScope scope(m_callbackDepth);
+        curl_multi_socket_action(m_multi, socket, eventMask, &running);
+    }
+    if (m_callbackDepth > 0)
+        return; // re-entered from an observer: the outermost drive() finishes the work
+    std::vector<Transfer *> released;
+    released.swap(m_deferredRelease);
+    for (Transfer *transfer : released) {
+        if (transfer->added)
+            curl_multi_remove_handle(m_multi, transfer->easy);
+        release(transfer);
+    }
+    std::vector<Transfer *> added;
+    added.swap(m_deferredAdd);
+    for (Transfer *transfer : added)
+        addToMulti(transfer);
+    finishCompleted();
+}
+
+void CurlTransport::addToMulti(Transfer *transfer)
+{
+    transfer->added = true;
+    curl_multi_add_handle(m_multi, transfer->easy);
+}
+
+void CurlTransport::finishCompleted()
+{
+    int pending = 0;
+    while (CURLMsg *message = curl_multi_info_read(m_multi, &pending)) {
+        if (message->msg != CURLMSG_DONE)
+            continue;
+        CURL *easy = message->easy_handle;
+        const CURLcode code = message->data.result;
+        Transfer *transfer = nullptr;
+        curl_easy_getinfo(easy, CURLINFO_PRIVATE, &transfer);
+
+        UpstreamResult result;
+        result.error = classify(code, easy);
+        if (result.error != TransportError::None) {
+            result.description = QStringLiteral("%1 (%2)").arg(
+                describe(result.error), QString::fromUtf8(curl_easy_strerror(code)));
+        }
+        UpstreamObserver *observer = transfer->observer;
+        const bool deliverHead = !transfer->headDelivered && code == CURLE_OK;
+        const UpstreamResponseHead head = transfer->head;
+        if (transfer->call)
+            transfer->call->detach();
+        curl_multi_remove_handle(m_multi, easy);
+        release(transfer);
+
+        if (observer) {
+            if (deliverHead)
+                observer->onResponseHead(head);
+            observer->onFinished(result);
+        }
+    }
+}
+
+void CurlTransport::cancel(Transfer *transfer)
+{
+    transfer->observer = nullptr;
+    transfer->call = nullptr;
+    if (m_callbackDepth > 0) {
+        const auto pendingAdd = std::find(m_deferredAdd.begin(), m_deferredAdd.end(), transfer);
+        if (pendingAdd != m_deferredAdd.end())
+            m_deferredAdd.erase(pendingAdd);
+        m_deferredRelease.push_back(transfer);
+        return;
+    }
+    if (transfer->added)
+        curl_multi_remove_handle(m_multi, transfer->easy);
+    release(transfer);
+}
+
+void CurlTransport::release(Transfer *transfer)
+{
+    curl_easy_cleanup(transfer->easy);
+    curl_slist_free_all(transfer->headers);
+    m_transfers.erase(transfer);
+    delete transfer;
+}
+
+} // namespace switchyard::upstream

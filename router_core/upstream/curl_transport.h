@@ -1,0 +1,54 @@
+#pragma once
+
+#include "upstream/upstream_transport.h"
+
+#include <QObject>
+#include <QTimer>
+#include <curl/curl.h>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+namespace switchyard::upstream {
+
+// Upstream HTTP over libcurl's multi interface, driven by the owning thread's Qt event loop
+// through socket notifiers and one timer. Connections are kept alive and reused per host.
+// Qt's network access manager was measured far too slow for this and caps connections per host.
+class CurlTransport final : public QObject, public UpstreamTransport {
+    Q_OBJECT
+public:
+    explicit CurlTransport(QObject *parent = nullptr);
+    ~CurlTransport() override;
+
+    std::unique_ptr<UpstreamCall> start(const UpstreamRequest &request,
+                                        UpstreamObserver *observer) override;
+
+    int activeTransfers() const { return int(m_transfers.size()); }
+
+private:
+    struct Transfer;
+    class Call;
+    struct SocketWatch;
+    friend class Call;
+
+    static int onSocket(CURL *easy, curl_socket_t socket, int what, void *transport,
+                        void *socketWatch);
+    static int onTimer(CURLM *multi, long timeoutMs, void *transport);
+    static size_t onHeader(char *data, size_t size, size_t count, void *transfer);
+    static size_t onBody(char *data, size_t size, size_t count, void *transfer);
+
+    void drive(curl_socket_t socket, int eventMask);
+    void finishCompleted();
+    void cancel(Transfer *transfer);
+    void release(Transfer *transfer);
+    void addToMulti(Transfer *transfer);
+
+    CURLM *m_multi = nullptr;
+    QTimer m_timer{this};    // parented so moveToThread() takes it along
+    int m_callbackDepth = 0; // libcurl forbids multi calls from inside its callbacks
+    std::unordered_set<Transfer *> m_transfers;
+    std::vector<Transfer *> m_deferredRelease;
+    std::vector<Transfer *> m_deferredAdd;
+};
+
+} // namespace switchyard::upstream

@@ -1,0 +1,103 @@
+#include "upstream/sse_parser.h"
+
+namespace switchyard::upstream {
+
+QByteArray SseEvent::toWire() const
+{
+    QByteArray wire;
+    wire.reserve(data.size() + event.size() + 16);
+    if (!event.isEmpty())
+        wire.append("event: ").append(event).append('\n');
+    if (!id.isEmpty())
+        wire.append("id: ").append(id).append('\n');
+    qsizetype start = 0;
+    while (true) {
+        const qsizetype newline = data.indexOf('\n', start);
+        wire.append("data: ").append(
+            QByteArrayView(data).sliced(start, (newline < 0 ? data.size() : newline) - start));
+        wire.append('\n');
+        if (newline < 0)
+            break;
+        start = newline + 1;
+    }
+    wire.append('\n');
+    return wire;
+}
+
+bool SseParser::feed(QByteArrayView bytes, QList<SseEvent> &events)
+{
+    if (m_overflowed)
+        return false;
+    qsizetype lineStart = 0;
+    for (qsizetype i = 0; i < bytes.size(); ++i) {
+        const char c = bytes[i];
+        if (c != '\n' && c != '\r')
+            continue;
+        if (c == '\n' && m_skipLineFeed && i == lineStart && m_line.isEmpty()) {
+            // The LF of a CR LF whose CR ended the previous read or line.
+            m_skipLineFeed = false;
+            lineStart = i + 1;
+            continue;
+        }
+        m_skipLineFeed = (c == '\r');
+        if (m_line.isEmpty()) {
+            processLine(bytes.sliced(lineStart, i - lineStart), events);
+        } else {
+            m_line.append(bytes.sliced(lineStart, i - lineStart));
+            processLine(m_line, events);
+            m_line.clear();
+        }
+        lineStart = i + 1;
+    }
+    if (lineStart < bytes.size()) {
+        m_skipLineFeed = false;
+        m_line.append(bytes.sliced(lineStart));
+        if (m_line.size() > kMaxLineBytes) {
+            m_overflowed = true;
+            m_line.clear();
+            return false;
+        }
+    }
+    return true;
+}
+
+bool SseParser::takeActivity()
+{
+    const bool seen = m_activity;
+    m_activity = false;
+    return seen;
+}
+
+void SseParser::processLine(QByteArrayView line, QList<SseEvent> &events)
+{
+    if (line.isEmpty()) {
+        if (m_hasData)
+            events.append(std::move(m_current));
+        m_current = SseEvent();
+        m_eventHasFields = false;
+        m_hasData = false;
+        return;
+    }
+    m_activity = true;
+    if (line.front() == ':')
+        return; // a comment, typically a keep-alive
+    m_eventHasFields = true;
+    const qsizetype colon = line.indexOf(':');
+    const QByteArrayView field = colon < 0 ? line : line.first(colon);
+    QByteArrayView value = colon < 0 ? QByteArrayView() : line.sliced(colon + 1);
+    if (value.startsWith(' '))
+        value = value.sliced(1);
+    if (field == "data") {
+        if (m_hasData)
+            m_current.data.append('\n');
+        m_current.data.append(value);
+        m_hasData = true;
+    } else if (field == "event") {
+        m_current.event = value.toByteArray();
+    } else if (field == "id") {
+        m_current.id = value.toByteArray();
+    }
+    // "retry" and unknown fields are ignored, as the format requires.
+}
+
+} // namespace switchyard::upstream

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QUrl>
+#include <chrono>
+#include <memory>
+
+namespace switchyard::upstream {
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+struct UpstreamRequest {
+    QUrl url;
+    QByteArray method = "POST";
+    HeaderList headers;
+    QByteArray body;
+    std::chrono::milliseconds connectTimeout{3000};
+    // Whole-call cap enforced by the transport; zero means none (streams are bounded by their
+    // first-token and idle timeouts instead, which the caller owns).
+    std::chrono::milliseconds totalTimeout{0};
+};
+
+struct UpstreamResponseHead {
+    int status = 0;
+    HeaderList headers; // names lower-cased
+
+    QByteArray header(QByteArrayView lowerCaseName) const;
+};
+
+// Why a call ended without a complete answer. The classes are what retry and breaker logic need.
+enum class TransportError {
+    None,
+    ConnectFailed, // refused, unreachable, DNS
+    ConnectTimeout,
+    TotalTimeout,
+    ConnectionLost, // reset or closed before the answer was complete
+    TlsFailed,
+    ProtocolError, // not HTTP, bad framing
+    Other,
+};
+
+struct UpstreamResult {
+    TransportError error = TransportError::None;
+    QString description; // transport's words, for traces and logs
+};
+
+// Receives one call's progress, on the thread that owns the transport. A callback may destroy
+// the UpstreamCall (abort); the transport must cope.
+class UpstreamObserver {
+public:
+    virtual ~UpstreamObserver() = default;
+    virtual void onResponseHead(const UpstreamResponseHead &head) = 0;
+    virtual void onResponseBody(QByteArrayView bytes) = 0;
+    virtual void onFinished(const UpstreamResult &result) = 0;
+};
+
+// A call in progress. Destroying it aborts the call at once; no callback arrives afterwards.
+class UpstreamCall {
+public:
+    virtual ~UpstreamCall() = default;
+};
+
+// The seam between execution and the network: one implementation on libcurl, fakes in tests.
+class UpstreamTransport {
+public:
+    virtual ~UpstreamTransport() = default;
+    virtual std::unique_ptr<UpstreamCall> start(const UpstreamRequest &request,
+                                                UpstreamObserver *observer) = 0;
+};
+
+QString describe(TransportError error);
+
+} // namespace switchyard::upstream

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Load benchmark, one command: builds the bench tools and Switchyard in Release, starts a fast
+# local upstream and Switchyard in front of it on loopback, and measures both, non-streamed and
+# streamed, at 1 and 64 connections. Prints Markdown tables with the ratios; docs/benchmarks.md
+# records the results. Bounded: about a minute of measuring, plus the build the first time.
+#
+#   scripts/bench.sh
+#
+# Environment: BENCH_BUILD_DIR (default build-bench), BENCH_DURATION_S (5), BENCH_WARMUP_S (1),
+# BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BENCH_BUILD_DIR:-$root/build-bench}"
+duration="${BENCH_DURATION_S:-5}"
+warmup="${BENCH_WARMUP_S:-1}"
+connections="${BENCH_CONNECTIONS:-1,64}"
+cores="$(nproc)"
+load_threads="${BENCH_LOAD_THREADS:-$cores}"
+upstream_threads="${BENCH_UPSTREAM_THREADS:-$cores}"
+
+echo "bench: building in $build (Release)" >&2
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
+cmake --build "$build" -j"$cores" --target switchyard fast_upstream load_bench >/dev/null
+
+work="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
+port_from() {
+    local file="$1" pattern="$2" line
+    for _ in $(seq 100); do
+        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
+        if [[ -n "$line" ]]; then
+            echo "${line##*:}"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "bench: timed out waiting for '$pattern' in $file:" >&2
+    cat "$file" >&2
+    return 1
+}
+
+"$build/tests/bench/fast_upstream" --threads "$upstream_threads" >"$work/upstream.out" 2>&1 &
+pids+=($!)
+upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]+')"
+
+cat >"$work/bench.yaml" <<YAML
+# One OpenAI-compatible provider: the fast local upstream of the load benchmark.
+listen: 127.0.0.1:0
+providers:
+  - id: bench-upstream
+    kind: openai
+    base_url: http://127.0.0.1:$upstream_port/v1
+    models: [bench-model]
+    capacity: 1024
+YAML
+
+"$build/app/switchyard" --headless --config "$work/bench.yaml" --listen 127.0.0.1:0 \
+    --log-level warning >"$work/switchyard.out" 2>&1 &
+pids+=($!)
+switchyard_port="$(port_from "$work/switchyard.out" \
+    'OpenAI base URL http://127\.0\.0\.1:[0-9]+' )"
+
+echo "bench: upstream on 127.0.0.1:$upstream_port, Switchyard on 127.0.0.1:$switchyard_port," \
+     "$cores core(s)" >&2
+status=0
+timeout 150 "$build/tests/bench/load_bench" --direct "127.0.0.1:$upstream_port" \
+    --via "127.0.0.1:$switchyard_port" --connections "$connections" \
+    --duration-s "$duration" --warmup-s "$warmup" --threads "$load_threads" || status=$?
+if [[ -s "$work/switchyard.out" ]] && grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
+    echo "bench: Switchyard said:" >&2
+    grep -v 'OpenAI base URL' "$work/switchyard.out" | tail -20 >&2
+fi
+exit "$status"

@@ -1,0 +1,208 @@
+#include "fake_upstream.h"
+
+#include <QTimer>
+
+namespace switchyard::testing {
+
+QByteArray FakeUpstream::ReceivedRequest::header(QByteArrayView name) const
+{
+    for (const auto &[key, value] : headers) {
+        if (key == name)
+            return value;
+    }
+    return {};
+}
+
+struct FakeUpstream::Connection {
+    QPointer<QTcpSocket> socket;
+    QByteArray buffer;
+    bool streaming = false;
+    int eventsSent = 0;
+    int eventsToSend = 0;
+    bool cut = false;
+    bool sendDone = true;
+};
+
+QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &content)
+{
+    return R"({"model":")" + model + R"(","stream":)" + (stream ? "true" : "false") +
+           R"(,"messages":[{"role":"user","content":")" + content + R"("}]})";
+}
+
+FakeUpstream::FakeUpstream(QObject *parent) : QObject(parent)
+{
+    m_server.listen(QHostAddress::LocalHost, 0);
+    connect(&m_server, &QTcpServer::newConnection, this, &FakeUpstream::onNewConnection);
+}
+
+QByteArray FakeUpstream::baseUrl() const
+{
+    return "http://127.0.0.1:" + QByteArray::number(port()) + "/v1";
+}
+
+void FakeUpstream::onNewConnection()
+{
+    while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+        auto *connection = new Connection{socket, {}, false, 0, 0, false, true};
+        ++m_openConnections;
+        connect(socket, &QTcpSocket::readyRead, this,
+                [this, connection] { onReadyRead(connection); });
+        connect(socket, &QTcpSocket::disconnected, this, [this, connection, socket] {
+            --m_openConnections;
+            ++m_closedConnections;
+            m_manualStreams.removeAll(connection);
+            delete connection;
+            socket->deleteLater();
+        });
+    }
+}
+
+void FakeUpstream::onReadyRead(Connection *connection)
+{
+    connection->buffer.append(connection->socket->readAll());
+    while (true) {
+        const qsizetype headerEnd = connection->buffer.indexOf("\r\n\r\n");
+        if (headerEnd < 0)
+            return;
+        const QList<QByteArray> lines = connection->buffer.left(headerEnd).split('\n');
+        ReceivedRequest request;
+        const QList<QByteArray> requestLine = lines.value(0).trimmed().split(' ');
+        request.method = requestLine.value(0);
+        request.path = requestLine.value(1);
+        qint64 contentLength = 0;
+        for (qsizetype i = 1; i < lines.size(); ++i) {
+            const qsizetype colon = lines[i].indexOf(':');
+            if (colon <= 0)
+                continue;
+            const QByteArray name = lines[i].left(colon).trimmed().toLower();
+            const QByteArray value = lines[i].mid(colon + 1).trimmed();
+            request.headers.append({name, value});
+            if (name == "content-length")
+                contentLength = value.toLongLong();
+        }
+        if (connection->buffer.size() < headerEnd + 4 + contentLength)
+            return;
+        request.body = connection->buffer.mid(headerEnd + 4, contentLength);
+        connection->buffer.remove(0, headerEnd + 4 + contentLength);
+        m_requests.append(request);
+        if (answerDelayMs > 0) {
+            QTimer::singleShot(answerDelayMs, this,
+                               [this, socket = connection->socket, connection, request] {
+                                   if (socket)
+                                       answer(connection, request);
+                               });
+        } else {
+            answer(connection, request);
+        }
+    }
+}
+
+void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request)
+{
+    QTcpSocket *socket = connection->socket;
+    const bool wantsStream = request.body.contains(R"("stream":true)");
+    const auto head = [&](int code, const QByteArray &contentType, qint64 length) {
+        QByteArray text =
+            "HTTP/1.1 " + QByteArray::number(code) + " X\r\nContent-Type: " + contentType + "\r\n";
+        for (const auto &[name, value] : extraHeaders)
+            text += name + ": " + value + "\r\n";
+        text += length >= 0 ? "Content-Length: " + QByteArray::number(length) + "\r\n\r\n"
+                            : QByteArray("Transfer-Encoding: chunked\r\n\r\n");
+        socket->write(text);
+    };
+    const auto whole = [&](int code, const QByteArray &body) {
+        head(code, "application/json", body.size());
+        socket->write(body);
+        ++m_answersCompleted;
+    };
+    switch (mode) {
+    case Mode::Hang:
+        return;
+    case Mode::Reset:
+        socket->abort();
+        return;
+    case Mode::Status:
+        whole(status, statusBody);
+        return;
+    case Mode::Garbage:
+        whole(200, "this is {not json");
+        return;
+    case Mode::NotAStream:
+    case Mode::Answer:
+        if (!wantsStream || mode == Mode::NotAStream) {
+            whole(200, completionBody);
+            return;
+        }
+        break;
+    case Mode::CutStream:
+    case Mode::StreamNoDone:
+        break;
+    }
+    head(200, "text/event-stream", -1);
+    connection->streaming = true;
+    connection->eventsSent = 0;
+    connection->eventsToSend = mode == Mode::CutStream ? cutAfterEvents : streamEvents;
+    connection->cut = mode == Mode::CutStream;
+    connection->sendDone = mode != Mode::StreamNoDone;
+    if (manualStreaming)
+        m_manualStreams.append(connection);
+    streamNext(connection);
+}
+
+void FakeUpstream::writeEvent(Connection *connection, const QByteArray &payload)
+{
+    const QByteArray event = "data: " + payload + "\n\n";
+    connection->socket->write(QByteArray::number(event.size(), 16) + "\r\n" + event + "\r\n");
+}
+
+void FakeUpstream::streamNext(Connection *connection)
+{
+    if (!connection->socket)
+        return;
+    if (connection->eventsSent < connection->eventsToSend) {
+        writeEvent(
+            connection,
+            R"({"id":"chatcmpl-fake","object":"chat.completion.chunk","choices":[{"index":0,)"
+            R"("delta":{"content":"t)" +
+                QByteArray::number(connection->eventsSent) + R"("},"finish_reason":null}]})");
+        ++connection->eventsSent;
+        if (!manualStreaming) {
+            QTimer::singleShot(eventIntervalMs, this,
+                               [this, connection, socket = connection->socket] {
+                                   if (socket)
+                                       streamNext(connection);
+                               });
+        }
+        return;
+    }
+    finishStream(connection);
+}
+
+void FakeUpstream::finishStream(Connection *connection)
+{
+    m_manualStreams.removeAll(connection);
+    if (connection->cut) {
+        connection->socket->disconnectFromHost(); // no final chunk: the stream is cut
+        return;
+    }
+    writeEvent(connection, R"({"id":"chatcmpl-fake","object":"chat.completion.chunk","choices":)"
+                           R"([{"index":0,"delta":{},"finish_reason":"stop"}]})");
+    if (connection->sendDone) {
+        writeEvent(connection, "[DONE]");
+        if (!afterDone.isEmpty()) {
+            connection->socket->write(QByteArray::number(afterDone.size(), 16) + "\r\n" +
+                                      afterDone + "\r\n");
+        }
+    }
+    connection->socket->write("0\r\n\r\n");
+    ++m_answersCompleted;
+}
+
+void FakeUpstream::releaseEvent()
+{
+    const QList<Connection *> streams = m_manualStreams;
+    for (Connection *connection : streams)
+        streamNext(connection);
+}
+
+} // namespace switchyard::testing

@@ -1,0 +1,89 @@
+#pragma once
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPointer>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <functional>
+
+namespace switchyard::testing {
+
+// A fake OpenAI-compatible provider on 127.0.0.1, port 0, speaking raw HTTP/1.1 so a test can
+// make it misbehave exactly: slow, failing, rate limiting, hanging, cutting a stream mid-way or
+// sending garbage. Lives on the test's thread.
+class FakeUpstream final : public QObject {
+    Q_OBJECT
+public:
+    enum class Mode {
+        Answer,       // 200 with a JSON completion, or an SSE stream when the request streams
+        Status,       // `status` with `statusBody` and `extraHeaders`
+        Hang,         // read the request, never answer
+        Reset,        // read the request, then drop the connection
+        Garbage,      // 200 application/json whose body is not JSON
+        CutStream,    // 200 event stream, `cutAfterEvents` events, then close without an end
+        StreamNoDone, // a properly ended event stream that never sends [DONE]
+        NotAStream,   // a JSON answer to a streamed request
+    };
+
+    struct ReceivedRequest {
+        QByteArray method;
+        QByteArray path;
+        QList<QPair<QByteArray, QByteArray>> headers; // names lower-cased
+        QByteArray body;
+        QByteArray header(QByteArrayView name) const;
+    };
+
+    explicit FakeUpstream(QObject *parent = nullptr);
+
+    quint16 port() const { return m_server.serverPort(); }
+    QByteArray baseUrl() const; // "http://127.0.0.1:PORT/v1"
+
+    // Behaviour for the next requests.
+    Mode mode = Mode::Answer;
+    int status = 500;
+    QByteArray statusBody = R"({"error":{"message":"boom","type":"server_error"}})";
+    QList<QPair<QByteArray, QByteArray>> extraHeaders;
+    // The answer to a non-streamed request (Answer) or to any request (NotAStream).
+    QByteArray completionBody = R"({"id":"chatcmpl-fake","object":"chat.completion",)"
+                                R"("model":"fake","choices":[{"index":0,"message":)"
+                                R"({"role":"assistant","content":"hi"},"finish_reason":"stop"}]})";
+    int answerDelayMs = 0;   // before the head of the answer
+    int streamEvents = 3;    // content events before the final one and [DONE]
+    int eventIntervalMs = 5; // between streamed events
+    int cutAfterEvents = 2;
+    // Event-stream bytes sent after [DONE], as a misbehaving provider might.
+    QByteArray afterDone;
+    // When true, streamed events are held until releaseEvent() is called: a test can prove the
+    // gateway relays an event before the next one exists.
+    bool manualStreaming = false;
+
+    void releaseEvent();
+
+    const QList<ReceivedRequest> &requests() const { return m_requests; }
+    int openConnections() const { return m_openConnections; }
+    int closedConnections() const { return m_closedConnections; }
+    int answersCompleted() const { return m_answersCompleted; }
+
+private:
+    struct Connection;
+    void onNewConnection();
+    void onReadyRead(Connection *connection);
+    void answer(Connection *connection, const ReceivedRequest &request);
+    void writeEvent(Connection *connection, const QByteArray &json);
+    void streamNext(Connection *connection);
+    void finishStream(Connection *connection);
+
+    QTcpServer m_server;
+    QList<ReceivedRequest> m_requests;
+    QList<Connection *> m_manualStreams;
+    int m_openConnections = 0;
+    int m_closedConnections = 0;
+    int m_answersCompleted = 0;
+};
+
+// An OpenAI chat completion body for tests.
+QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &content = "hello");
+
+} // namespace switchyard::testing

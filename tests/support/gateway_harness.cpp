@@ -1,0 +1,93 @@
+#include "gateway_harness.h"
+
+#include "fake_upstream.h"
+#include "health/health_registry.h"
+
+#include <QJsonDocument>
+#include <QTcpServer>
+
+namespace switchyard::testing {
+
+config::ProviderConfig providerAt(const QString &id, const QByteArray &baseUrl,
+                                  const QStringList &models)
+{
+    config::ProviderConfig provider;
+    provider.id = id;
+    provider.kind = config::ProviderKind::OpenAi;
+    provider.baseUrl = QUrl::fromEncoded(baseUrl);
+    for (const QString &model : models)
+        provider.models.append(config::ModelRoute{model, model});
+    return provider;
+}
+
+config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
+                                   const QStringList &models)
+{
+    return providerAt(id, fake.baseUrl(), models);
+}
+
+config::Config gatewayConfig(const QList<config::ProviderConfig> &providers)
+{
+    config::Config config;
+    config.sourceName = QStringLiteral("integration test");
+    config.server.listenHost = QStringLiteral("127.0.0.1");
+    config.server.listenPort = 0;
+    config.providers = providers;
+    return config;
+}
+
+config::TimeoutConfig shortTimeouts()
+{
+    using std::chrono::milliseconds;
+    config::TimeoutConfig timeouts;
+    timeouts.connect = milliseconds(500);
+    timeouts.firstToken = milliseconds(300);
+    timeouts.idle = milliseconds(300);
+    timeouts.total = milliseconds(400);
+    return timeouts;
+}
+
+std::unique_ptr<Engine> startEngine(const config::Config &config)
+{
+    auto engine = std::make_unique<Engine>(config);
+    QString error;
+    if (!engine->listen(&error)) {
+        qWarning("the engine cannot listen: %s", qPrintable(error));
+        return nullptr;
+    }
+    return engine;
+}
+
+QJsonObject errorOf(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object().value(QStringLiteral("error")).toObject();
+}
+
+int healthInFlight(Engine &engine)
+{
+    int inFlight = 0;
+    for (const ProviderHealth &provider : engine.health().snapshot())
+        inFlight += provider.inFlight;
+    return inFlight;
+}
+
+ProviderHealth providerHealth(Engine &engine, const QString &providerId)
+{
+    for (const ProviderHealth &provider : engine.health().snapshot()) {
+        if (provider.id == providerId)
+            return provider;
+    }
+    return {};
+}
+
+quint16 closedLoopbackPort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::LocalHost, 0))
+        return 0;
+    const quint16 port = server.serverPort();
+    server.close();
+    return port;
+}
+
+}  // namespace switchyard::testing

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "config/config.h"
+#include "engine.h"
+#include "engine_snapshot.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QStringList>
+
+#include <memory>
+
+namespace switchyard::testing {
+
+class FakeUpstream;
+
+// An OpenAI-kind provider entry whose models are served by `baseUrl`.
+config::ProviderConfig providerAt(const QString &id, const QByteArray &baseUrl,
+                                  const QStringList &models);
+config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
+                                   const QStringList &models);
+
+// A gateway on 127.0.0.1, port 0, in front of `providers`, with the default timeouts.
+config::Config gatewayConfig(const QList<config::ProviderConfig> &providers);
+
+// Timeouts short enough for a test to wait for them to fire. Assertions only ever use them as
+// upper bounds on waiting, never as durations to measure.
+config::TimeoutConfig shortTimeouts();
+
+// The engine, listening on its free port; nullptr (after a warning saying why) when it cannot.
+std::unique_ptr<Engine> startEngine(const config::Config &config);
+
+// The "error" object of an OpenAI-shaped error body; empty when the body is not one.
+QJsonObject errorOf(const QByteArray &body);
+
+// Calls in flight summed over every provider, as the health registry counts them.
+int healthInFlight(Engine &engine);
+// One provider's health as the registry reports it; a default value when there is no such id.
+ProviderHealth providerHealth(Engine &engine, const QString &providerId);
+
+// A loopback port nothing listens on: bound, then closed again.
+quint16 closedLoopbackPort();
+
+}  // namespace switchyard::testing

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "http/chunked_encoding.h"
+#include "upstream/sse_parser.h"
+
+#include <QByteArray>
+#include <QElapsedTimer>
+#include <QList>
+#include <QObject>
+#include <QTcpSocket>
+
+namespace switchyard::testing {
+
+// A raw HTTP/1.1 client on one connection: it sees exactly the bytes and framing the gateway
+// sends, and records each SSE event the moment it arrives.
+class TestClient final : public QObject {
+    Q_OBJECT
+public:
+    explicit TestClient(quint16 port, QObject *parent = nullptr);
+
+    // Sends one request; the connection stays open for keep-alive.
+    void send(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},
+              const QList<QPair<QByteArray, QByteArray>> &headers = {});
+    void post(const QByteArray &path, const QByteArray &body,
+              const QList<QPair<QByteArray, QByteArray>> &headers = {})
+    {
+        send("POST", path, body, headers);
+    }
+    // Sends bytes exactly as given, for framing the helpers above would never produce (a
+    // header block whose body follows later, a declared length that is never sent).
+    void sendRaw(const QByteArray &bytes);
+    // Sends more bytes of the current request without resetting what was received so far.
+    void sendMore(const QByteArray &bytes) { m_socket.write(bytes); }
+    void disconnectNow() { m_socket.abort(); }
+
+    // True once connecting failed (refused, reset before the connection was up).
+    bool connectionFailed() const { return m_connectionFailed; }
+
+    bool headReceived() const { return m_status != 0; }
+    bool finished() const { return m_finished; } // the whole answer, framing included
+    bool connectionClosed() const { return m_closed; }
+    int status() const { return m_status; }
+    // Statuses of interim answers (such as "100 Continue") received before the final one.
+    const QList<int> &interimStatuses() const { return m_interimStatuses; }
+    QByteArray header(QByteArrayView lowerCaseName) const;
+    const QByteArray &body() const { return m_body; }
+    const QList<upstream::SseEvent> &events() const { return m_events; }
+    bool chunked() const { return m_chunked; }
+    bool framingError() const { return m_framingError; }
+
+    // Waits (spinning the event loop) until the answer is finished; false on timeout.
+    bool waitForFinished(int timeoutMs = 10000);
+
+private:
+    void resetAnswer();
+    void onReadyRead();
+    bool parseHead();
+    void consumeBody(QByteArrayView bytes);
+
+    QTcpSocket m_socket;
+    QByteArray m_buffer;
+    int m_status = 0;
+    QList<int> m_interimStatuses;
+    QList<QPair<QByteArray, QByteArray>> m_headers;
+    bool m_headersDone = false;
+    bool m_chunked = false;
+    qint64 m_contentLength = -1;
+    http::ChunkedDecoder m_decoder;
+    upstream::SseParser m_sse;
+    QByteArray m_body;
+    QList<upstream::SseEvent> m_events;
+    bool m_finished = false;
+    bool m_closed = false;
+    bool m_connectionFailed = false;
+    bool m_framingError = false;
+};
+
+} // namespace switchyard::testing

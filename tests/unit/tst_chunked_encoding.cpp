@@ -1,0 +1,88 @@
+// Chunked transfer framing: what the gateway writes for streams, and the decoder that reads it.
+
+#include "http/chunked_encoding.h"
+
+#include <QTest>
+
+using switchyard::http::ChunkedDecoder;
+using switchyard::http::encodeChunk;
+using switchyard::http::kLastChunk;
+
+class TestChunkedEncoding : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void encodesSizeInHex_data()
+    {
+        QTest::addColumn<QByteArray>("payload");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::newRow("short") << QByteArray("hello") << QByteArray("5\r\nhello\r\n");
+        QTest::newRow("sixteen bytes")
+            << QByteArray(16, 'a') << QByteArray("10\r\n" + QByteArray(16, 'a') + "\r\n");
+        QTest::newRow("sse event")
+            << QByteArray("data: [DONE]\n\n") << QByteArray("e\r\ndata: [DONE]\n\n\r\n");
+        QTest::newRow("4 KiB") << QByteArray(4096, 'z')
+                               << QByteArray("1000\r\n" + QByteArray(4096, 'z') + "\r\n");
+    }
+    void encodesSizeInHex()
+    {
+        QFETCH(QByteArray, payload);
+        QFETCH(QByteArray, expected);
+        QCOMPARE(encodeChunk(payload), expected);
+    }
+
+    void lastChunkEndsTheBody() { QCOMPARE(kLastChunk, QByteArrayView("0\r\n\r\n")); }
+
+    // Encoded chunks decode back to the payload whatever the split of the bytes.
+    void decodesAnySplit()
+    {
+        const QByteArray payloadA = "data: {\"x\":1}\n\n";
+        const QByteArray payloadB(300, 'q');
+        const QByteArray wire =
+            encodeChunk(payloadA) + encodeChunk(payloadB) + kLastChunk.toByteArray();
+        for (qsizetype cut = 0; cut <= wire.size(); ++cut) {
+            ChunkedDecoder decoder;
+            QByteArray out;
+            QCOMPARE(decoder.feed(QByteArrayView(wire).first(cut), out) ==
+                         ChunkedDecoder::Status::Malformed,
+                     false);
+            QCOMPARE(decoder.feed(QByteArrayView(wire).sliced(cut), out),
+                     ChunkedDecoder::Status::Finished);
+            QCOMPARE(out, payloadA + payloadB);
+        }
+    }
+
+    void acceptsExtensionsAndTrailers()
+    {
+        ChunkedDecoder decoder;
+        QByteArray out;
+        QCOMPARE(decoder.feed("3;name=value\r\nabc\r\n0\r\nX-Trailer: 1\r\n\r\n", out),
+                 ChunkedDecoder::Status::Finished);
+        QCOMPARE(out, QByteArray("abc"));
+    }
+
+    void rejectsMalformedFraming_data()
+    {
+        QTest::addColumn<QByteArray>("wire");
+        QTest::newRow("size not hex") << QByteArray("zz\r\nabc\r\n");
+        QTest::newRow("missing CRLF after data") << QByteArray("3\r\nabcX\r\n");
+        QTest::newRow("endless size line") << QByteArray(5000, '1');
+    }
+    void rejectsMalformedFraming()
+    {
+        QFETCH(QByteArray, wire);
+        ChunkedDecoder decoder;
+        QByteArray out;
+        QCOMPARE(decoder.feed(wire, out), ChunkedDecoder::Status::Malformed);
+    }
+
+    void unfinishedStreamNeedsMore()
+    {
+        ChunkedDecoder decoder;
+        QByteArray out;
+        QCOMPARE(decoder.feed(encodeChunk("abc"), out), ChunkedDecoder::Status::NeedMore);
+        QCOMPARE(out, QByteArray("abc"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestChunkedEncoding)
+#include "tst_chunked_encoding.moc"

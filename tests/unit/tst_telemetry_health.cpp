@@ -1,0 +1,137 @@
+// Traces (ids, spans, the bounded ring) and the health registry's counters and states.
+
+#include "health/health_registry.h"
+#include "telemetry/trace.h"
+
+#include <QTest>
+
+using namespace switchyard;
+
+class TestTelemetryHealth : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void traceparentIsHonouredOnlyWhenValid_data()
+    {
+        QTest::addColumn<QByteArray>("header");
+        QTest::addColumn<QByteArray>("expected");
+        QTest::newRow("valid") << QByteArray(
+                                      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+                               << QByteArray("4bf92f3577b34da6a3ce929d0e0e4736");
+        QTest::newRow("uppercase hex")
+            << QByteArray("00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01")
+            << QByteArray();
+        QTest::newRow("all-zero trace id")
+            << QByteArray("00-00000000000000000000000000000000-00f067aa0ba902b7-01")
+            << QByteArray();
+        QTest::newRow("version ff")
+            << QByteArray("ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+            << QByteArray();
+        QTest::newRow("too short") << QByteArray("00-4bf92f35-01") << QByteArray();
+        QTest::newRow("empty") << QByteArray() << QByteArray();
+    }
+    void traceparentIsHonouredOnlyWhenValid()
+    {
+        QFETCH(QByteArray, header);
+        QFETCH(QByteArray, expected);
+        QCOMPARE(telemetry::traceIdFromTraceparent(header), expected);
+    }
+
+    void newIdsHaveTheirShape()
+    {
+        const QByteArray traceId = telemetry::newTraceId();
+        QCOMPARE(traceId.size(), 32);
+        QCOMPARE(telemetry::traceIdFromTraceparent("00-" + traceId + "-00f067aa0ba902b7-01"),
+                 traceId);
+        QVERIFY(telemetry::newRequestId().startsWith("req_"));
+        QVERIFY(telemetry::newRequestId() != telemetry::newRequestId());
+    }
+
+    void builderClosesOpenSpansOnFinish()
+    {
+        telemetry::TraceBuilder builder("req_1", "t");
+        const int ingress = builder.openSpan(QStringLiteral("ingress"));
+        builder.closeSpan(ingress, QStringLiteral("parsed"));
+        builder.openSpan(QStringLiteral("upstream attempt"));
+        builder.pointEvent(QStringLiteral("first byte"));
+        const telemetry::Trace trace = builder.finish(200, QStringLiteral("ok"));
+        QCOMPARE(trace.spans.size(), 3);
+        QCOMPARE(trace.span(QStringLiteral("ingress"))->detail, QStringLiteral("parsed"));
+        QVERIFY(trace.span(QStringLiteral("upstream attempt"))->durationMicros >= 0);
+        QCOMPARE(trace.span(QStringLiteral("first byte"))->durationMicros, 0);
+        QCOMPARE(trace.status, 200);
+        QCOMPARE(trace.outcome, QStringLiteral("ok"));
+    }
+
+    void ringKeepsTheNewestAndCountsDrops()
+    {
+        telemetry::TraceRing ring(3);
+        for (int i = 0; i < 5; ++i) {
+            telemetry::Trace trace;
+            trace.requestId = "req_" + QByteArray::number(i);
+            ring.add(trace);
+        }
+        QCOMPARE(ring.size(), 3);
+        QCOMPARE(ring.droppedCount(), quint64(2));
+        QVERIFY(!ring.find("req_1").has_value());
+        QCOMPARE(ring.find("req_4")->requestId, QByteArray("req_4"));
+        QCOMPARE(ring.latest(2).first().requestId, QByteArray("req_4"));
+        QCOMPARE(ring.latest(2).last().requestId, QByteArray("req_3"));
+    }
+
+    void latencyPercentilesUseNearestRank()
+    {
+        health::LatencyWindow window;
+        QCOMPARE(window.percentile(50), -1.0);
+        for (int value = 1; value <= 100; ++value)
+            window.record(value);
+        QCOMPARE(window.percentile(50), 50.0);
+        QCOMPARE(window.percentile(95), 95.0);
+        QCOMPARE(window.percentile(100), 100.0);
+    }
+
+    void registryCountsAndDerivesState()
+    {
+        config::ProviderConfig provider;
+        provider.id = QStringLiteral("p");
+        provider.models = {{QStringLiteral("m"), QStringLiteral("m")}};
+        health::HealthRegistry registry({provider});
+        QCOMPARE(registry.indexOf(QStringLiteral("p")), 0);
+        QCOMPARE(registry.indexOf(QStringLiteral("nope")), -1);
+
+        const auto call = [&](health::CallOutcome outcome) {
+            registry.callStarted(0);
+            QCOMPARE(registry.inFlight(0), 1);
+            registry.callFinished(0, outcome, 10.0, 4.0, QStringLiteral("HTTP 500"));
+            QCOMPARE(registry.inFlight(0), 0);
+        };
+        for (int i = 0; i < 4; ++i)
+            call(health::CallOutcome::Success);
+        QCOMPARE(registry.state(0), ProviderState::Up);
+
+        // Quality problems and the request's own faults never move health.
+        call(health::CallOutcome::Unusable);
+        call(health::CallOutcome::RequestFault);
+        call(health::CallOutcome::Cancelled);
+        QCOMPARE(registry.state(0), ProviderState::Up);
+
+        call(health::CallOutcome::CallFailure);
+        call(health::CallOutcome::CallFailure);
+        QCOMPARE(registry.state(0), ProviderState::Degraded); // 2 of 6 recent calls failed
+        for (int i = 0; i < 3; ++i)
+            call(health::CallOutcome::CallFailure);
+        QCOMPARE(registry.state(0), ProviderState::Down); // 5 in a row
+        QVERIFY(!registry.anyProviderUp());
+        QVERIFY(registry.snapshot().first().stateReason.contains(QStringLiteral("5 consecutive")));
+
+        call(health::CallOutcome::Success);
+        QCOMPARE(registry.state(0), ProviderState::Degraded);
+        const ProviderHealth health = registry.snapshot().first();
+        QCOMPARE(health.requests, quint64(12)); // cancelled calls are not counted
+        QCOMPARE(health.errors, quint64(6));    // 5 call failures + 1 unusable answer
+        QCOMPARE(health.p50LatencyMs, 10.0);
+        QCOMPARE(health.p50TimeToFirstTokenMs, 4.0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTelemetryHealth)
+#include "tst_telemetry_health.moc"

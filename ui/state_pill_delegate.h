@@ -1,0 +1,20 @@
+#pragma once
+
+#include <QStyledItemDelegate>
+
+namespace switchyard::ui {
+
+// Draws a provider state as a tinted pill with a coloured dot, so Up / Degraded / Down read at a
+// glance and without relying on colour alone (the state name stays in the pill).
+// Reads HealthMatrixModel::StateRole for the colour and DisplayRole for the text.
+class StatePillDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    void paint(QPainter *painter, const QStyleOptionViewItem &option,
+               const QModelIndex &index) const override;
+    QSize sizeHint(const QStyleOptionViewItem &option, const QModelIndex &index) const override;
+};
+
+} // namespace switchyard::ui
