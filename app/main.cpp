@@ -130,6 +130,9 @@ int main(int argc, char **argv)
         QObject::connect(gui, &QGuiApplication::lastWindowClosed, &bridge, shutdown);
         window = std::make_unique<ui::MainWindow>(bridge);
         window->show();
+        // The embedded demo exists to be watched: start its traffic so the matrix moves at once.
+        if (line->configPath.isEmpty())
+            bridge.setDemoTraffic(true, 10.0);
         std::printf("switchyard %s: console open; OpenAI base URL %s\n", SWITCHYARD_VERSION,
                     qPrintable(baseUrl));
     } else {

@@ -33,9 +33,11 @@ double niceAxisMaximum(double peak)
 
 } // namespace
 
-RequestRateChart::RequestRateChart(QWidget *parent) : QChartView(parent)
+// The chart is handed to the base constructor: QChartView(QWidget *) would make a default chart
+// that setChart() later releases without deleting.
+RequestRateChart::RequestRateChart(QWidget *parent) : QChartView(new QChart, parent)
 {
-    auto *chart = new QChart;
+    QChart *chart = this->chart();
     chart->legend()->hide();
     chart->setBackgroundBrush(Qt::white);
     chart->setBackgroundPen(Qt::NoPen);
@@ -85,7 +87,6 @@ RequestRateChart::RequestRateChart(QWidget *parent) : QChartView(parent)
     m_area->attachAxis(m_timeAxis);
     m_area->attachAxis(m_rateAxis);
 
-    setChart(chart);
     setRenderHint(QPainter::Antialiasing);
     setFrameShape(QFrame::NoFrame);
     setBackgroundBrush(Qt::white);

@@ -3,6 +3,7 @@
 #include <QLoggingCategory>
 #include <QSocketNotifier>
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 
 Q_LOGGING_CATEGORY(lcUpstream, "switchyard.upstream")
@@ -94,9 +95,14 @@ TransportError classify(CURLcode code, CURL *easy)
     case CURLE_COULDNT_RESOLVE_PROXY:
         return TransportError::ConnectFailed;
     case CURLE_OPERATION_TIMEDOUT: {
+        // A call on a reused connection reports no connect time at all, so only a call that
+        // also never sent its request timed out while connecting.
         curl_off_t connectMicros = 0;
+        long requestBytes = 0;
         curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
-        return connectMicros == 0 ? TransportError::ConnectTimeout : TransportError::TotalTimeout;
+        curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &requestBytes);
+        return connectMicros == 0 && requestBytes == 0 ? TransportError::ConnectTimeout
+                                                       : TransportError::TotalTimeout;
     }
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
@@ -124,7 +130,11 @@ TransportError classify(CURLcode code, CURL *easy)
 CurlTransport::CurlTransport(QObject *parent) : QObject(parent)
 {
     static std::once_flag globalInit;
-    std::call_once(globalInit, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(globalInit, [] {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        // Frees the TLS library's global state at exit, after every transport is gone.
+        std::atexit([] { curl_global_cleanup(); });
+    });
 
     m_multi = curl_multi_init();
     curl_multi_setopt(m_multi, CURLMOPT_SOCKETFUNCTION, &CurlTransport::onSocket);

@@ -1,0 +1,277 @@
+#include "config/config_loader.h"
+#include "engine_bridge.h"
+#include "health_matrix_model.h"
+#include "main_window.h"
+#include "request_rate_chart.h"
+#include "translation.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QLabel>
+#include <QLocale>
+#include <QPixmap>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTranslator>
+#include <cmath>
+#include <memory>
+
+using switchyard::EngineBridge;
+using switchyard::ui::HealthMatrixModel;
+using switchyard::ui::MainWindow;
+namespace config = switchyard::config;
+
+namespace {
+
+// Generous: the first requests need the simulator and the gateway warmed up on a busy machine.
+constexpr int trafficTimeoutMs = 60000;
+
+QString sourceDirectory()
+{
+    return qEnvironmentVariable("SWITCHYARD_SOURCE_DIR");
+}
+
+bool updatingScreenshots()
+{
+    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == QStringLiteral("1");
+}
+
+quint64 requestsShown(const HealthMatrixModel &model)
+{
+    quint64 total = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        total += model.index(row, HealthMatrixModel::RequestsColumn)
+                     .data(HealthMatrixModel::SortRole)
+                     .toULongLong();
+    return total;
+}
+
+bool everyProviderHasLatency(const HealthMatrixModel &model)
+{
+    if (model.rowCount() == 0)
+        return false;
+    for (int row = 0; row < model.rowCount(); ++row) {
+        if (model.index(row, HealthMatrixModel::LatencyP95Column)
+                .data(HealthMatrixModel::SortRole)
+                .toDouble() < 0.0)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void showsTitleAndListenAddress();
+    void demoToggleDrivesTheBridgeAndTheMatrixFills();
+    void rateControlChangesDemoTraffic();
+    void chineseTranslationTranslatesTheConsole();
+    void rateChartKeepsOnlyTheLastMinute();
+    void rateChartAxisUsesRoundNumbers_data();
+    void rateChartAxisUsesRoundNumbers();
+
+private:
+    QString screenshotPath(const QString &fileName) const;
+
+    std::unique_ptr<EngineBridge> m_bridge;
+    QTemporaryDir m_scratch;
+};
+
+void MainWindowTest::initTestCase()
+{
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    QVERIFY2(!sourceDirectory().isEmpty(), "SWITCHYARD_SOURCE_DIR must name the source tree");
+    QVERIFY(m_scratch.isValid());
+
+    const config::LoadResult loaded = config::loadConfigFile(
+        sourceDirectory() + QStringLiteral("/resources/demo.yaml"), config::processEnvironment());
+    QStringList errors;
+    for (const config::ConfigError &error : loaded.errors)
+        errors.append(error.toString());
+    QVERIFY2(loaded.ok(), qPrintable(errors.join(QLatin1Char('\n'))));
+    config::Config demo = *loaded.config;
+    demo.server.listenPort = 0; // never a fixed port in tests
+
+    m_bridge = std::make_unique<EngineBridge>(demo);
+    QString error;
+    QVERIFY2(m_bridge->start(&error), qPrintable(error));
+    QVERIFY(m_bridge->port() != 0);
+}
+
+void MainWindowTest::cleanupTestCase()
+{
+    m_bridge.reset();
+}
+
+QString MainWindowTest::screenshotPath(const QString &fileName) const
+{
+    const QString directory = updatingScreenshots()
+                                  ? sourceDirectory() + QStringLiteral("/docs/screenshots")
+                                  : m_scratch.path();
+    QDir().mkpath(directory);
+    return directory + QLatin1Char('/') + fileName;
+}
+
+void MainWindowTest::showsTitleAndListenAddress()
+{
+    MainWindow window(*m_bridge);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    QCOMPARE(window.windowTitle(), QStringLiteral("Switchyard"));
+    const QString address = m_bridge->listenAddress();
+    QVERIFY(address.endsWith(QLatin1Char(':') + QString::number(m_bridge->port())));
+    auto *listen = window.statusBar()->findChild<QLabel *>(QStringLiteral("listenLabel"));
+    QVERIFY(listen);
+    QVERIFY2(listen->text().contains(QStringLiteral("Listening on ") + address),
+             qPrintable(listen->text()));
+    QVERIFY2(listen->text().contains(QStringLiteral("http://%1/v1").arg(address)),
+             qPrintable(listen->text()));
+}
+
+void MainWindowTest::demoToggleDrivesTheBridgeAndTheMatrixFills()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    auto *rate = window.findChild<QSpinBox *>(QStringLiteral("demoRateSpinBox"));
+    auto *matrix = window.findChild<QTableView *>(QStringLiteral("healthMatrix"));
+    QVERIFY(toggle && rate && matrix);
+    QCOMPARE(toggle->text(), QStringLiteral("Demo traffic"));
+    QVERIFY(toggle->isCheckable());
+    QVERIFY(!toggle->isChecked());
+    QCOMPARE(rate->value(), 10);
+    QCOMPARE(rate->minimum(), 1);
+    QCOMPARE(rate->maximum(), 200);
+    const HealthMatrixModel &model = *window.healthMatrixModel();
+    QTRY_COMPARE(model.rowCount(), 3); // the demo config's three simulated providers
+
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QVERIFY(toggle->isChecked());
+    QTRY_VERIFY_WITH_TIMEOUT(m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+    QCOMPARE(m_bridge->lastSnapshot().demoRequestsPerSecond, 10.0);
+    QTRY_VERIFY_WITH_TIMEOUT(requestsShown(model) > 0, trafficTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(everyProviderHasLatency(model), trafficTimeoutMs);
+
+    if (updatingScreenshots()) {
+        // Only for the picture: a stretch of rate history with a visible step in it.
+        QTest::qWait(15000);
+        rate->setValue(25);
+        QTest::qWait(20000);
+    }
+    const QPixmap shot = window.grab();
+    QCOMPARE(shot.size(), QSize(1280, 800));
+    const QString path = screenshotPath(QStringLiteral("console.png"));
+    QVERIFY2(shot.save(path), qPrintable(path));
+    qInfo("console screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
+
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QVERIFY(!toggle->isChecked());
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+}
+
+void MainWindowTest::rateControlChangesDemoTraffic()
+{
+    MainWindow window(*m_bridge);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    auto *rate = window.findChild<QSpinBox *>(QStringLiteral("demoRateSpinBox"));
+    QVERIFY(toggle && rate);
+
+    rate->setValue(25);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(m_bridge->lastSnapshot().demoRequestsPerSecond, 25.0,
+                              trafficTimeoutMs);
+
+    rate->setValue(40); // while running, a new rate applies at once
+    QTRY_COMPARE_WITH_TIMEOUT(m_bridge->lastSnapshot().demoRequestsPerSecond, 40.0,
+                              trafficTimeoutMs);
+
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+}
+
+void MainWindowTest::chineseTranslationTranslatesTheConsole()
+{
+    QTranslator translator;
+    QVERIFY(switchyard::ui::loadSwitchyardTranslation(
+        translator, QLocale(QLocale::Chinese, QLocale::SimplifiedChineseScript, QLocale::China)));
+    QCOMPARE(translator.translate("switchyard::ui::MainWindow", "Demo traffic"),
+             QStringLiteral("演示流量"));
+
+    MainWindow window(*m_bridge);
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    QVERIFY(toggle);
+    QCOMPARE(toggle->text(), QStringLiteral("Demo traffic"));
+
+    // Installing the translator at run time retranslates the open window.
+    QVERIFY(QCoreApplication::installTranslator(&translator));
+    QTRY_COMPARE(toggle->text(), QStringLiteral("演示流量"));
+    QCOMPARE(window.windowTitle(), QStringLiteral("Switchyard"));
+    QCOMPARE(
+        window.healthMatrixModel()->headerData(HealthMatrixModel::ProviderColumn, Qt::Horizontal),
+        QVariant(QStringLiteral("提供商")));
+    // Taller CJK text relayouts the window through posted events; let that finish before the
+    // picture, so the status bar is not caught at its old height.
+    auto *listen = window.statusBar()->findChild<QLabel *>(QStringLiteral("listenLabel"));
+    QVERIFY(listen);
+    QTRY_VERIFY(listen->height() >= listen->sizeHint().height());
+    QVERIFY(window.grab().save(m_scratch.filePath(QStringLiteral("console_zh_CN.png"))));
+
+    QVERIFY(QCoreApplication::removeTranslator(&translator));
+    QTRY_COMPARE(toggle->text(), QStringLiteral("Demo traffic"));
+}
+
+void MainWindowTest::rateChartKeepsOnlyTheLastMinute()
+{
+    using switchyard::ui::RequestRateChart;
+    RequestRateChart chart;
+    // Two minutes at the engine's 10 Hz: only the last minute (and one point before it) stays.
+    for (int tick = 0; tick <= 1200; ++tick)
+        chart.addSample(tick / 10.0, 5.0);
+    QCOMPARE(chart.sampleCount(), qsizetype(601));
+
+    // A clock that stops cannot grow the buffer past its cap.
+    for (int burst = 0; burst < 2000; ++burst)
+        chart.addSample(120.0, 5.0);
+    QCOMPARE(chart.sampleCount(), RequestRateChart::maxSamples);
+}
+
+void MainWindowTest::rateChartAxisUsesRoundNumbers_data()
+{
+    QTest::addColumn<double>("peak");
+    QTest::addColumn<double>("axisMaximum");
+    QTest::newRow("idle") << 0.0 << 4.0;
+    QTest::newRow("demo default") << 10.0 << 20.0;
+    QTest::newRow("above a step") << 25.0 << 40.0;
+    QTest::newRow("demo maximum") << 200.0 << 400.0;
+    QTest::newRow("busy gateway") << 1234.0 << 2000.0;
+}
+
+void MainWindowTest::rateChartAxisUsesRoundNumbers()
+{
+    QFETCH(double, peak);
+    QFETCH(double, axisMaximum);
+    switchyard::ui::RequestRateChart chart;
+    chart.addSample(0.0, peak);
+    QCOMPARE(chart.axisMaximum(), axisMaximum);
+}
+
+QTEST_MAIN(MainWindowTest)
+#include "tst_main_window.moc"
