@@ -7,7 +7,7 @@ packages=(
     build-essential cmake pkg-config git
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-charts-dev
     qt6-l10n-tools qt6-tools-dev qt6-tools-dev-tools qt6-qpa-plugins
-    qcoro-qt6-dev libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev libgl-dev
+    libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev libgl-dev
     fonts-noto-cjk clang-format
 )
 

@@ -1,6 +1,7 @@
 #include "http/body_limit_server.h"
 
 #include "http/openai_error.h"
+#include "telemetry/trace.h"
 
 #include <QTcpSocket>
 
@@ -95,10 +96,15 @@ private:
                 [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
         m_socket->skip(m_socket->bytesAvailable());
         const QByteArray body = error.toJson();
-        m_socket->write("HTTP/1.1 " + QByteArray::number(error.status) +
-                        " Payload Too Large\r\nContent-Type: application/json\r\n"
-                        "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
-                        QByteArray::number(body.size()) + "\r\n\r\n" + body);
+        // Refused before Qt parsed the request, so no handler adds the identity headers every
+        // answer carries; fresh ids still let a client quote the refusal in a report.
+        QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) +
+                            " Payload Too Large\r\nContent-Type: application/json\r\n";
+        answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
+        answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
+        answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
+                  QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        m_socket->write(answer);
         connect(m_socket, &QIODevice::bytesWritten, m_socket, [socket = m_socket] {
             if (socket->bytesToWrite() == 0)
                 socket->disconnectFromHost();

@@ -340,6 +340,14 @@ void ChatExchange::onTimeout()
 {
     if (m_phase == Phase::Done)
         return;
+    if (m_sawDone) {
+        // The answer is whole; only the provider's end of the response never came. Nothing may
+        // follow [DONE], least of all an error about an answer that is complete.
+        m_call.reset();
+        m_writer.endEventStream();
+        complete(CallOutcome::Success, 200, QStringLiteral("ok"));
+        return;
+    }
     const bool waitingForFirst = m_phase == Phase::WaitingForAnswer;
     const auto limit = waitingForFirst ? m_config->timeouts.firstToken : m_config->timeouts.idle;
     const QString what = waitingForFirst ? QStringLiteral("no first token within %1")

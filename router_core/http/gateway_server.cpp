@@ -136,6 +136,8 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         return 0;
     }
     auto *listener = new BodyLimitServer(m_config->server.maxBodyBytes, this);
+    // Qt's default backlog of 50 makes a burst of new clients wait for SYN retries.
+    listener->setListenBacklogSize(1024);
     if (!listener->listen(address, port)) {
         *errorMessage = QStringLiteral("cannot listen on %1:%2: %3")
                             .arg(host)

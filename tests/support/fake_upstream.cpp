@@ -31,8 +31,17 @@ QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &cont
 
 FakeUpstream::FakeUpstream(QObject *parent) : QObject(parent)
 {
+    // Qt's default backlog of 50 would make a burst of connections wait for SYN retries.
+    m_server.setListenBacklogSize(1024);
     m_server.listen(QHostAddress::LocalHost, 0);
     connect(&m_server, &QTcpServer::newConnection, this, &FakeUpstream::onNewConnection);
+}
+
+FakeUpstream::~FakeUpstream()
+{
+    // The sockets die with the server, after this object's other members: cut them loose first.
+    for (QTcpSocket *socket : m_server.findChildren<QTcpSocket *>())
+        socket->disconnect(this);
 }
 
 QByteArray FakeUpstream::baseUrl() const
@@ -43,7 +52,9 @@ QByteArray FakeUpstream::baseUrl() const
 void FakeUpstream::onNewConnection()
 {
     while (QTcpSocket *socket = m_server.nextPendingConnection()) {
-        auto *connection = new Connection{socket, {}, false, 0, 0, false, true};
+        m_connections.push_back(
+            std::make_unique<Connection>(Connection{socket, {}, false, 0, 0, false, true}));
+        Connection *connection = m_connections.back().get();
         ++m_openConnections;
         connect(socket, &QTcpSocket::readyRead, this,
                 [this, connection] { onReadyRead(connection); });
@@ -51,7 +62,7 @@ void FakeUpstream::onNewConnection()
             --m_openConnections;
             ++m_closedConnections;
             m_manualStreams.removeAll(connection);
-            delete connection;
+            connection->socket = nullptr; // whatever is still pending for it stops here
             socket->deleteLater();
         });
     }
@@ -86,13 +97,14 @@ void FakeUpstream::onReadyRead(Connection *connection)
         connection->buffer.remove(0, headerEnd + 4 + contentLength);
         m_requests.append(request);
         if (answerDelayMs > 0) {
-            QTimer::singleShot(answerDelayMs, this,
-                               [this, socket = connection->socket, connection, request] {
-                                   if (socket)
-                                       answer(connection, request);
-                               });
+            QTimer::singleShot(answerDelayMs, this, [this, connection, request] {
+                if (connection->socket)
+                    answer(connection, request);
+            });
         } else {
             answer(connection, request);
+            if (!connection->socket)
+                return; // the answer was to drop the connection
         }
     }
 }
@@ -168,10 +180,7 @@ void FakeUpstream::streamNext(Connection *connection)
         ++connection->eventsSent;
         if (!manualStreaming) {
             QTimer::singleShot(eventIntervalMs, this,
-                               [this, connection, socket = connection->socket] {
-                                   if (socket)
-                                       streamNext(connection);
-                               });
+                               [this, connection] { streamNext(connection); });
         }
         return;
     }
@@ -194,6 +203,8 @@ void FakeUpstream::finishStream(Connection *connection)
                                       afterDone + "\r\n");
         }
     }
+    if (!endAfterDone)
+        return;
     connection->socket->write("0\r\n\r\n");
     ++m_answersCompleted;
 }

@@ -7,6 +7,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <functional>
+#include <memory>
+#include <vector>
 
 namespace switchyard::testing {
 
@@ -36,6 +38,7 @@ public:
     };
 
     explicit FakeUpstream(QObject *parent = nullptr);
+    ~FakeUpstream() override;
 
     quint16 port() const { return m_server.serverPort(); }
     QByteArray baseUrl() const; // "http://127.0.0.1:PORT/v1"
@@ -55,6 +58,8 @@ public:
     int cutAfterEvents = 2;
     // Event-stream bytes sent after [DONE], as a misbehaving provider might.
     QByteArray afterDone;
+    // When false, [DONE] is sent but the response is never ended: the connection stays open.
+    bool endAfterDone = true;
     // When true, streamed events are held until releaseEvent() is called: a test can prove the
     // gateway relays an event before the next one exists.
     bool manualStreaming = false;
@@ -77,6 +82,9 @@ private:
 
     QTcpServer m_server;
     QList<ReceivedRequest> m_requests;
+    // Every connection's state lives as long as the fake: a socket can vanish inside any
+    // callback (a reset, a cut), and timers may still name its connection afterwards.
+    std::vector<std::unique_ptr<Connection>> m_connections;
     QList<Connection *> m_manualStreams;
     int m_openConnections = 0;
     int m_closedConnections = 0;

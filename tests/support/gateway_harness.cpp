@@ -90,4 +90,4 @@ quint16 closedLoopbackPort()
     return port;
 }
 
-}  // namespace switchyard::testing
+} // namespace switchyard::testing

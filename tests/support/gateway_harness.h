@@ -7,7 +7,6 @@
 #include <QByteArray>
 #include <QJsonObject>
 #include <QStringList>
-
 #include <memory>
 
 namespace switchyard::testing {
@@ -41,4 +40,4 @@ ProviderHealth providerHealth(Engine &engine, const QString &providerId);
 // A loopback port nothing listens on: bound, then closed again.
 quint16 closedLoopbackPort();
 
-}  // namespace switchyard::testing
+} // namespace switchyard::testing

@@ -1,0 +1,368 @@
+// What happens around a request rather than in it: a client that leaves early, the trace each
+// request leaves behind, and a shutdown that drains what is in flight.
+
+#include "fake_upstream.h"
+#include "gateway_harness.h"
+#include "telemetry/trace.h"
+#include "test_client.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QSignalSpy>
+#include <QTest>
+#include <algorithm>
+#include <chrono>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+QStringList spanNames(const telemetry::Trace &trace)
+{
+    QStringList names;
+    for (const telemetry::Span &span : trace.spans)
+        names.append(span.name);
+    return names;
+}
+
+bool allSpansClosed(const telemetry::Trace &trace)
+{
+    return std::all_of(trace.spans.cbegin(), trace.spans.cend(),
+                       [](const telemetry::Span &span) { return span.durationMicros >= 0; });
+}
+
+} // namespace
+
+class GatewayLifecycleTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void clientLeavingMidStreamAbortsTheUpstreamCall();
+    void clientLeavingBeforeTheAnswerAbortsTheUpstreamCall();
+    void clientLeavingIsTracedButNotHeldAgainstTheProvider();
+
+    void streamedRequestLeavesACompleteTrace();
+    void nonStreamedRequestLeavesATrace();
+    void refusedRequestLeavesATrace_data();
+    void refusedRequestLeavesATrace();
+    void failedCallLeavesATraceNamingTheError();
+
+    void shutdownRefusesNewConnections();
+    void shutdownAnswersRequestsOnOpenConnectionsWith503();
+    void shutdownMakesReadinessFail();
+    void shutdownLetsInFlightStreamsFinishBeforeDraining();
+    void shutdownWithNothingInFlightDrainsAtOnce();
+    void shutdownGraceAbandonsRequestsThatNeverFinish();
+
+private:
+    // A started gateway in front of m_fake serving "test-model", with the default timeouts:
+    // nothing in these tests may end because a timeout fired.
+    void startGateway();
+
+    std::unique_ptr<FakeUpstream> m_fake;
+    std::unique_ptr<Engine> m_engine;
+};
+
+void GatewayLifecycleTest::initTestCase()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("switchyard.*.debug=false\n"
+                                                    "switchyard.*.info=false"));
+}
+
+void GatewayLifecycleTest::init()
+{
+    m_fake = std::make_unique<FakeUpstream>();
+}
+
+void GatewayLifecycleTest::cleanup()
+{
+    m_engine.reset();
+    m_fake.reset();
+}
+
+void GatewayLifecycleTest::startGateway()
+{
+    m_engine = startEngine(gatewayConfig(
+        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})}));
+    QVERIFY(m_engine);
+}
+
+void GatewayLifecycleTest::clientLeavingMidStreamAbortsTheUpstreamCall()
+{
+    m_fake->manualStreaming = true;
+    startGateway();
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+    QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
+    QCOMPARE(m_engine->inFlight(), 1);
+    QCOMPARE(healthInFlight(*m_engine), 1);
+    QCOMPARE(m_fake->openConnections(), 1);
+    const int closedBefore = m_fake->closedConnections();
+
+    client.disconnectNow();
+
+    // Well inside the idle timeout (20 s): only the disconnect can have ended the call.
+    QTRY_COMPARE_WITH_TIMEOUT(m_fake->closedConnections(), closedBefore + 1, 5000);
+    QCOMPARE(m_fake->openConnections(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
+    QCOMPARE(healthInFlight(*m_engine), 0);
+}
+
+void GatewayLifecycleTest::clientLeavingBeforeTheAnswerAbortsTheUpstreamCall()
+{
+    m_fake->mode = FakeUpstream::Mode::Hang;
+    startGateway();
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QTRY_COMPARE_WITH_TIMEOUT(m_fake->requests().size(), 1, 5000);
+    QCOMPARE(m_engine->inFlight(), 1);
+    const int closedBefore = m_fake->closedConnections();
+
+    client.disconnectNow();
+
+    // Well inside the total timeout (180 s): only the disconnect can have ended the call.
+    QTRY_COMPARE_WITH_TIMEOUT(m_fake->closedConnections(), closedBefore + 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
+    QCOMPARE(healthInFlight(*m_engine), 0);
+}
+
+void GatewayLifecycleTest::clientLeavingIsTracedButNotHeldAgainstTheProvider()
+{
+    m_fake->mode = FakeUpstream::Mode::Hang;
+    startGateway();
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", false),
+                {{"x-request-id", "leaves-early"}});
+    QTRY_COMPARE_WITH_TIMEOUT(m_fake->requests().size(), 1, 5000);
+
+    client.disconnectNow();
+
+    QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
+    const auto trace = m_engine->traces().find("leaves-early");
+    QVERIFY(trace);
+    QCOMPARE(trace->status, 499);
+    QCOMPARE(trace->outcome, QStringLiteral("client_disconnected"));
+    const ProviderHealth health = providerHealth(*m_engine, QStringLiteral("primary"));
+    QCOMPARE(health.errors, quint64(0));
+    QCOMPARE(health.state, ProviderState::Up);
+}
+
+void GatewayLifecycleTest::streamedRequestLeavesACompleteTrace()
+{
+    startGateway();
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace);
+    QCOMPARE(trace->traceId, client.header("x-switchyard-trace-id"));
+    QCOMPARE(trace->status, 200);
+    QCOMPARE(trace->outcome, QStringLiteral("ok"));
+    QCOMPARE(trace->model, QStringLiteral("test-model"));
+    QCOMPARE(trace->provider, QStringLiteral("primary"));
+    QVERIFY(trace->streamed);
+    const QStringList names = spanNames(*trace);
+    for (const QString &name :
+         {QStringLiteral("ingress"), QStringLiteral("choice"), QStringLiteral("upstream attempt"),
+          QStringLiteral("first byte"), QStringLiteral("completion")})
+        QVERIFY2(names.contains(name), qPrintable(names.join(QStringLiteral(", "))));
+    QCOMPARE(names.constFirst(), QStringLiteral("ingress"));
+    QCOMPARE(names.constLast(), QStringLiteral("completion"));
+    QCOMPARE(trace->span(QStringLiteral("completion"))->detail, QStringLiteral("ok"));
+    QVERIFY(allSpansClosed(*trace));
+}
+
+void GatewayLifecycleTest::nonStreamedRequestLeavesATrace()
+{
+    startGateway();
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+
+    QVERIFY(client.waitForFinished());
+    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace);
+    QCOMPARE(trace->status, 200);
+    QCOMPARE(trace->outcome, QStringLiteral("ok"));
+    QVERIFY(!trace->streamed);
+    const QStringList names = spanNames(*trace);
+    for (const QString &name : {QStringLiteral("ingress"), QStringLiteral("choice"),
+                                QStringLiteral("upstream attempt"), QStringLiteral("completion")})
+        QVERIFY2(names.contains(name), qPrintable(names.join(QStringLiteral(", "))));
+    QVERIFY(!names.contains(QStringLiteral("first byte")));
+    QVERIFY(allSpansClosed(*trace));
+}
+
+void GatewayLifecycleTest::refusedRequestLeavesATrace_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("outcome");
+
+    QTest::newRow("malformed JSON")
+        << QByteArray("{") << 400 << QStringLiteral("invalid_request_error");
+    QTest::newRow("unknown model")
+        << chatBody("no-such-model", false) << 404 << QStringLiteral("model_not_found");
+}
+
+void GatewayLifecycleTest::refusedRequestLeavesATrace()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, outcome);
+    startGateway();
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", body);
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), status);
+    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace);
+    QCOMPARE(trace->traceId, client.header("x-switchyard-trace-id"));
+    QCOMPARE(trace->status, status);
+    QCOMPARE(trace->outcome, outcome);
+    const QStringList names = spanNames(*trace);
+    QCOMPARE(names.constFirst(), QStringLiteral("ingress"));
+    QCOMPARE(names.constLast(), QStringLiteral("completion"));
+    QVERIFY(!names.contains(QStringLiteral("upstream attempt")));
+    QVERIFY(allSpansClosed(*trace));
+}
+
+void GatewayLifecycleTest::failedCallLeavesATraceNamingTheError()
+{
+    m_fake->mode = FakeUpstream::Mode::Status;
+    m_fake->status = 500;
+    startGateway();
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 502);
+    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace);
+    QCOMPARE(trace->status, 502);
+    QCOMPARE(trace->outcome, QStringLiteral("upstream_error"));
+    const telemetry::Span *attempt = trace->span(QStringLiteral("upstream attempt"));
+    QVERIFY(attempt);
+    QCOMPARE(attempt->detail, QStringLiteral("HTTP 500"));
+}
+
+void GatewayLifecycleTest::shutdownRefusesNewConnections()
+{
+    startGateway();
+    const quint16 port = m_engine->port();
+
+    m_engine->beginShutdown(30s);
+
+    TestClient client(port);
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionFailed(), 5000);
+}
+
+void GatewayLifecycleTest::shutdownAnswersRequestsOnOpenConnectionsWith503()
+{
+    startGateway();
+    TestClient client(m_engine->port());
+    client.send("GET", "/healthz"); // opens the connection before the shutdown
+    QVERIFY(client.waitForFinished());
+
+    m_engine->beginShutdown(30s);
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 503);
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("type")).toString(), QStringLiteral("server_error"));
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("unavailable"));
+    QCOMPARE(error.value(QStringLiteral("message")).toString(),
+             QStringLiteral("Switchyard is shutting down and takes no new requests."));
+    QVERIFY(m_fake->requests().isEmpty());
+}
+
+void GatewayLifecycleTest::shutdownMakesReadinessFail()
+{
+    startGateway();
+    TestClient client(m_engine->port());
+    client.send("GET", "/readyz");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+
+    m_engine->beginShutdown(30s);
+    client.send("GET", "/readyz");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 503);
+    QCOMPARE(
+        QJsonDocument::fromJson(client.body()).object().value(QStringLiteral("status")).toString(),
+        QStringLiteral("not_ready"));
+}
+
+void GatewayLifecycleTest::shutdownLetsInFlightStreamsFinishBeforeDraining()
+{
+    m_fake->manualStreaming = true;
+    m_fake->streamEvents = 3;
+    startGateway();
+    QSignalSpy drained(m_engine.get(), &Engine::drained);
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+    QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
+
+    m_engine->beginShutdown(30s);
+
+    QCOMPARE(drained.count(), 0);
+    for (int event = 2; event <= 3; ++event) {
+        m_fake->releaseEvent();
+        QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), event, 5000);
+        QCOMPARE(drained.count(), 0);
+    }
+    m_fake->releaseEvent(); // the final event and [DONE]
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.events().constLast().data, QByteArray("[DONE]"));
+    QTRY_COMPARE_WITH_TIMEOUT(drained.count(), 1, 5000);
+    QCOMPARE(drained.constFirst().constFirst().toInt(), 0);
+    QCOMPARE(m_engine->inFlight(), 0);
+}
+
+void GatewayLifecycleTest::shutdownWithNothingInFlightDrainsAtOnce()
+{
+    startGateway();
+    QSignalSpy drained(m_engine.get(), &Engine::drained);
+
+    m_engine->beginShutdown(30s);
+
+    // Far inside the 30 s grace: nothing was in flight, so nothing was waited for.
+    QTRY_COMPARE_WITH_TIMEOUT(drained.count(), 1, 5000);
+    QCOMPARE(drained.constFirst().constFirst().toInt(), 0);
+}
+
+void GatewayLifecycleTest::shutdownGraceAbandonsRequestsThatNeverFinish()
+{
+    m_fake->mode = FakeUpstream::Mode::Hang;
+    startGateway();
+    QSignalSpy drained(m_engine.get(), &Engine::drained);
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QTRY_COMPARE_WITH_TIMEOUT(m_fake->requests().size(), 1, 5000);
+
+    QTest::ignoreMessage(QtWarningMsg, "shutdown grace period over; 1 request(s) still in "
+                                       "flight are abandoned");
+    m_engine->beginShutdown(200ms);
+
+    QTRY_COMPARE_WITH_TIMEOUT(drained.count(), 1, 5000);
+    QCOMPARE(drained.constFirst().constFirst().toInt(), 1);
+}
+
+QTEST_GUILESS_MAIN(GatewayLifecycleTest)
+#include "tst_gateway_lifecycle.moc"

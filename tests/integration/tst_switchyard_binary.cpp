@@ -1,0 +1,175 @@
+// The shipped binary as an operator runs it: config checking, a headless gateway that answers
+// and stops cleanly on SIGTERM, and a refusal to start on a broken config.
+
+#include "fake_upstream.h"
+#include "test_client.h"
+
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace switchyard::testing;
+
+namespace {
+
+const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
+
+// One mistake on line 6 ("modles"), which also leaves the provider on line 3 without models.
+const QByteArray kBrokenConfig = "listen: 127.0.0.1:8080\n"
+                                 "providers:\n"
+                                 "  - id: local\n"
+                                 "    kind: openai\n"
+                                 "    base_url: http://127.0.0.1:9/v1\n"
+                                 "    modles: [test-model]\n";
+
+// Runs the binary to completion and returns whether it finished in time.
+bool runToExit(QProcess &process, const QStringList &arguments)
+{
+    process.start(kBinary, arguments);
+    return process.waitForFinished(60000);
+}
+
+QStringList lines(const QByteArray &output)
+{
+    return QString::fromUtf8(output).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+}
+
+} // namespace
+
+class SwitchyardBinaryTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void checkConfigPrintsEachErrorWithFileLineAndColumn();
+    void checkConfigAcceptsTheDemo();
+    void brokenConfigRefusesToStart();
+    void headlessGatewayAnswersAndStopsOnSigterm();
+
+private:
+    QString writeFile(const QString &name, const QByteArray &contents);
+
+    QTemporaryDir m_dir;
+};
+
+void SwitchyardBinaryTest::initTestCase()
+{
+    QVERIFY2(QFile::exists(kBinary), qPrintable(kBinary));
+    QVERIFY(m_dir.isValid());
+}
+
+QString SwitchyardBinaryTest::writeFile(const QString &name, const QByteArray &contents)
+{
+    const QString path = m_dir.filePath(name);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(contents) != contents.size())
+        return {};
+    return path;
+}
+
+void SwitchyardBinaryTest::checkConfigPrintsEachErrorWithFileLineAndColumn()
+{
+    const QString path = writeFile(QStringLiteral("broken.yaml"), kBrokenConfig);
+    QVERIFY(!path.isEmpty());
+    QProcess process;
+
+    QVERIFY(runToExit(process, {QStringLiteral("--check-config"), path}));
+
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QStringList errors = lines(process.readAllStandardError());
+    QVERIFY(errors.size() >= 2);
+    const QRegularExpression located(
+        QStringLiteral("^%1:\\d+:\\d+: \\S").arg(QRegularExpression::escape(path)));
+    for (qsizetype i = 0; i + 1 < errors.size(); ++i)
+        QVERIFY2(located.match(errors[i]).hasMatch(), qPrintable(errors[i]));
+    QVERIFY2(errors.contains(path +
+                             QStringLiteral(":6:5: unknown key `modles` (did you mean `models`?)")),
+             qPrintable(errors.join(QLatin1Char('\n'))));
+    QCOMPARE(errors.constLast(),
+             QStringLiteral("%1: %2 error(s)").arg(path).arg(errors.size() - 1));
+}
+
+void SwitchyardBinaryTest::checkConfigAcceptsTheDemo()
+{
+    const QString sourceDir = qEnvironmentVariable("SWITCHYARD_SOURCE_DIR");
+    QVERIFY2(!sourceDir.isEmpty(), "SWITCHYARD_SOURCE_DIR is not set");
+    const QString demo = sourceDir + QStringLiteral("/resources/demo.yaml");
+    QProcess process;
+
+    QVERIFY(runToExit(process, {QStringLiteral("--check-config"), demo}));
+
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 0);
+    QCOMPARE(QString::fromUtf8(process.readAllStandardOutput()).trimmed(),
+             demo + QStringLiteral(": valid, 3 provider(s)"));
+    QCOMPARE(process.readAllStandardError(), QByteArray());
+}
+
+void SwitchyardBinaryTest::brokenConfigRefusesToStart()
+{
+    const QString path = writeFile(QStringLiteral("broken.yaml"), kBrokenConfig);
+    QVERIFY(!path.isEmpty());
+    QProcess process;
+
+    QVERIFY(runToExit(process, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                                QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}));
+
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QStringList errors = lines(process.readAllStandardError());
+    QVERIFY2(errors.contains(path +
+                             QStringLiteral(":6:5: unknown key `modles` (did you mean `models`?)")),
+             qPrintable(errors.join(QLatin1Char('\n'))));
+    QVERIFY(!errors.isEmpty());
+    QVERIFY2(errors.constLast().startsWith(
+                 QStringLiteral("switchyard: not starting: %1 has ").arg(path)),
+             qPrintable(errors.constLast()));
+    QVERIFY(!process.readAllStandardOutput().contains("base URL"));
+}
+
+void SwitchyardBinaryTest::headlessGatewayAnswersAndStopsOnSigterm()
+{
+    FakeUpstream fake;
+    const QString path = writeFile(QStringLiteral("fake.yaml"), "listen: 127.0.0.1:8080\n"
+                                                                "providers:\n"
+                                                                "  - id: fake\n"
+                                                                "    kind: openai\n"
+                                                                "    base_url: " +
+                                                                    fake.baseUrl() +
+                                                                    "\n"
+                                                                    "    models: [test-model]\n");
+    QVERIFY(!path.isEmpty());
+    QProcess process;
+    QByteArray output;
+    connect(&process, &QProcess::readyReadStandardOutput, this,
+            [&] { output += process.readAllStandardOutput(); });
+
+    process.start(kBinary, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                            QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+
+    QVERIFY(process.waitForStarted());
+    const QRegularExpression baseUrl(
+        QStringLiteral("OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"));
+    QTRY_VERIFY_WITH_TIMEOUT(baseUrl.match(QString::fromUtf8(output)).hasMatch(), 30000);
+    const quint16 port = baseUrl.match(QString::fromUtf8(output)).captured(1).toUShort();
+    QVERIFY2(port > 0 && port != 8080, output.constData());
+
+    TestClient client(port);
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QVERIFY(client.waitForFinished(30000));
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.body(), fake.completionBody);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("fake"));
+
+    process.terminate(); // SIGTERM
+    QTRY_COMPARE_WITH_TIMEOUT(process.state(), QProcess::NotRunning, 30000);
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 0);
+}
+
+QTEST_GUILESS_MAIN(SwitchyardBinaryTest)
+#include "tst_switchyard_binary.moc"
