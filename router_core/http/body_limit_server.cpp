@@ -1,5 +1,6 @@
 #include "http/body_limit_server.h"
 
+#include "http/chunked_encoding.h"
 #include "http/openai_error.h"
 #include "telemetry/trace.h"
 
@@ -20,7 +21,7 @@ public:
     }
 
 private:
-    enum class State { Headers, Body, Unframed };
+    enum class State { Headers, Body, ChunkedBody, Unframed };
     // Beyond this a header block is Qt's problem to refuse; the guard stops following.
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
 
@@ -35,6 +36,24 @@ private:
                 m_bodyRemaining -= take;
                 position += take;
                 if (m_bodyRemaining == 0)
+                    m_state = State::Headers;
+                continue;
+            }
+            if (m_state == State::ChunkedBody) {
+                // A chunked body declares no size up front: count it as it arrives.
+                QByteArray decoded;
+                qsizetype consumed = 0;
+                const auto status =
+                    m_chunkedBody.feed(QByteArrayView(data).sliced(position), decoded, &consumed);
+                m_chunkedBodyBytes += decoded.size();
+                position += consumed;
+                if (m_chunkedBodyBytes > m_maxBodyBytes) {
+                    refuse(ApiError::payloadTooLarge(m_maxBodyBytes));
+                    return;
+                }
+                if (status == ChunkedDecoder::Status::Malformed)
+                    m_state = State::Unframed; // Qt's parser refuses it
+                else if (status == ChunkedDecoder::Status::Finished)
                     m_state = State::Headers;
                 continue;
             }
@@ -58,6 +77,8 @@ private:
     bool beginRequest(const QByteArray &block)
     {
         qint64 contentLength = 0;
+        bool validContentLength = true;
+        bool chunked = false;
         bool expectsContinue = false;
         const QList<QByteArray> lines = block.split('\n');
         for (qsizetype i = 1; i < lines.size(); ++i) {
@@ -68,11 +89,21 @@ private:
             const QByteArray name = line.left(colon).trimmed().toLower();
             const QByteArray value = line.mid(colon + 1).trimmed();
             if (name == "content-length")
-                contentLength = value.toLongLong();
+                contentLength = value.toLongLong(&validContentLength);
             else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
-                m_state = State::Unframed; // the handler checks the decoded size instead
+                chunked = true;
             else if (name == "expect" && value.toLower() == "100-continue")
                 expectsContinue = true;
+        }
+        if (!validContentLength || contentLength < 0) {
+            refuse(ApiError{400,
+                            QStringLiteral("Invalid Content-Length header: it must be a "
+                                           "non-negative number of bytes."),
+                            QStringLiteral("invalid_request_error"),
+                            {},
+                            QStringLiteral("invalid_content_length"),
+                            {}});
+            return false;
         }
         if (contentLength > m_maxBodyBytes) {
             refuse(ApiError::payloadTooLarge(m_maxBodyBytes));
@@ -80,7 +111,11 @@ private:
         }
         if (expectsContinue)
             m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
-        if (m_state != State::Unframed && contentLength > 0) {
+        if (chunked) {
+            m_chunkedBody = ChunkedDecoder();
+            m_chunkedBodyBytes = 0;
+            m_state = State::ChunkedBody;
+        } else if (contentLength > 0) {
             m_bodyRemaining = contentLength;
             m_state = State::Body;
         }
@@ -99,7 +134,8 @@ private:
         // Refused before Qt parsed the request, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
         QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) +
-                            " Payload Too Large\r\nContent-Type: application/json\r\n";
+                            (error.status == 413 ? " Payload Too Large" : " Bad Request") +
+                            "\r\nContent-Type: application/json\r\n";
         answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
         answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
         answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
@@ -116,6 +152,8 @@ private:
     State m_state = State::Headers;
     QByteArray m_headerBlock;
     qint64 m_bodyRemaining = 0;
+    ChunkedDecoder m_chunkedBody;
+    qint64 m_chunkedBodyBytes = 0;
 };
 
 } // namespace

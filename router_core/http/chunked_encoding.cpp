@@ -10,7 +10,8 @@ QByteArray encodeChunk(QByteArrayView payload)
     return chunk;
 }
 
-ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out)
+ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out,
+                                            qsizetype *consumed)
 {
     // Lines of the framing (sizes, CRLFs, trailers) are tiny; anything longer is not HTTP.
     constexpr qsizetype kMaxLineBytes = 4096;
@@ -62,6 +63,8 @@ ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &ou
         }
         m_line.clear();
     }
+    if (consumed)
+        *consumed = i;
     return m_status;
 }
 

@@ -15,8 +15,10 @@ class ChunkedDecoder {
 public:
     enum class Status { NeedMore, Finished, Malformed };
 
-    // Appends decoded payload bytes to `out`. Any split of the input works.
-    Status feed(QByteArrayView bytes, QByteArray &out);
+    // Appends decoded payload bytes to `out`. Any split of the input works. `consumed`, when
+    // given, receives how many input bytes belonged to this body: fewer than given once the
+    // last chunk ends and the next message begins.
+    Status feed(QByteArrayView bytes, QByteArray &out, qsizetype *consumed = nullptr);
     Status status() const { return m_status; }
 
 private:

@@ -43,6 +43,9 @@ private Q_SLOTS:
     void bodyOverTheLimitIsRefusedAndTheGatewayServesOn();
     void bodyAtTheLimitIsAccepted();
     void chunkedBodyOverTheLimitIsRefused();
+    void chunkedBodyIsRefusedWhileItArrives();
+    void chunkedBodyWithinTheLimitKeepsTheConnectionInStep();
+    void invalidContentLengthIsRefused();
 
 private:
     // After any refusal the gateway still answers a good request, on a fresh connection.
@@ -328,6 +331,65 @@ void GatewayBadInputTest::chunkedBodyOverTheLimitIsRefused()
     QCOMPARE(error.value(QStringLiteral("message")).toString(),
              QStringLiteral("Request body is larger than the limit of 1024 bytes."));
     QVERIFY(m_fake->requests().isEmpty());
+    verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::chunkedBodyIsRefusedWhileItArrives()
+{
+    TestClient client(m_engine->port());
+
+    // The body never ends: only a guard that counts chunks as they arrive can answer at all.
+    const QByteArray firstChunk(kSmallBodyLimit + 1, 'x');
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                   QByteArray::number(firstChunk.size(), 16) + "\r\n" + firstChunk + "\r\n");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 413);
+    QCOMPARE(errorOf(client.body()).value(QStringLiteral("code")).toString(),
+             QStringLiteral("request_too_large"));
+    QVERIFY(m_fake->requests().isEmpty());
+    verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::chunkedBodyWithinTheLimitKeepsTheConnectionInStep()
+{
+    TestClient client(m_engine->port());
+    const QByteArray body = chatBody("test-model", false);
+    const QByteArray half = body.left(body.size() / 2);
+    const QByteArray rest = body.mid(body.size() / 2);
+
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                   QByteArray::number(half.size(), 16) + "\r\n" + half + "\r\n" +
+                   QByteArray::number(rest.size(), 16) + "\r\n" + rest + "\r\n0\r\n\r\n");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(m_fake->requests().constLast().body, body);
+
+    // The guard must have found the end of the chunked body: a large declared length on the
+    // same connection is still refused from its headers.
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                   QByteArray::number(kSmallBodyLimit + 1) + "\r\n\r\n");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 413);
+}
+
+void GatewayBadInputTest::invalidContentLengthIsRefused()
+{
+    TestClient client(m_engine->port());
+
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Length: abc\r\n\r\n");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 400);
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("code")).toString(),
+             QStringLiteral("invalid_content_length"));
+    QCOMPARE(error.value(QStringLiteral("message")).toString(),
+             QStringLiteral("Invalid Content-Length header: it must be a non-negative number of "
+                            "bytes."));
     verifyGatewayStillServes();
 }
 

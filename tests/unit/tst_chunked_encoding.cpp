@@ -75,6 +75,19 @@ private Q_SLOTS:
         QCOMPARE(decoder.feed(wire, out), ChunkedDecoder::Status::Malformed);
     }
 
+    // Bytes after the last chunk belong to the next message on the connection.
+    void reportsWhereTheBodyEnds()
+    {
+        ChunkedDecoder decoder;
+        QByteArray out;
+        qsizetype consumed = -1;
+        const QByteArray body = encodeChunk("abc") + kLastChunk.toByteArray();
+        QCOMPARE(decoder.feed(body + "GET / HTTP/1.1\r\n", out, &consumed),
+                 ChunkedDecoder::Status::Finished);
+        QCOMPARE(consumed, body.size());
+        QCOMPARE(out, QByteArray("abc"));
+    }
+
     void unfinishedStreamNeedsMore()
     {
         ChunkedDecoder decoder;
