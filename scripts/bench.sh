@@ -23,6 +23,24 @@ echo "bench: building in $build (Release)" >&2
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
 cmake --build "$build" -j"$cores" --target switchyard fast_upstream load_bench >/dev/null
 
+# Share of the CPUs that other work is using over one second; the figures assume an idle machine.
+cpu_busy_percent() {
+    local a b
+    a=($(head -1 /proc/stat))
+    sleep 1
+    b=($(head -1 /proc/stat))
+    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
+    for i in 1 2 3 4 5 6 7 8; do
+        total=$(( total + b[i] - a[i] ))
+    done
+    echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
+}
+busy="$(cpu_busy_percent)"
+if (( busy > 10 )); then
+    echo "bench: warning: the CPUs are already ${busy} % busy with other work;" \
+         "the figures below will be low and noisy" >&2
+fi
+
 work="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -53,7 +71,8 @@ port_from() {
 }
 
 "$build/tests/bench/fast_upstream" --threads "$upstream_threads" >"$work/upstream.out" 2>&1 &
-pids+=($!)
+upstream_pid=$!
+pids+=("$upstream_pid")
 upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]+')"
 
 cat >"$work/bench.yaml" <<YAML
@@ -69,7 +88,8 @@ YAML
 
 "$build/app/switchyard" --headless --config "$work/bench.yaml" --listen 127.0.0.1:0 \
     --log-level warning >"$work/switchyard.out" 2>&1 &
-pids+=($!)
+switchyard_pid=$!
+pids+=("$switchyard_pid")
 switchyard_port="$(port_from "$work/switchyard.out" \
     'OpenAI base URL http://127\.0\.0\.1:[0-9]+' )"
 
@@ -77,7 +97,8 @@ echo "bench: upstream on 127.0.0.1:$upstream_port, Switchyard on 127.0.0.1:$swit
      "$cores core(s)" >&2
 status=0
 timeout 150 "$build/tests/bench/load_bench" --direct "127.0.0.1:$upstream_port" \
-    --via "127.0.0.1:$switchyard_port" --connections "$connections" \
+    --via "127.0.0.1:$switchyard_port" --direct-pid "$upstream_pid" \
+    --via-pid "$switchyard_pid" --connections "$connections" \
     --duration-s "$duration" --warmup-s "$warmup" --threads "$load_threads" || status=$?
 if [[ -s "$work/switchyard.out" ]] && grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
     echo "bench: Switchyard said:" >&2

@@ -17,6 +17,10 @@ using upstream::TransportError;
 
 namespace {
 
+// Back-pressure watermarks for a streamed answer waiting in the client socket's buffer.
+constexpr qint64 kPauseUpstreamAboveBytes = 1024 * 1024;
+constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
+
 // An upstream answer larger than this is a fault, not something to hold in memory.
 constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
 
@@ -102,6 +106,7 @@ void ChatExchange::start()
     }
     // Qt deletes the socket when the client goes; the upstream call must stop at once with it.
     connect(socket, &QAbstractSocket::disconnected, this, &ChatExchange::onClientDisconnected);
+    connect(socket, &QIODevice::bytesWritten, this, &ChatExchange::onClientDrained);
 
     const routing::RouteCandidate &candidate = m_decision.candidates.first();
     const config::ProviderConfig &provider = m_config->providers[candidate.providerIndex];
@@ -170,7 +175,7 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
                  QStringLiteral("event-stream line too long"));
         return;
     }
-    if (m_sse.takeActivity() && m_phase == Phase::Streaming)
+    if (m_sse.takeActivity() && m_phase == Phase::Streaming && !m_upstreamPaused)
         m_deadline.start(m_config->timeouts.idle); // keep-alive comments count as activity
     if (events.isEmpty())
         return;
@@ -183,7 +188,8 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
             QStringLiteral("first event after %1 ms").arg(m_timeToFirstTokenMs, 0, 'f', 1));
         m_writer.beginEventStream(responseHeaders());
     }
-    m_deadline.start(m_config->timeouts.idle);
+    if (!m_upstreamPaused)
+        m_deadline.start(m_config->timeouts.idle);
     // All events of one upstream read go out as one chunk: one write, one syscall.
     QByteArray wire;
     for (const upstream::SseEvent &event : events) {
@@ -193,6 +199,25 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
         m_sawDone = event.isDone();
     }
     m_writer.writeStreamData(wire);
+    if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
+        // The client reads slower than the provider writes. Stop reading the provider rather
+        // than hold its whole answer in memory; the idle deadline is not the provider's to
+        // miss while we are the ones not reading.
+        m_upstreamPaused = true;
+        ++m_pauseCount;
+        m_deadline.stop();
+        m_call->pauseReceiving();
+    }
+}
+
+void ChatExchange::onClientDrained()
+{
+    if (!m_upstreamPaused || m_writer.pendingBytes() > kResumeUpstreamBelowBytes)
+        return;
+    m_upstreamPaused = false;
+    m_deadline.start(m_config->timeouts.idle);
+    if (m_call)
+        m_call->resumeReceiving();
 }
 
 void ChatExchange::onFinished(const upstream::UpstreamResult &result)
@@ -399,6 +424,11 @@ void ChatExchange::complete(CallOutcome outcome, int status, const QString &outc
         m_trace.closeSpan(m_attemptSpan, failureDescription);
         m_services.health.callFinished(m_decision.candidates.first().providerIndex, outcome,
                                        latencyMs, m_timeToFirstTokenMs, failureDescription);
+    }
+    if (m_pauseCount > 0) {
+        m_trace.pointEvent(
+            QStringLiteral("client back-pressure"),
+            QStringLiteral("provider paused %1 time(s) for a slow client").arg(m_pauseCount));
     }
     m_trace.pointEvent(QStringLiteral("completion"), outcomeCode);
     m_services.traces.add(m_trace.finish(status, outcomeCode));

@@ -54,6 +54,7 @@ private:
 
     void onTimeout();
     void onClientDisconnected();
+    void onClientDrained();
 
     void relayWholeAnswer();
     void relayUpstreamError();
@@ -83,6 +84,8 @@ private:
     bool m_sawDone = false;
     double m_timeToFirstTokenMs = -1.0;
     int m_attemptSpan = -1;
+    bool m_upstreamPaused = false;
+    int m_pauseCount = 0;
 };
 
 } // namespace switchyard::http

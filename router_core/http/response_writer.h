@@ -24,6 +24,8 @@ public:
     QTcpSocket *socket() const { return m_socket.data(); }
     bool headersSent() const { return m_headersSent; }
     bool finished() const { return m_finished; }
+    // Bytes written but not yet taken by the client's socket.
+    qint64 pendingBytes() const { return m_socket ? m_socket->bytesToWrite() : 0; }
 
     // A complete answer with a Content-Length.
     void sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,

@@ -66,6 +66,16 @@ public:
             m_transport->cancel(m_transfer);
     }
     void detach() { m_transfer = nullptr; }
+    void pauseReceiving() override
+    {
+        if (m_transfer)
+            m_transport->setPaused(m_transfer, true);
+    }
+    void resumeReceiving() override
+    {
+        if (m_transfer)
+            m_transport->setPaused(m_transfer, false);
+    }
 
 private:
     CurlTransport *m_transport;
@@ -317,8 +327,25 @@ void CurlTransport::drive(curl_socket_t socket, int eventMask)
         CallbackScope scope(m_callbackDepth);
         curl_multi_socket_action(m_multi, socket, eventMask, &running);
     }
+    afterCallbacks();
+}
+
+void CurlTransport::setPaused(Transfer *transfer, bool paused)
+{
+    if (!transfer->added)
+        return; // not yet handed to libcurl: nothing is being received
+    // Unpausing may deliver buffered data at once, through onBody and so to an observer.
+    {
+        CallbackScope scope(m_callbackDepth);
+        curl_easy_pause(transfer->easy, paused ? CURLPAUSE_RECV : CURLPAUSE_CONT);
+    }
+    afterCallbacks();
+}
+
+void CurlTransport::afterCallbacks()
+{
     if (m_callbackDepth > 0)
-        return; // re-entered from an observer: the outermost drive() finishes the work
+        return; // re-entered from an observer: the outermost caller finishes the work
     std::vector<Transfer *> released;
     released.swap(m_deferredRelease);
     for (Transfer *transfer : released) {

@@ -38,6 +38,8 @@ private:
     static size_t onBody(char *data, size_t size, size_t count, void *transfer);
 
     void drive(curl_socket_t socket, int eventMask);
+    void setPaused(Transfer *transfer, bool paused);
+    void afterCallbacks();
     void finishCompleted();
     void cancel(Transfer *transfer);
     void release(Transfer *transfer);

@@ -61,6 +61,10 @@ public:
 class UpstreamCall {
 public:
     virtual ~UpstreamCall() = default;
+    // Back-pressure: stop reading the answer (the provider's writes back up in TCP) until
+    // resumed. Both may be called from inside onResponseBody.
+    virtual void pauseReceiving() = 0;
+    virtual void resumeReceiving() = 0;
 };
 
 // The seam between execution and the network: one implementation on libcurl, fakes in tests.

@@ -3,6 +3,7 @@
 
 #include "fake_upstream.h"
 #include "gateway_harness.h"
+#include "telemetry/trace.h"
 #include "test_client.h"
 
 #include <QLoggingCategory>
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void providerStreamIsRelayedEventForEvent();
     void nothingFollowsDone();
     void twoHundredConcurrentStreamsAllComplete();
+    void slowClientPausesTheProviderInsteadOfBuffering();
 };
 
 void GatewayStreamingTest::initTestCase()
@@ -218,6 +220,38 @@ void GatewayStreamingTest::twoHundredConcurrentStreamsAllComplete()
     const ProviderHealth health = providerHealth(*engine, QStringLiteral("primary"));
     QCOMPARE(health.requests, quint64(kStreams));
     QCOMPARE(health.errors, quint64(0));
+}
+
+void GatewayStreamingTest::slowClientPausesTheProviderInsteadOfBuffering()
+{
+    FakeUpstream fake;
+    constexpr int kEvents = 256;
+    fake.streamEvents = kEvents; // 256 events of 64 KiB: 16 MiB, far above what sockets buffer
+    fake.eventIntervalMs = 0;
+    fake.eventPaddingBytes = 64 * 1024;
+    auto engine = startEngine(gatewayConfig(
+        {providerFor(QStringLiteral("primary"), fake, {QStringLiteral("test-model")})}));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+    client.pauseReading();
+
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+
+    // The provider writes its whole answer while the client reads nothing.
+    QTRY_COMPARE_WITH_TIMEOUT(fake.answersCompleted(), 1, 20000);
+    client.resumeReading();
+
+    QVERIFY(client.waitForFinished(30000));
+    QVERIFY(!client.framingError());
+    QCOMPARE(client.events().size(), kEvents + 2);
+    QCOMPARE(client.events().at(kEvents - 1).data.size(),
+             contentEvent(kEvents - 1).size() + 64 * 1024);
+    QCOMPARE(client.events().constLast().data, QByteArray("[DONE]"));
+    // The gateway stopped reading the provider instead of holding the answer in memory.
+    const auto trace = engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace.has_value());
+    QVERIFY(trace->span(QStringLiteral("client back-pressure")) != nullptr);
+    QCOMPARE(trace->outcome, QStringLiteral("ok"));
 }
 
 QTEST_GUILESS_MAIN(GatewayStreamingTest)

@@ -176,7 +176,8 @@ void FakeUpstream::streamNext(Connection *connection)
             connection,
             R"({"id":"chatcmpl-fake","object":"chat.completion.chunk","choices":[{"index":0,)"
             R"("delta":{"content":"t)" +
-                QByteArray::number(connection->eventsSent) + R"("},"finish_reason":null}]})");
+                QByteArray::number(connection->eventsSent) + QByteArray(eventPaddingBytes, 'p') +
+                R"("},"finish_reason":null}]})");
         ++connection->eventsSent;
         if (!manualStreaming) {
             QTimer::singleShot(eventIntervalMs, this,
@@ -207,6 +208,16 @@ void FakeUpstream::finishStream(Connection *connection)
         return;
     connection->socket->write("0\r\n\r\n");
     ++m_answersCompleted;
+}
+
+qint64 FakeUpstream::pendingWriteBytes() const
+{
+    qint64 pending = 0;
+    for (const auto &connection : m_connections) {
+        if (connection->socket)
+            pending += connection->socket->bytesToWrite();
+    }
+    return pending;
 }
 
 void FakeUpstream::releaseEvent()

@@ -52,9 +52,10 @@ public:
     QByteArray completionBody = R"({"id":"chatcmpl-fake","object":"chat.completion",)"
                                 R"("model":"fake","choices":[{"index":0,"message":)"
                                 R"({"role":"assistant","content":"hi"},"finish_reason":"stop"}]})";
-    int answerDelayMs = 0;   // before the head of the answer
-    int streamEvents = 3;    // content events before the final one and [DONE]
-    int eventIntervalMs = 5; // between streamed events
+    int answerDelayMs = 0;     // before the head of the answer
+    int streamEvents = 3;      // content events before the final one and [DONE]
+    int eventIntervalMs = 5;   // between streamed events
+    int eventPaddingBytes = 0; // extra content per streamed event, for large answers
     int cutAfterEvents = 2;
     // Event-stream bytes sent after [DONE], as a misbehaving provider might.
     QByteArray afterDone;
@@ -65,6 +66,9 @@ public:
     bool manualStreaming = false;
 
     void releaseEvent();
+
+    // Bytes the fake has written that the gateway has not yet read off the socket.
+    qint64 pendingWriteBytes() const;
 
     const QList<ReceivedRequest> &requests() const { return m_requests; }
     int openConnections() const { return m_openConnections; }

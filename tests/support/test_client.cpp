@@ -73,8 +73,23 @@ bool TestClient::waitForFinished(int timeoutMs)
     return m_finished;
 }
 
+void TestClient::pauseReading()
+{
+    m_readingPaused = true;
+    m_socket.setReadBufferSize(64 * 1024);
+}
+
+void TestClient::resumeReading()
+{
+    m_readingPaused = false;
+    m_socket.setReadBufferSize(0);
+    onReadyRead();
+}
+
 void TestClient::onReadyRead()
 {
+    if (m_readingPaused)
+        return;
     const QByteArray incoming = m_socket.readAll();
     if (m_headersDone) {
         consumeBody(incoming);

@@ -31,6 +31,10 @@ public:
     void sendRaw(const QByteArray &bytes);
     // Sends more bytes of the current request without resetting what was received so far.
     void sendMore(const QByteArray &bytes) { m_socket.write(bytes); }
+    // Stops taking bytes off the socket, as a slow client would: the kernel buffers fill and
+    // the gateway's writes back up. resumeReading() reads everything that waited.
+    void pauseReading();
+    void resumeReading();
     void disconnectNow() { m_socket.abort(); }
 
     // True once connecting failed (refused, reset before the connection was up).
@@ -73,6 +77,7 @@ private:
     bool m_closed = false;
     bool m_connectionFailed = false;
     bool m_framingError = false;
+    bool m_readingPaused = false;
 };
 
 } // namespace switchyard::testing
