@@ -11,6 +11,7 @@
 #include <QCoreApplication>
 #include <QIcon>
 #include <QLoggingCategory>
+#include <QMessageBox>
 #include <cstdio>
 #include <memory>
 
@@ -40,6 +41,18 @@ void printErrors(const QList<config::ConfigError> &errors)
 {
     for (const config::ConfigError &error : errors)
         std::fprintf(stderr, "%s\n", qPrintable(error.toString()));
+}
+
+// A console started from a desktop has no terminal to read: show the reason in a dialog too.
+void showStartupError(const QString &details)
+{
+    if (!qobject_cast<QApplication *>(QCoreApplication::instance()))
+        return;
+    QMessageBox box(QMessageBox::Critical,
+                    QCoreApplication::translate("main", "Switchyard cannot start"),
+                    QCoreApplication::translate("main", "Switchyard did not start."));
+    box.setInformativeText(details);
+    box.exec();
 }
 
 int checkConfig(const QString &path)
@@ -73,6 +86,8 @@ int main(int argc, char **argv)
     QCoreApplication::setApplicationName(QStringLiteral("switchyard"));
     QCoreApplication::setApplicationVersion(QStringLiteral(SWITCHYARD_VERSION));
     QCoreApplication::setOrganizationName(QStringLiteral("Switchyard"));
+    if (qobject_cast<QApplication *>(application.get()))
+        ui::installTranslations(*application);
 
     int exitCode = 0;
     const std::optional<app::CommandLine> line = app::parseCommandLine(arguments, &exitCode);
@@ -89,6 +104,11 @@ int main(int argc, char **argv)
         printErrors(loaded.errors);
         std::fprintf(stderr, "switchyard: not starting: %s has %lld error(s)\n",
                      qPrintable(configPath), static_cast<long long>(loaded.errors.size()));
+        QStringList lines;
+        for (const config::ConfigError &error : loaded.errors)
+            lines.append(error.toString());
+        showStartupError(QCoreApplication::translate("main", "The configuration has errors:") +
+                         QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
         return 1;
     }
     config::Config config = *loaded.config;
@@ -109,6 +129,7 @@ int main(int argc, char **argv)
     QString startError;
     if (!bridge.start(&startError)) {
         std::fprintf(stderr, "switchyard: cannot start: %s\n", qPrintable(startError));
+        showStartupError(startError);
         return 1;
     }
 
@@ -124,7 +145,6 @@ int main(int argc, char **argv)
     const QString baseUrl = QStringLiteral("http://%1/v1").arg(bridge.listenAddress());
     std::unique_ptr<ui::MainWindow> window;
     if (auto *gui = qobject_cast<QApplication *>(application.get())) {
-        ui::installTranslations(*gui);
         gui->setWindowIcon(QIcon(QStringLiteral(":/icons/switchyard.png")));
         gui->setQuitOnLastWindowClosed(false); // closing the window drains, then quits
         QObject::connect(gui, &QGuiApplication::lastWindowClosed, &bridge, shutdown);

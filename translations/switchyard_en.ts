@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>main</name>
+    <message>
+        <source>Switchyard cannot start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switchyard did not start.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The configuration has errors:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>

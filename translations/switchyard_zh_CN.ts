@@ -2,6 +2,21 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>main</name>
+    <message>
+        <source>Switchyard cannot start</source>
+        <translation>Switchyard 无法启动</translation>
+    </message>
+    <message>
+        <source>Switchyard did not start.</source>
+        <translation>Switchyard 未能启动。</translation>
+    </message>
+    <message>
+        <source>The configuration has errors:</source>
+        <translation>配置文件有错误：</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>
