@@ -19,16 +19,17 @@ cores="$(nproc)"
 load_threads="${BENCH_LOAD_THREADS:-$cores}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-$cores}"
 
+"$root/scripts/setup.sh"
 echo "bench: building in $build (Release)" >&2
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
-cmake --build "$build" -j"$cores" --target switchyard fast_upstream load_bench >/dev/null
+cmake --build "$build" --parallel "$cores" --target switchyard fast_upstream load_bench >/dev/null
 
 # Share of the CPUs that other work is using over one second; the figures assume an idle machine.
 cpu_busy_percent() {
     local a b
-    a=($(head -1 /proc/stat))
+    read -r -a a </proc/stat
     sleep 1
-    b=($(head -1 /proc/stat))
+    read -r -a b </proc/stat
     local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
     for i in 1 2 3 4 5 6 7 8; do
         total=$(( total + b[i] - a[i] ))
@@ -43,6 +44,7 @@ fi
 
 work="$(mktemp -d)"
 pids=()
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
     for pid in "${pids[@]}"; do
         kill "$pid" 2>/dev/null || true
@@ -95,8 +97,12 @@ switchyard_port="$(port_from "$work/switchyard.out" \
 
 echo "bench: upstream on 127.0.0.1:$upstream_port, Switchyard on 127.0.0.1:$switchyard_port," \
      "$cores core(s)" >&2
+# A hard stop well past the planned time (each scenario: warm-up, window, at most 2 s of drain).
+scenarios=$(( 4 * $(tr ',' '\n' <<<"$connections" | wc -l) ))
+limit_s="$(awk -v n="$scenarios" -v w="$warmup" -v d="$duration" \
+    'BEGIN { printf "%d", n * (w + d + 3) + 30 }')"
 status=0
-timeout 150 "$build/tests/bench/load_bench" --direct "127.0.0.1:$upstream_port" \
+timeout "$limit_s" "$build/tests/bench/load_bench" --direct "127.0.0.1:$upstream_port" \
     --via "127.0.0.1:$switchyard_port" --direct-pid "$upstream_pid" \
     --via-pid "$switchyard_pid" --connections "$connections" \
     --duration-s "$duration" --warmup-s "$warmup" --threads "$load_threads" || status=$?
