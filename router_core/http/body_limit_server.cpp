@@ -169,6 +169,9 @@ void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
         delete socket;
         return;
     }
+    // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
+    // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
+    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     new RequestFramingGuard(socket, m_maxBodyBytes);
     addPendingConnection(socket);
 }

@@ -26,6 +26,15 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
     m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
     m_responder.writeBody(body.data(), body.size());
     m_finished = true;
+    flush();
+}
+
+void ResponseWriter::flush()
+{
+    // QTcpSocket only buffers on write and sends on the next event-loop pass; the answer is
+    // complete, so send it now and save the client that pass.
+    if (m_socket)
+        m_socket->flush();
 }
 
 void ResponseWriter::sendError(const ApiError &error, const HeaderList &headers)
@@ -55,6 +64,7 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes)
         return;
     const QByteArray chunk = encodeChunk(bytes);
     m_responder.writeBody(chunk.constData(), chunk.size());
+    flush(); // an event is worth sending the moment it exists
 }
 
 void ResponseWriter::endEventStream()
@@ -62,8 +72,10 @@ void ResponseWriter::endEventStream()
     if (!m_headersSent || m_finished)
         return;
     m_finished = true;
-    if (clientConnected())
+    if (clientConnected()) {
         m_responder.writeBody(kLastChunk.data(), kLastChunk.size());
+        flush();
+    }
 }
 
 } // namespace switchyard::http

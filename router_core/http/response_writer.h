@@ -39,6 +39,7 @@ public:
 
 private:
     void writeHead(int status, const HeaderList &headers);
+    void flush();
 
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;

@@ -169,6 +169,8 @@ CurlTransport::~CurlTransport()
             curl_multi_remove_handle(m_multi, transfer->easy);
         release(transfer);
     }
+    for (CURL *easy : m_idleHandles)
+        curl_easy_cleanup(easy);
     curl_multi_cleanup(m_multi);
 }
 
@@ -178,7 +180,14 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     auto *transfer = new Transfer;
     transfer->observer = observer;
     transfer->body = request.body;
-    CURL *easy = curl_easy_init();
+    // A finished handle is reset and reused: creating one costs allocations on every request.
+    CURL *easy = nullptr;
+    if (m_idleHandles.empty()) {
+        easy = curl_easy_init();
+    } else {
+        easy = m_idleHandles.back();
+        m_idleHandles.pop_back();
+    }
     transfer->easy = easy;
 
     curl_easy_setopt(easy, CURLOPT_URL, request.url.toEncoded().constData());
@@ -417,7 +426,12 @@ void CurlTransport::cancel(Transfer *transfer)
 
 void CurlTransport::release(Transfer *transfer)
 {
-    curl_easy_cleanup(transfer->easy);
+    if (m_idleHandles.size() < kMaxIdleHandles) {
+        curl_easy_reset(transfer->easy);
+        m_idleHandles.push_back(transfer->easy);
+    } else {
+        curl_easy_cleanup(transfer->easy);
+    }
     curl_slist_free_all(transfer->headers);
     m_transfers.erase(transfer);
     delete transfer;

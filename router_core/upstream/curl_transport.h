@@ -51,6 +51,8 @@ private:
     std::unordered_set<Transfer *> m_transfers;
     std::vector<Transfer *> m_deferredRelease;
     std::vector<Transfer *> m_deferredAdd;
+    static constexpr std::size_t kMaxIdleHandles = 256;
+    std::vector<CURL *> m_idleHandles;
 };
 
 } // namespace switchyard::upstream
