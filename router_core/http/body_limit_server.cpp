@@ -27,8 +27,20 @@ private:
 
     void inspect()
     {
-        const QByteArray data = m_socket->peek(m_socket->bytesAvailable());
         // Qt consumes everything available on each readyRead, so the next call sees new bytes.
+        const qint64 available = m_socket->bytesAvailable();
+        if (m_state == State::Unframed)
+            return;
+        if (m_state == State::Body && m_bodyRemaining >= available) {
+            m_bodyRemaining -= available; // all body: nothing to look at
+            if (m_bodyRemaining == 0)
+                m_state = State::Headers;
+            return;
+        }
+        // Reused between calls: peeking allocates nothing once the buffer has grown.
+        m_peekBuffer.resize(available);
+        m_peekBuffer.resize(std::max<qint64>(0, m_socket->peek(m_peekBuffer.data(), available)));
+        const QByteArrayView data(m_peekBuffer);
         qsizetype position = 0;
         while (position < data.size() && m_state != State::Unframed) {
             if (m_state == State::Body) {
@@ -43,8 +55,7 @@ private:
                 // A chunked body declares no size up front: count it as it arrives.
                 QByteArray decoded;
                 qsizetype consumed = 0;
-                const auto status =
-                    m_chunkedBody.feed(QByteArrayView(data).sliced(position), decoded, &consumed);
+                const auto status = m_chunkedBody.feed(data.sliced(position), decoded, &consumed);
                 m_chunkedBodyBytes += decoded.size();
                 position += consumed;
                 if (m_chunkedBodyBytes > m_maxBodyBytes) {
@@ -57,8 +68,19 @@ private:
                     m_state = State::Headers;
                 continue;
             }
+            if (m_headerBlock.isEmpty()) {
+                // The usual case: a whole header block in this read, parsed in place.
+                const qsizetype end = data.sliced(position).indexOf("\r\n\r\n");
+                if (end >= 0) {
+                    const QByteArrayView block = data.sliced(position, end);
+                    position += end + 4;
+                    if (!beginRequest(block))
+                        return;
+                    continue;
+                }
+            }
             const qsizetype before = m_headerBlock.size();
-            m_headerBlock.append(QByteArrayView(data).sliced(position));
+            m_headerBlock.append(data.sliced(position));
             const qsizetype end = m_headerBlock.indexOf("\r\n\r\n");
             if (end < 0) {
                 if (m_headerBlock.size() > kMaxHeaderBytes)
@@ -74,26 +96,29 @@ private:
     }
 
     // Returns false when the request was refused and the connection is being closed.
-    bool beginRequest(const QByteArray &block)
+    bool beginRequest(QByteArrayView block)
     {
         qint64 contentLength = 0;
         bool validContentLength = true;
         bool chunked = false;
         bool expectsContinue = false;
-        const QList<QByteArray> lines = block.split('\n');
-        for (qsizetype i = 1; i < lines.size(); ++i) {
-            const QByteArray line = lines[i].trimmed();
+        qsizetype lineStart = block.indexOf('\n') + 1; // the request line says nothing of size
+        while (lineStart > 0 && lineStart < block.size()) {
+            const qsizetype lineEnd = block.indexOf('\n', lineStart);
+            const QByteArrayView line =
+                block.sliced(lineStart, (lineEnd < 0 ? block.size() : lineEnd) - lineStart);
+            lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
             const qsizetype colon = line.indexOf(':');
             if (colon <= 0)
                 continue;
-            const QByteArray name = line.left(colon).trimmed().toLower();
-            const QByteArray value = line.mid(colon + 1).trimmed();
-            if (name == "content-length")
+            const QByteArrayView name = line.first(colon).trimmed();
+            const QByteArrayView value = line.sliced(colon + 1).trimmed();
+            if (name.compare("content-length", Qt::CaseInsensitive) == 0)
                 contentLength = value.toLongLong(&validContentLength);
-            else if (name == "transfer-encoding" && value.toLower().contains("chunked"))
-                chunked = true;
-            else if (name == "expect" && value.toLower() == "100-continue")
-                expectsContinue = true;
+            else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0)
+                chunked = value.toByteArray().toLower().contains("chunked");
+            else if (name.compare("expect", Qt::CaseInsensitive) == 0)
+                expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
         }
         if (!validContentLength || contentLength < 0) {
             refuse(ApiError{400,
@@ -150,7 +175,8 @@ private:
     QTcpSocket *m_socket;
     qint64 m_maxBodyBytes;
     State m_state = State::Headers;
-    QByteArray m_headerBlock;
+    QByteArray m_headerBlock; // a header block split across reads
+    QByteArray m_peekBuffer;
     qint64 m_bodyRemaining = 0;
     ChunkedDecoder m_chunkedBody;
     qint64 m_chunkedBodyBytes = 0;

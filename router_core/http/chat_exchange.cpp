@@ -198,7 +198,8 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
         wire.append(event.toWire());
         m_sawDone = event.isDone();
     }
-    m_writer.writeStreamData(wire);
+    // After [DONE] only the end of the stream follows, normally in the same upstream read.
+    m_writer.writeStreamData(wire, !m_sawDone);
     if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
         // The client reads slower than the provider writes. Stop reading the provider rather
         // than hold its whole answer in memory; the idle deadline is not the provider's to
@@ -227,6 +228,13 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
         return;
     const QString provider = providerId();
 
+    if (m_relayingEvents && m_sawDone) {
+        // [DONE] arrived, so the answer is whole even if the provider's connection then broke
+        // before the response's own end: the client gets a clean end, and the call counts.
+        m_writer.endEventStream();
+        complete(CallOutcome::Success, 200, QStringLiteral("ok"));
+        return;
+    }
     if (result.error != TransportError::None) {
         const bool timedOut = result.error == TransportError::ConnectTimeout ||
                               result.error == TransportError::TotalTimeout;
@@ -258,11 +266,6 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
     }
 
     if (m_relayingEvents) {
-        if (m_sawDone && !m_sse.hasPartialEvent()) {
-            m_writer.endEventStream();
-            complete(CallOutcome::Success, 200, QStringLiteral("ok"));
-            return;
-        }
         failCall(upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
                                QStringLiteral("Provider `%1` ended the stream before `data: "
                                               "[DONE]`; the answer is incomplete.")

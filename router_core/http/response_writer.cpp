@@ -58,13 +58,14 @@ void ResponseWriter::beginEventStream(const HeaderList &headers)
     m_responder.writeBody("", 0);
 }
 
-void ResponseWriter::writeStreamData(QByteArrayView bytes)
+void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
 {
     if (!m_headersSent || m_finished || !clientConnected() || bytes.isEmpty())
         return;
     const QByteArray chunk = encodeChunk(bytes);
     m_responder.writeBody(chunk.constData(), chunk.size());
-    flush(); // an event is worth sending the moment it exists
+    if (sendNow)
+        flush(); // an event is worth sending the moment it exists
 }
 
 void ResponseWriter::endEventStream()

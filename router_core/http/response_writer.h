@@ -34,7 +34,9 @@ public:
 
     // A chunked text/event-stream answer, written event by event as it arrives.
     void beginEventStream(const HeaderList &headers);
-    void writeStreamData(QByteArrayView bytes);
+    // `sendNow` false leaves the bytes queued for the next write that sends (the stream's end
+    // comes right after [DONE]: one send instead of two).
+    void writeStreamData(QByteArrayView bytes, bool sendNow = true);
     void endEventStream();
 
 private:

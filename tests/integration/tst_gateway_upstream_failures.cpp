@@ -49,6 +49,7 @@ private Q_SLOTS:
     void streamEndingEarlyEndsWithAnErrorEvent();
     void silentStreamEndsWithATimeoutErrorEvent();
     void streamLeftOpenAfterDoneStillCompletes();
+    void connectionLostJustAfterDoneStillCompletes();
     void unusableAnswersNeverMarkTheProviderDown_data();
     void unusableAnswersNeverMarkTheProviderDown();
     void repeatedCallFailuresMarkTheProviderDown();
@@ -424,6 +425,26 @@ void GatewayUpstreamFailuresTest::streamLeftOpenAfterDoneStillCompletes()
         QVERIFY2(errorOf(event.data).isEmpty(), event.data.constData());
     const ProviderHealth health = providerHealth(*m_engine, QStringLiteral("primary"));
     QCOMPARE(health.errors, quint64(0));
+    verifyRecovered();
+}
+
+void GatewayUpstreamFailuresTest::connectionLostJustAfterDoneStillCompletes()
+{
+    m_fake->closeAfterDone = true;
+    startGateway(m_fake->baseUrl());
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+
+    // The answer was whole at [DONE]: a connection lost before the response's own end must
+    // neither add an error after [DONE] nor count against the provider.
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QVERIFY(!client.framingError());
+    QCOMPARE(client.events().constLast().data, QByteArray("[DONE]"));
+    for (const upstream::SseEvent &event : client.events())
+        QVERIFY2(errorOf(event.data).isEmpty(), event.data.constData());
+    QCOMPARE(providerHealth(*m_engine, QStringLiteral("primary")).errors, quint64(0));
     verifyRecovered();
 }
 

@@ -204,6 +204,10 @@ void FakeUpstream::finishStream(Connection *connection)
                                       afterDone + "\r\n");
         }
     }
+    if (closeAfterDone) {
+        connection->socket->disconnectFromHost(); // [DONE] sent, the response never ended
+        return;
+    }
     if (!endAfterDone)
         return;
     connection->socket->write("0\r\n\r\n");

@@ -59,6 +59,7 @@ public:
     int cutAfterEvents = 2;
     // Event-stream bytes sent after [DONE], as a misbehaving provider might.
     QByteArray afterDone;
+    bool closeAfterDone = false; // drop the connection right after [DONE], before the end
     // When false, [DONE] is sent but the response is never ended: the connection stays open.
     bool endAfterDone = true;
     // When true, streamed events are held until releaseEvent() is called: a test can prove the
