@@ -22,7 +22,28 @@ public:
 
 private:
     enum class State { Headers, Body, ChunkedBody, Unframed };
-    // Beyond this a header block is Qt's problem to refuse; the guard stops following.
+
+    // Where a header block ends: the block is bytes [0, blockBytes) and the request's body
+    // starts at `consumedBytes`. Qt's parser also accepts bare LF line ends, so a guard that
+    // looked only for CR LF CR LF could be walked around.
+    struct HeaderEnd {
+        qsizetype blockBytes = -1;
+        qsizetype consumedBytes = 0;
+        bool found() const { return blockBytes >= 0; }
+    };
+    static HeaderEnd findHeaderEnd(QByteArrayView bytes)
+    {
+        for (qsizetype newline = bytes.indexOf('\n'); newline >= 0;
+             newline = bytes.indexOf('\n', newline + 1)) {
+            const QByteArrayView rest = bytes.sliced(newline + 1);
+            if (rest.startsWith('\n'))
+                return {newline, newline + 2};
+            if (rest.startsWith("\r\n"))
+                return {newline, newline + 3};
+        }
+        return {};
+    }
+    // A header block larger than this is refused with 431 (Qt itself would allow about 80 KiB).
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
 
     void inspect()
@@ -70,10 +91,10 @@ private:
             }
             if (m_headerBlock.isEmpty()) {
                 // The usual case: a whole header block in this read, parsed in place.
-                const qsizetype end = data.sliced(position).indexOf("\r\n\r\n");
-                if (end >= 0) {
-                    const QByteArrayView block = data.sliced(position, end);
-                    position += end + 4;
+                const HeaderEnd end = findHeaderEnd(data.sliced(position));
+                if (end.found() && end.blockBytes <= kMaxHeaderBytes) {
+                    const QByteArrayView block = data.sliced(position, end.blockBytes);
+                    position += end.consumedBytes;
                     if (!beginRequest(block))
                         return;
                     continue;
@@ -81,14 +102,24 @@ private:
             }
             const qsizetype before = m_headerBlock.size();
             m_headerBlock.append(data.sliced(position));
-            const qsizetype end = m_headerBlock.indexOf("\r\n\r\n");
-            if (end < 0) {
-                if (m_headerBlock.size() > kMaxHeaderBytes)
-                    m_state = State::Unframed;
+            const HeaderEnd end = findHeaderEnd(m_headerBlock);
+            if ((end.found() ? end.blockBytes : m_headerBlock.size()) > kMaxHeaderBytes) {
+                // Refused rather than left to Qt: a guard that stopped following here would
+                // let the body after these headers through unmeasured.
+                refuse(ApiError{431,
+                                QStringLiteral("Request headers are larger than the limit of %1 "
+                                               "bytes.")
+                                    .arg(kMaxHeaderBytes),
+                                QStringLiteral("invalid_request_error"),
+                                {},
+                                QStringLiteral("headers_too_large"),
+                                {}});
                 return;
             }
-            position += end + 4 - before;
-            const QByteArray block = m_headerBlock.left(end);
+            if (!end.found())
+                return;
+            position += end.consumedBytes - before;
+            const QByteArray block = m_headerBlock.left(end.blockBytes);
             m_headerBlock.clear();
             if (!beginRequest(block))
                 return;
@@ -159,7 +190,9 @@ private:
         // Refused before Qt parsed the request, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
         QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) +
-                            (error.status == 413 ? " Payload Too Large" : " Bad Request") +
+                            (error.status == 413   ? " Payload Too Large"
+                             : error.status == 431 ? " Request Header Fields Too Large"
+                                                   : " Bad Request") +
                             "\r\nContent-Type: application/json\r\n";
         answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
         answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";

@@ -21,6 +21,10 @@ namespace {
 constexpr qint64 kPauseUpstreamAboveBytes = 1024 * 1024;
 constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
 
+// After [DONE] the answer is whole; the provider's end of the response normally follows in the
+// same read. If it does not, the client is not kept waiting longer than this for it.
+constexpr std::chrono::milliseconds kEndAfterDoneGrace{500};
+
 // An upstream answer larger than this is a fault, not something to hold in memory.
 constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
 
@@ -188,8 +192,6 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
             QStringLiteral("first event after %1 ms").arg(m_timeToFirstTokenMs, 0, 'f', 1));
         m_writer.beginEventStream(responseHeaders());
     }
-    if (!m_upstreamPaused)
-        m_deadline.start(m_config->timeouts.idle);
     // All events of one upstream read go out as one chunk: one write, one syscall.
     QByteArray wire;
     for (const upstream::SseEvent &event : events) {
@@ -200,21 +202,32 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
     }
     // After [DONE] only the end of the stream follows, normally in the same upstream read.
     m_writer.writeStreamData(wire, !m_sawDone);
-    if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
+    if (m_phase == Phase::Done)
+        return; // the write found the client gone
+    if (m_sawDone) {
+        m_answerCompleteMs = m_callClock.nsecsElapsed() / 1e6;
+        m_deadline.start(std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
+    } else if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
         // The client reads slower than the provider writes. Stop reading the provider rather
-        // than hold its whole answer in memory; the idle deadline is not the provider's to
-        // miss while we are the ones not reading.
+        // than hold its whole answer in memory. The deadline now watches the client: one that
+        // takes nothing for an idle period is not coming back for the rest.
         m_upstreamPaused = true;
         ++m_pauseCount;
-        m_deadline.stop();
+        m_deadline.start(m_config->timeouts.idle);
         m_call->pauseReceiving();
+    } else if (!m_upstreamPaused) {
+        m_deadline.start(m_config->timeouts.idle);
     }
 }
 
 void ChatExchange::onClientDrained()
 {
-    if (!m_upstreamPaused || m_writer.pendingBytes() > kResumeUpstreamBelowBytes)
+    if (!m_upstreamPaused || m_phase == Phase::Done)
         return;
+    if (m_writer.pendingBytes() > kResumeUpstreamBelowBytes) {
+        m_deadline.start(m_config->timeouts.idle); // the client is slow, not stalled
+        return;
+    }
     m_upstreamPaused = false;
     m_deadline.start(m_config->timeouts.idle);
     if (m_call)
@@ -231,6 +244,7 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
     if (m_relayingEvents && m_sawDone) {
         // [DONE] arrived, so the answer is whole even if the provider's connection then broke
         // before the response's own end: the client gets a clean end, and the call counts.
+        m_finishing = true;
         m_writer.endEventStream();
         complete(CallOutcome::Success, 200, QStringLiteral("ok"));
         return;
@@ -286,6 +300,7 @@ void ChatExchange::relayWholeAnswer()
     const auto refuseUnusable = [this](const QString &message, const QString &traceDetail) {
         const ApiError error =
             upstreamError(502, QStringLiteral("invalid_upstream_response"), message);
+        m_finishing = true;
         m_writer.sendError(error, responseHeaders());
         complete(CallOutcome::Unusable, error.status, error.code, traceDetail);
     };
@@ -302,6 +317,7 @@ void ChatExchange::relayWholeAnswer()
             QStringLiteral("answer is not valid JSON"));
         return;
     }
+    m_finishing = true;
     m_writer.sendWhole(m_head.status, responseHeaders(), "application/json", m_answer);
     complete(CallOutcome::Success, m_head.status, QStringLiteral("ok"));
 }
@@ -360,6 +376,7 @@ void ChatExchange::relayUpstreamError()
                                   .arg(detail));
         break;
     }
+    m_finishing = true;
     m_writer.sendError(error, responseHeaders());
     complete(outcome, error.status, error.code, QStringLiteral("HTTP %1").arg(status));
 }
@@ -372,8 +389,19 @@ void ChatExchange::onTimeout()
         // The answer is whole; only the provider's end of the response never came. Nothing may
         // follow [DONE], least of all an error about an answer that is complete.
         m_call.reset();
+        m_finishing = true;
         m_writer.endEventStream();
         complete(CallOutcome::Success, 200, QStringLiteral("ok"));
+        return;
+    }
+    if (m_upstreamPaused) {
+        // The client has taken nothing for a whole idle period while its stream waits: it
+        // holds a provider slot and will not free it. Let both go.
+        m_call.reset();
+        m_finishing = true;
+        if (QTcpSocket *socket = m_writer.socket())
+            socket->abort();
+        complete(CallOutcome::Cancelled, 499, QStringLiteral("client_stalled"));
         return;
     }
     const bool waitingForFirst = m_phase == Phase::WaitingForAnswer;
@@ -389,7 +417,9 @@ void ChatExchange::onTimeout()
 
 void ChatExchange::onClientDisconnected()
 {
-    if (m_phase == Phase::Done)
+    // While an ending path writes the final answer (or drops a stalled client), a disconnect it
+    // causes must not replace the outcome that path records.
+    if (m_phase == Phase::Done || m_finishing)
         return;
     m_call.reset();
     complete(CallOutcome::Cancelled, 499, QStringLiteral("client_disconnected"));
@@ -398,6 +428,7 @@ void ChatExchange::onClientDisconnected()
 void ChatExchange::failCall(ApiError error, const QString &traceDetail)
 {
     m_call.reset();
+    m_finishing = true;
     if (m_writer.headersSent())
         sendStreamError(error);
     else
@@ -422,7 +453,11 @@ void ChatExchange::complete(CallOutcome outcome, int status, const QString &outc
         return;
     m_phase = Phase::Done;
     m_deadline.stop();
-    const double latencyMs = m_callClock.isValid() ? m_callClock.nsecsElapsed() / 1e6 : 0.0;
+    // A stream's latency ends at [DONE]: waiting for the provider's end of the response after
+    // it is not the provider answering.
+    const double latencyMs = m_answerCompleteMs >= 0 ? m_answerCompleteMs
+                             : m_callClock.isValid() ? m_callClock.nsecsElapsed() / 1e6
+                                                     : 0.0;
     if (m_attemptSpan >= 0) {
         m_trace.closeSpan(m_attemptSpan, failureDescription);
         m_services.health.callFinished(m_decision.candidates.first().providerIndex, outcome,

@@ -85,6 +85,8 @@ private:
     double m_timeToFirstTokenMs = -1.0;
     int m_attemptSpan = -1;
     bool m_upstreamPaused = false;
+    bool m_finishing = false;         // an ending path records the outcome: ignore its disconnects
+    double m_answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
     int m_pauseCount = 0;
 };
 

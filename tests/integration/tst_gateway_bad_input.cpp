@@ -46,6 +46,8 @@ private Q_SLOTS:
     void chunkedBodyIsRefusedWhileItArrives();
     void chunkedBodyWithinTheLimitKeepsTheConnectionInStep();
     void invalidContentLengthIsRefused();
+    void bareLineFeedsDoNotBypassTheLimit();
+    void oversizeHeadersAreRefused();
 
 private:
     // After any refusal the gateway still answers a good request, on a fresh connection.
@@ -390,6 +392,42 @@ void GatewayBadInputTest::invalidContentLengthIsRefused()
     QCOMPARE(error.value(QStringLiteral("message")).toString(),
              QStringLiteral("Invalid Content-Length header: it must be a non-negative number of "
                             "bytes."));
+    verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::bareLineFeedsDoNotBypassTheLimit()
+{
+    TestClient client(m_engine->port());
+
+    // Qt's parser accepts LF-only line ends; the guard must find this header block's end too.
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\nHost: 127.0.0.1\nContent-Length: " +
+                   QByteArray::number(kSmallBodyLimit * 50) + "\n\n");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 413);
+    QCOMPARE(errorOf(client.body()).value(QStringLiteral("code")).toString(),
+             QStringLiteral("request_too_large"));
+    verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::oversizeHeadersAreRefused()
+{
+    TestClient client(m_engine->port());
+    const QByteArray padding = "X-Padding: " + QByteArray(40 * 1024, 'h') + "\r\n";
+
+    // Over 64 KiB of headers in two writes, then a body far over the limit.
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n" + padding);
+    QTest::qWait(20);
+    client.sendRaw(padding + "Content-Length: " + QByteArray::number(kSmallBodyLimit * 50) +
+                   "\r\n\r\n");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 431);
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("headers_too_large"));
+    QCOMPARE(error.value(QStringLiteral("message")).toString(),
+             QStringLiteral("Request headers are larger than the limit of 65536 bytes."));
+    QVERIFY(m_fake->requests().isEmpty());
     verifyGatewayStillServes();
 }
 

@@ -42,6 +42,7 @@ private Q_SLOTS:
     void nothingFollowsDone();
     void twoHundredConcurrentStreamsAllComplete();
     void slowClientPausesTheProviderInsteadOfBuffering();
+    void stalledClientIsLetGoAfterAnIdlePeriod();
 };
 
 void GatewayStreamingTest::initTestCase()
@@ -252,6 +253,35 @@ void GatewayStreamingTest::slowClientPausesTheProviderInsteadOfBuffering()
     QVERIFY(trace.has_value());
     QVERIFY(trace->span(QStringLiteral("client back-pressure")) != nullptr);
     QCOMPARE(trace->outcome, QStringLiteral("ok"));
+}
+
+void GatewayStreamingTest::stalledClientIsLetGoAfterAnIdlePeriod()
+{
+    FakeUpstream fake;
+    fake.streamEvents = 256;
+    fake.eventIntervalMs = 0;
+    fake.eventPaddingBytes = 64 * 1024;
+    config::Config config = gatewayConfig(
+        {providerFor(QStringLiteral("primary"), fake, {QStringLiteral("test-model")})});
+    config.timeouts = shortTimeouts();
+    auto engine = startEngine(config);
+    QVERIFY(engine);
+    TestClient client(engine->port());
+    client.pauseReading(); // and never resumes, yet keeps its connection open
+
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+
+    // A client that takes nothing for an idle period gives back its provider slot.
+    QTRY_COMPARE_WITH_TIMEOUT(engine->inFlight(), 1, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(engine->inFlight(), 0, 20000);
+    QCOMPARE(healthInFlight(*engine), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(fake.openConnections(), 0, 5000);
+    const QList<telemetry::Trace> traces = engine->traces().latest(1);
+    QCOMPARE(traces.size(), 1);
+    QCOMPARE(traces.first().outcome, QStringLiteral("client_stalled"));
+    QCOMPARE(traces.first().status, 499);
+    // The client's stall says nothing about the provider.
+    QCOMPARE(providerHealth(*engine, QStringLiteral("primary")).errors, quint64(0));
 }
 
 QTEST_GUILESS_MAIN(GatewayStreamingTest)

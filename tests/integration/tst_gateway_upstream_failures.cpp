@@ -50,6 +50,7 @@ private Q_SLOTS:
     void silentStreamEndsWithATimeoutErrorEvent();
     void streamLeftOpenAfterDoneStillCompletes();
     void connectionLostJustAfterDoneStillCompletes();
+    void streamEndsSoonAfterDoneEvenWithALongIdleTimeout();
     void unusableAnswersNeverMarkTheProviderDown_data();
     void unusableAnswersNeverMarkTheProviderDown();
     void repeatedCallFailuresMarkTheProviderDown();
@@ -446,6 +447,29 @@ void GatewayUpstreamFailuresTest::connectionLostJustAfterDoneStillCompletes()
         QVERIFY2(errorOf(event.data).isEmpty(), event.data.constData());
     QCOMPARE(providerHealth(*m_engine, QStringLiteral("primary")).errors, quint64(0));
     verifyRecovered();
+}
+
+void GatewayUpstreamFailuresTest::streamEndsSoonAfterDoneEvenWithALongIdleTimeout()
+{
+    m_fake->endAfterDone = false;
+    config::Config config = gatewayConfig(
+        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})});
+    config.timeouts = shortTimeouts();
+    config.timeouts.idle = std::chrono::seconds(60);
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+
+    client.post("/v1/chat/completions", chatBody("test-model", true));
+
+    // The provider never ends its response after [DONE]; the client must not wait out the
+    // 60 s idle timeout for an answer that is already whole.
+    QVERIFY(client.waitForFinished(20000));
+    QCOMPARE(client.events().constLast().data, QByteArray("[DONE]"));
+    const ProviderHealth health = providerHealth(*m_engine, QStringLiteral("primary"));
+    QCOMPARE(health.errors, quint64(0));
+    QCOMPARE(health.requests, quint64(1));
+    QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
 }
 
 void GatewayUpstreamFailuresTest::unusableAnswersNeverMarkTheProviderDown_data()
