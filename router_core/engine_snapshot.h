@@ -17,7 +17,10 @@ struct ProviderHealth {
     QString kind; // "openai", "simulated"
     QStringList models;
     ProviderState state = ProviderState::Up;
-    QString stateReason; // why it is in that state, in words a person understands
+    // Why it is in that state, as facts the console puts into words (and translates).
+    int consecutiveFailures = 0;
+    int recentCalls = 0; // calls in the recent window that errorRatePercent covers
+    QString lastFailure; // technical detail of the last call failure, e.g. "HTTP 500"
     int inFlight = 0;
     quint64 requests = 0;          // finished calls since start
     quint64 errors = 0;            // finished calls that failed

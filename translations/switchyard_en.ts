@@ -126,6 +126,28 @@
         <source>Models this provider serves</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>%n consecutive call failure(s); last: %1</source>
+        <translation>
+            <numerusform>%n consecutive call failure; last: %1</numerusform>
+            <numerusform>%n consecutive call failures; last: %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1% of the last %n call(s) failed</source>
+        <translation>
+            <numerusform>%1% of the last call failed</numerusform>
+            <numerusform>%1% of the last %n calls failed</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no calls yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>answering normally</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::MainWindow</name>

@@ -126,6 +126,26 @@
         <source>Models this provider serves</source>
         <translation>该提供商提供的模型</translation>
     </message>
+    <message numerus="yes">
+        <source>%n consecutive call failure(s); last: %1</source>
+        <translation>
+            <numerusform>连续 %n 次调用失败；最近一次：%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1% of the last %n call(s) failed</source>
+        <translation>
+            <numerusform>最近 %n 次调用中 %1% 失败</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no calls yet</source>
+        <translation>尚无调用</translation>
+    </message>
+    <message>
+        <source>answering normally</source>
+        <translation>应答正常</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::MainWindow</name>

@@ -24,7 +24,9 @@ std::pair<int, int> changedColumns(const ProviderHealth &before, const ProviderH
     };
     mark(HealthMatrixModel::ProviderColumn, before.kind != after.kind);
     mark(HealthMatrixModel::StateColumn,
-         before.state != after.state || before.stateReason != after.stateReason);
+         before.state != after.state || before.consecutiveFailures != after.consecutiveFailures ||
+             before.lastFailure != after.lastFailure || before.recentCalls != after.recentCalls ||
+             before.errorRatePercent != after.errorRatePercent);
     mark(HealthMatrixModel::InFlightColumn, before.inFlight != after.inFlight);
     mark(HealthMatrixModel::RequestsColumn, before.requests != after.requests);
     mark(HealthMatrixModel::ErrorsColumn,
@@ -94,6 +96,22 @@ QString HealthMatrixModel::formatLatency(double milliseconds)
     if (rounded < 1000.0)
         return tr("%1 ms").arg(locale.toString(qint64(rounded)));
     return tr("%1 s").arg(locale.toString(milliseconds / 1000.0, 'f', 1));
+}
+
+QString HealthMatrixModel::stateReason(const ProviderHealth &provider)
+{
+    const QLocale locale;
+    switch (provider.state) {
+    case ProviderState::Down:
+        return tr("%n consecutive call failure(s); last: %1", "", provider.consecutiveFailures)
+            .arg(provider.lastFailure);
+    case ProviderState::Degraded:
+        return tr("%1% of the last %n call(s) failed", "", provider.recentCalls)
+            .arg(locale.toString(provider.errorRatePercent, 'f', 0));
+    case ProviderState::Up:
+        break;
+    }
+    return provider.requests == 0 ? tr("no calls yet") : tr("answering normally");
 }
 
 QString HealthMatrixModel::stateName(ProviderState state)
@@ -199,9 +217,7 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         case ProviderColumn:
             return tr("%1 (%2 provider)").arg(provider.id, provider.kind);
         case StateColumn:
-            return provider.stateReason.isEmpty()
-                       ? stateName(provider.state)
-                       : tr("%1: %2").arg(stateName(provider.state), provider.stateReason);
+            return tr("%1: %2").arg(stateName(provider.state), stateReason(provider));
         case ErrorsColumn:
             return tr("%1 failed calls since start; %2% of recent calls failed")
                 .arg(locale.toString(provider.errors),

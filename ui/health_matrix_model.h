@@ -58,6 +58,8 @@ public:
     // "84 ms", "1.2 s", or an em dash when there is no sample (negative).
     static QString formatLatency(double milliseconds);
     static QString stateName(ProviderState state);
+    // Why a provider is in its state, in the console's language.
+    static QString stateReason(const ProviderHealth &provider);
     static QColor stateColor(ProviderState state);
 
 private:

@@ -54,12 +54,14 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
     record.recentNext = (record.recentNext + 1) % kRecentCalls;
     record.recentCount = std::min(record.recentCount + 1, kRecentCalls);
     record.consecutiveFailures = failed ? record.consecutiveFailures + 1 : 0;
+    if (failed)
+        record.lastFailure = failureDescription;
     if (!failed) {
         record.latency.record(latencyMs);
         if (timeToFirstTokenMs >= 0)
             record.timeToFirstToken.record(timeToFirstTokenMs);
     }
-    updateState(record, failureDescription);
+    updateState(record);
 }
 
 bool HealthRegistry::anyProviderUp() const
@@ -81,23 +83,14 @@ double HealthRegistry::ProviderRecord::recentFailurePercent() const
     return 100.0 * failures / recentCount;
 }
 
-void HealthRegistry::updateState(ProviderRecord &record, const QString &failureDescription)
+void HealthRegistry::updateState(ProviderRecord &record)
 {
-    const double failurePercent = record.recentFailurePercent();
-    if (record.consecutiveFailures >= kDownAfterConsecutiveFailures) {
+    if (record.consecutiveFailures >= kDownAfterConsecutiveFailures)
         record.state = ProviderState::Down;
-        record.stateReason = QStringLiteral("%1 consecutive call failures; last: %2")
-                                 .arg(record.consecutiveFailures)
-                                 .arg(failureDescription);
-    } else if (failurePercent > kDegradedFailurePercent) {
+    else if (record.recentFailurePercent() > kDegradedFailurePercent)
         record.state = ProviderState::Degraded;
-        record.stateReason = QStringLiteral("%1% of the last %2 calls failed")
-                                 .arg(qRound(failurePercent))
-                                 .arg(record.recentCount);
-    } else {
+    else
         record.state = ProviderState::Up;
-        record.stateReason = QStringLiteral("answering normally");
-    }
 }
 
 QList<ProviderHealth> HealthRegistry::snapshot() const
@@ -110,8 +103,9 @@ QList<ProviderHealth> HealthRegistry::snapshot() const
         health.kind = record.kind;
         health.models = record.models;
         health.state = record.state;
-        health.stateReason =
-            record.stateReason.isEmpty() ? QStringLiteral("no calls yet") : record.stateReason;
+        health.consecutiveFailures = record.consecutiveFailures;
+        health.recentCalls = record.recentCount;
+        health.lastFailure = record.lastFailure;
         health.inFlight = record.inFlight;
         health.requests = record.requests;
         health.errors = record.errors;

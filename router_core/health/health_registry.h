@@ -50,7 +50,7 @@ private:
         QString kind;
         QStringList models;
         ProviderState state = ProviderState::Up;
-        QString stateReason;
+        QString lastFailure;
         int inFlight = 0;
         quint64 requests = 0;
         quint64 errors = 0;
@@ -64,7 +64,7 @@ private:
         double recentFailurePercent() const;
     };
 
-    void updateState(ProviderRecord &record, const QString &failureDescription);
+    static void updateState(ProviderRecord &record);
 
     QList<ProviderRecord> m_providers;
 };

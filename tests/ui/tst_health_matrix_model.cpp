@@ -171,11 +171,15 @@ void HealthMatrixModelTest::colorsAndExplainsTheState_data()
     QTest::addColumn<ProviderState>("state");
     QTest::addColumn<QString>("name");
     QTest::addColumn<QColor>("color");
-    QTest::newRow("up") << ProviderState::Up << QStringLiteral("Up") << QColor(0x15, 0x80, 0x3d);
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("up") << ProviderState::Up << QStringLiteral("Up") << QColor(0x15, 0x80, 0x3d)
+                        << QStringLiteral("answering normally");
     QTest::newRow("degraded") << ProviderState::Degraded << QStringLiteral("Degraded")
-                              << QColor(0xb4, 0x53, 0x09);
+                              << QColor(0xb4, 0x53, 0x09)
+                              << QStringLiteral("25% of the last 20 call(s) failed");
     QTest::newRow("down") << ProviderState::Down << QStringLiteral("Down")
-                          << QColor(0xb9, 0x1c, 0x1c);
+                          << QColor(0xb9, 0x1c, 0x1c)
+                          << QStringLiteral("5 consecutive call failure(s); last: HTTP 500");
 }
 
 void HealthMatrixModelTest::colorsAndExplainsTheState()
@@ -183,10 +187,14 @@ void HealthMatrixModelTest::colorsAndExplainsTheState()
     QFETCH(ProviderState, state);
     QFETCH(QString, name);
     QFETCH(QColor, color);
+    QFETCH(QString, reason);
     TestedModel tested;
-    ProviderHealth health = provider(QStringLiteral("p"));
+    ProviderHealth health = provider(QStringLiteral("p"), 40);
     health.state = state;
-    health.stateReason = QStringLiteral("5 consecutive calls failed");
+    health.consecutiveFailures = 5;
+    health.lastFailure = QStringLiteral("HTTP 500");
+    health.recentCalls = 20;
+    health.errorRatePercent = 25.0;
     tested.model.applySnapshot(snapshotOf({health}));
 
     const QModelIndex cell = tested.model.index(0, HealthMatrixModel::StateColumn);
@@ -194,8 +202,7 @@ void HealthMatrixModelTest::colorsAndExplainsTheState()
     QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), color);
     QCOMPARE(cell.data(Qt::DecorationRole).value<QColor>(), color);
     QCOMPARE(cell.data(HealthMatrixModel::StateRole).toInt(), int(state));
-    QCOMPARE(cell.data(Qt::ToolTipRole).toString(),
-             name + QStringLiteral(": 5 consecutive calls failed"));
+    QCOMPARE(cell.data(Qt::ToolTipRole).toString(), name + QStringLiteral(": ") + reason);
 }
 
 void HealthMatrixModelTest::sortRoleCarriesRawValues()
@@ -366,7 +373,8 @@ void HealthMatrixModelTest::mixedUpdateAddsRemovesAndChanges()
 
     ProviderHealth down = provider(QStringLiteral("d"), 4);
     down.state = ProviderState::Down;
-    down.stateReason = QStringLiteral("connection refused");
+    down.consecutiveFailures = 5;
+    down.lastFailure = QStringLiteral("could not connect");
     tested.model.applySnapshot(
         snapshotOf({provider(QStringLiteral("e"), 0), down, provider(QStringLiteral("a"), 1),
                     provider(QStringLiteral("e"), 99)}));

@@ -121,7 +121,9 @@ private Q_SLOTS:
             call(health::CallOutcome::CallFailure);
         QCOMPARE(registry.state(0), ProviderState::Down); // 5 in a row
         QVERIFY(!registry.anyProviderUp());
-        QVERIFY(registry.snapshot().first().stateReason.contains(QStringLiteral("5 consecutive")));
+        QCOMPARE(registry.snapshot().first().consecutiveFailures, 5);
+        QCOMPARE(registry.snapshot().first().lastFailure, QStringLiteral("HTTP 500"));
+        QCOMPARE(registry.snapshot().first().recentCalls, 9);
 
         call(health::CallOutcome::Success);
         QCOMPARE(registry.state(0), ProviderState::Degraded);
