@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QTcpSocket>
+#include <deque>
 
 Q_LOGGING_CATEGORY(lcGateway, "switchyard.gateway")
 
@@ -46,9 +47,9 @@ QString methodName(QHttpServerRequest::Method method)
     }
 }
 
-QByteArray headerValue(const QHttpServerRequest &request, QByteArrayView name)
+QByteArray headerValue(const IncomingRequest &request, QByteArrayView name)
 {
-    for (const auto &[key, value] : request.headers()) {
+    for (const auto &[key, value] : request.headers) {
         if (key.compare(name, Qt::CaseInsensitive) == 0)
             return value;
     }
@@ -57,7 +58,7 @@ QByteArray headerValue(const QHttpServerRequest &request, QByteArrayView name)
 
 // A client's x-request-id is kept when it is a sane token; anything else gets a fresh id, so a
 // hostile header can never break the response headers it is echoed into.
-QByteArray requestIdFrom(const QHttpServerRequest &request)
+QByteArray requestIdFrom(const IncomingRequest &request)
 {
     const QByteArray candidate = headerValue(request, "x-request-id").trimmed();
     if (candidate.isEmpty() || candidate.size() > 128)
@@ -162,11 +163,69 @@ void GatewayServer::missingHandler(const QHttpServerRequest &, QTcpSocket *)
     // handleRequest answers every request itself, including unknown paths.
 }
 
+// One client connection's answers must leave in the order its requests came. Qt 6.4 hands a
+// pipelined request to handleRequest while the previous answer may still be streaming, so later
+// requests wait here, each with its responder, until the one before has been answered.
+class ConnectionQueue final : public QObject {
+public:
+    // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
+    static constexpr QLatin1StringView kObjectName{"switchyard-connection-queue"};
+
+    explicit ConnectionQueue(QTcpSocket *socket) : QObject(socket) { setObjectName(kObjectName); }
+    static ConnectionQueue *of(QTcpSocket *socket)
+    {
+        auto *queue = static_cast<ConnectionQueue *>(
+            socket->findChild<QObject *>(kObjectName, Qt::FindDirectChildrenOnly));
+        return queue ? queue : new ConnectionQueue(socket);
+    }
+
+    bool answering = false;
+    std::deque<std::pair<IncomingRequest, ResponseWriter>> waiting;
+};
+
 bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
+    // Qt reuses `request` for the next request on the connection: copy what is needed now.
+    IncomingRequest incoming{request.method(), request.url().path(), request.headers(),
+                             request.body()};
     ResponseWriter writer(makeResponder(request, socket));
-    const QString path = request.url().path();
-    const QHttpServerRequest::Method method = request.method();
+    ConnectionQueue *queue = ConnectionQueue::of(socket);
+    if (queue->answering) {
+        queue->waiting.emplace_back(std::move(incoming), std::move(writer));
+        return true;
+    }
+    answer(queue, std::move(incoming), std::move(writer));
+    return true;
+}
+
+void GatewayServer::answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer)
+{
+    queue->answering = true;
+    writer.setCompletionHook([self = QPointer<GatewayServer>(this), queue = QPointer(queue)] {
+        if (!queue)
+            return; // the connection is gone
+        queue->answering = false;
+        if (queue->waiting.empty() || !self)
+            return;
+        // Not from inside the writer that just finished: answer the next on a fresh stack.
+        QMetaObject::invokeMethod(
+            queue,
+            [self, queue] {
+                if (!self || !queue || queue->answering || queue->waiting.empty())
+                    return;
+                auto [next, nextWriter] = std::move(queue->waiting.front());
+                queue->waiting.pop_front();
+                self->answer(queue, std::move(next), std::move(nextWriter));
+            },
+            Qt::QueuedConnection);
+    });
+    route(std::move(request), std::move(writer));
+}
+
+void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
+{
+    const QString &path = request.path;
+    const QHttpServerRequest::Method method = request.method;
 
     QByteArray traceId = telemetry::traceIdFromTraceparent(headerValue(request, "traceparent"));
     if (traceId.isEmpty())
@@ -185,7 +244,7 @@ bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
 
     if (path == QLatin1String("/v1/chat/completions")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
-            handleChat(request, std::move(writer), std::move(trace));
+            handleChat(std::move(request), std::move(writer), std::move(trace));
     } else if (path == QLatin1String("/v1/models")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
             handleModels(std::move(writer), identity);
@@ -200,7 +259,6 @@ bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
     } else {
         writer.sendError(ApiError::notFound(methodName(method), path), identity);
     }
-    return true;
 }
 
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
@@ -238,7 +296,7 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
     m_traces.add(trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
-void GatewayServer::handleChat(const QHttpServerRequest &request, ResponseWriter writer,
+void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
                                telemetry::TraceBuilder trace)
 {
     const int ingress = trace.openSpan(QStringLiteral("ingress"));
@@ -252,8 +310,7 @@ void GatewayServer::handleChat(const QHttpServerRequest &request, ResponseWriter
     ++m_totalRequests;
     m_rate.record();
 
-    // The request object is reused for the next request on this connection: copy the body now.
-    const QByteArray body = request.body();
+    const QByteArray body = std::move(request.body);
     if (body.size() > m_config->server.maxBodyBytes) {
         refuse(writer, trace, ApiError::payloadTooLarge(m_config->server.maxBodyBytes));
         return;

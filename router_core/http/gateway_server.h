@@ -9,6 +9,7 @@
 #include <QAbstractHttpServer>
 #include <QElapsedTimer>
 #include <QHash>
+#include <QHttpServerRequest>
 #include <QRandomGenerator>
 #include <array>
 #include <memory>
@@ -26,6 +27,15 @@ class UpstreamTransport;
 namespace switchyard::http {
 
 class ChatExchange;
+class ConnectionQueue;
+
+// A request as the handlers need it, copied out of Qt's request object.
+struct IncomingRequest {
+    QHttpServerRequest::Method method = QHttpServerRequest::Method::Unknown;
+    QString path;
+    QList<QPair<QByteArray, QByteArray>> headers;
+    QByteArray body;
+};
 
 // Client requests per second over the last few whole seconds, for the console's status bar.
 class RequestRateMeter {
@@ -70,8 +80,9 @@ protected:
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
 
 private:
-    void handleChat(const QHttpServerRequest &request, ResponseWriter writer,
-                    telemetry::TraceBuilder trace);
+    void answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer);
+    void route(IncomingRequest request, ResponseWriter writer);
+    void handleChat(IncomingRequest request, ResponseWriter writer, telemetry::TraceBuilder trace);
     void handleModels(ResponseWriter writer, const HeaderList &identity);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error);

@@ -2,11 +2,32 @@
 
 #include "http/chunked_encoding.h"
 
+#include <utility>
+
 namespace switchyard::http {
 
 ResponseWriter::ResponseWriter(QHttpServerResponder &&responder)
     : m_responder(std::move(responder)), m_socket(m_responder.socket())
 {}
+
+ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
+    : m_responder(std::move(other.m_responder)), m_socket(std::move(other.m_socket)),
+      m_headersSent(other.m_headersSent), m_finished(other.m_finished),
+      m_completionHook(std::exchange(other.m_completionHook, nullptr))
+{}
+
+ResponseWriter::~ResponseWriter()
+{
+    if (m_completionHook)
+        std::exchange(m_completionHook, nullptr)();
+}
+
+void ResponseWriter::markFinished()
+{
+    m_finished = true;
+    if (m_completionHook)
+        std::exchange(m_completionHook, nullptr)();
+}
 
 void ResponseWriter::writeHead(int status, const HeaderList &headers)
 {
@@ -25,8 +46,8 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
     m_responder.writeHeader("Content-Type", contentType.toByteArray());
     m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
     m_responder.writeBody(body.data(), body.size());
-    m_finished = true;
     flush();
+    markFinished();
 }
 
 void ResponseWriter::flush()
@@ -72,11 +93,11 @@ void ResponseWriter::endEventStream()
 {
     if (!m_headersSent || m_finished)
         return;
-    m_finished = true;
     if (clientConnected()) {
         m_responder.writeBody(kLastChunk.data(), kLastChunk.size());
         flush();
     }
+    markFinished();
 }
 
 } // namespace switchyard::http

@@ -8,6 +8,7 @@
 #include <QPair>
 #include <QPointer>
 #include <QTcpSocket>
+#include <functional>
 
 namespace switchyard::http {
 
@@ -19,6 +20,11 @@ using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 class ResponseWriter {
 public:
     explicit ResponseWriter(QHttpServerResponder &&responder);
+    ResponseWriter(ResponseWriter &&other) noexcept;
+    ~ResponseWriter();
+
+    // Called once when the answer is complete, or when the writer is dropped without one.
+    void setCompletionHook(std::function<void()> hook) { m_completionHook = std::move(hook); }
 
     bool clientConnected() const { return !m_socket.isNull() && m_socket->isOpen(); }
     QTcpSocket *socket() const { return m_socket.data(); }
@@ -42,11 +48,13 @@ public:
 private:
     void writeHead(int status, const HeaderList &headers);
     void flush();
+    void markFinished();
 
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
     bool m_headersSent = false;
     bool m_finished = false;
+    std::function<void()> m_completionHook;
 };
 
 } // namespace switchyard::http

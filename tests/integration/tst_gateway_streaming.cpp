@@ -43,6 +43,7 @@ private Q_SLOTS:
     void twoHundredConcurrentStreamsAllComplete();
     void slowClientPausesTheProviderInsteadOfBuffering();
     void stalledClientIsLetGoAfterAnIdlePeriod();
+    void pipelinedRequestsAreAnsweredInOrder();
 };
 
 void GatewayStreamingTest::initTestCase()
@@ -282,6 +283,35 @@ void GatewayStreamingTest::stalledClientIsLetGoAfterAnIdlePeriod()
     QCOMPARE(traces.first().status, 499);
     // The client's stall says nothing about the provider.
     QCOMPARE(providerHealth(*engine, QStringLiteral("primary")).errors, quint64(0));
+}
+
+void GatewayStreamingTest::pipelinedRequestsAreAnsweredInOrder()
+{
+    FakeUpstream fake;
+    fake.manualStreaming = true;
+    fake.streamEvents = 2;
+    auto engine = startEngine(gatewayConfig(
+        {providerFor(QStringLiteral("primary"), fake, {QStringLiteral("test-model")})}));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+    const QByteArray streamed = chatBody("test-model", true);
+
+    // Two requests in one write: a stream that takes its time, then a quick health check.
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nContent-Length: " +
+                   QByteArray::number(streamed.size()) + "\r\n\r\n" + streamed +
+                   "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+
+    QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
+    // HTTP/1.1 answers in request order: the health check waits behind the open stream.
+    QVERIFY(!client.rawReceived().contains(R"({"status":"ok"})"));
+    fake.releaseEvent();
+    fake.releaseEvent();
+    QVERIFY(client.waitForFinished());
+    QTRY_VERIFY_WITH_TIMEOUT(client.rawReceived().contains(R"({"status":"ok"})"), 5000);
+    const QByteArray raw = client.rawReceived();
+    QVERIFY(raw.indexOf("0\r\n\r\n") < raw.lastIndexOf("HTTP/1.1 200"));
+    QCOMPARE(raw.count("HTTP/1.1 200"), 2);
 }
 
 QTEST_GUILESS_MAIN(GatewayStreamingTest)

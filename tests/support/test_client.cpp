@@ -91,6 +91,7 @@ void TestClient::onReadyRead()
     if (m_readingPaused)
         return;
     const QByteArray incoming = m_socket.readAll();
+    m_raw.append(incoming);
     if (m_headersDone) {
         consumeBody(incoming);
         return;

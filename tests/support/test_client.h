@@ -48,6 +48,8 @@ public:
     const QList<int> &interimStatuses() const { return m_interimStatuses; }
     QByteArray header(QByteArrayView lowerCaseName) const;
     const QByteArray &body() const { return m_body; }
+    // Every byte received on the connection, across answers: for checking their order.
+    const QByteArray &rawReceived() const { return m_raw; }
     const QList<upstream::SseEvent> &events() const { return m_events; }
     bool chunked() const { return m_chunked; }
     bool framingError() const { return m_framingError; }
@@ -78,6 +80,7 @@ private:
     bool m_connectionFailed = false;
     bool m_framingError = false;
     bool m_readingPaused = false;
+    QByteArray m_raw;
 };
 
 } // namespace switchyard::testing
