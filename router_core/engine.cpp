@@ -51,10 +51,7 @@ bool Engine::listen(QString *errorMessage)
 
 QString Engine::listenAddress() const
 {
-    const QString &host = m_config->server.listenHost;
-    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
-        .arg(host)
-        .arg(m_port);
+    return config::formatListenAddress(m_config->server.listenHost, m_port);
 }
 
 int Engine::inFlight() const

@@ -95,10 +95,7 @@ bool EngineBridge::start(QString *errorMessage)
 
 QString EngineBridge::listenAddress() const
 {
-    const QString &host = m_config.server.listenHost;
-    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
-        .arg(host)
-        .arg(m_port);
+    return config::formatListenAddress(m_config.server.listenHost, m_port);
 }
 
 void EngineBridge::setDemoTraffic(bool enabled, double requestsPerSecond)

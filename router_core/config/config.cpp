@@ -30,6 +30,13 @@ const ProviderConfig *Config::provider(const QString &id) const
     return nullptr;
 }
 
+QString formatListenAddress(const QString &host, quint16 port)
+{
+    return (host.contains(QLatin1Char(':')) ? QStringLiteral("[%1]:%2") : QStringLiteral("%1:%2"))
+        .arg(host)
+        .arg(port);
+}
+
 std::optional<ListenAddress> parseListenAddress(const QString &text, ListenAddressError *error)
 {
     static const QRegularExpression pattern(

@@ -84,6 +84,8 @@ struct ListenAddress {
 };
 std::optional<ListenAddress> parseListenAddress(const QString &text,
                                                 ListenAddressError *error = nullptr);
+// The reverse: "127.0.0.1:8080", "[::1]:8080".
+QString formatListenAddress(const QString &host, quint16 port);
 
 // An immutable snapshot: parsed once, validated whole, swapped whole. Nothing mutates it in place.
 struct Config {

@@ -1,5 +1,7 @@
 #include "health/health_registry.h"
 
+#include <algorithm>
+
 namespace switchyard::health {
 
 namespace {
@@ -64,13 +66,11 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
     updateState(record);
 }
 
-bool HealthRegistry::anyProviderUp() const
+int HealthRegistry::providersUp() const
 {
-    for (const ProviderRecord &record : m_providers) {
-        if (record.state != ProviderState::Down)
-            return true;
-    }
-    return false;
+    return int(std::count_if(m_providers.cbegin(), m_providers.cend(), [](const auto &record) {
+        return record.state != ProviderState::Down;
+    }));
 }
 
 double HealthRegistry::ProviderRecord::recentFailurePercent() const

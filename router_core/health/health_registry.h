@@ -40,7 +40,8 @@ public:
 
     ProviderState state(int provider) const { return m_providers[provider].state; }
     int inFlight(int provider) const { return m_providers[provider].inFlight; }
-    bool anyProviderUp() const;
+    int providersUp() const; // providers not reported down
+    bool anyProviderUp() const { return providersUp() > 0; }
 
     QList<ProviderHealth> snapshot() const;
 

@@ -96,9 +96,7 @@ QString ChatExchange::providerId() const
 HeaderList ChatExchange::responseHeaders() const
 {
     const telemetry::Trace &trace = m_trace.trace();
-    return {{"x-switchyard-request-id", trace.requestId},
-            {"x-switchyard-trace-id", trace.traceId},
-            {"x-switchyard-provider", providerId().toUtf8()}};
+    return identityHeaders(trace.requestId, trace.traceId, providerId().toUtf8());
 }
 
 void ChatExchange::start()

@@ -74,9 +74,7 @@ QByteArray requestIdFrom(const IncomingRequest &request)
 
 HeaderList identityHeaders(const telemetry::Trace &trace)
 {
-    return {{"x-switchyard-request-id", trace.requestId},
-            {"x-switchyard-trace-id", trace.traceId},
-            {"x-switchyard-provider", "none"}};
+    return http::identityHeaders(trace.requestId, trace.traceId, "none");
 }
 
 QByteArray compactJson(const QJsonObject &object)
@@ -277,9 +275,7 @@ void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identi
 
 void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identity)
 {
-    int up = 0;
-    for (int i = 0; i < m_health.providerCount(); ++i)
-        up += m_health.state(i) != ProviderState::Down ? 1 : 0;
+    const int up = m_health.providersUp();
     const bool ready = m_accepting && up > 0;
     writer.sendWhole(ready ? 200 : 503, identity, "application/json",
                      compactJson({{QStringLiteral("status"),

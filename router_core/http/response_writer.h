@@ -14,6 +14,11 @@ namespace switchyard::http {
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
+// The headers every answer carries, so a client can quote a request and find its trace.
+// `provider` is "none" when no provider was called.
+HeaderList identityHeaders(const QByteArray &requestId, const QByteArray &traceId,
+                           const QByteArray &provider);
+
 // The only code that talks to QHttpServerResponder. Qt 6.4 has no chunked encoding and Qt 6.8
 // replaced these calls, so both facts are handled here and nowhere else.
 // The client socket is watched through a QPointer: Qt deletes it when the client disconnects.

@@ -82,7 +82,6 @@ void DemoTraffic::sendOne()
     DemoCall *raw = call.get();
     m_calls.emplace(raw, std::move(call));
     raw->call = m_transport->start(request, raw);
-    ++m_sent;
 }
 
 void DemoTraffic::finishCall(DemoCall *call)

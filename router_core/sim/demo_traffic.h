@@ -28,9 +28,6 @@ public:
     DemoTraffic(QUrl gatewayBaseUrl, QStringList models, QObject *parent = nullptr);
     ~DemoTraffic() override;
 
-    int outstanding() const { return int(m_calls.size()); }
-    quint64 sent() const { return m_sent; }
-
 public Q_SLOTS:
     void setRate(bool enabled, double requestsPerSecond);
 
@@ -45,7 +42,6 @@ private:
     QTimer m_tick{this};
     upstream::CurlTransport *m_transport = nullptr; // created on first use, on this thread
     std::unordered_map<DemoCall *, std::unique_ptr<DemoCall>> m_calls;
-    quint64 m_sent = 0;
 };
 
 } // namespace switchyard::sim

@@ -23,8 +23,6 @@ public:
     std::unique_ptr<UpstreamCall> start(const UpstreamRequest &request,
                                         UpstreamObserver *observer) override;
 
-    int activeTransfers() const { return int(m_transfers.size()); }
-
 private:
     struct Transfer;
     class Call;

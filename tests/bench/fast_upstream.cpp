@@ -14,6 +14,8 @@
 //                                          and `data: [DONE]`, all written in one go
 //   anything else                          404; a chunked request body gets 411
 
+#include "http_text.h"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <atomic>
@@ -115,21 +117,8 @@ Answers buildAnswers()
     return answers;
 }
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return (x | 0x20) == (y | 0x20);
-           });
-}
-
-std::string_view trim(std::string_view text)
-{
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r'))
-        text.remove_suffix(1);
-    return text;
-}
+using bench::equalsIgnoringCase;
+using bench::trim;
 
 // True when the JSON body asks for a stream. A scan instead of a parse: the benchmark's own
 // request is the only input, and a parser here would only slow the "fast" upstream down.

@@ -18,6 +18,8 @@
 // Plain C++ on epoll, one event loop per thread, so the generator costs little CPU next to the
 // processes it measures; with few cores everything still shares them, and the report says so.
 
+#include "http_text.h"
+
 #include <algorithm>
 #include <arpa/inet.h>
 #include <cerrno>
@@ -102,21 +104,8 @@ std::string chatRequest(const std::string &hostPort, const std::string &model, b
 // ---------------------------------------------------------------------------------------------
 // The answer
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b)
-{
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-               return (x | 0x20) == (y | 0x20);
-           });
-}
-
-std::string_view trim(std::string_view text)
-{
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t'))
-        text.remove_prefix(1);
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t'))
-        text.remove_suffix(1);
-    return text;
-}
+using bench::equalsIgnoringCase;
+using bench::trim;
 
 // Reads one HTTP/1.1 answer incrementally: Content-Length or chunked framing, the decoded body
 // kept whole (answers here are small) so it can be checked once complete.
