@@ -12,6 +12,21 @@ QString ConfigError::toString() const
         .arg(where.file, QString::number(where.line), QString::number(where.column), message);
 }
 
+QString kindName(ProviderKind kind)
+{
+    switch (kind) {
+    case ProviderKind::OpenAi:
+        return QStringLiteral("openai");
+    case ProviderKind::Anthropic:
+        return QStringLiteral("anthropic");
+    case ProviderKind::Mapped:
+        return QStringLiteral("mapped");
+    case ProviderKind::Simulated:
+        break;
+    }
+    return QStringLiteral("simulated");
+}
+
 QString ProviderConfig::upstreamModelFor(const QString &publicName) const
 {
     for (const ModelRoute &route : models) {

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "config/adapter_config.h"
+#include "config/resilience_config.h"
+#include "config/routing_config.h"
+
 #include <QHash>
 #include <QList>
 #include <QString>
@@ -25,7 +29,10 @@ struct ConfigError {
     QString toString() const;
 };
 
-enum class ProviderKind { OpenAi, Simulated };
+enum class ProviderKind { OpenAi, Anthropic, Mapped, Simulated };
+
+// The word the config file uses for a kind: "openai", "anthropic", "mapped", "simulated".
+QString kindName(ProviderKind kind);
 
 // What a built-in simulated provider does. Served over real loopback HTTP from the simulator
 // thread, so demo traffic takes the same network path as a real upstream.
@@ -53,6 +60,7 @@ struct ProviderConfig {
     int capacity = 64; // concurrent requests it is expected to take
     std::chrono::milliseconds latencyObjective{2500};
     SimulatedBehaviour simulated; // only meaningful for ProviderKind::Simulated
+    AdapterConfig adapter;        // wire-format settings for anthropic and mapped providers
     SourceLocation where;         // the provider's entry in the file
 
     // Upstream model name for a public model name, or an empty string when not served.
@@ -93,6 +101,8 @@ struct Config {
     ServerConfig server;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
+    RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h
+    ResilienceConfig resilience; // breakers, retries, admission, probes, degradation
 
     const ProviderConfig *provider(const QString &id) const;
 };

@@ -1,5 +1,8 @@
 #include "config/config_loader.h"
 
+#include "config/config_sections.h"
+#include "config/yaml_reader.h"
+
 #include <QFile>
 #include <QHash>
 #include <QRegularExpression>
@@ -19,109 +22,13 @@ namespace {
 using namespace Qt::StringLiterals;
 using std::chrono::milliseconds;
 
-// Request bodies are buffered whole in memory before routing, so a larger limit is a way to run
-// the gateway out of memory rather than a setting anyone needs.
-constexpr qint64 maximumBodyBytes = qint64(1) << 30;
-constexpr qint64 maximumBodyGibibytes = maximumBodyBytes >> 30;
-// Timers and deadlines add durations to clock readings in nanoseconds; a day keeps every sum far
-// from overflow and is longer than any gateway timeout a person means.
-constexpr milliseconds maximumDuration = std::chrono::hours(24);
+const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_L1, "timeouts"_L1,
+                                              "providers"_L1};
 
-// Values longer than this are cut in messages so one error stays on one readable line.
-constexpr qsizetype longestQuotedValue = 60;
-
-QString fromYaml(const std::string &text)
+QList<QLatin1StringView> rootKeys()
 {
-    return QString::fromStdString(text);
+    return serverRootKeys + routingRootKeys() + resilienceRootKeys();
 }
-
-// How a value appears in a message: scalars quoted, collections named by shape.
-QString describe(const YAML::Node &node)
-{
-    switch (node.Type()) {
-    case YAML::NodeType::Scalar: {
-        QString text = fromYaml(node.Scalar());
-        text.replace(u'\n', u"\\n"_s);
-        if (text.size() > longestQuotedValue)
-            text = text.left(longestQuotedValue - 3) + u"..."_s;
-        return u'"' + text + u'"';
-    }
-    case YAML::NodeType::Sequence:
-        return u"a list"_s;
-    case YAML::NodeType::Map:
-        return u"a map"_s;
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-        break;
-    }
-    return u"an empty value"_s;
-}
-
-int editDistance(QStringView from, QStringView to)
-{
-    // One row of the classic Levenshtein table is enough; keys are a few characters long.
-    QList<int> previous(to.size() + 1);
-    for (qsizetype column = 0; column <= to.size(); ++column)
-        previous[column] = int(column);
-    QList<int> current(to.size() + 1);
-    for (qsizetype row = 1; row <= from.size(); ++row) {
-        current[0] = int(row);
-        for (qsizetype column = 1; column <= to.size(); ++column) {
-            const int substitution = from[row - 1] == to[column - 1] ? 0 : 1;
-            current[column] = std::min({previous[column] + 1, current[column - 1] + 1,
-                                        previous[column - 1] + substitution});
-        }
-        std::swap(previous, current);
-    }
-    return previous[to.size()];
-}
-
-// The allowed key a person most likely meant, or an empty string when none is close.
-QString closestKey(const QString &unknown, const QList<QLatin1StringView> &allowed)
-{
-    const QString typed = unknown.toLower();
-    QString best;
-    int bestDistance = 3; // suggest only within two edits
-    for (QLatin1StringView key : allowed) {
-        const int distance = editDistance(typed, QString(key));
-        // A suggestion must keep at least one typed character, or `x` would suggest `id`.
-        if (distance < bestDistance && distance < typed.size()) {
-            best = QString(key);
-            bestDistance = distance;
-        }
-    }
-    if (!best.isEmpty())
-        return best;
-    for (QLatin1StringView key : allowed) {
-        const bool typedIsStart = typed.size() >= 3 && QString(key).startsWith(typed);
-        if (typedIsStart || typed.startsWith(key))
-            return QString(key);
-    }
-    return {};
-}
-
-struct MapEntry {
-    QString name;
-    YAML::Node key;
-    YAML::Node value;
-};
-
-// The allowed entries of one YAML map, first occurrence of each, in file order.
-struct KeyedMap {
-    QList<MapEntry> entries;
-
-    const MapEntry *find(QLatin1StringView name) const
-    {
-        for (const MapEntry &entry : entries) {
-            if (entry.name == name)
-                return &entry;
-        }
-        return nullptr;
-    }
-};
-
-const QList<QLatin1StringView> rootKeys{"listen"_L1, "limits"_L1, "trace"_L1, "timeouts"_L1,
-                                        "providers"_L1};
 const QList<QLatin1StringView> limitKeys{"max_body"_L1, "shutdown_grace"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
@@ -132,60 +39,17 @@ const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
 
-enum class ZeroDuration { Rejected, Allowed };
-
 // Walks a parsed document against the schema, filling a Config and collecting every error.
-class ConfigChecker {
+// The sections beyond the server and providers are checked by functions in config_sections.h.
+class ConfigChecker : public YamlReader {
 public:
     ConfigChecker(const QString &sourceName, EnvironmentLookup environment)
-        : m_sourceName(sourceName), m_environment(std::move(environment))
+        : YamlReader(sourceName), m_environment(std::move(environment))
     {}
 
     Config check(const YAML::Node &root);
 
-    void report(const YAML::Mark &mark, const QString &message)
-    {
-        m_errors.append({locate(mark), message});
-    }
-
-    QList<ConfigError> takeErrors() { return std::move(m_errors); }
-
 private:
-    SourceLocation locate(const YAML::Mark &mark) const
-    {
-        // yaml-cpp counts from 0 and marks "no position" with -1; editors count from 1.
-        if (mark.is_null())
-            return {m_sourceName, 0, 0};
-        return {m_sourceName, mark.line + 1, mark.column + 1};
-    }
-
-    // yaml-cpp places an empty value at the token after it, often on the next line, so errors
-    // about an empty value point at its key instead.
-    static YAML::Mark valueMark(const MapEntry &entry)
-    {
-        return entry.value.IsNull() ? entry.key.Mark() : entry.value.Mark();
-    }
-
-    void reportValue(const MapEntry &entry, const QString &message)
-    {
-        report(valueMark(entry), message);
-    }
-
-    void reportMissing(const YAML::Node &parent, const QString &owner, QLatin1StringView key)
-    {
-        report(parent.Mark(), u"%1 is missing required key `%2`"_s.arg(owner, key));
-    }
-
-    KeyedMap readKeys(const YAML::Node &map, const QList<QLatin1StringView> &allowed);
-    std::optional<KeyedMap> readSection(const MapEntry &entry,
-                                        const QList<QLatin1StringView> &allowed);
-
-    std::optional<QString> readString(const MapEntry &entry);
-    std::optional<qint64> readInteger(const MapEntry &entry, qint64 minimum, qint64 maximum);
-    std::optional<double> readNumber(const MapEntry &entry);
-    std::optional<milliseconds> readDuration(const MapEntry &entry, ZeroDuration zero);
-    std::optional<qint64> readSize(const MapEntry &entry);
-
     void checkListen(const MapEntry &entry, ServerConfig &server);
     void checkLimits(const MapEntry &entry, ServerConfig &server);
     void checkTrace(const MapEntry &entry, ServerConfig &server);
@@ -196,176 +60,9 @@ private:
     void checkModels(const MapEntry &entry, ProviderConfig &provider);
     void checkSimulate(const MapEntry &entry, SimulatedBehaviour &simulated);
 
-    QString m_sourceName;
     EnvironmentLookup m_environment;
-    QList<ConfigError> m_errors;
     QHash<QString, int> m_providerIdLines;
 };
-
-KeyedMap ConfigChecker::readKeys(const YAML::Node &map, const QList<QLatin1StringView> &allowed)
-{
-    KeyedMap keyed;
-    // yaml-cpp keeps every occurrence of a repeated key while lookups see only the first, so a
-    // repeated key would otherwise be ignored without a word.
-    QHash<QString, int> firstLines;
-    for (auto it = map.begin(); it != map.end(); ++it) {
-        const YAML::Node key = it->first;
-        if (!key.IsScalar()) {
-            report(key.Mark(), u"keys must be plain names, got %1"_s.arg(describe(key)));
-            continue;
-        }
-        const QString name = fromYaml(key.Scalar());
-        if (!allowed.contains(name)) {
-            const QString suggestion = closestKey(name, allowed);
-            report(key.Mark(),
-                   suggestion.isEmpty()
-                       ? u"unknown key `%1`"_s.arg(name)
-                       : u"unknown key `%1` (did you mean `%2`?)"_s.arg(name, suggestion));
-            continue;
-        }
-        const int line = locate(key.Mark()).line;
-        if (const auto first = firstLines.constFind(name); first != firstLines.cend()) {
-            report(key.Mark(), u"duplicate key `%1` (first at line %2)"_s.arg(
-                                   name, QString::number(first.value())));
-            continue;
-        }
-        firstLines.insert(name, line);
-        keyed.entries.append({name, key, it->second});
-    }
-    return keyed;
-}
-
-std::optional<KeyedMap> ConfigChecker::readSection(const MapEntry &entry,
-                                                   const QList<QLatin1StringView> &allowed)
-{
-    if (!entry.value.IsMap()) {
-        reportValue(entry, u"`%1` must be a map, got %2"_s.arg(entry.name, describe(entry.value)));
-        return std::nullopt;
-    }
-    return readKeys(entry.value, allowed);
-}
-
-std::optional<QString> ConfigChecker::readString(const MapEntry &entry)
-{
-    if (!entry.value.IsScalar()) {
-        reportValue(entry,
-                    u"`%1` must be a string, got %2"_s.arg(entry.name, describe(entry.value)));
-        return std::nullopt;
-    }
-    return fromYaml(entry.value.Scalar());
-}
-
-std::optional<qint64> ConfigChecker::readInteger(const MapEntry &entry, qint64 minimum,
-                                                 qint64 maximum)
-{
-    bool parsed = false;
-    const qint64 value =
-        entry.value.IsScalar() ? fromYaml(entry.value.Scalar()).toLongLong(&parsed) : 0;
-    const QString shown = describe(entry.value);
-    if (!parsed) {
-        reportValue(entry, u"`%1` must be an integer, got %2"_s.arg(entry.name, shown));
-        return std::nullopt;
-    }
-    if (value < minimum) {
-        reportValue(entry, u"`%1` must be at least %2, got %3"_s.arg(
-                               entry.name, QString::number(minimum), shown));
-        return std::nullopt;
-    }
-    if (value > maximum) {
-        reportValue(entry, u"`%1` must be at most %2, got %3"_s.arg(
-                               entry.name, QString::number(maximum), shown));
-        return std::nullopt;
-    }
-    return value;
-}
-
-std::optional<double> ConfigChecker::readNumber(const MapEntry &entry)
-{
-    bool parsed = false;
-    const double value =
-        entry.value.IsScalar() ? fromYaml(entry.value.Scalar()).toDouble(&parsed) : 0.0;
-    if (!parsed || !std::isfinite(value)) {
-        reportValue(entry,
-                    u"`%1` must be a number, got %2"_s.arg(entry.name, describe(entry.value)));
-        return std::nullopt;
-    }
-    return value;
-}
-
-std::optional<milliseconds> ConfigChecker::readDuration(const MapEntry &entry, ZeroDuration zero)
-{
-    // A bare number is milliseconds; only a number with a unit may have a fraction ("1.5s").
-    static const QRegularExpression pattern(uR"(^(\d+|\d+\.\d+)\s*(ms|s|m|h)$|^(\d+)$)"_s);
-    const QString shown = describe(entry.value);
-    const QRegularExpressionMatch match = entry.value.IsScalar()
-                                              ? pattern.match(fromYaml(entry.value.Scalar()))
-                                              : QRegularExpressionMatch();
-    if (!match.hasMatch()) {
-        reportValue(entry, u"`%1` must be a duration such as `250ms`, `3s` or `2m`, got %2"_s.arg(
-                               entry.name, shown));
-        return std::nullopt;
-    }
-    double totalMs = 0.0;
-    if (match.hasCaptured(3)) {
-        totalMs = match.captured(3).toDouble();
-    } else {
-        const QString unit = match.captured(2);
-        const double msPerUnit = unit == u"ms"_s  ? 1.0
-                                 : unit == u"s"_s ? 1000.0
-                                 : unit == u"m"_s ? 60'000.0
-                                                  : 3'600'000.0;
-        totalMs = match.captured(1).toDouble() * msPerUnit;
-    }
-    if (totalMs > double(maximumDuration.count())) {
-        const auto hours = std::chrono::duration_cast<std::chrono::hours>(maximumDuration);
-        reportValue(entry, u"`%1` must be at most %2h, got %3"_s.arg(
-                               entry.name, QString::number(hours.count()), shown));
-        return std::nullopt;
-    }
-    const milliseconds duration(std::llround(totalMs));
-    if (duration.count() == 0 && zero == ZeroDuration::Rejected) {
-        reportValue(entry, u"`%1` must be greater than 0, got %2"_s.arg(entry.name, shown));
-        return std::nullopt;
-    }
-    return duration;
-}
-
-std::optional<qint64> ConfigChecker::readSize(const MapEntry &entry)
-{
-    // KB and MB are decimal (1000), KiB and MiB binary (1024), as on every disk label.
-    static const QRegularExpression pattern(
-        uR"(^(\d+|\d+\.\d+)\s*(B|KB|KiB|MB|MiB|GB|GiB)$|^(\d+)$)"_s);
-    const QString shown = describe(entry.value);
-    const QRegularExpressionMatch match = entry.value.IsScalar()
-                                              ? pattern.match(fromYaml(entry.value.Scalar()))
-                                              : QRegularExpressionMatch();
-    if (!match.hasMatch()) {
-        reportValue(entry,
-                    u"`%1` must be a size such as `8MiB`, `512KiB` or `1048576`, got %2"_s.arg(
-                        entry.name, shown));
-        return std::nullopt;
-    }
-    double bytes = 0.0;
-    if (match.hasCaptured(3)) {
-        bytes = match.captured(3).toDouble();
-    } else {
-        static const QHash<QString, double> bytesPerUnit{
-            {u"B"_s, 1.0},         {u"KB"_s, 1e3}, {u"KiB"_s, 1024.0},      {u"MB"_s, 1e6},
-            {u"MiB"_s, 1048576.0}, {u"GB"_s, 1e9}, {u"GiB"_s, 1073741824.0}};
-        bytes = match.captured(1).toDouble() * bytesPerUnit.value(match.captured(2));
-    }
-    if (bytes > double(maximumBodyBytes)) {
-        reportValue(entry, u"`%1` must be at most %2GiB, got %3"_s.arg(
-                               entry.name, QString::number(maximumBodyGibibytes), shown));
-        return std::nullopt;
-    }
-    const qint64 size = std::llround(bytes);
-    if (size == 0) {
-        reportValue(entry, u"`%1` must be greater than 0, got %2"_s.arg(entry.name, shown));
-        return std::nullopt;
-    }
-    return size;
-}
 
 void ConfigChecker::checkListen(const MapEntry &entry, ServerConfig &server)
 {
@@ -460,10 +157,10 @@ void ConfigChecker::checkProviders(const MapEntry &entry, QList<ProviderConfig> 
 std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &node)
 {
     static const QRegularExpression idPattern(u"^[A-Za-z0-9._-]+$"_s);
-    const KeyedMap keys = readKeys(node, providerKeys);
+    const KeyedMap keys = readKeys(node, providerKeys + adapterProviderKeys());
     ProviderConfig provider;
     provider.where = locate(node.Mark());
-    const qsizetype errorsBefore = m_errors.size();
+    const qsizetype errorsBefore = errorCount();
 
     if (const MapEntry *id = keys.find("id"_L1)) {
         if (const auto text = readString(*id)) {
@@ -489,11 +186,16 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
         if (const auto text = readString(*kindEntry)) {
             if (*text == u"openai"_s)
                 kind = ProviderKind::OpenAi;
+            else if (*text == u"anthropic"_s)
+                kind = ProviderKind::Anthropic;
+            else if (*text == u"mapped"_s)
+                kind = ProviderKind::Mapped;
             else if (*text == u"simulated"_s)
                 kind = ProviderKind::Simulated;
             else
-                reportValue(*kindEntry, u"`kind` must be `openai` or `simulated`, got %1"_s.arg(
-                                            describe(kindEntry->value)));
+                reportValue(*kindEntry,
+                            u"`kind` must be `openai`, `anthropic`, `mapped` or `simulated`, "
+                            u"got %1"_s.arg(describe(kindEntry->value)));
         }
     } else {
         reportMissing(node, u"provider"_s, "kind"_L1);
@@ -517,8 +219,8 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
                 provider.baseUrl = url;
             }
         }
-    } else if (kind == ProviderKind::OpenAi) {
-        reportMissing(node, u"openai provider"_s, "base_url"_L1);
+    } else if (kind && *kind != ProviderKind::Simulated) {
+        reportMissing(node, u"%1 provider"_s.arg(kindName(*kind)), "base_url"_L1);
     }
 
     if (const MapEntry *apiKeyEnv = keys.find("api_key_env"_L1)) {
@@ -526,7 +228,7 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
             report(apiKeyEnv->key.Mark(),
                    u"`api_key_env` is not allowed for a simulated provider"_s);
         else
-            checkApiKeyEnv(*apiKeyEnv, provider, kind == ProviderKind::OpenAi);
+            checkApiKeyEnv(*apiKeyEnv, provider, kind.has_value());
     }
 
     if (const MapEntry *models = keys.find("models"_L1))
@@ -548,13 +250,15 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
     }
 
     if (const MapEntry *simulate = keys.find("simulate"_L1)) {
-        if (kind == ProviderKind::OpenAi)
+        if (kind && *kind != ProviderKind::Simulated)
             report(simulate->key.Mark(), u"`simulate` is only allowed for a simulated provider"_s);
         else
             checkSimulate(*simulate, provider.simulated);
     }
 
-    if (m_errors.size() != errorsBefore)
+    checkProviderAdapter(*this, node, keys, kind, provider);
+
+    if (errorCount() != errorsBefore)
         return std::nullopt;
     return provider;
 }
@@ -687,8 +391,8 @@ void ConfigChecker::checkSimulate(const MapEntry &entry, SimulatedBehaviour &sim
 Config ConfigChecker::check(const YAML::Node &root)
 {
     Config config;
-    config.sourceName = m_sourceName;
-    const KeyedMap keys = readKeys(root, rootKeys);
+    config.sourceName = sourceName();
+    const KeyedMap keys = readKeys(root, rootKeys());
     if (const MapEntry *listen = keys.find("listen"_L1))
         checkListen(*listen, config.server);
     if (const MapEntry *limits = keys.find("limits"_L1))
@@ -701,6 +405,9 @@ Config ConfigChecker::check(const YAML::Node &root)
         checkProviders(*providers, config.providers);
     else
         reportMissing(root, u"config"_s, "providers"_L1);
+    // Routing and resilience refer to providers by id, so they are checked after them.
+    checkRoutingSections(*this, keys, config);
+    checkResilienceSections(*this, keys, config);
     return config;
 }
 

@@ -15,8 +15,7 @@ HealthRegistry::HealthRegistry(const QList<config::ProviderConfig> &providers)
     for (const config::ProviderConfig &provider : providers) {
         ProviderRecord record;
         record.id = provider.id;
-        record.kind = provider.kind == config::ProviderKind::Simulated ? QStringLiteral("simulated")
-                                                                       : QStringLiteral("openai");
+        record.kind = config::kindName(provider.kind);
         for (const config::ModelRoute &model : provider.models)
             record.models.append(model.publicName);
         m_providers.append(std::move(record));
@@ -116,6 +115,35 @@ QList<ProviderHealth> HealthRegistry::snapshot() const
         providers.append(std::move(health));
     }
     return providers;
+}
+
+bool HealthRegistry::selectable(int provider) const
+{
+    return m_providers[provider].state != ProviderState::Down;
+}
+
+double HealthRegistry::latencyP50Ms(int provider) const
+{
+    const LatencyWindow &window = m_providers[provider].latency;
+    return window.percentile(50);
+}
+
+double HealthRegistry::recentSuccessRatio(int provider) const
+{
+    const ProviderRecord &record = m_providers[provider];
+    if (record.recentCount == 0)
+        return 1.0;
+    return 1.0 - record.recentFailurePercent() / 100.0;
+}
+
+int HealthRegistry::recentCallCount(int provider) const
+{
+    return m_providers[provider].recentCount;
+}
+
+double HealthRegistry::trafficShare(int) const
+{
+    return 1.0;
 }
 
 } // namespace switchyard::health

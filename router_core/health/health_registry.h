@@ -45,6 +45,17 @@ public:
 
     QList<ProviderHealth> snapshot() const;
 
+    // What the router reads to rank endpoints (the seam between health and routing).
+    // May the router pick this endpoint now? False while its breaker is open, or it is disabled
+    // or draining.
+    bool selectable(int provider) const;
+    double latencyP50Ms(int provider) const;       // negative when nothing has been measured yet
+    double recentSuccessRatio(int provider) const; // over the recent-call window; 1 when empty
+    int recentCallCount(int provider) const;       // calls in the window, for neutral starts
+    // Fraction of its usual share an endpoint may take: below 1 while it ramps up after
+    // recovering.
+    double trafficShare(int provider) const;
+
 private:
     struct ProviderRecord {
         QString id;

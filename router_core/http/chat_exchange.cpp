@@ -115,7 +115,7 @@ void ChatExchange::start()
     m_trace.trace().model = m_request.model;
     m_trace.trace().provider = provider.id;
     m_trace.trace().streamed = m_request.stream;
-    m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason);
+    m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
 
     upstream::UpstreamRequest call;
     call.url = chatCompletionsUrl(provider.baseUrl);

@@ -47,20 +47,26 @@ std::optional<RouteDecision> ModelRouter::route(const QString &model, double dra
     RouteDecision decision;
     decision.model = model;
     const auto candidate = [](const Server &server) {
-        return RouteCandidate{server.providerIndex, server.providerId, server.upstreamModel};
+        RouteCandidate candidate;
+        candidate.providerIndex = server.providerIndex;
+        candidate.providerId = server.providerId;
+        candidate.upstreamModel = server.upstreamModel;
+        return candidate;
     };
     decision.candidates.append(candidate(servers[chosen]));
     for (qsizetype i = 0; i < servers.size(); ++i) {
         if (i != chosen)
             decision.candidates.append(candidate(servers[i]));
     }
-    decision.reason = QStringLiteral("model `%1` is served by %2 provider(s); weighted draw chose "
-                                     "`%3` (weight %4 of %5)")
-                          .arg(model)
-                          .arg(servers.size())
-                          .arg(servers[chosen].providerId)
-                          .arg(servers[chosen].weight)
-                          .arg(totalWeight);
+    const QString reason =
+        QStringLiteral("model `%1` is served by %2 provider(s); weighted draw chose "
+                       "`%3` (weight %4 of %5)")
+            .arg(model)
+            .arg(servers.size())
+            .arg(servers[chosen].providerId)
+            .arg(servers[chosen].weight)
+            .arg(totalWeight);
+    decision.steps.append({QStringLiteral("pool"), reason});
     return decision;
 }
 

@@ -2,22 +2,85 @@
 
 #include <QList>
 #include <QString>
+#include <chrono>
 
 namespace switchyard::routing {
 
-// One provider that may serve the request, with the model name it must be sent.
+// Which step of the light/pro gearbox chose the tier (DESIGN.md, "Tiers").
+enum class CascadeStep {
+    NotUsed,      // a rule pinned a provider or pool, so no tier was chosen by the cascade
+    ExplicitHint, // 1: tier hint header or priority high
+    TaskTag,      // 2: task tag
+    InputTokens,  // 3: input tokens above light's maximum
+    Complexity,   // 4: complexity score at or above the threshold
+    Default,      // 5: light
+};
+
+// Why a candidate is in the list, in the order the executor may reach it.
+enum class CandidateRole {
+    Primary,       // the chosen pool
+    CrossTier,     // failover to the other tier (light -> pro)
+    FallbackChain, // the configured fallback_chain
+    LighterModel,  // degradation ladder level 1: a lighter model (pro -> light)
+};
+
+// The parts of an endpoint's score, each in [0, 1], higher is better.
+struct ScoreFactors {
+    double load = 0.0;
+    double latency = 0.0;
+    double success = 0.0;
+    double weight = 0.0;
+};
+
+// One endpoint that may serve the request, with the model name it must be sent.
 struct RouteCandidate {
     int providerIndex = -1; // index into Config::providers and the health registry
     QString providerId;
     QString upstreamModel;
+    QString tier; // tier whose contract (timeout, retries) applies; empty when none
+    CandidateRole role = CandidateRole::Primary;
+    int degradationLevel = 0; // 0 the planned target, 1 a lighter model
+    double score = 0.0;
+    ScoreFactors factors;
+    QString reason; // why it is here and at this place, for explain and traces
 };
 
-// What the router decided and why. The executor walks `candidates` in order. The routing-engine
-// work adds the matched rule, tier, canary side and per-candidate scores to this same value.
+// One step of the decision and why it went as it did, for explain and the trace.
+struct RouteStep {
+    QString stage;  // "rule", "canary", "cascade", "pool", "affinity", "failover"...
+    QString detail; // human-readable reason
+};
+
+// What the router decided and why. The executor walks `candidates` in order, skipping those whose
+// breaker does not admit them. The same value answers /admin/v1/route/explain.
 struct RouteDecision {
+    enum class Refusal {
+        None,
+        UnknownModel, // no provider serves the model and no rule targets it: 404
+        NoCandidate,  // the target exists but none of its endpoints can be chosen: 503
+    };
+
     QString model;
+    QString rule; // matched rule's name; empty when none matched
+    QString tier; // chosen tier; empty when a rule pinned a target
+    CascadeStep cascadeStep = CascadeStep::NotUsed;
+    int complexityScore = -1; // 0-100 when the cascade computed it
+    QString canarySide;       // the split target taken; empty without a split
     QList<RouteCandidate> candidates;
-    QString reason;
+    QList<RouteStep> steps;
+    Refusal refusal = Refusal::None;
+
+    // All steps joined into one line, for logs and the trace's "choice" event.
+    QString reason() const
+    {
+        QString text;
+        for (const RouteStep &step : steps) {
+            if (!text.isEmpty())
+                text += QStringLiteral("; ");
+            text += step.stage + QStringLiteral(": ") + step.detail;
+        }
+        return text;
+    }
 };
 
 } // namespace switchyard::routing

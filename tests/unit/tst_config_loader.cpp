@@ -190,10 +190,11 @@ void TestConfigLoader::reportsEveryError_data()
     QTest::newRow("unknown kind")
         << "providers:\n"
            "  - id: sim\n"
-           "    kind: anthropic\n"
+           "    kind: gemini\n"
            "    models: [demo]\n"_ba
         << QStringList{
-               u"test.yaml:3:11: `kind` must be `openai` or `simulated`, got \"anthropic\""_s};
+               u"test.yaml:3:11: `kind` must be `openai`, `anthropic`, `mapped` or `simulated`, "
+               u"got \"gemini\""_s};
 
     QTest::newRow("unset environment variable")
         << "providers:\n"

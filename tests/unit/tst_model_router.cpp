@@ -64,7 +64,7 @@ private Q_SLOTS:
         for (const auto &candidate : decision->candidates)
             order.append(candidate.providerId);
         QCOMPARE(order, expectedOrder);
-        QVERIFY(decision->reason.contains(expectedOrder.first()));
+        QVERIFY(decision->reason().contains(expectedOrder.first()));
     }
 
     void unknownModelHasNoRoute()

@@ -1,0 +1,29 @@
+#pragma once
+
+#include "config/config.h"
+#include "config/yaml_reader.h"
+
+#include <QLatin1StringView>
+#include <QList>
+#include <optional>
+
+// The config sections beyond the server and the provider list. Each is checked by a function
+// that lives beside its own types, so adding a section touches its own file and this header.
+namespace switchyard::config {
+
+// Root keys owned by the routing section: tiers, routes, fallback chain...
+QList<QLatin1StringView> routingRootKeys();
+// Runs after providers are checked, so targets can be resolved against their ids.
+void checkRoutingSections(YamlReader &reader, const KeyedMap &root, Config &config);
+
+// Root keys owned by the resilience section: breaker, retries, admission, probes, degradation.
+QList<QLatin1StringView> resilienceRootKeys();
+void checkResilienceSections(YamlReader &reader, const KeyedMap &root, Config &config);
+
+// Keys a provider entry may carry for its wire format (anthropic, mapped).
+QList<QLatin1StringView> adapterProviderKeys();
+// `kind` is empty when the entry's kind was missing or wrong; then only form is checked.
+void checkProviderAdapter(YamlReader &reader, const YAML::Node &node, const KeyedMap &keys,
+                          std::optional<ProviderKind> kind, ProviderConfig &provider);
+
+} // namespace switchyard::config
