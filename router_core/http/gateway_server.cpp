@@ -185,7 +185,7 @@ bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
 {
     // Qt reuses `request` for the next request on the connection: copy what is needed now.
     IncomingRequest incoming{request.method(), request.url().path(), request.headers(),
-                             request.body()};
+                             request.body(), request.remoteAddress()};
     ResponseWriter writer(makeResponder(request, socket));
     ConnectionQueue *queue = ConnectionQueue::of(socket);
     if (queue->answering) {
@@ -254,9 +254,31 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     } else if (path == QLatin1String("/readyz")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
             handleReady(std::move(writer), identity);
+    } else if (path.startsWith(QLatin1String("/admin/v1/"))) {
+        handleAdmin(request, std::move(writer), identity);
     } else {
         writer.sendError(ApiError::notFound(methodName(method), path), identity);
     }
+}
+
+void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter writer,
+                                const HeaderList &identity)
+{
+    // The admin API can take providers down; until it has tokens it answers only this machine.
+    if (!request.remoteAddress.isLoopback()) {
+        ApiError refusal;
+        refusal.status = 403;
+        refusal.type = QStringLiteral("permission_error");
+        refusal.code = QStringLiteral("admin_loopback_only");
+        refusal.message = QStringLiteral("The admin API answers only clients on this machine.");
+        writer.sendError(refusal, identity);
+        return;
+    }
+    const admin::AdminReply reply = m_admin.dispatch(
+        {request.method, request.path.mid(qsizetype(sizeof("/admin/v1/") - 1)), request.headers,
+         request.body});
+    writer.sendWhole(reply.status, identity + reply.headers, "application/json",
+                     reply.body.toJson(QJsonDocument::Compact));
 }
 
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "admin/admin_api.h"
 #include "config/config.h"
 #include "http/openai_error.h"
 #include "http/response_writer.h"
@@ -8,6 +9,7 @@
 
 #include <QAbstractHttpServer>
 #include <QElapsedTimer>
+#include <QHostAddress>
 #include <QHash>
 #include <QHttpServerRequest>
 #include <QRandomGenerator>
@@ -35,6 +37,7 @@ struct IncomingRequest {
     QString path;
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body;
+    QHostAddress remoteAddress;
 };
 
 // Client requests per second over the last few whole seconds, for the console's status bar.
@@ -70,6 +73,8 @@ public:
     void stopAccepting();
     int inFlight() const { return int(m_exchanges.size()); }
     quint64 totalRequests() const { return m_totalRequests; }
+    // The parts of the engine register their /admin/v1/ endpoints here.
+    admin::AdminApi &admin() { return m_admin; }
     double requestsPerSecond() const { return m_rate.perSecond(); }
 
 Q_SIGNALS:
@@ -85,6 +90,8 @@ private:
     void handleChat(IncomingRequest request, ResponseWriter writer, telemetry::TraceBuilder trace);
     void handleModels(ResponseWriter writer, const HeaderList &identity);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
+    void handleAdmin(const IncomingRequest &request, ResponseWriter writer,
+                     const HeaderList &identity);
     void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error);
 
     std::shared_ptr<const config::Config> m_config;
@@ -92,6 +99,7 @@ private:
     health::HealthRegistry &m_health;
     telemetry::TraceRing &m_traces;
     routing::ModelRouter m_router;
+    admin::AdminApi m_admin;
     qint64 m_startedAtSecs;
     QHash<ChatExchange *, bool> m_exchanges;
     bool m_accepting = true;

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "http/openai_error.h"
+
+#include <QByteArray>
+#include <QHttpServerRequest>
+#include <QJsonDocument>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <functional>
+
+namespace switchyard::admin {
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+struct AdminRequest {
+    QHttpServerRequest::Method method = QHttpServerRequest::Method::Unknown;
+    QString path;       // below /admin/v1/, e.g. "providers/sim-a/trip"
+    HeaderList headers; // as the client sent them
+    QByteArray body;
+};
+
+struct AdminReply {
+    int status = 200;
+    QJsonDocument body;
+    HeaderList headers;
+
+    static AdminReply json(const QJsonDocument &document, int status = 200);
+    static AdminReply error(const http::ApiError &error);
+};
+
+// The admin API's table of endpoints under /admin/v1/. Each part of the engine registers its own
+// endpoints (providers, simulator, routes, agents...) so this file never grows with them.
+// Patterns are path segments where `{}` matches any one segment and is passed to the handler:
+// "providers/{}/{}" matches "providers/sim-a/trip" with captures ["sim-a", "trip"].
+class AdminApi {
+public:
+    using Handler = std::function<AdminReply(const AdminRequest &, const QStringList &captures)>;
+
+    void add(QHttpServerRequest::Method method, const QString &pattern, Handler handler);
+    // Unknown paths answer 404 and known paths with another method 405, both in OpenAI's shape.
+    AdminReply dispatch(const AdminRequest &request) const;
+
+private:
+    struct Endpoint {
+        QHttpServerRequest::Method method;
+        QStringList segments;
+        Handler handler;
+    };
+    QList<Endpoint> m_endpoints;
+};
+
+} // namespace switchyard::admin
