@@ -27,7 +27,7 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 
 QList<QLatin1StringView> rootKeys()
 {
-    return serverRootKeys + routingRootKeys() + resilienceRootKeys();
+    return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1, "shutdown_grace"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1};
@@ -407,6 +407,7 @@ Config ConfigChecker::check(const YAML::Node &root)
         reportMissing(root, u"config"_s, "providers"_L1);
     // Routing and resilience refer to providers by id, so they are checked after them.
     checkRoutingSections(*this, keys, config);
+    checkHealthSections(*this, keys, config);
     checkResilienceSections(*this, keys, config);
     return config;
 }

@@ -16,7 +16,11 @@ QList<QLatin1StringView> routingRootKeys();
 // Runs after providers are checked, so targets can be resolved against their ids.
 void checkRoutingSections(YamlReader &reader, const KeyedMap &root, Config &config);
 
-// Root keys owned by the resilience section: breaker, retries, admission, probes, degradation.
+// Root keys owned by the health section: breaker, probes.
+QList<QLatin1StringView> healthRootKeys();
+void checkHealthSections(YamlReader &reader, const KeyedMap &root, Config &config);
+
+// Root keys owned by the resilience section: retries, admission, degradation.
 QList<QLatin1StringView> resilienceRootKeys();
 void checkResilienceSections(YamlReader &reader, const KeyedMap &root, Config &config);
 

@@ -143,7 +143,7 @@ KeyedMap YamlReader::readKeys(const YAML::Node &map, const QList<QLatin1StringVi
 }
 
 std::optional<KeyedMap> YamlReader::readSection(const MapEntry &entry,
-                                                   const QList<QLatin1StringView> &allowed)
+                                                const QList<QLatin1StringView> &allowed)
 {
     if (!entry.value.IsMap()) {
         reportValue(entry, u"`%1` must be a map, got %2"_s.arg(entry.name, describe(entry.value)));
@@ -162,8 +162,7 @@ std::optional<QString> YamlReader::readString(const MapEntry &entry)
     return fromYaml(entry.value.Scalar());
 }
 
-std::optional<qint64> YamlReader::readInteger(const MapEntry &entry, qint64 minimum,
-                                                 qint64 maximum)
+std::optional<qint64> YamlReader::readInteger(const MapEntry &entry, qint64 minimum, qint64 maximum)
 {
     bool parsed = false;
     const qint64 value =
@@ -283,7 +282,8 @@ std::optional<bool> YamlReader::readBool(const MapEntry &entry)
         if (text == u"false"_s)
             return false;
     }
-    reportValue(entry, u"`%1` must be true or false, got %2"_s.arg(entry.name, describe(entry.value)));
+    reportValue(entry,
+                u"`%1` must be true or false, got %2"_s.arg(entry.name, describe(entry.value)));
     return std::nullopt;
 }
 
@@ -308,7 +308,7 @@ std::optional<QStringList> YamlReader::readStringList(const MapEntry &entry)
         return QStringList{fromYaml(entry.value.Scalar())};
     if (!entry.value.IsSequence()) {
         reportValue(entry, u"`%1` must be a list of names, got %2"_s.arg(entry.name,
-                                                                          describe(entry.value)));
+                                                                         describe(entry.value)));
         return std::nullopt;
     }
     QStringList names;
@@ -318,7 +318,7 @@ std::optional<QStringList> YamlReader::readStringList(const MapEntry &entry)
         if (!node.IsScalar()) {
             report(node.IsNull() ? entry.value.Mark() : node.Mark(),
                    u"entry %1 of `%2` must be a name, got %3"_s.arg(QString::number(position),
-                                                                   entry.name, describe(node)));
+                                                                    entry.name, describe(node)));
             return std::nullopt;
         }
         names.append(fromYaml(node.Scalar()));

@@ -274,9 +274,9 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         writer.sendError(refusal, identity);
         return;
     }
-    const admin::AdminReply reply = m_admin.dispatch(
-        {request.method, request.path.mid(qsizetype(sizeof("/admin/v1/") - 1)), request.headers,
-         request.body});
+    const admin::AdminReply reply =
+        m_admin.dispatch({request.method, request.path.mid(qsizetype(sizeof("/admin/v1/") - 1)),
+                          request.headers, request.body});
     writer.sendWhole(reply.status, identity + reply.headers, "application/json",
                      reply.body.toJson(QJsonDocument::Compact));
 }

@@ -9,8 +9,8 @@
 
 #include <QAbstractHttpServer>
 #include <QElapsedTimer>
-#include <QHostAddress>
 #include <QHash>
+#include <QHostAddress>
 #include <QHttpServerRequest>
 #include <QRandomGenerator>
 #include <array>
