@@ -117,6 +117,11 @@ QList<ProviderHealth> HealthRegistry::snapshot() const
     return providers;
 }
 
+bool HealthRegistry::tryAdmit(int provider)
+{
+    return selectable(provider);
+}
+
 bool HealthRegistry::selectable(int provider) const
 {
     return m_providers[provider].state != ProviderState::Down;

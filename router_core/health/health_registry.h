@@ -33,6 +33,9 @@ public:
     int providerCount() const { return int(m_providers.size()); }
     int indexOf(const QString &providerId) const;
 
+    // The executor asks before every attempt. False while the breaker is open, or the endpoint is
+    // disabled or draining; a half-open breaker admits exactly one probe call.
+    bool tryAdmit(int provider);
     void callStarted(int provider);
     // latencyMs: whole call; timeToFirstTokenMs: first streamed event, negative when not streamed.
     void callFinished(int provider, CallOutcome outcome, double latencyMs,
