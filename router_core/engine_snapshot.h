@@ -7,9 +7,26 @@
 
 namespace switchyard {
 
-// Coarse health of one provider, derived by the health registry from its own windows.
-// The resilience work replaces this with breaker states; the console shows whatever is here.
+// Coarse health of one provider for summaries: Up when its breaker is closed and calls succeed,
+// Degraded when closed but failing or half-open, Down when open or taken out by an operator.
 enum class ProviderState { Up, Degraded, Down };
+
+// The circuit breaker of one endpoint (DESIGN.md, "Circuit breaker").
+enum class BreakerState { Closed, Open, HalfOpen };
+
+// What an operator (console or admin API) has set for an endpoint.
+enum class OperatorState { Enabled, Disabled, Draining };
+
+// What an operator can do to an endpoint from the console or the admin API.
+enum class ProviderAction { Enable, Disable, Drain, Trip, Reset };
+
+// Live knobs of a built-in simulated provider, for failover drills.
+struct SimulatorKnobs {
+    enum class Mode { Ok, ServerError, RateLimited, Hang, Reset, CutStream };
+    Mode mode = Mode::Ok;
+    int latencyMs = -1;      // negative keeps the configured latency
+    double errorRate = -1.0; // negative keeps the configured error rate; else 0..1
+};
 
 // A copy of one provider's health, made on the engine thread and handed to the console by value.
 struct ProviderHealth {
@@ -29,6 +46,24 @@ struct ProviderHealth {
     double p50LatencyMs = -1.0;
     double p95LatencyMs = -1.0;
     double p50TimeToFirstTokenMs = -1.0;
+
+    BreakerState breaker = BreakerState::Closed;
+    QString breakerReason;       // why it last changed, e.g. "5 consecutive call failures"
+    qint64 msUntilHalfOpen = -1; // while open: time until it admits a probe; else negative
+    OperatorState operatorState = OperatorState::Enabled;
+    double trafficShare = 1.0;   // below 1 while ramping up after recovery
+    quint64 unusableAnswers = 0; // quality: answers that arrived but could not be used
+    bool simulated = false;      // has live simulator knobs
+    SimulatorKnobs::Mode simulatorMode = SimulatorKnobs::Mode::Ok;
+};
+
+// One breaker transition, for the console's timeline and the logs.
+struct BreakerEvent {
+    QString providerId;
+    BreakerState from = BreakerState::Closed;
+    BreakerState to = BreakerState::Closed;
+    QString reason;
+    qint64 atMsSinceEpoch = 0;
 };
 
 struct EngineSnapshot {
@@ -39,9 +74,12 @@ struct EngineSnapshot {
     bool demoTrafficRunning = false;
     double demoRequestsPerSecond = 0.0;
     QList<ProviderHealth> providers;
+    QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
 };
 
 } // namespace switchyard
 
 Q_DECLARE_METATYPE(switchyard::ProviderHealth)
 Q_DECLARE_METATYPE(switchyard::EngineSnapshot)
+Q_DECLARE_METATYPE(switchyard::BreakerEvent)
+Q_DECLARE_METATYPE(switchyard::SimulatorKnobs)
