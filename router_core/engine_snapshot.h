@@ -57,13 +57,15 @@ struct ProviderHealth {
     SimulatorKnobs::Mode simulatorMode = SimulatorKnobs::Mode::Ok;
 };
 
-// One breaker transition, for the console's timeline and the logs.
+// One change of an endpoint's state, for the console's timeline and the logs: a breaker
+// transition, or (with from == to) an operator action or a change of probe health.
 struct BreakerEvent {
     QString providerId;
     BreakerState from = BreakerState::Closed;
     BreakerState to = BreakerState::Closed;
     QString reason;
     qint64 atMsSinceEpoch = 0;
+    quint64 sequence = 0; // 1 for the engine's first event, +1 for each after: a stable identity
 };
 
 struct EngineSnapshot {
@@ -83,3 +85,4 @@ Q_DECLARE_METATYPE(switchyard::ProviderHealth)
 Q_DECLARE_METATYPE(switchyard::EngineSnapshot)
 Q_DECLARE_METATYPE(switchyard::BreakerEvent)
 Q_DECLARE_METATYPE(switchyard::SimulatorKnobs)
+Q_DECLARE_METATYPE(switchyard::ProviderAction)

@@ -1,35 +1,192 @@
 #include "health/health_registry.h"
 
+#include <QLoggingCategory>
 #include <algorithm>
+
+Q_LOGGING_CATEGORY(lcHealth, "switchyard.health")
 
 namespace switchyard::health {
 
+using namespace Qt::StringLiterals;
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
 namespace {
-// Above this share of failures among the recent calls a provider is shown as degraded.
-constexpr double kDegradedFailurePercent = 20.0;
+
+// Above this share of failures among the recent calls a closed endpoint is shown as degraded.
+constexpr double kDegradedFailureRatio = 0.2;
+// Past this many doublings the cap has long been reached; stops the shift from overflowing.
+constexpr int kMaxDoublings = 30;
+
+static_assert(config::BreakerConfig{}.consecutiveFailures ==
+              HealthRegistry::kDownAfterConsecutiveFailures);
+
+QString seconds(milliseconds duration)
+{
+    const double value = double(duration.count()) / 1000.0;
+    return QString::number(value, 'g', 6) + u" s"_s;
+}
+
+QString percent(double ratio)
+{
+    return QString::number(ratio * 100.0, 'g', 4) + u" %"_s;
+}
+
 } // namespace
 
-HealthRegistry::HealthRegistry(const QList<config::ProviderConfig> &providers)
+QString breakerStateName(BreakerState state)
 {
-    m_providers.reserve(providers.size());
-    for (const config::ProviderConfig &provider : providers) {
-        ProviderRecord record;
-        record.id = provider.id;
-        record.kind = config::kindName(provider.kind);
-        for (const config::ModelRoute &model : provider.models)
-            record.models.append(model.publicName);
-        m_providers.append(std::move(record));
+    switch (state) {
+    case BreakerState::Closed:
+        return u"closed"_s;
+    case BreakerState::Open:
+        return u"open"_s;
+    case BreakerState::HalfOpen:
+        return u"half_open"_s;
     }
+    return {};
+}
+
+QString operatorStateName(OperatorState state)
+{
+    switch (state) {
+    case OperatorState::Enabled:
+        return u"enabled"_s;
+    case OperatorState::Disabled:
+        return u"disabled"_s;
+    case OperatorState::Draining:
+        return u"draining"_s;
+    }
+    return {};
+}
+
+QString providerActionName(ProviderAction action)
+{
+    switch (action) {
+    case ProviderAction::Enable:
+        return u"enable"_s;
+    case ProviderAction::Disable:
+        return u"disable"_s;
+    case ProviderAction::Drain:
+        return u"drain"_s;
+    case ProviderAction::Trip:
+        return u"trip"_s;
+    case ProviderAction::Reset:
+        return u"reset"_s;
+    }
+    return {};
+}
+
+std::optional<ProviderAction> providerActionFromName(const QString &name)
+{
+    for (ProviderAction action :
+         {ProviderAction::Enable, ProviderAction::Disable, ProviderAction::Drain,
+          ProviderAction::Trip, ProviderAction::Reset}) {
+        if (providerActionName(action) == name)
+            return action;
+    }
+    return std::nullopt;
+}
+
+HealthRegistry::ProviderRecord::ProviderRecord(const config::ProviderConfig &provider,
+                                               const config::BreakerConfig &breakerConfig)
+    : config(provider), kind(config::kindName(provider.kind)), recent(breakerConfig.window),
+      slow(breakerConfig.slowWindow,
+           breakerConfig.slowP95Factor * double(provider.latencyObjective.count()))
+{
+    for (const config::ModelRoute &model : provider.models)
+        models.append(model.publicName);
+}
+
+HealthRegistry::HealthRegistry(const QList<config::ProviderConfig> &providers,
+                               const config::BreakerConfig &breaker,
+                               const config::ProbeConfig &probes, const Clock &clock)
+    : m_breakerConfig(breaker), m_probeConfig(probes), m_clock(clock)
+{
+    m_providers.reserve(std::size_t(providers.size()));
+    for (const config::ProviderConfig &provider : providers)
+        addProvider(provider);
 }
 
 int HealthRegistry::indexOf(const QString &providerId) const
 {
-    for (int i = 0; i < m_providers.size(); ++i) {
-        if (m_providers[i].id == providerId)
+    for (int i = 0; i < providerCount(); ++i) {
+        if (!m_providers[i].retired && m_providers[i].config.id == providerId)
             return i;
     }
     return -1;
 }
+
+int HealthRegistry::addProvider(const config::ProviderConfig &provider)
+{
+    ProviderRecord &record = m_providers.emplace_back(provider, m_breakerConfig);
+    record.closedSince = m_clock.now();
+    return providerCount() - 1;
+}
+
+void HealthRegistry::retireProvider(int provider)
+{
+    ProviderRecord &record = m_providers[provider];
+    if (record.retired)
+        return;
+    record.retired = true;
+    qCInfo(lcHealth).noquote() << "provider" << record.config.id << "retired";
+}
+
+// ---- admission ----------------------------------------------------------------------------------
+
+bool HealthRegistry::admitsNow(const ProviderRecord &record) const
+{
+    if (record.retired || record.operatorState != OperatorState::Enabled || record.probeUnhealthy)
+        return false;
+    switch (record.breaker) {
+    case BreakerState::Closed:
+        return true;
+    case BreakerState::Open:
+        // Its period is over: the next tryAdmit moves it to half-open and admits the probe.
+        return m_clock.now() >= record.openUntil;
+    case BreakerState::HalfOpen:
+        return !record.probeCallOut;
+    }
+    return false;
+}
+
+bool HealthRegistry::selectable(int provider) const
+{
+    return admitsNow(m_providers[provider]);
+}
+
+bool HealthRegistry::tryAdmit(int provider)
+{
+    ProviderRecord &record = m_providers[provider];
+    advanceTimedState(record);
+    if (!admitsNow(record))
+        return false;
+    if (record.breaker == BreakerState::HalfOpen)
+        record.probeCallOut = true;
+    return true;
+}
+
+qint64 HealthRegistry::msUntilAdmit(int provider) const
+{
+    const ProviderRecord &record = m_providers[provider];
+    if (record.retired || record.operatorState != OperatorState::Enabled || record.probeUnhealthy)
+        return -1;
+    switch (record.breaker) {
+    case BreakerState::Closed:
+        return 0;
+    case BreakerState::Open: {
+        const auto left = record.openUntil - m_clock.now();
+        // Rounded up: "0" must mean "now", never "in half a millisecond".
+        return std::max<qint64>(0, std::chrono::ceil<milliseconds>(left).count());
+    }
+    case BreakerState::HalfOpen:
+        return record.probeCallOut ? -1 : 0;
+    }
+    return -1;
+}
+
+// ---- calls --------------------------------------------------------------------------------------
 
 void HealthRegistry::callStarted(int provider)
 {
@@ -40,115 +197,366 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
                                   double timeToFirstTokenMs, const QString &failureDescription)
 {
     ProviderRecord &record = m_providers[provider];
-    --record.inFlight;
-    if (outcome == CallOutcome::Cancelled)
-        return;
+    record.inFlight = std::max(0, record.inFlight - 1);
+    advanceTimedState(record);
+
+    const bool decisive = outcome == CallOutcome::Success || outcome == CallOutcome::CallFailure;
+    if (!decisive) {
+        // The half-open probe told nothing about the endpoint: let another call probe.
+        if (record.breaker == BreakerState::HalfOpen)
+            record.probeCallOut = false;
+        if (outcome == CallOutcome::Cancelled)
+            return;
+        ++record.requests;
+        if (outcome == CallOutcome::Unusable) {
+            ++record.errors;
+            ++record.unusableAnswers;
+            qCDebug(lcHealth).noquote() << "provider" << record.config.id
+                                        << "sent an unusable answer:" << failureDescription;
+        }
+        return; // quality and the request's own faults never move the breaker
+    }
 
     ++record.requests;
     const bool failed = outcome == CallOutcome::CallFailure;
-    if (failed || outcome == CallOutcome::Unusable)
+    if (failed) {
         ++record.errors;
-    if (outcome == CallOutcome::Unusable || outcome == CallOutcome::RequestFault)
-        return; // quality and the request's own faults never move provider health
-
-    record.recentFailed[record.recentNext] = failed;
-    record.recentNext = (record.recentNext + 1) % kRecentCalls;
-    record.recentCount = std::min(record.recentCount + 1, kRecentCalls);
-    record.consecutiveFailures = failed ? record.consecutiveFailures + 1 : 0;
-    if (failed)
         record.lastFailure = failureDescription;
-    if (!failed) {
+        qCDebug(lcHealth).noquote()
+            << "provider" << record.config.id << "call failed:" << failureDescription;
+    } else {
         record.latency.record(latencyMs);
         if (timeToFirstTokenMs >= 0)
             record.timeToFirstToken.record(timeToFirstTokenMs);
     }
-    updateState(record);
+
+    switch (record.breaker) {
+    case BreakerState::Closed:
+        // Streams are judged on their first token: a long answer is not a slow provider.
+        recordClosedCall(record, failed, timeToFirstTokenMs >= 0 ? timeToFirstTokenMs : latencyMs);
+        break;
+    case BreakerState::HalfOpen:
+        // Whichever call reports first while half-open is the probe, including one that was
+        // already in flight when the breaker opened: it is as good a witness.
+        if (failed)
+            open(record, u"probe call failed: %1"_s.arg(failureDescription));
+        else
+            close(record, u"probe call succeeded"_s, true);
+        break;
+    case BreakerState::Open:
+        break; // calls sent before the breaker opened: counted above, decide nothing
+    }
+}
+
+void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed, double slowMeasureMs)
+{
+    record.recent.record(failed);
+    record.consecutiveFailures = failed ? record.consecutiveFailures + 1 : 0;
+    const bool slowRuleOn = m_breakerConfig.slowP95Factor > 0;
+    if (!failed && slowRuleOn)
+        record.slow.record(m_clock.now(), slowMeasureMs);
+    if (const std::optional<QString> reason = tripReason(record, failed))
+        open(record, *reason);
+}
+
+std::optional<QString> HealthRegistry::tripReason(ProviderRecord &record, bool failed)
+{
+    const config::BreakerConfig &rules = m_breakerConfig;
+    if (failed && record.consecutiveFailures >= rules.consecutiveFailures)
+        return u"%1 consecutive call failures"_s.arg(record.consecutiveFailures);
+    const int seen = record.recent.size();
+    const int failures = record.recent.failures();
+    // The tolerance keeps "exactly 40 %" below "more than 40 %" despite binary fractions.
+    if (seen >= rules.minCalls && double(failures) > rules.failureRate * seen + 1e-9) {
+        return u"%1 of the last %2 calls failed (more than %3)"_s.arg(
+            QString::number(failures), QString::number(seen), percent(rules.failureRate));
+    }
+    if (!failed && rules.slowP95Factor > 0) {
+        const auto now = m_clock.now();
+        if (record.slow.calls(now) >= rules.slowMinCalls && record.slow.p95IsSlow(now)) {
+            return u"p95 latency over the last %1 is above %2 ms (%3 × the %4 ms objective)"_s.arg(
+                seconds(rules.slowWindow), QString::number(record.slow.slowAboveMs()),
+                QString::number(rules.slowP95Factor),
+                QString::number(record.config.latencyObjective.count()));
+        }
+    }
+    return std::nullopt;
+}
+
+// ---- probes and operators -----------------------------------------------------------------------
+
+void HealthRegistry::probeResult(int provider, bool ok, const QString &detail)
+{
+    ProviderRecord &record = m_providers[provider];
+    if (record.retired)
+        return;
+    advanceTimedState(record);
+    if (ok) {
+        record.probeFailuresInRow = 0;
+        ++record.probeSuccessesInRow;
+        if (record.probeUnhealthy) {
+            if (record.probeSuccessesInRow >= m_probeConfig.healthyAfter) {
+                record.probeUnhealthy = false;
+                close(record, u"%1 successful health probes"_s.arg(record.probeSuccessesInRow),
+                      true);
+            }
+        } else if (record.breaker == BreakerState::HalfOpen) {
+            close(record, u"health probe succeeded"_s, true);
+        }
+        return;
+    }
+
+    record.probeSuccessesInRow = 0;
+    ++record.probeFailuresInRow;
+    record.lastFailure = u"health probe: %1"_s.arg(detail);
+    qCDebug(lcHealth).noquote() << "provider" << record.config.id
+                                << "health probe failed:" << detail;
+    if (record.probeUnhealthy)
+        return;
+    if (record.probeFailuresInRow >= m_probeConfig.unhealthyAfter) {
+        record.probeUnhealthy = true;
+        record.probeCallOut = false;
+        record.rampStartedAt.reset();
+        // Held open until probes succeed again: no open period, no half-open call.
+        setBreaker(record, BreakerState::Open,
+                   u"%1 failed health probes"_s.arg(record.probeFailuresInRow));
+    } else if (record.breaker == BreakerState::HalfOpen) {
+        open(record, u"health probe failed: %1"_s.arg(detail));
+    }
+}
+
+void HealthRegistry::applyAction(int provider, ProviderAction action)
+{
+    ProviderRecord &record = m_providers[provider];
+    if (record.retired)
+        return;
+    advanceTimedState(record);
+    const auto setOperatorState = [&](OperatorState to, const QString &reason) {
+        const bool wasOut = record.operatorState != OperatorState::Enabled;
+        record.operatorState = to;
+        if (to == OperatorState::Enabled && wasOut && m_breakerConfig.ramp.count() > 0)
+            record.rampStartedAt = m_clock.now();
+        publish(record, record.breaker, record.breaker, reason);
+    };
+    switch (action) {
+    case ProviderAction::Enable:
+        setOperatorState(OperatorState::Enabled, u"enabled by operator"_s);
+        return;
+    case ProviderAction::Disable:
+        setOperatorState(OperatorState::Disabled, u"disabled by operator"_s);
+        return;
+    case ProviderAction::Drain:
+        setOperatorState(OperatorState::Draining, u"draining by operator"_s);
+        return;
+    case ProviderAction::Trip:
+        open(record, u"tripped by operator"_s);
+        return;
+    case ProviderAction::Reset: {
+        const bool wasServing = record.breaker == BreakerState::Closed && !record.probeUnhealthy;
+        record.tripLevel = 0;
+        record.probeUnhealthy = false;
+        record.probeFailuresInRow = 0;
+        record.probeSuccessesInRow = 0;
+        // A healthy endpoint keeps its full share; one that was out ramps back in.
+        close(record, u"reset by operator"_s, !wasServing);
+        return;
+    }
+    }
+}
+
+// ---- the state machine --------------------------------------------------------------------------
+
+void HealthRegistry::updateTimedStates()
+{
+    for (ProviderRecord &record : m_providers)
+        advanceTimedState(record);
+}
+
+void HealthRegistry::advanceTimedState(ProviderRecord &record)
+{
+    if (record.retired || record.breaker != BreakerState::Open || record.probeUnhealthy)
+        return;
+    if (m_clock.now() < record.openUntil)
+        return;
+    record.probeCallOut = false;
+    setBreaker(record, BreakerState::HalfOpen,
+               u"open period over; letting one probe call through"_s);
+}
+
+milliseconds HealthRegistry::openPeriod(int tripLevel) const
+{
+    const int doublings = std::clamp(tripLevel - 1, 0, kMaxDoublings);
+    const milliseconds doubled = m_breakerConfig.openFor * (qint64(1) << doublings);
+    return std::min(doubled, m_breakerConfig.maxOpenFor);
+}
+
+void HealthRegistry::open(ProviderRecord &record, const QString &reason)
+{
+    const auto now = m_clock.now();
+    // An endpoint that stayed closed for a whole maximum open period starts over at the base
+    // period; one that trips again sooner keeps doubling, so a flapping endpoint backs off.
+    if (record.breaker == BreakerState::Closed &&
+        now - record.closedSince >= m_breakerConfig.maxOpenFor)
+        record.tripLevel = 0;
+    record.tripLevel = std::min(record.tripLevel + 1, kMaxDoublings + 1);
+    record.openUntil = now + openPeriod(record.tripLevel);
+    record.probeCallOut = false;
+    record.rampStartedAt.reset();
+    setBreaker(record, BreakerState::Open,
+               u"%1; open for %2"_s.arg(reason, seconds(openPeriod(record.tripLevel))));
+}
+
+void HealthRegistry::close(ProviderRecord &record, const QString &reason, bool ramp)
+{
+    const auto now = m_clock.now();
+    record.probeCallOut = false;
+    record.closedSince = now;
+    record.consecutiveFailures = 0;
+    record.recent.clear();
+    record.slow.clear();
+    if (ramp && m_breakerConfig.ramp.count() > 0)
+        record.rampStartedAt = now;
+    setBreaker(record, BreakerState::Closed, reason);
+}
+
+void HealthRegistry::setBreaker(ProviderRecord &record, BreakerState to, const QString &reason)
+{
+    const BreakerState from = record.breaker;
+    record.breaker = to;
+    record.breakerReason = reason;
+    publish(record, from, to, reason);
+}
+
+void HealthRegistry::publish(const ProviderRecord &record, BreakerState from, BreakerState to,
+                             const QString &reason)
+{
+    BreakerEvent event;
+    event.providerId = record.config.id;
+    event.from = from;
+    event.to = to;
+    event.reason = reason;
+    event.atMsSinceEpoch = m_clock.msSinceEpoch();
+    event.sequence = ++m_eventSequence;
+    if (from == to) {
+        qCInfo(lcHealth).noquote() << "provider" << event.providerId << "(breaker"
+                                   << breakerStateName(to) + u"):"_s << reason;
+    } else {
+        qCInfo(lcHealth).noquote()
+            << "provider" << event.providerId << "breaker" << breakerStateName(from) << "->"
+            << breakerStateName(to) + u':' << reason;
+    }
+    if (m_events.size() >= kEventCapacity)
+        m_events.removeFirst();
+    m_events.append(event);
+    if (m_sink)
+        m_sink(event);
+}
+
+// ---- what routing and the console read ----------------------------------------------------------
+
+bool HealthRegistry::rampingNow(const ProviderRecord &record) const
+{
+    return record.rampStartedAt && m_clock.now() - *record.rampStartedAt < m_breakerConfig.ramp;
+}
+
+double HealthRegistry::trafficShare(int provider) const
+{
+    const ProviderRecord &record = m_providers[provider];
+    if (!admitsNow(record))
+        return 0.0;
+    if (record.breaker != BreakerState::Closed)
+        return m_breakerConfig.rampStart; // half-open: the probe's share
+    if (!rampingNow(record))
+        return 1.0;
+    const double elapsed = duration_cast<std::chrono::duration<double, std::milli>>(
+                               m_clock.now() - *record.rampStartedAt)
+                               .count();
+    const double progress = elapsed / double(m_breakerConfig.ramp.count());
+    const double start = m_breakerConfig.rampStart;
+    return std::min(1.0, start + (1.0 - start) * progress);
+}
+
+ProviderState HealthRegistry::state(int provider) const
+{
+    const ProviderRecord &record = m_providers[provider];
+    if (record.retired || record.operatorState == OperatorState::Disabled || record.probeUnhealthy)
+        return ProviderState::Down;
+    switch (record.breaker) {
+    case BreakerState::Open:
+        return m_clock.now() >= record.openUntil ? ProviderState::Degraded : ProviderState::Down;
+    case BreakerState::HalfOpen:
+        return ProviderState::Degraded;
+    case BreakerState::Closed:
+        break;
+    }
+    if (record.operatorState == OperatorState::Draining || rampingNow(record) ||
+        record.recent.failureRatio() > kDegradedFailureRatio)
+        return ProviderState::Degraded;
+    return ProviderState::Up;
 }
 
 int HealthRegistry::providersUp() const
 {
-    return int(std::count_if(m_providers.cbegin(), m_providers.cend(), [](const auto &record) {
-        return record.state != ProviderState::Down;
-    }));
+    int up = 0;
+    for (int i = 0; i < providerCount(); ++i) {
+        if (!m_providers[i].retired && state(i) != ProviderState::Down)
+            ++up;
+    }
+    return up;
 }
 
-double HealthRegistry::ProviderRecord::recentFailurePercent() const
+double HealthRegistry::latencyP50Ms(int provider) const
 {
-    if (recentCount == 0)
-        return 0.0;
-    int failures = 0;
-    for (int i = 0; i < recentCount; ++i)
-        failures += recentFailed[i] ? 1 : 0;
-    return 100.0 * failures / recentCount;
+    return m_providers[provider].latency.p50();
 }
 
-void HealthRegistry::updateState(ProviderRecord &record)
+double HealthRegistry::recentSuccessRatio(int provider) const
 {
-    if (record.consecutiveFailures >= kDownAfterConsecutiveFailures)
-        record.state = ProviderState::Down;
-    else if (record.recentFailurePercent() > kDegradedFailurePercent)
-        record.state = ProviderState::Degraded;
-    else
-        record.state = ProviderState::Up;
+    const OutcomeWindow &recent = m_providers[provider].recent;
+    return recent.size() == 0 ? 1.0 : 1.0 - recent.failureRatio();
+}
+
+int HealthRegistry::recentCallCount(int provider) const
+{
+    return m_providers[provider].recent.size();
 }
 
 QList<ProviderHealth> HealthRegistry::snapshot() const
 {
     QList<ProviderHealth> providers;
-    providers.reserve(m_providers.size());
-    for (const ProviderRecord &record : m_providers) {
+    providers.reserve(providerCount());
+    for (int i = 0; i < providerCount(); ++i) {
+        const ProviderRecord &record = m_providers[i];
+        if (record.retired)
+            continue;
         ProviderHealth health;
-        health.id = record.id;
+        health.id = record.config.id;
         health.kind = record.kind;
         health.models = record.models;
-        health.state = record.state;
+        health.state = state(i);
         health.consecutiveFailures = record.consecutiveFailures;
-        health.recentCalls = record.recentCount;
+        health.recentCalls = record.recent.size();
         health.lastFailure = record.lastFailure;
         health.inFlight = record.inFlight;
         health.requests = record.requests;
         health.errors = record.errors;
-        health.errorRatePercent = record.recentFailurePercent();
-        health.p50LatencyMs = record.latency.percentile(50);
-        health.p95LatencyMs = record.latency.percentile(95);
-        health.p50TimeToFirstTokenMs = record.timeToFirstToken.percentile(50);
+        health.errorRatePercent = record.recent.failureRatio() * 100.0;
+        health.p50LatencyMs = record.latency.p50();
+        health.p95LatencyMs = record.latency.p95();
+        health.p50TimeToFirstTokenMs = record.timeToFirstToken.p50();
+        health.breaker = record.breaker;
+        health.breakerReason = record.breakerReason;
+        if (record.breaker == BreakerState::Open && !record.probeUnhealthy) {
+            health.msUntilHalfOpen = std::max<qint64>(
+                0, std::chrono::ceil<milliseconds>(record.openUntil - m_clock.now()).count());
+        }
+        health.operatorState = record.operatorState;
+        health.trafficShare = trafficShare(i);
+        health.unusableAnswers = record.unusableAnswers;
+        health.simulated = record.config.kind == config::ProviderKind::Simulated;
         providers.append(std::move(health));
     }
     return providers;
-}
-
-bool HealthRegistry::tryAdmit(int provider)
-{
-    return selectable(provider);
-}
-
-bool HealthRegistry::selectable(int provider) const
-{
-    return m_providers[provider].state != ProviderState::Down;
-}
-
-double HealthRegistry::latencyP50Ms(int provider) const
-{
-    const LatencyWindow &window = m_providers[provider].latency;
-    return window.percentile(50);
-}
-
-double HealthRegistry::recentSuccessRatio(int provider) const
-{
-    const ProviderRecord &record = m_providers[provider];
-    if (record.recentCount == 0)
-        return 1.0;
-    return 1.0 - record.recentFailurePercent() / 100.0;
-}
-
-int HealthRegistry::recentCallCount(int provider) const
-{
-    return m_providers[provider].recentCount;
-}
-
-double HealthRegistry::trafficShare(int) const
-{
-    return 1.0;
 }
 
 } // namespace switchyard::health

@@ -1,12 +1,17 @@
 #pragma once
 
+#include "config/breaker_config.h"
 #include "config/config.h"
 #include "engine_snapshot.h"
+#include "health/call_windows.h"
+#include "health/clock.h"
 #include "health/latency_window.h"
 
 #include <QList>
 #include <QString>
-#include <bitset>
+#include <functional>
+#include <optional>
+#include <vector>
 
 namespace switchyard::health {
 
@@ -19,69 +24,149 @@ enum class CallOutcome {
     Cancelled,    // the client went away first: says nothing about the provider
 };
 
-// The single owner of per-provider state. Routing and execution read it; the console gets copies.
+// The single owner of per-endpoint state: circuit breaker, operator state, probe health,
+// counters, latency windows, in-flight calls, recovery ramp. Routing and execution read it; the
+// console gets copies; every state change is published as a BreakerEvent.
 // Lives on the engine thread; not thread-safe by design (the hot path takes no locks).
+//
+// The breaker (DESIGN.md, "Circuit breaker"):
+//   CLOSED --(N consecutive failures | failure rate over the window | slow p95)--> OPEN
+//   OPEN --(open period over)--> HALF_OPEN --(one probe succeeds)--> CLOSED, ramping
+//                                          --(the probe fails)-----> OPEN, period doubled
+// Failed active health probes hold the breaker OPEN until enough probes succeed again.
 class HealthRegistry {
 public:
-    // Consecutive call failures after which a provider is reported down. The resilience work
-    // turns this into the circuit breaker of DESIGN.md; the number is the same.
+    // The default of config::BreakerConfig::consecutiveFailures, for tests that count calls.
     static constexpr int kDownAfterConsecutiveFailures = 5;
-    static constexpr int kRecentCalls = 20;
+    // Breaker events kept for the console's timeline; older ones are dropped.
+    static constexpr int kEventCapacity = 200;
 
-    explicit HealthRegistry(const QList<config::ProviderConfig> &providers);
+    explicit HealthRegistry(const QList<config::ProviderConfig> &providers,
+                            const config::BreakerConfig &breaker = {},
+                            const config::ProbeConfig &probes = {},
+                            const Clock &clock = SteadyClock::instance());
+    HealthRegistry(const HealthRegistry &) = delete;
+    HealthRegistry &operator=(const HealthRegistry &) = delete;
 
+    // Indices are stable for the registry's life: a retired endpoint keeps its index.
     int providerCount() const { return int(m_providers.size()); }
+    // The live endpoint with this id; -1 when none (retired endpoints are not found).
     int indexOf(const QString &providerId) const;
+    const config::ProviderConfig &providerConfig(int provider) const
+    {
+        return m_providers[provider].config;
+    }
+    // Adds an endpoint at runtime (registered agents); returns its index.
+    int addProvider(const config::ProviderConfig &provider);
+    // Takes an endpoint out for good: never selectable, hidden from snapshots and probes.
+    void retireProvider(int provider);
+    bool isRetired(int provider) const { return m_providers[provider].retired; }
 
-    // The executor asks before every attempt. False while the breaker is open, or the endpoint is
-    // disabled or draining; a half-open breaker admits exactly one probe call.
+    // The executor asks before every attempt. False while the breaker is open, probes report
+    // the endpoint unhealthy, or an operator disabled or drains it; a half-open breaker admits
+    // exactly one call until that call's outcome is reported.
     bool tryAdmit(int provider);
+    // Milliseconds until tryAdmit may admit: 0 now; the rest of the open period while open;
+    // -1 when time alone will not do it (disabled, draining, probe-unhealthy, half-open with its
+    // probe call out, retired).
+    qint64 msUntilAdmit(int provider) const;
     void callStarted(int provider);
     // latencyMs: whole call; timeToFirstTokenMs: first streamed event, negative when not streamed.
     void callFinished(int provider, CallOutcome outcome, double latencyMs,
                       double timeToFirstTokenMs, const QString &failureDescription = {});
+    // One active health probe's result; `detail` says what failed ("HTTP 503", "timed out").
+    void probeResult(int provider, bool ok, const QString &detail = {});
+    // Operator actions from the console and the admin API.
+    void applyAction(int provider, ProviderAction action);
+    // Moves breakers whose open period is over to HALF_OPEN. The engine calls it on a timer so
+    // the console sees the change without traffic; tryAdmit does the same for its endpoint.
+    void updateTimedStates();
 
-    ProviderState state(int provider) const { return m_providers[provider].state; }
+    ProviderState state(int provider) const;
+    BreakerState breakerState(int provider) const { return m_providers[provider].breaker; }
+    OperatorState operatorState(int provider) const { return m_providers[provider].operatorState; }
+    bool probeHealthy(int provider) const { return !m_providers[provider].probeUnhealthy; }
     int inFlight(int provider) const { return m_providers[provider].inFlight; }
-    int providersUp() const; // providers not reported down
+    int providersUp() const; // live endpoints not reported down
     bool anyProviderUp() const { return providersUp() > 0; }
 
+    // Live endpoints only, in index order.
     QList<ProviderHealth> snapshot() const;
+    // Newest last, at most kEventCapacity.
+    const QList<BreakerEvent> &recentEvents() const { return m_events; }
+    // Called for every event as it happens, in addition to the ring.
+    void setEventSink(std::function<void(const BreakerEvent &)> sink) { m_sink = std::move(sink); }
 
     // What the router reads to rank endpoints (the seam between health and routing).
-    // May the router pick this endpoint now? False while its breaker is open, or it is disabled
-    // or draining.
+    // May the router pick this endpoint now? Same answer tryAdmit would give, without taking a
+    // half-open breaker's probe slot.
     bool selectable(int provider) const;
-    double latencyP50Ms(int provider) const;       // negative when nothing has been measured yet
+    double latencyP50Ms(int provider) const;       // O(1); negative when nothing measured yet
     double recentSuccessRatio(int provider) const; // over the recent-call window; 1 when empty
     int recentCallCount(int provider) const;       // calls in the window, for neutral starts
-    // Fraction of its usual share an endpoint may take: below 1 while it ramps up after
-    // recovering.
+    // Fraction of its usual share an endpoint may take: 0 when not selectable, ramp_start while
+    // half-open, rising linearly to 1 over the ramp after it recovers.
     double trafficShare(int provider) const;
 
 private:
     struct ProviderRecord {
-        QString id;
+        ProviderRecord(const config::ProviderConfig &provider,
+                       const config::BreakerConfig &breaker);
+
+        config::ProviderConfig config;
         QString kind;
         QStringList models;
-        ProviderState state = ProviderState::Up;
+        bool retired = false;
+
+        BreakerState breaker = BreakerState::Closed;
+        QString breakerReason;
+        Clock::TimePoint openUntil{};
+        int tripLevel = 0;              // trips since the breaker last stayed closed a while
+        Clock::TimePoint closedSince{}; // for forgetting tripLevel
+        bool probeCallOut = false;      // half-open: the one admitted call has not reported
+        OperatorState operatorState = OperatorState::Enabled;
+        bool probeUnhealthy = false; // failed active probes hold the breaker open
+        int probeFailuresInRow = 0;
+        int probeSuccessesInRow = 0;
+        std::optional<Clock::TimePoint> rampStartedAt;
+
         QString lastFailure;
         int inFlight = 0;
         quint64 requests = 0;
         quint64 errors = 0;
+        quint64 unusableAnswers = 0;
         int consecutiveFailures = 0;
-        std::bitset<kRecentCalls> recentFailed; // ring of the last calls' results
-        int recentNext = 0;
-        int recentCount = 0;
+        OutcomeWindow recent;
+        SlowCallWindow slow;
         LatencyWindow latency;
         LatencyWindow timeToFirstToken;
-
-        double recentFailurePercent() const;
     };
 
-    static void updateState(ProviderRecord &record);
+    bool admitsNow(const ProviderRecord &record) const;
+    bool rampingNow(const ProviderRecord &record) const;
+    void advanceTimedState(ProviderRecord &record);
+    void recordClosedCall(ProviderRecord &record, bool failed, double slowMeasureMs);
+    std::optional<QString> tripReason(ProviderRecord &record, bool failed);
+    void open(ProviderRecord &record, const QString &reason);
+    void close(ProviderRecord &record, const QString &reason, bool ramp);
+    void setBreaker(ProviderRecord &record, BreakerState to, const QString &reason);
+    void publish(const ProviderRecord &record, BreakerState from, BreakerState to,
+                 const QString &reason);
+    std::chrono::milliseconds openPeriod(int tripLevel) const;
 
-    QList<ProviderRecord> m_providers;
+    config::BreakerConfig m_breakerConfig;
+    config::ProbeConfig m_probeConfig;
+    const Clock &m_clock;
+    std::vector<ProviderRecord> m_providers;
+    QList<BreakerEvent> m_events;
+    quint64 m_eventSequence = 0;
+    std::function<void(const BreakerEvent &)> m_sink;
 };
+
+// Words for logs and the admin API: "closed", "open", "half_open"...
+QString breakerStateName(BreakerState state);
+QString operatorStateName(OperatorState state);
+QString providerActionName(ProviderAction action);
+std::optional<ProviderAction> providerActionFromName(const QString &name);
 
 } // namespace switchyard::health

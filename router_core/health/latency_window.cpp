@@ -5,11 +5,28 @@
 
 namespace switchyard::health {
 
+namespace {
+
+int nearestRank(double p, int count)
+{
+    return std::clamp(static_cast<int>(std::ceil(p / 100.0 * count)), 1, count);
+}
+
+} // namespace
+
 void LatencyWindow::record(double milliseconds)
 {
     m_samples[m_next] = milliseconds;
     m_next = (m_next + 1) % kCapacity;
     m_count = std::min(m_count + 1, kCapacity);
+    m_cacheValid = false;
+}
+
+void LatencyWindow::clear()
+{
+    m_next = 0;
+    m_count = 0;
+    m_cacheValid = false;
 }
 
 double LatencyWindow::percentile(double p) const
@@ -18,9 +35,41 @@ double LatencyWindow::percentile(double p) const
         return -1.0;
     std::array<double, kCapacity> sorted = m_samples;
     const auto end = sorted.begin() + m_count;
-    const int rank = std::clamp(static_cast<int>(std::ceil(p / 100.0 * m_count)), 1, m_count);
+    const int rank = nearestRank(p, m_count);
     std::nth_element(sorted.begin(), sorted.begin() + (rank - 1), end);
     return sorted[rank - 1];
+}
+
+void LatencyWindow::refreshCache() const
+{
+    if (m_cacheValid)
+        return;
+    m_cacheValid = true;
+    if (m_count == 0) {
+        m_p50 = m_p95 = -1.0;
+        return;
+    }
+    std::array<double, kCapacity> sorted = m_samples;
+    const auto begin = sorted.begin();
+    const int rank95 = nearestRank(95, m_count);
+    const int rank50 = nearestRank(50, m_count);
+    // The p95 partition leaves everything below it in front, so the median is searched there.
+    std::nth_element(begin, begin + (rank95 - 1), begin + m_count);
+    m_p95 = sorted[rank95 - 1];
+    std::nth_element(begin, begin + (rank50 - 1), begin + rank95);
+    m_p50 = sorted[rank50 - 1];
+}
+
+double LatencyWindow::p50() const
+{
+    refreshCache();
+    return m_p50;
+}
+
+double LatencyWindow::p95() const
+{
+    refreshCache();
+    return m_p95;
 }
 
 } // namespace switchyard::health

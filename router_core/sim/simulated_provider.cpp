@@ -13,12 +13,13 @@
 #include <QTcpServer>
 #include <QTimer>
 #include <chrono>
+#include <optional>
 
 namespace switchyard::sim {
 
-namespace {
+using std::chrono::milliseconds;
 
-using namespace std::chrono;
+namespace {
 
 constexpr std::array kWords = {"Switchyard", "routes",   "each",  "request",  "to",    "a",
                                "healthy",    "provider", "and",   "streams",  "the",   "answer",
@@ -45,16 +46,37 @@ QByteArray sseEvent(const QJsonObject &object)
     return event.toWire();
 }
 
-// One answer being produced: waits, then writes the whole answer or streams it token by token.
-// A QObject with its own timer (not a free-running coroutine) so that shutting the simulator
-// down deletes every answer still in progress.
+// How a simulated answer ends, chosen when the request arrives.
+enum class Ending {
+    Complete,    // the whole answer, or a stream ending with [DONE]
+    ServerError, // HTTP 500
+    RateLimited, // HTTP 429 with Retry-After: 1
+    Hang,        // nothing, ever: the caller's timeouts must end it
+    Reset,       // the connection is closed without an answer
+    CutStream,   // a stream cut after a couple of events, or a body cut half-way
+};
+
+// Streamed events a cut stream sends before it is cut: the role and two content events, so the
+// client has seen a real beginning.
+constexpr int kContentEventsBeforeCut = 2;
+
+struct AnswerPlan {
+    Ending ending = Ending::Complete;
+    QString model;
+    bool stream = false;
+    int tokens = 0;
+    milliseconds firstDelay{0}; // before the head of the answer
+    int tokenIntervalMs = 1;
+};
+
+// One answer being produced: waits, then writes the whole answer or streams it token by token,
+// or fails the way its plan says. A QObject with its own timer (not a free-running coroutine) so
+// that shutting the simulator down deletes every answer still in progress.
 class SimulatedAnswer final : public QObject {
 public:
-    SimulatedAnswer(http::ResponseWriter writer, QString model, bool stream, bool fail,
-                    const config::SimulatedBehaviour &behaviour, double jitter, QObject *parent)
-        : QObject(parent), m_writer(std::move(writer)), m_model(std::move(model)), m_stream(stream),
-          m_fail(fail), m_tokensLeft(behaviour.answerTokens),
-          m_tokenInterval(std::max(1, int(1000.0 / behaviour.tokensPerSecond))),
+    SimulatedAnswer(http::ResponseWriter writer, AnswerPlan plan, QObject *parent)
+        : QObject(parent), m_writer(std::move(writer)), m_plan(std::move(plan)),
+          m_tokensLeft(m_plan.tokens),
           m_id("chatcmpl-sim" + QByteArray::number(QRandomGenerator::global()->generate64(), 36)),
           m_created(QDateTime::currentSecsSinceEpoch())
     {
@@ -62,9 +84,11 @@ public:
         connect(&m_timer, &QTimer::timeout, this, &SimulatedAnswer::step);
         if (QTcpSocket *socket = m_writer.socket())
             connect(socket, &QObject::destroyed, this, &QObject::deleteLater);
-        const auto firstDelay =
-            m_stream && !m_fail ? behaviour.timeToFirstToken : behaviour.latency;
-        m_timer.start(int(firstDelay.count() * jitter));
+        // A hanging answer only waits for the caller to give up; its socket's end deletes it.
+        if (m_plan.ending != Ending::Hang)
+            m_timer.start(int(m_plan.firstDelay.count()));
+        else if (!m_writer.socket())
+            deleteLater();
     }
 
 private:
@@ -74,41 +98,94 @@ private:
             deleteLater();
             return;
         }
-        if (m_fail) {
-            http::ApiError error{500,
-                                 QStringLiteral("simulated provider failure"),
-                                 QStringLiteral("server_error"),
-                                 {},
-                                 QStringLiteral("simulated"),
-                                 {}};
-            m_writer.sendError(error, {});
+        switch (m_plan.ending) {
+        case Ending::ServerError:
+            finishWithError(http::ApiError{500,
+                                           QStringLiteral("simulated provider failure"),
+                                           QStringLiteral("server_error"),
+                                           {},
+                                           QStringLiteral("simulated"),
+                                           {}});
+            return;
+        case Ending::RateLimited:
+            finishWithError(http::ApiError{429,
+                                           QStringLiteral("simulated rate limit"),
+                                           QStringLiteral("rate_limit_error"),
+                                           {},
+                                           QStringLiteral("rate_limit_exceeded"),
+                                           "1"});
+            return;
+        case Ending::Reset:
+            m_writer.socket()->abort();
             deleteLater();
             return;
-        }
-        if (!m_stream) {
-            m_writer.sendWhole(200, {}, "application/json",
-                               QJsonDocument(completion()).toJson(QJsonDocument::Compact));
-            deleteLater();
+        case Ending::Hang:
             return;
+        case Ending::CutStream:
+            if (!m_plan.stream) {
+                cutWholeAnswer();
+                return;
+            }
+            break;
+        case Ending::Complete:
+            if (!m_plan.stream) {
+                m_writer.sendWhole(200, {}, "application/json",
+                                   QJsonDocument(completion()).toJson(QJsonDocument::Compact));
+                deleteLater();
+                return;
+            }
+            break;
         }
+        streamStep();
+    }
+
+    void finishWithError(const http::ApiError &error)
+    {
+        m_writer.sendError(error, {});
+        deleteLater();
+    }
+
+    void streamStep()
+    {
         if (!m_writer.headersSent()) {
             m_writer.beginEventStream({});
             m_writer.writeStreamData(sseEvent(chunkObject(
-                m_id, m_model, m_created, {{QStringLiteral("role"), QStringLiteral("assistant")}},
-                QJsonValue::Null)));
+                m_id, m_plan.model, m_created,
+                {{QStringLiteral("role"), QStringLiteral("assistant")}}, QJsonValue::Null)));
         }
-        if (m_tokensLeft > 0) {
+        if (m_plan.ending == Ending::CutStream && m_eventsSent == kContentEventsBeforeCut) {
+            // Closed after what was written is sent, without the stream's last chunk: the
+            // caller sees a stream that stops in the middle.
+            m_writer.socket()->disconnectFromHost();
+            deleteLater();
+            return;
+        }
+        if (m_tokensLeft > 0 || m_plan.ending == Ending::CutStream) {
             m_writer.writeStreamData(
-                sseEvent(chunkObject(m_id, m_model, m_created,
+                sseEvent(chunkObject(m_id, m_plan.model, m_created,
                                      {{QStringLiteral("content"), nextWord()}}, QJsonValue::Null)));
-            --m_tokensLeft;
-            m_timer.start(m_tokenInterval);
+            m_tokensLeft = std::max(0, m_tokensLeft - 1);
+            ++m_eventsSent;
+            m_timer.start(m_plan.tokenIntervalMs);
             return;
         }
         m_writer.writeStreamData(
-            sseEvent(chunkObject(m_id, m_model, m_created, {}, QStringLiteral("stop"))));
+            sseEvent(chunkObject(m_id, m_plan.model, m_created, {}, QStringLiteral("stop"))));
         m_writer.writeStreamData("data: [DONE]\n\n");
         m_writer.endEventStream();
+        deleteLater();
+    }
+
+    // A whole answer whose body stops half-way: the head promises every byte, half arrive,
+    // then the connection closes. Written on the socket directly because no well-behaved
+    // writer can produce it.
+    void cutWholeAnswer()
+    {
+        const QByteArray body = QJsonDocument(completion()).toJson(QJsonDocument::Compact);
+        QTcpSocket *socket = m_writer.socket();
+        socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                      QByteArray::number(body.size()) + "\r\n\r\n" + body.left(body.size() / 2));
+        socket->disconnectFromHost();
         deleteLater();
     }
 
@@ -128,7 +205,7 @@ private:
             {QStringLiteral("id"), QString::fromLatin1(m_id)},
             {QStringLiteral("object"), QStringLiteral("chat.completion")},
             {QStringLiteral("created"), m_created},
-            {QStringLiteral("model"), m_model},
+            {QStringLiteral("model"), m_plan.model},
             {QStringLiteral("choices"),
              QJsonArray{
                  QJsonObject{{QStringLiteral("index"), 0},
@@ -142,11 +219,9 @@ private:
     }
 
     http::ResponseWriter m_writer;
-    QString m_model;
-    bool m_stream;
-    bool m_fail;
+    AnswerPlan m_plan;
     int m_tokensLeft;
-    int m_tokenInterval;
+    int m_eventsSent = 0;
     QByteArray m_id;
     qint64 m_created;
     std::size_t m_wordIndex = 0;
@@ -181,18 +256,89 @@ bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSoc
     }
     const QJsonObject body = QJsonDocument::fromJson(request.body()).object();
     const config::SimulatedBehaviour &behaviour = m_provider.simulated;
-    const bool fail = m_random.generateDouble() < behaviour.errorRate;
+    const double errorRate = m_knobs.errorRate >= 0 ? m_knobs.errorRate : behaviour.errorRate;
     // +/- 25 % jitter so latency percentiles look like a real provider's, not a constant.
     const double jitter = 0.75 + 0.5 * m_random.generateDouble();
-    new SimulatedAnswer(std::move(writer), body.value(QStringLiteral("model")).toString(),
-                        body.value(QStringLiteral("stream")).toBool(), fail, behaviour, jitter,
-                        this);
+
+    AnswerPlan plan;
+    plan.model = body.value(QStringLiteral("model")).toString();
+    plan.stream = body.value(QStringLiteral("stream")).toBool();
+    switch (m_knobs.mode) {
+    case SimulatorKnobs::Mode::Ok:
+        plan.ending =
+            m_random.generateDouble() < errorRate ? Ending::ServerError : Ending::Complete;
+        break;
+    case SimulatorKnobs::Mode::ServerError:
+        plan.ending = Ending::ServerError;
+        break;
+    case SimulatorKnobs::Mode::RateLimited:
+        plan.ending = Ending::RateLimited;
+        break;
+    case SimulatorKnobs::Mode::Hang:
+        plan.ending = Ending::Hang;
+        break;
+    case SimulatorKnobs::Mode::Reset:
+        plan.ending = Ending::Reset;
+        break;
+    case SimulatorKnobs::Mode::CutStream:
+        plan.ending = Ending::CutStream;
+        break;
+    }
+    // A latency knob replaces both delays: the whole answer's and the first token's.
+    const milliseconds latency =
+        m_knobs.latencyMs >= 0 ? milliseconds(m_knobs.latencyMs) : behaviour.latency;
+    const milliseconds firstToken =
+        m_knobs.latencyMs >= 0 ? milliseconds(m_knobs.latencyMs) : behaviour.timeToFirstToken;
+    const bool streamsTokens =
+        plan.stream && (plan.ending == Ending::Complete || plan.ending == Ending::CutStream);
+    plan.firstDelay =
+        milliseconds(qRound64((streamsTokens ? firstToken : latency).count() * jitter));
+    plan.tokenIntervalMs = std::max(1, int(1000.0 / behaviour.tokensPerSecond));
+    plan.tokens = behaviour.answerTokens;
+    // Honoured like a real provider would, so a one-token health probe gets one token.
+    for (const QString &limitField :
+         {QStringLiteral("max_completion_tokens"), QStringLiteral("max_tokens")}) {
+        const int limit = body.value(limitField).toInt(0);
+        if (limit > 0)
+            plan.tokens = std::min(plan.tokens, limit);
+    }
+    new SimulatedAnswer(std::move(writer), std::move(plan), this);
     return true;
 }
 
 void SimulatedProvider::missingHandler(const QHttpServerRequest &, QTcpSocket *)
 {
     // handleRequest answers everything.
+}
+
+QString simulatorModeName(SimulatorKnobs::Mode mode)
+{
+    switch (mode) {
+    case SimulatorKnobs::Mode::Ok:
+        return QStringLiteral("ok");
+    case SimulatorKnobs::Mode::ServerError:
+        return QStringLiteral("500");
+    case SimulatorKnobs::Mode::RateLimited:
+        return QStringLiteral("429");
+    case SimulatorKnobs::Mode::Hang:
+        return QStringLiteral("hang");
+    case SimulatorKnobs::Mode::Reset:
+        return QStringLiteral("reset");
+    case SimulatorKnobs::Mode::CutStream:
+        return QStringLiteral("cut-stream");
+    }
+    return {};
+}
+
+std::optional<SimulatorKnobs::Mode> simulatorModeFromName(const QString &name)
+{
+    using Mode = SimulatorKnobs::Mode;
+    for (Mode mode : {Mode::Ok, Mode::ServerError, Mode::RateLimited, Mode::Hang, Mode::Reset,
+                      Mode::CutStream}) {
+        if (simulatorModeName(mode) == name)
+            return mode;
+    }
+    return std::nullopt;
 }
 
 } // namespace switchyard::sim

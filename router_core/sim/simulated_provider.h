@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "engine_snapshot.h"
 
 #include <QAbstractHttpServer>
 #include <QRandomGenerator>
@@ -9,7 +10,8 @@ namespace switchyard::sim {
 
 // A built-in fake provider that speaks the OpenAI chat API over real loopback HTTP. Its latency,
 // time to first token, token pace and error rate come from config, so demo traffic and drills
-// exercise the same network path, parsing and streaming as a real upstream.
+// exercise the same network path, parsing and streaming as a real upstream. Live knobs
+// (SimulatorKnobs) make it fail on demand for failover drills.
 class SimulatedProvider final : public QAbstractHttpServer {
     Q_OBJECT
 public:
@@ -19,13 +21,23 @@ public:
     quint16 listenOnLoopback();
     const QString &id() const { return m_provider.id; }
 
+    // Applies to requests that arrive from now on; answers already under way keep their course.
+    void setKnobs(const SimulatorKnobs &knobs) { m_knobs = knobs; }
+    const SimulatorKnobs &knobs() const { return m_knobs; }
+
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
 
 private:
     config::ProviderConfig m_provider;
+    SimulatorKnobs m_knobs;
     QRandomGenerator m_random;
 };
+
+// The word for a mode in the admin API and logs: "ok", "500", "429", "hang", "reset",
+// "cut-stream".
+QString simulatorModeName(SimulatorKnobs::Mode mode);
+std::optional<SimulatorKnobs::Mode> simulatorModeFromName(const QString &name);
 
 } // namespace switchyard::sim

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "engine_snapshot.h"
 
 #include <QHash>
 #include <QObject>
@@ -19,6 +20,17 @@ public:
     // returns each provider's base URL by id. Empty on failure, with errorMessage filled.
     QHash<QString, QUrl> start(const QList<config::ProviderConfig> &providers,
                                QString *errorMessage);
+
+    // Changes a simulated provider's live knobs. Call on the simulator thread (from elsewhere,
+    // through a queued invocation). False when no simulated provider has this id.
+    bool setKnobs(const QString &providerId, const SimulatorKnobs &knobs);
+    SimulatedProvider *provider(const QString &providerId) const
+    {
+        return m_providers.value(providerId);
+    }
+
+private:
+    QHash<QString, SimulatedProvider *> m_providers; // children
 };
 
 // Fills the base URL of every simulated provider from the URLs SimulatorHost::start returned.

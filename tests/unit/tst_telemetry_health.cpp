@@ -82,11 +82,35 @@ private Q_SLOTS:
     {
         health::LatencyWindow window;
         QCOMPARE(window.percentile(50), -1.0);
-        for (int value = 1; value <= 100; ++value)
+        QCOMPARE(window.p50(), -1.0);
+        for (int value = 100; value >= 1; --value)
             window.record(value);
         QCOMPARE(window.percentile(50), 50.0);
         QCOMPARE(window.percentile(95), 95.0);
         QCOMPARE(window.percentile(100), 100.0);
+        QCOMPARE(window.p50(), 50.0);
+        QCOMPARE(window.p95(), 95.0);
+        window.record(1000); // the cache follows new samples
+        QCOMPARE(window.p95(), 96.0);
+        window.clear();
+        QCOMPARE(window.p50(), -1.0);
+    }
+
+    void outcomeWindowKeepsTheLastCalls()
+    {
+        health::OutcomeWindow window(3);
+        QCOMPARE(window.failureRatio(), 0.0);
+        window.record(true);
+        window.record(false);
+        window.record(true);
+        QCOMPARE(window.size(), 3);
+        QCOMPARE(window.failures(), 2);
+        window.record(false); // the first failure leaves the window
+        QCOMPARE(window.size(), 3);
+        QCOMPARE(window.failures(), 1);
+        window.clear();
+        QCOMPARE(window.size(), 0);
+        QCOMPARE(window.failures(), 0);
     }
 
     void registryCountsAndDerivesState()
@@ -117,19 +141,22 @@ private Q_SLOTS:
         call(health::CallOutcome::CallFailure);
         call(health::CallOutcome::CallFailure);
         QCOMPARE(registry.state(0), ProviderState::Degraded); // 2 of 6 recent calls failed
-        for (int i = 0; i < 3; ++i)
-            call(health::CallOutcome::CallFailure);
-        QCOMPARE(registry.state(0), ProviderState::Down); // 5 in a row
+        call(health::CallOutcome::CallFailure);
+        // 3 of 7 is more than the breaker's 40 %: it opens.
+        QCOMPARE(registry.state(0), ProviderState::Down);
+        QCOMPARE(registry.breakerState(0), BreakerState::Open);
         QVERIFY(!registry.anyProviderUp());
-        QCOMPARE(registry.snapshot().first().consecutiveFailures, 5);
+        QCOMPARE(registry.snapshot().first().consecutiveFailures, 3);
         QCOMPARE(registry.snapshot().first().lastFailure, QStringLiteral("HTTP 500"));
-        QCOMPARE(registry.snapshot().first().recentCalls, 9);
+        QCOMPARE(registry.snapshot().first().recentCalls, 7);
 
+        // A call sent before the breaker opened and finishing now is counted but decides nothing.
         call(health::CallOutcome::Success);
-        QCOMPARE(registry.state(0), ProviderState::Degraded);
+        QCOMPARE(registry.state(0), ProviderState::Down);
         const ProviderHealth health = registry.snapshot().first();
-        QCOMPARE(health.requests, quint64(12)); // cancelled calls are not counted
-        QCOMPARE(health.errors, quint64(6));    // 5 call failures + 1 unusable answer
+        QCOMPARE(health.requests, quint64(10)); // cancelled calls are not counted
+        QCOMPARE(health.errors, quint64(4));    // 3 call failures + 1 unusable answer
+        QCOMPARE(health.unusableAnswers, quint64(1));
         QCOMPARE(health.p50LatencyMs, 10.0);
         QCOMPARE(health.p50TimeToFirstTokenMs, 4.0);
     }

@@ -1,0 +1,288 @@
+#include "admin/provider_admin.h"
+
+#include "engine.h"
+#include "health/health_registry.h"
+#include "sim/simulated_provider.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <QStringList>
+#include <cmath>
+#include <optional>
+
+namespace switchyard::admin {
+
+using namespace Qt::StringLiterals;
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+// Long enough for any drill ("answer after a minute"), short enough to be a typo's bound.
+constexpr int kMaxSimulatedLatencyMs = 600'000;
+
+const QStringList kKnobFields{u"mode"_s, u"latency_ms"_s, u"error_rate"_s};
+
+QJsonValue measured(double value)
+{
+    return value < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(value);
+}
+
+QString providerStateName(ProviderState state)
+{
+    switch (state) {
+    case ProviderState::Up:
+        return u"up"_s;
+    case ProviderState::Degraded:
+        return u"degraded"_s;
+    case ProviderState::Down:
+        return u"down"_s;
+    }
+    return {};
+}
+
+http::ApiError invalid(const QString &message, const QString &param, const QString &code)
+{
+    return {400, message, u"invalid_request_error"_s, param, code, {}};
+}
+
+http::ApiError providerNotFound(const QString &id)
+{
+    return {404,
+            u"No provider `%1`. GET /admin/v1/providers lists them."_s.arg(id),
+            u"invalid_request_error"_s,
+            {},
+            u"provider_not_found"_s,
+            {}};
+}
+
+http::ApiError notSimulated(const QString &id)
+{
+    return {
+        404,
+        u"Provider `%1` is not simulated; only simulated providers have simulator knobs."_s.arg(id),
+        u"invalid_request_error"_s,
+        {},
+        u"not_simulated"_s,
+        {}};
+}
+
+// How a JSON value appears in a message: as it was written.
+QString shown(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::String:
+        return u'"' + value.toString() + u'"';
+    case QJsonValue::Double:
+        return QString::number(value.toDouble(), 'g', 12);
+    case QJsonValue::Bool:
+        return value.toBool() ? u"true"_s : u"false"_s;
+    case QJsonValue::Array:
+        return u"a list"_s;
+    case QJsonValue::Object:
+        return u"an object"_s;
+    case QJsonValue::Null:
+    case QJsonValue::Undefined:
+        break;
+    }
+    return u"null"_s;
+}
+
+QString modeList()
+{
+    QStringList names;
+    for (SimulatorKnobs::Mode mode : {SimulatorKnobs::Mode::Ok, SimulatorKnobs::Mode::ServerError,
+                                      SimulatorKnobs::Mode::RateLimited, SimulatorKnobs::Mode::Hang,
+                                      SimulatorKnobs::Mode::Reset, SimulatorKnobs::Mode::CutStream})
+        names.append(sim::simulatorModeName(mode));
+    return names.join(u", "_s);
+}
+
+std::optional<ProviderHealth> findProvider(const Engine &engine, const QString &id)
+{
+    for (const ProviderHealth &provider : engine.snapshot().providers) {
+        if (provider.id == id)
+            return provider;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+QJsonObject providerJson(const ProviderHealth &provider)
+{
+    QJsonObject breaker{
+        {u"state"_s, health::breakerStateName(provider.breaker)},
+        {u"reason"_s, provider.breakerReason.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                       : QJsonValue(provider.breakerReason)},
+        {u"ms_until_half_open"_s, provider.msUntilHalfOpen < 0
+                                      ? QJsonValue(QJsonValue::Null)
+                                      : QJsonValue(double(provider.msUntilHalfOpen))},
+        {u"consecutive_failures"_s, provider.consecutiveFailures}};
+    QJsonObject json{
+        {u"id"_s, provider.id},
+        {u"kind"_s, provider.kind},
+        {u"models"_s, QJsonArray::fromStringList(provider.models)},
+        {u"state"_s, providerStateName(provider.state)},
+        {u"breaker"_s, breaker},
+        {u"operator_state"_s, health::operatorStateName(provider.operatorState)},
+        {u"counters"_s, QJsonObject{{u"requests"_s, double(provider.requests)},
+                                    {u"errors"_s, double(provider.errors)},
+                                    {u"unusable"_s, double(provider.unusableAnswers)}}},
+        {u"recent"_s, QJsonObject{{u"calls"_s, provider.recentCalls},
+                                  {u"error_rate_percent"_s, provider.errorRatePercent}}},
+        {u"latency_ms"_s, QJsonObject{{u"p50"_s, measured(provider.p50LatencyMs)},
+                                      {u"p95"_s, measured(provider.p95LatencyMs)},
+                                      {u"ttft_p50"_s, measured(provider.p50TimeToFirstTokenMs)}}},
+        {u"in_flight"_s, provider.inFlight},
+        {u"traffic_share"_s, provider.trafficShare},
+        {u"last_failure"_s, provider.lastFailure.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                           : QJsonValue(provider.lastFailure)},
+        {u"simulated"_s, provider.simulated}};
+    if (provider.simulated)
+        json.insert(u"simulator_mode"_s, sim::simulatorModeName(provider.simulatorMode));
+    return json;
+}
+
+QJsonObject simulatorKnobsJson(const QString &providerId, const SimulatorKnobs &knobs)
+{
+    return {{u"id"_s, providerId},
+            {u"mode"_s, sim::simulatorModeName(knobs.mode)},
+            {u"latency_ms"_s,
+             knobs.latencyMs < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(knobs.latencyMs)},
+            {u"error_rate"_s,
+             knobs.errorRate < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(knobs.errorRate)}};
+}
+
+std::variant<SimulatorKnobs, http::ApiError> parseSimulatorKnobs(const QByteArray &body,
+                                                                 const SimulatorKnobs &current)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        return invalid(u"The body must be a JSON object with `mode`, `latency_ms` or "
+                       u"`error_rate`, such as {\"mode\": \"500\"}."_s,
+                       {}, u"invalid_body"_s);
+    }
+    const QJsonObject object = document.object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!kKnobFields.contains(it.key())) {
+            return invalid(
+                u"Unknown field `%1`; expected `mode`, `latency_ms` or `error_rate`."_s.arg(
+                    it.key()),
+                it.key(), u"unknown_field"_s);
+        }
+    }
+
+    SimulatorKnobs knobs = current;
+    if (object.contains(u"mode"_s)) {
+        const QJsonValue value = object.value(u"mode"_s);
+        const std::optional<SimulatorKnobs::Mode> mode =
+            value.isString() ? sim::simulatorModeFromName(value.toString()) : std::nullopt;
+        if (!mode) {
+            return invalid(u"`mode` must be one of %1; got %2."_s.arg(modeList(), shown(value)),
+                           u"mode"_s, u"invalid_value"_s);
+        }
+        knobs.mode = *mode;
+    }
+    if (object.contains(u"latency_ms"_s)) {
+        const QJsonValue value = object.value(u"latency_ms"_s);
+        const double number = value.toDouble(-1.0);
+        if (value.isNull()) {
+            knobs.latencyMs = -1;
+        } else if (value.isDouble() && number >= 0 && number <= kMaxSimulatedLatencyMs &&
+                   std::floor(number) == number) {
+            knobs.latencyMs = int(number);
+        } else {
+            return invalid(u"`latency_ms` must be a whole number of milliseconds from 0 to %1, "
+                           u"or null for the configured latency; got %2."_s.arg(
+                               QString::number(kMaxSimulatedLatencyMs), shown(value)),
+                           u"latency_ms"_s, u"invalid_value"_s);
+        }
+    }
+    if (object.contains(u"error_rate"_s)) {
+        const QJsonValue value = object.value(u"error_rate"_s);
+        const double number = value.toDouble(-1.0);
+        if (value.isNull()) {
+            knobs.errorRate = -1.0;
+        } else if (value.isDouble() && number >= 0.0 && number <= 1.0) {
+            knobs.errorRate = number;
+        } else {
+            return invalid(u"`error_rate` must be a number from 0 to 1, or null for the "
+                           u"configured rate; got %1."_s.arg(shown(value)),
+                           u"error_rate"_s, u"invalid_value"_s);
+        }
+    }
+    return knobs;
+}
+
+void registerProviderAdmin(AdminApi &api, Engine &engine)
+{
+    api.add(Method::Get, u"providers"_s, [&engine](const AdminRequest &, const QStringList &) {
+        QJsonArray data;
+        for (const ProviderHealth &provider : engine.snapshot().providers)
+            data.append(providerJson(provider));
+        return AdminReply::json(
+            QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
+    });
+
+    api.add(Method::Get, u"providers/{}"_s,
+            [&engine](const AdminRequest &, const QStringList &captures) {
+                const std::optional<ProviderHealth> provider = findProvider(engine, captures[0]);
+                if (!provider)
+                    return AdminReply::error(providerNotFound(captures[0]));
+                return AdminReply::json(QJsonDocument(providerJson(*provider)));
+            });
+
+    api.add(Method::Post, u"providers/{}/{}"_s,
+            [&engine](const AdminRequest &, const QStringList &captures) {
+                const QString &id = captures[0];
+                if (engine.health().indexOf(id) < 0)
+                    return AdminReply::error(providerNotFound(id));
+                const std::optional<ProviderAction> action =
+                    health::providerActionFromName(captures[1]);
+                if (!action) {
+                    return AdminReply::error(invalid(
+                        u"Unknown action `%1`; use enable, disable, drain, trip or reset."_s.arg(
+                            captures[1]),
+                        {}, u"unknown_action"_s));
+                }
+                engine.applyProviderAction(id, *action);
+                return AdminReply::json(QJsonDocument(providerJson(*findProvider(engine, id))));
+            });
+
+    const auto simulatedProvider = [&engine](const QString &id) -> std::optional<http::ApiError> {
+        if (engine.health().indexOf(id) < 0)
+            return providerNotFound(id);
+        if (!engine.isSimulated(id))
+            return notSimulated(id);
+        if (!engine.simulatorRunning()) {
+            return http::ApiError::serviceUnavailable(
+                u"The simulator is not running, so simulated providers cannot be changed."_s);
+        }
+        return std::nullopt;
+    };
+
+    api.add(Method::Get, u"simulator/{}"_s,
+            [&engine, simulatedProvider](const AdminRequest &, const QStringList &captures) {
+                if (const auto error = simulatedProvider(captures[0]))
+                    return AdminReply::error(*error);
+                return AdminReply::json(QJsonDocument(
+                    simulatorKnobsJson(captures[0], engine.simulatorKnobs(captures[0]))));
+            });
+
+    api.add(Method::Post, u"simulator/{}"_s,
+            [&engine, simulatedProvider](const AdminRequest &request, const QStringList &captures) {
+                const QString &id = captures[0];
+                if (const auto error = simulatedProvider(id))
+                    return AdminReply::error(*error);
+                auto parsed = parseSimulatorKnobs(request.body, engine.simulatorKnobs(id));
+                if (const auto *error = std::get_if<http::ApiError>(&parsed))
+                    return AdminReply::error(*error);
+                const SimulatorKnobs knobs = std::get<SimulatorKnobs>(parsed);
+                engine.setSimulatorKnobs(id, knobs);
+                return AdminReply::json(QJsonDocument(simulatorKnobsJson(id, knobs)));
+            });
+}
+
+} // namespace switchyard::admin
