@@ -2,13 +2,62 @@
 
 #include "config/breaker_config.h"
 
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <chrono>
+
 namespace switchyard::config {
 
-// Retries, admission and the degradation ladder. Filled by checkResilienceSections
-// (resilience_section.cpp).
-struct RetryConfig {};
-struct AdmissionConfig {};
-struct DegradationConfig {};
+// How the executor retries a failed attempt (DESIGN.md, "Retries"). Root key `retries:`.
+struct RetryConfig {
+    // Wait before retry n (0-based): backoffBase * 2^n, at most backoffMax, plus a uniform
+    // draw in [0, backoffJitter] so retries of many requests do not arrive in step.
+    std::chrono::milliseconds backoffBase{500};
+    std::chrono::milliseconds backoffJitter{200};
+    std::chrono::milliseconds backoffMax{5000};
+    // Retries in flight may be at most this percentage of the requests in flight...
+    double budgetPercent = 20.0;
+    // ...but never fewer than this many, so a quiet gateway can still retry (Envoy's default).
+    int minRetriesInFlight = 3;
+    // Attempts of one request in all, across pools, tiers and the fallback chain.
+    int maxAttempts = 5;
+    // Each further attempt within a tier waits this much longer for its answer than the last.
+    double timeoutGradient = 1.5;
+    // The longest Retry-After of a 429 the gateway waits out itself before asking the same
+    // endpoint again; a longer one sends the request to the next endpoint instead.
+    std::chrono::milliseconds maxRetryAfter{10000};
+};
+
+struct TenantLimit {
+    int requestsPerMinute = 0;
+    int burst = 0; // requests that may arrive at once; zero means requestsPerMinute
+};
+
+// What may enter at all, and how much failed-over traffic a backup takes (DESIGN.md,
+// "Admission and back-pressure"). Root key `admission:`.
+struct AdmissionConfig {
+    int maxInFlight = 512;               // chat requests in flight in all; beyond: 503
+    QHash<QString, TenantLimit> tenants; // by x-switchyard-tenant; beyond the limit: 429
+    int defaultTenantRpm = 0;            // for tenants not listed; zero means not limited
+    double failoverCapacityShare = 0.5;  // of an endpoint's capacity that failover may take
+    double degradedAdmitShare = 0.5;     // of a degraded tier's traffic let through to fallbacks
+    int maxDepth = 5;                    // x-switchyard-depth above this: 508
+};
+
+// A fixed reply for requests that match, degradation ladder level 2.
+struct CannedAnswer {
+    QString modelGlob;    // `*` and `?` wildcards; empty matches every model
+    QStringList contains; // any of these in the last user message, ignoring case; empty: any
+    QString reply;
+};
+
+// Degradation ladder levels 2 and 3 (DESIGN.md, "Degradation ladder"). Root key `degradation:`.
+struct DegradationConfig {
+    QList<CannedAnswer> canned; // first match wins
+    QString failSafe;           // level 3's message; empty: level 3 is off
+};
 
 // Everything that keeps requests answered while providers fail.
 struct ResilienceConfig {

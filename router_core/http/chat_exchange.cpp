@@ -1,8 +1,11 @@
 #include "http/chat_exchange.h"
 
 #include "health/health_registry.h"
+#include "resilience/admission.h"
+#include "resilience/degradation.h"
 #include "telemetry/trace.h"
 
+#include <QDateTime>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -13,6 +16,8 @@ Q_DECLARE_LOGGING_CATEGORY(lcGateway)
 namespace switchyard::http {
 
 using health::CallOutcome;
+using resilience::ErrorClass;
+using std::chrono::milliseconds;
 using upstream::TransportError;
 
 namespace {
@@ -23,10 +28,13 @@ constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
 
 // After [DONE] the answer is whole; the provider's end of the response normally follows in the
 // same read. If it does not, the client is not kept waiting longer than this for it.
-constexpr std::chrono::milliseconds kEndAfterDoneGrace{500};
+constexpr milliseconds kEndAfterDoneGrace{500};
 
 // An upstream answer larger than this is a fault, not something to hold in memory.
 constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
+
+// How soon a client refused for want of an endpoint may usefully ask again.
+constexpr auto kRetryAfterNoEndpoint = "1";
 
 ApiError upstreamError(int status, const QString &code, const QString &message)
 {
@@ -68,35 +76,100 @@ QUrl chatCompletionsUrl(const QUrl &baseUrl)
     return url;
 }
 
-QString millisecondsText(std::chrono::milliseconds duration)
+QString millisecondsText(milliseconds duration)
 {
     return QStringLiteral("%1 ms").arg(duration.count());
+}
+
+// Config text (a rule name) made safe for a response header: visible ASCII only.
+QByteArray headerSafe(const QString &text)
+{
+    QByteArray value = text.toUtf8();
+    for (char &c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x21 || byte > 0x7e)
+            c = '_';
+    }
+    return value;
+}
+
+QString roleName(routing::CandidateRole role)
+{
+    switch (role) {
+    case routing::CandidateRole::Primary:
+        return QStringLiteral("primary");
+    case routing::CandidateRole::CrossTier:
+        return QStringLiteral("cross-tier");
+    case routing::CandidateRole::FallbackChain:
+        return QStringLiteral("fallback chain");
+    case routing::CandidateRole::LighterModel:
+        return QStringLiteral("lighter model");
+    }
+    return {};
 }
 
 } // namespace
 
 ChatExchange::ChatExchange(ExchangeServices services, std::shared_ptr<const config::Config> config,
-                           ChatRequest request, QByteArray body, routing::RouteDecision decision,
-                           telemetry::TraceBuilder trace, ResponseWriter writer, QObject *parent)
-    : QObject(parent), m_services(services), m_config(std::move(config)),
-      m_request(std::move(request)), m_body(std::move(body)), m_decision(std::move(decision)),
-      m_trace(std::move(trace)), m_writer(std::move(writer))
+                           ChatRequest request, QByteArray body, routing::RequestContext context,
+                           routing::RouteDecision decision, telemetry::TraceBuilder trace,
+                           ResponseWriter writer, QObject *parent)
+    : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
+      m_request(std::move(request)), m_body(std::move(body)), m_context(std::move(context)),
+      m_decision(std::move(decision)), m_trace(std::move(trace)), m_writer(std::move(writer)),
+      m_plan(m_decision.candidates, m_context.fallbackLevel,
+             [config = m_config](const QString &tier) {
+                 const config::TierConfig *contract = config->routing.tier(tier);
+                 return contract ? contract->retries : -1;
+             })
 {
-    m_deadline.setSingleShot(true);
-    connect(&m_deadline, &QTimer::timeout, this, &ChatExchange::onTimeout);
+    m_timer.setSingleShot(true);
+    connect(&m_timer, &QTimer::timeout, this, &ChatExchange::onTimeout);
 }
 
 ChatExchange::~ChatExchange() = default;
 
-QString ChatExchange::providerId() const
+const routing::RouteCandidate &ChatExchange::candidate() const
 {
-    return m_decision.candidates.first().providerId;
+    return m_plan.candidates()[m_attempt.candidate];
 }
 
-HeaderList ChatExchange::responseHeaders() const
+QString ChatExchange::providerId() const
+{
+    return candidate().providerId;
+}
+
+HeaderList ChatExchange::responseHeaders(const QString &provider, int degradedLevel) const
 {
     const telemetry::Trace &trace = m_trace.trace();
-    return identityHeaders(trace.requestId, trace.traceId, providerId().toUtf8());
+    HeaderList headers =
+        identityHeaders(trace.requestId, trace.traceId,
+                        provider.isEmpty() ? QByteArray("none") : provider.toUtf8());
+    headers.append({"x-switchyard-route", m_decision.rule.isEmpty() ? QByteArray("default")
+                                                                    : headerSafe(m_decision.rule)});
+    headers.append({"x-switchyard-tier",
+                    m_decision.tier.isEmpty() ? QByteArray("none") : headerSafe(m_decision.tier)});
+    headers.append({"x-switchyard-attempts", QByteArray::number(m_plan.attempts())});
+    headers.append({"x-switchyard-degraded", QByteArray::number(degradedLevel)});
+    return headers;
+}
+
+std::optional<milliseconds> ChatExchange::remainingBudget() const
+{
+    if (!m_deadline)
+        return std::nullopt;
+    return *m_deadline - milliseconds(m_requestClock.elapsed());
+}
+
+void ChatExchange::watch(Watch what, milliseconds limit)
+{
+    m_watch = what;
+    const std::optional<milliseconds> remaining = remainingBudget();
+    // A backoff is only ever started when it fits the deadline; every other wait is cut short
+    // by it. Only streams use this timer, and a stream's only deadline is the client's budget.
+    const bool cut = what != Watch::Backoff && remaining && *remaining <= limit;
+    m_watchCutByBudget = cut && m_deadlineIsClientBudget;
+    m_timer.start(cut ? std::max(*remaining, milliseconds(0)) : limit);
 }
 
 void ChatExchange::start()
@@ -110,85 +183,216 @@ void ChatExchange::start()
     connect(socket, &QAbstractSocket::disconnected, this, &ChatExchange::onClientDisconnected);
     connect(socket, &QIODevice::bytesWritten, this, &ChatExchange::onClientDrained);
 
-    const routing::RouteCandidate &candidate = m_decision.candidates.first();
-    const config::ProviderConfig &provider = m_config->providers[candidate.providerIndex];
     m_trace.trace().model = m_request.model;
-    m_trace.trace().provider = provider.id;
     m_trace.trace().streamed = m_request.stream;
     m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
+    m_services.retryBudget.requestStarted();
+    m_countedInRetryBudget = true;
+
+    // The whole request's deadline, across attempts and backoffs: the client's budget, and for a
+    // non-streamed request the total timeout as well. A stream has no total cap of its own.
+    m_requestClock.start();
+    const milliseconds total = m_config->timeouts.total;
+    m_deadline = m_context.timeoutBudget;
+    m_deadlineIsClientBudget = m_deadline.has_value();
+    if (!m_request.stream && (!m_deadline || *m_deadline > total)) {
+        m_deadline = total;
+        m_deadlineIsClientBudget = false;
+    }
+
+    // Shedding thins the traffic a degraded tier sends to its fallbacks; with no fallback left
+    // there is nothing to protect.
+    if (!m_decision.candidates.isEmpty() && tierIsDegraded() &&
+        !m_services.admission.admitsToDegradedFallback(m_trace.trace().requestId)) {
+        m_shed = true;
+        m_trace.pointEvent(
+            QStringLiteral("shed"),
+            QStringLiteral("every endpoint of tier `%1` is unavailable; its fallbacks take %2 % "
+                           "of its traffic and this request is not among it")
+                .arg(m_decision.tier)
+                .arg(m_config->resilience.admission.degradedAdmitShare * 100.0));
+        finishWithoutAnswer();
+        return;
+    }
+    tryNextCandidate();
+}
+
+bool ChatExchange::tierIsDegraded() const
+{
+    const config::TierConfig *tier =
+        m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
+    if (!tier || tier->pool.isEmpty())
+        return false;
+    for (const QString &id : tier->pool) {
+        const int index = m_services.health.indexOf(id);
+        if (index >= 0 && m_services.health.selectable(index))
+            return false;
+    }
+    return true;
+}
+
+void ChatExchange::tryNextCandidate()
+{
+    bool tookFailoverSlot = false;
+    const resilience::AttemptPlan::Gate gate =
+        [this, &tookFailoverSlot](const routing::RouteCandidate &next,
+                                  bool failover) -> std::optional<resilience::SkipReason> {
+        // Reversible checks first: a half-open breaker's admission is its one probe call.
+        const int provider = next.providerIndex;
+        if (failover && !m_services.admission.tryStartFailover(
+                            provider, m_services.health.providerConfig(provider).capacity))
+            return resilience::SkipReason::FailoverCapacityFull;
+        if (!m_services.health.tryAdmit(provider)) {
+            if (failover)
+                m_services.admission.failoverFinished(provider);
+            return resilience::SkipReason::BreakerOpen;
+        }
+        tookFailoverSlot = failover;
+        return std::nullopt;
+    };
+    QList<resilience::CandidateSkip> skipped;
+    const int next = m_plan.takeNext(gate, &skipped);
+    for (const resilience::CandidateSkip &skip : skipped) {
+        m_trace.pointEvent(
+            QStringLiteral("skipped endpoint"),
+            QStringLiteral("%1: %2").arg(m_plan.candidates()[skip.candidateIndex].providerId,
+                                         resilience::skipReasonText(skip.reason)));
+    }
+    m_skips.append(skipped);
+    if (next < 0) {
+        releaseRetrySlot();
+        finishWithoutAnswer();
+        return;
+    }
+    startAttempt(next, tookFailoverSlot);
+}
+
+void ChatExchange::startAttempt(int candidateIndex, bool failover)
+{
+    const routing::RouteCandidate &chosen = m_plan.candidates()[candidateIndex];
+    const int earlierInTier = m_plan.attemptsInTier(chosen.tier);
+    m_plan.recordAttempt(candidateIndex);
+    m_attempt = Attempt{};
+    m_attempt.candidate = candidateIndex;
+    m_attempt.number = m_plan.attempts();
+    m_attempt.holdsFailoverSlot = failover;
+    m_phase = Phase::WaitingForAnswer;
+    m_sawDone = false;
+
+    // The registry's copy, not the snapshot's: agents registered at runtime are endpoints too.
+    const config::ProviderConfig &provider = m_services.health.providerConfig(chosen.providerIndex);
+    m_trace.trace().provider = provider.id;
+
+    // The tier's contract sets the time to an answer (a streamed request's first token, a
+    // plain one's whole answer); each further attempt in the same tier waits longer.
+    const config::TierConfig *tier = m_config->routing.tier(chosen.tier);
+    const milliseconds base = tier && tier->timeout.count() > 0 ? tier->timeout
+                              : m_request.stream                ? m_config->timeouts.firstToken
+                                                                : m_config->timeouts.total;
+    m_attempt.answerLimit = resilience::stretchedTimeout(
+        base, m_config->resilience.retries.timeoutGradient, earlierInTier);
 
     upstream::UpstreamRequest call;
     call.url = chatCompletionsUrl(provider.baseUrl);
-    call.body = candidate.upstreamModel == m_request.model
+    call.body = chosen.upstreamModel == m_request.model
                     ? m_body
-                    : m_request.withModel(m_body, candidate.upstreamModel);
+                    : m_request.withModel(m_body, chosen.upstreamModel);
     call.headers = {{"Content-Type", "application/json"},
                     {"Accept", m_request.stream ? "text/event-stream" : "application/json"},
                     {"x-request-id", m_trace.trace().requestId},
                     {"traceparent", "00-" + m_trace.trace().traceId + "-" +
-                                        telemetry::newTraceId().left(16) + "-01"}};
+                                        telemetry::newTraceId().left(16) + "-01"},
+                    // The loop guard: a Switchyard behind this one sees one hop more.
+                    {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}};
     if (!provider.apiKey.isEmpty())
         call.headers.append({"Authorization", "Bearer " + provider.apiKey});
-    call.connectTimeout = m_config->timeouts.connect;
-    if (!m_request.stream)
-        call.totalTimeout = m_config->timeouts.total;
-    else
-        m_deadline.start(m_config->timeouts.firstToken);
 
-    m_services.health.callStarted(candidate.providerIndex);
-    m_attemptSpan = m_trace.openSpan(QStringLiteral("upstream attempt"),
-                                     QStringLiteral("%1 %2").arg(provider.id, call.url.toString()));
-    m_callClock.start();
+    const std::optional<milliseconds> remaining = remainingBudget();
+    // libcurl reads a zero timeout as "its default": the smallest real limit is 1 ms.
+    const auto atLeastOne = [](milliseconds value) { return std::max(value, milliseconds(1)); };
+    call.connectTimeout = m_config->timeouts.connect;
+    // Cut short by the deadline: by the client's budget that is no fault of the provider's; by
+    // the total timeout of a non-streamed request it is the configured limit, and counts.
+    if (remaining && *remaining < call.connectTimeout) {
+        call.connectTimeout = atLeastOne(*remaining);
+        m_attempt.connectCutByBudget = m_deadlineIsClientBudget;
+    }
+    if (!m_request.stream) {
+        call.totalTimeout = m_attempt.answerLimit;
+        if (remaining && *remaining <= call.totalTimeout) {
+            call.totalTimeout = atLeastOne(*remaining);
+            m_attempt.answerCutByBudget = m_deadlineIsClientBudget;
+        }
+    } else {
+        watch(Watch::FirstToken, m_attempt.answerLimit);
+        m_attempt.answerCutByBudget = m_watchCutByBudget;
+    }
+
+    m_services.health.callStarted(chosen.providerIndex);
+    m_attempt.open = true;
+    m_attempt.span = m_trace.openSpan(
+        QStringLiteral("upstream attempt"),
+        QStringLiteral("%1, attempt %2 (%3%4): %5")
+            .arg(provider.id)
+            .arg(m_attempt.number)
+            .arg(roleName(chosen.role),
+                 chosen.tier.isEmpty() ? QString() : QStringLiteral(", tier ") + chosen.tier,
+                 call.url.toString()));
+    m_attempt.clock.start();
     m_call = m_services.transport.start(call, this);
 }
 
 void ChatExchange::onResponseHead(const upstream::UpstreamResponseHead &head)
 {
-    m_head = head;
+    m_attempt.head = head;
     m_trace.pointEvent(QStringLiteral("response head"), QStringLiteral("HTTP %1").arg(head.status));
-    m_relayingEvents = m_request.stream && head.status >= 200 && head.status < 300 &&
-                       head.header("content-type").startsWith("text/event-stream");
+    m_attempt.relayingEvents = m_request.stream && head.status >= 200 && head.status < 300 &&
+                               head.header("content-type").startsWith("text/event-stream");
 }
 
 void ChatExchange::onResponseBody(QByteArrayView bytes)
 {
     if (m_phase == Phase::Done)
         return;
-    if (!m_relayingEvents) {
-        m_answer.append(bytes);
-        if (m_answer.size() > kMaxUpstreamAnswerBytes) {
-            failCall(upstreamError(502, QStringLiteral("upstream_answer_too_large"),
-                                   QStringLiteral("Provider `%1` sent an answer larger than %2 "
-                                                  "bytes.")
-                                       .arg(providerId())
-                                       .arg(kMaxUpstreamAnswerBytes)),
-                     QStringLiteral("answer too large"));
+    if (!m_attempt.relayingEvents) {
+        m_attempt.answer.append(bytes);
+        if (m_attempt.answer.size() > kMaxUpstreamAnswerBytes) {
+            attemptFailed(ErrorClass::UnusableAnswer,
+                          upstreamError(502, QStringLiteral("upstream_answer_too_large"),
+                                        QStringLiteral("Provider `%1` sent an answer larger than "
+                                                       "%2 bytes.")
+                                            .arg(providerId())
+                                            .arg(kMaxUpstreamAnswerBytes)),
+                          QStringLiteral("answer too large"), false);
         }
         return;
     }
 
     QList<upstream::SseEvent> events;
-    if (!m_sse.feed(bytes, events)) {
-        failCall(upstreamError(502, QStringLiteral("invalid_upstream_response"),
-                               QStringLiteral("Provider `%1` sent an event-stream line longer "
-                                              "than %2 bytes.")
-                                   .arg(providerId())
-                                   .arg(upstream::SseParser::kMaxLineBytes)),
-                 QStringLiteral("event-stream line too long"));
+    if (!m_attempt.sse.feed(bytes, events)) {
+        attemptFailed(ErrorClass::UnusableAnswer,
+                      upstreamError(502, QStringLiteral("invalid_upstream_response"),
+                                    QStringLiteral("Provider `%1` sent an event-stream line "
+                                                   "longer than %2 bytes.")
+                                        .arg(providerId())
+                                        .arg(upstream::SseParser::kMaxLineBytes)),
+                      QStringLiteral("event-stream line too long"), false);
         return;
     }
-    if (m_sse.takeActivity() && m_phase == Phase::Streaming && !m_upstreamPaused)
-        m_deadline.start(m_config->timeouts.idle); // keep-alive comments count as activity
+    if (m_attempt.sse.takeActivity() && m_phase == Phase::Streaming && !m_upstreamPaused)
+        watch(Watch::Idle, m_config->timeouts.idle); // keep-alive comments count as activity
     if (events.isEmpty())
         return;
 
     if (m_phase == Phase::WaitingForAnswer) {
+        // The first byte goes to the client now: from here on this provider's answer is the
+        // answer, and a failure ends the stream with an error event.
         m_phase = Phase::Streaming;
-        m_timeToFirstTokenMs = m_callClock.nsecsElapsed() / 1e6;
+        m_attempt.timeToFirstTokenMs = m_attempt.clock.nsecsElapsed() / 1e6;
         m_trace.pointEvent(
             QStringLiteral("first byte"),
-            QStringLiteral("first event after %1 ms").arg(m_timeToFirstTokenMs, 0, 'f', 1));
-        m_writer.beginEventStream(responseHeaders());
+            QStringLiteral("first event after %1 ms").arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
+        m_writer.beginEventStream(responseHeaders(providerId(), candidate().degradationLevel));
     }
     // All events of one upstream read go out as one chunk: one write, one syscall.
     QByteArray wire;
@@ -203,18 +407,18 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
     if (m_phase == Phase::Done)
         return; // the write found the client gone
     if (m_sawDone) {
-        m_answerCompleteMs = m_callClock.nsecsElapsed() / 1e6;
-        m_deadline.start(std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
+        m_attempt.answerCompleteMs = m_attempt.clock.nsecsElapsed() / 1e6;
+        watch(Watch::EndAfterDone, std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
     } else if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
         // The client reads slower than the provider writes. Stop reading the provider rather
-        // than hold its whole answer in memory. The deadline now watches the client: one that
+        // than hold its whole answer in memory. The timer now watches the client: one that
         // takes nothing for an idle period is not coming back for the rest.
         m_upstreamPaused = true;
         ++m_pauseCount;
-        m_deadline.start(m_config->timeouts.idle);
+        watch(Watch::ClientStall, m_config->timeouts.idle);
         m_call->pauseReceiving();
     } else if (!m_upstreamPaused) {
-        m_deadline.start(m_config->timeouts.idle);
+        watch(Watch::Idle, m_config->timeouts.idle);
     }
 }
 
@@ -223,69 +427,73 @@ void ChatExchange::onClientDrained()
     if (!m_upstreamPaused || m_phase == Phase::Done)
         return;
     if (m_writer.pendingBytes() > kResumeUpstreamBelowBytes) {
-        m_deadline.start(m_config->timeouts.idle); // the client is slow, not stalled
+        watch(Watch::ClientStall, m_config->timeouts.idle); // the client is slow, not stalled
         return;
     }
     m_upstreamPaused = false;
-    m_deadline.start(m_config->timeouts.idle);
+    watch(Watch::Idle, m_config->timeouts.idle);
     if (m_call)
         m_call->resumeReceiving();
 }
 
 void ChatExchange::onFinished(const upstream::UpstreamResult &result)
 {
-    m_deadline.stop();
+    m_timer.stop();
+    m_watch = Watch::Nothing;
     if (m_phase == Phase::Done)
         return;
+    m_call.reset(); // finished: nothing more arrives from it
     const QString provider = providerId();
 
-    if (m_relayingEvents && m_sawDone) {
+    if (m_attempt.relayingEvents && m_sawDone) {
         // [DONE] arrived, so the answer is whole even if the provider's connection then broke
         // before the response's own end: the client gets a clean end, and the call counts.
-        m_finishing = true;
-        m_writer.endEventStream();
-        complete(CallOutcome::Success, 200, QStringLiteral("ok"));
+        streamAnswerComplete();
         return;
     }
     if (result.error != TransportError::None) {
-        const bool timedOut = result.error == TransportError::ConnectTimeout ||
-                              result.error == TransportError::TotalTimeout;
-        if (timedOut) {
-            failCall(upstreamError(504, QStringLiteral("upstream_timeout"),
-                                   QStringLiteral("Provider `%1` did not answer in time: %2.")
-                                       .arg(provider, result.description)),
-                     result.description);
-        } else if (result.error == TransportError::ConnectFailed) {
-            failCall(upstreamError(502, QStringLiteral("upstream_unavailable"),
-                                   QStringLiteral("Provider `%1` could not be reached: %2.")
-                                       .arg(provider, result.description)),
-                     result.description);
+        const ErrorClass errorClass =
+            resilience::classify(result.error, 0, resilience::TimeoutKind::None);
+        const bool cutByBudget =
+            (result.error == TransportError::ConnectTimeout && m_attempt.connectCutByBudget) ||
+            (result.error == TransportError::TotalTimeout && m_attempt.answerCutByBudget);
+        ApiError error;
+        if (cutByBudget) {
+            error = budgetCutError();
         } else if (m_phase == Phase::Streaming) {
             // Events already reached the client, which needs to know one thing: the answer it
             // was reading is incomplete. Same code as a stream that ended without [DONE].
-            failCall(upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
-                                   QStringLiteral("Provider `%1` broke off the stream: %2; the "
-                                                  "answer is incomplete.")
-                                       .arg(provider, result.description)),
-                     result.description);
+            error = upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
+                                  QStringLiteral("Provider `%1` broke off the stream: %2; the "
+                                                 "answer is incomplete.")
+                                      .arg(provider, result.description));
+        } else if (errorClass == ErrorClass::Timeout) {
+            error = upstreamError(504, QStringLiteral("upstream_timeout"),
+                                  QStringLiteral("Provider `%1` did not answer in time: %2.")
+                                      .arg(provider, result.description));
+        } else if (errorClass == ErrorClass::ConnectFailed) {
+            error = upstreamError(502, QStringLiteral("upstream_unavailable"),
+                                  QStringLiteral("Provider `%1` could not be reached: %2.")
+                                      .arg(provider, result.description));
         } else {
-            failCall(upstreamError(502, QStringLiteral("upstream_connection_lost"),
-                                   QStringLiteral("Provider `%1` broke off the answer: %2.")
-                                       .arg(provider, result.description)),
-                     result.description);
+            error = upstreamError(502, QStringLiteral("upstream_connection_lost"),
+                                  QStringLiteral("Provider `%1` broke off the answer: %2.")
+                                      .arg(provider, result.description));
         }
+        attemptFailed(errorClass, error, result.description, cutByBudget);
         return;
     }
 
-    if (m_relayingEvents) {
-        failCall(upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
-                               QStringLiteral("Provider `%1` ended the stream before `data: "
-                                              "[DONE]`; the answer is incomplete.")
-                                   .arg(provider)),
-                 QStringLiteral("stream ended without [DONE]"));
+    if (m_attempt.relayingEvents) {
+        attemptFailed(ErrorClass::ConnectionLost,
+                      upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
+                                    QStringLiteral("Provider `%1` ended the stream before `data: "
+                                                   "[DONE]`; the answer is incomplete.")
+                                        .arg(provider)),
+                      QStringLiteral("stream ended without [DONE]"), false);
         return;
     }
-    if (m_head.status >= 200 && m_head.status < 300)
+    if (m_attempt.head.status >= 200 && m_attempt.head.status < 300)
         relayWholeAnswer();
     else
         relayUpstreamError();
@@ -295,45 +503,43 @@ void ChatExchange::relayWholeAnswer()
 {
     const QString provider = providerId();
     // An answer arrived but cannot be used: counted as quality, never as a call failure.
-    const auto refuseUnusable = [this](const QString &message, const QString &traceDetail) {
-        const ApiError error =
-            upstreamError(502, QStringLiteral("invalid_upstream_response"), message);
-        m_finishing = true;
-        m_writer.sendError(error, responseHeaders());
-        complete(CallOutcome::Unusable, error.status, error.code, traceDetail);
+    const auto unusable = [this](const QString &message, const QString &description) {
+        attemptFailed(ErrorClass::UnusableAnswer,
+                      upstreamError(502, QStringLiteral("invalid_upstream_response"), message),
+                      description, false);
     };
     if (m_request.stream) {
-        refuseUnusable(QStringLiteral("Provider `%1` answered a streamed request without an "
-                                      "event stream.")
-                           .arg(provider),
-                       QStringLiteral("no event stream"));
+        unusable(QStringLiteral("Provider `%1` answered a streamed request without an event "
+                                "stream.")
+                     .arg(provider),
+                 QStringLiteral("no event stream"));
         return;
     }
-    if (!isJsonObject(m_answer)) {
-        refuseUnusable(
+    if (!isJsonObject(m_attempt.answer)) {
+        unusable(
             QStringLiteral("Provider `%1` sent an answer that is not valid JSON.").arg(provider),
             QStringLiteral("answer is not valid JSON"));
         return;
     }
     m_finishing = true;
-    m_writer.sendWhole(m_head.status, responseHeaders(), "application/json", m_answer);
-    complete(CallOutcome::Success, m_head.status, QStringLiteral("ok"));
+    m_writer.sendWhole(m_attempt.head.status,
+                       responseHeaders(provider, candidate().degradationLevel), "application/json",
+                       m_attempt.answer);
+    endAttempt(CallOutcome::Success, QStringLiteral("ok"));
+    complete(m_attempt.head.status, QStringLiteral("ok"));
 }
 
 void ChatExchange::relayUpstreamError()
 {
-    const int status = m_head.status;
+    const int status = m_attempt.head.status;
     const QString provider = providerId();
-    const QString detail = upstreamMessage(m_answer);
+    const QString detail = upstreamMessage(m_attempt.answer);
+    const ErrorClass errorClass =
+        resilience::classify(TransportError::None, status, resilience::TimeoutKind::None);
+    std::optional<milliseconds> retryAfter;
     ApiError error;
-    CallOutcome outcome = CallOutcome::CallFailure;
-    switch (status) {
-    case 400:
-    case 401:
-    case 403:
-    case 404:
-    case 413:
-    case 422:
+    switch (errorClass) {
+    case ErrorClass::RequestRejected:
         // The request's own fault: the client learns what the provider said; no retry helps.
         error = ApiError{status,
                          QStringLiteral("Provider `%1` rejected the request (HTTP %2): %3")
@@ -345,72 +551,95 @@ void ChatExchange::relayUpstreamError()
                          {},
                          QStringLiteral("upstream_rejected"),
                          {}};
-        outcome = CallOutcome::RequestFault;
         break;
-    case 429:
+    case ErrorClass::RateLimited:
         error = ApiError{
             429,
             QStringLiteral("Provider `%1` is rate limiting requests: %2").arg(provider, detail),
             QStringLiteral("rate_limit_error"),
             {},
             QStringLiteral("upstream_rate_limited"),
-            m_head.header("retry-after")};
-        break;
-    case 503:
-    case 504:
-        // Both mean something to a client (come back later, too slow); pass them through.
-        error = upstreamError(status, QStringLiteral("upstream_error"),
-                              QStringLiteral("Provider `%1` failed with HTTP %2: %3")
-                                  .arg(provider)
-                                  .arg(status)
-                                  .arg(detail));
-        error.retryAfter = m_head.header("retry-after");
+            m_attempt.head.header("retry-after")};
+        retryAfter = resilience::retryAfterDelay(m_attempt.head.header("retry-after-ms"),
+                                                 m_attempt.head.header("retry-after"),
+                                                 QDateTime::currentDateTimeUtc());
         break;
     default:
-        error = upstreamError(502, QStringLiteral("upstream_error"),
-                              QStringLiteral("Provider `%1` failed with HTTP %2: %3")
-                                  .arg(provider)
-                                  .arg(status)
-                                  .arg(detail));
+        if (status == 503 || status == 504) {
+            // Both mean something to a client (come back later, too slow); pass them through.
+            error = upstreamError(status, QStringLiteral("upstream_error"),
+                                  QStringLiteral("Provider `%1` failed with HTTP %2: %3")
+                                      .arg(provider)
+                                      .arg(status)
+                                      .arg(detail));
+            error.retryAfter = m_attempt.head.header("retry-after");
+        } else {
+            error = upstreamError(502, QStringLiteral("upstream_error"),
+                                  QStringLiteral("Provider `%1` failed with HTTP %2: %3")
+                                      .arg(provider)
+                                      .arg(status)
+                                      .arg(detail));
+        }
         break;
     }
-    m_finishing = true;
-    m_writer.sendError(error, responseHeaders());
-    complete(outcome, error.status, error.code, QStringLiteral("HTTP %1").arg(status));
+    attemptFailed(errorClass, error, QStringLiteral("HTTP %1").arg(status), false, retryAfter);
 }
 
 void ChatExchange::onTimeout()
 {
+    const Watch watched = std::exchange(m_watch, Watch::Nothing);
     if (m_phase == Phase::Done)
         return;
+    if (watched == Watch::Backoff) {
+        retryAfterWait();
+        return;
+    }
     if (m_sawDone) {
         // The answer is whole; only the provider's end of the response never came. Nothing may
         // follow [DONE], least of all an error about an answer that is complete.
         m_call.reset();
-        m_finishing = true;
-        m_writer.endEventStream();
-        complete(CallOutcome::Success, 200, QStringLiteral("ok"));
+        streamAnswerComplete();
         return;
     }
-    if (m_upstreamPaused) {
+    if (m_phase == Phase::Streaming && m_watchCutByBudget) {
+        // The client's time budget ran out while its answer streamed: it learns so in the
+        // stream. The provider was not slow by its own contract: not its failure.
+        m_call.reset();
+        m_budgetRanOut = true;
+        const ApiError error = budgetError();
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("time budget ran out mid-stream"));
+        m_finishing = true;
+        sendStreamError(error);
+        complete(error.status, error.code);
+        return;
+    }
+    if (watched == Watch::ClientStall) {
         // The client has taken nothing for a whole idle period while its stream waits: it
         // holds a provider slot and will not free it. Let both go.
         m_call.reset();
         m_finishing = true;
         if (QTcpSocket *socket = m_writer.socket())
             socket->abort();
-        complete(CallOutcome::Cancelled, 499, QStringLiteral("client_stalled"));
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("client stalled"));
+        complete(499, QStringLiteral("client_stalled"));
+        return;
+    }
+    m_call.reset(); // stop the upstream request now
+    if (m_watchCutByBudget) {
+        attemptFailed(ErrorClass::Timeout, budgetCutError(), QStringLiteral("time budget ran out"),
+                      true);
         return;
     }
     const bool waitingForFirst = m_phase == Phase::WaitingForAnswer;
-    const auto limit = waitingForFirst ? m_config->timeouts.firstToken : m_config->timeouts.idle;
     const QString what = waitingForFirst ? QStringLiteral("no first token within %1")
-                                         : QStringLiteral("no data for %1 between chunks");
-    m_call.reset(); // stop the upstream request now
-    failCall(upstreamError(504, QStringLiteral("upstream_timeout"),
-                           QStringLiteral("Provider `%1` timed out: %2.")
-                               .arg(providerId(), what.arg(millisecondsText(limit)))),
-             what.arg(millisecondsText(limit)));
+                                               .arg(millisecondsText(m_attempt.answerLimit))
+                                         : QStringLiteral("no data for %1 between chunks")
+                                               .arg(millisecondsText(m_config->timeouts.idle));
+    attemptFailed(
+        ErrorClass::Timeout,
+        upstreamError(504, QStringLiteral("upstream_timeout"),
+                      QStringLiteral("Provider `%1` timed out: %2.").arg(providerId(), what)),
+        what, false);
 }
 
 void ChatExchange::onClientDisconnected()
@@ -420,18 +649,242 @@ void ChatExchange::onClientDisconnected()
     if (m_phase == Phase::Done || m_finishing)
         return;
     m_call.reset();
-    complete(CallOutcome::Cancelled, 499, QStringLiteral("client_disconnected"));
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("client disconnected"));
+    complete(499, QStringLiteral("client_disconnected"));
 }
 
-void ChatExchange::failCall(ApiError error, const QString &traceDetail)
+void ChatExchange::attemptFailed(ErrorClass errorClass, ApiError error, const QString &description,
+                                 bool cutByBudget, std::optional<milliseconds> retryAfter)
 {
     m_call.reset();
-    m_finishing = true;
-    if (m_writer.headersSent())
+    m_timer.stop();
+    m_watch = Watch::Nothing;
+    endAttempt(resilience::callOutcomeFor(errorClass, cutByBudget),
+               QStringLiteral("%1 (%2)").arg(description, resilience::errorClassName(errorClass)));
+    m_lastErrorProvider = providerId();
+    m_lastErrorClass = errorClass;
+    m_budgetRanOut = m_budgetRanOut || cutByBudget;
+    if (m_writer.headersSent()) {
+        // The status line is gone; a second provider would repeat or contradict what the client
+        // already has. The stream ends with an error event instead.
+        m_finishing = true;
         sendStreamError(error);
-    else
-        m_writer.sendError(error, responseHeaders());
-    complete(CallOutcome::CallFailure, error.status, error.code, traceDetail);
+        complete(error.status, error.code);
+        return;
+    }
+    m_lastError = std::move(error);
+
+    resilience::RetryDecision decision;
+    if (cutByBudget) {
+        decision.reason = QStringLiteral("the request's time budget ran out");
+    } else {
+        const resilience::RetryInput input{errorClass,
+                                           false,
+                                           m_plan.attempts(),
+                                           m_plan.mayRetryLastCandidate(),
+                                           retryAfter,
+                                           remainingBudget(),
+                                           m_services.random ? m_services.random() : 0.0};
+        decision = resilience::decideRetry(input, m_config->resilience.retries);
+    }
+    if (decision.action == resilience::RetryAction::NextEndpoint && !m_plan.anyCandidateLeft()) {
+        decision = {resilience::RetryAction::GiveUp, milliseconds(0),
+                    QStringLiteral("no other endpoint is left to try")};
+    }
+    if (decision.action != resilience::RetryAction::GiveUp) {
+        if (!m_services.retryBudget.tryStartRetry()) {
+            decision = {resilience::RetryAction::GiveUp, milliseconds(0),
+                        QStringLiteral("the retry budget is spent: %1 retries in flight, %2 "
+                                       "allowed")
+                            .arg(m_services.retryBudget.retriesInFlight())
+                            .arg(m_services.retryBudget.allowedRetriesInFlight())};
+        } else {
+            m_holdsRetrySlot = true;
+        }
+    }
+    if (decision.action == resilience::RetryAction::GiveUp) {
+        m_trace.pointEvent(QStringLiteral("no retry"), decision.reason);
+        finishWithoutAnswer();
+        return;
+    }
+    m_trace.pointEvent(QStringLiteral("retry"), decision.reason);
+    m_retrySameEndpoint = decision.action == resilience::RetryAction::SameEndpoint;
+    // Even a zero wait goes through the event loop: the next attempt never starts from inside
+    // the callbacks of the one that failed.
+    watch(Watch::Backoff, decision.delay);
+}
+
+void ChatExchange::retryAfterWait()
+{
+    if (!m_retrySameEndpoint) {
+        tryNextCandidate();
+        return;
+    }
+    const int index = m_plan.lastCandidate();
+    const routing::RouteCandidate &same = m_plan.candidates()[index];
+    if (!m_services.health.tryAdmit(same.providerIndex)) {
+        m_trace.pointEvent(
+            QStringLiteral("skipped endpoint"),
+            QStringLiteral("%1: %2").arg(
+                same.providerId, resilience::skipReasonText(resilience::SkipReason::BreakerOpen)));
+        m_skips.append({index, resilience::SkipReason::BreakerOpen});
+        tryNextCandidate();
+        return;
+    }
+    startAttempt(index, false);
+}
+
+void ChatExchange::endAttempt(CallOutcome outcome, const QString &detail)
+{
+    if (!m_attempt.open)
+        return;
+    m_attempt.open = false;
+    const routing::RouteCandidate &ended = candidate();
+    // A stream's latency ends at [DONE]: waiting for the provider's end of the response after
+    // it is not the provider answering.
+    const double latencyMs = m_attempt.answerCompleteMs >= 0 ? m_attempt.answerCompleteMs
+                                                             : m_attempt.clock.nsecsElapsed() / 1e6;
+    m_trace.closeSpan(m_attempt.span, QStringLiteral("%1, attempt %2: %3")
+                                          .arg(ended.providerId)
+                                          .arg(m_attempt.number)
+                                          .arg(detail));
+    m_services.health.callFinished(ended.providerIndex, outcome, latencyMs,
+                                   m_attempt.timeToFirstTokenMs,
+                                   outcome == CallOutcome::Success ? QString() : detail);
+    if (m_attempt.holdsFailoverSlot) {
+        m_attempt.holdsFailoverSlot = false;
+        m_services.admission.failoverFinished(ended.providerIndex);
+    }
+    releaseRetrySlot();
+}
+
+void ChatExchange::releaseRetrySlot()
+{
+    if (!m_holdsRetrySlot)
+        return;
+    m_holdsRetrySlot = false;
+    m_services.retryBudget.retryFinished();
+}
+
+ApiError ChatExchange::budgetCutError() const
+{
+    return upstreamError(504, QStringLiteral("upstream_timeout"),
+                         QStringLiteral("Provider `%1` had not answered when the request's time "
+                                        "budget ran out.")
+                             .arg(providerId()));
+}
+
+ApiError ChatExchange::budgetError() const
+{
+    const QString last =
+        m_lastError ? m_lastError->message : QStringLiteral("no provider answered in time.");
+    return upstreamError(
+        504, QStringLiteral("timeout_budget_exhausted"),
+        QStringLiteral("The request's time budget of %1 "
+                       "(x-switchyard-timeout-budget-ms) ran out after %2 "
+                       "attempt(s); the last: %3")
+            .arg(millisecondsText(m_context.timeoutBudget.value_or(milliseconds(0))))
+            .arg(m_plan.attempts())
+            .arg(last));
+}
+
+ApiError ChatExchange::finalError() const
+{
+    if (m_budgetRanOut && m_deadlineIsClientBudget)
+        return budgetError();
+    if (m_lastError)
+        return *m_lastError;
+    if (m_shed) {
+        ApiError error = ApiError::serviceUnavailable(
+            QStringLiteral("Every endpoint of tier `%1` is unavailable and its fallbacks take "
+                           "only part of its traffic; this request was not admitted. Retry "
+                           "shortly.")
+                .arg(m_decision.tier));
+        error.code = QStringLiteral("tier_degraded");
+        error.retryAfter = kRetryAfterNoEndpoint;
+        return error;
+    }
+    if (m_decision.candidates.isEmpty()) {
+        // The router found no endpoint it could choose (all unavailable, or no agent idle).
+        ApiError error = ApiError::serviceUnavailable(
+            QStringLiteral("No endpoint can take this request now: %1.")
+                .arg(m_decision.steps.isEmpty() ? QString() : m_decision.steps.last().detail));
+        error.code = QStringLiteral("no_route_candidate");
+        error.retryAfter = kRetryAfterNoEndpoint;
+        return error;
+    }
+    QStringList reasons;
+    for (const resilience::CandidateSkip &skip : m_skips) {
+        reasons.append(QStringLiteral("`%1` (%2)")
+                           .arg(m_plan.candidates()[skip.candidateIndex].providerId,
+                                resilience::skipReasonText(skip.reason)));
+    }
+    ApiError error = ApiError::serviceUnavailable(
+        QStringLiteral("No endpoint for model `%1` could take the request: %2.")
+            .arg(m_request.model, reasons.join(QStringLiteral(", "))));
+    error.code = QStringLiteral("no_endpoint_available");
+    error.retryAfter = kRetryAfterNoEndpoint;
+    return error;
+}
+
+void ChatExchange::finishWithoutAnswer()
+{
+    const ApiError error = finalError();
+    // The ladder's lower rungs answer for providers that failed, never for a request that
+    // every provider would refuse.
+    if (m_lastErrorClass != ErrorClass::RequestRejected) {
+        const config::DegradationConfig &degradation = m_config->resilience.degradation;
+        if (m_context.fallbackLevel >= resilience::kCannedAnswer && !degradation.canned.isEmpty()) {
+            const config::CannedAnswer *canned = resilience::matchCannedAnswer(
+                degradation, m_request.model, resilience::lastUserMessageText(m_body));
+            if (canned) {
+                answerDegraded(resilience::kCannedAnswer, canned->reply, error.message);
+                return;
+            }
+        }
+        if (m_context.fallbackLevel >= resilience::kFailSafeMessage &&
+            !degradation.failSafe.isEmpty()) {
+            answerDegraded(resilience::kFailSafeMessage, degradation.failSafe, error.message);
+            return;
+        }
+    }
+    m_finishing = true;
+    m_writer.sendError(error, responseHeaders(m_lastErrorProvider, 0));
+    complete(error.status, error.code.isEmpty() ? error.type : error.code);
+}
+
+void ChatExchange::answerDegraded(int level, const QString &content, const QString &reason)
+{
+    resilience::SyntheticAnswer answer;
+    answer.id = "chatcmpl-" + m_trace.trace().requestId;
+    answer.model = m_request.model;
+    answer.createdSecs = QDateTime::currentSecsSinceEpoch();
+    answer.content = content;
+    answer.level = level;
+    answer.reason = reason;
+    const bool canned = level == resilience::kCannedAnswer;
+    m_trace.pointEvent(QStringLiteral("degraded"),
+                       QStringLiteral("level %1, %2 instead of: %3")
+                           .arg(level)
+                           .arg(canned ? QStringLiteral("a canned answer")
+                                       : QStringLiteral("the fail-safe message"),
+                                reason));
+    const HeaderList headers = responseHeaders({}, level);
+    m_finishing = true;
+    if (m_request.stream) {
+        m_writer.beginEventStream(headers);
+        QByteArray wire;
+        for (const QByteArray &data : answer.streamEvents()) {
+            upstream::SseEvent event;
+            event.data = data;
+            wire.append(event.toWire());
+        }
+        m_writer.writeStreamData(wire, false);
+        m_writer.endEventStream();
+    } else {
+        m_writer.sendWhole(200, headers, "application/json", answer.completion());
+    }
+    complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
 }
 
 void ChatExchange::sendStreamError(const ApiError &error)
@@ -444,22 +897,27 @@ void ChatExchange::sendStreamError(const ApiError &error)
     m_writer.endEventStream();
 }
 
-void ChatExchange::complete(CallOutcome outcome, int status, const QString &outcomeCode,
-                            const QString &failureDescription)
+void ChatExchange::streamAnswerComplete()
+{
+    m_finishing = true;
+    m_writer.endEventStream();
+    endAttempt(CallOutcome::Success, QStringLiteral("ok"));
+    complete(200, QStringLiteral("ok"));
+}
+
+void ChatExchange::complete(int status, const QString &outcomeCode)
 {
     if (m_phase == Phase::Done)
         return;
     m_phase = Phase::Done;
-    m_deadline.stop();
-    // A stream's latency ends at [DONE]: waiting for the provider's end of the response after
-    // it is not the provider answering.
-    const double latencyMs = m_answerCompleteMs >= 0 ? m_answerCompleteMs
-                             : m_callClock.isValid() ? m_callClock.nsecsElapsed() / 1e6
-                                                     : 0.0;
-    if (m_attemptSpan >= 0) {
-        m_trace.closeSpan(m_attemptSpan, failureDescription);
-        m_services.health.callFinished(m_decision.candidates.first().providerIndex, outcome,
-                                       latencyMs, m_timeToFirstTokenMs, failureDescription);
+    m_timer.stop();
+    m_watch = Watch::Nothing;
+    m_call.reset();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("ended with the request"));
+    releaseRetrySlot();
+    if (m_countedInRetryBudget) {
+        m_countedInRetryBudget = false;
+        m_services.retryBudget.requestFinished();
     }
     if (m_pauseCount > 0) {
         m_trace.pointEvent(
@@ -468,7 +926,8 @@ void ChatExchange::complete(CallOutcome outcome, int status, const QString &outc
     }
     m_trace.pointEvent(QStringLiteral("completion"), outcomeCode);
     m_services.traces.add(m_trace.finish(status, outcomeCode));
-    qCDebug(lcGateway) << "request" << requestId() << "finished" << status << outcomeCode;
+    qCDebug(lcGateway) << "request" << requestId() << "finished" << status << outcomeCode << "after"
+                       << m_plan.attempts() << "attempt(s)";
     emit finished();
 }
 

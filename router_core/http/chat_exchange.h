@@ -4,6 +4,10 @@
 #include "health/health_registry.h"
 #include "http/chat_request.h"
 #include "http/response_writer.h"
+#include "resilience/attempt_plan.h"
+#include "resilience/error_class.h"
+#include "resilience/retry_policy.h"
+#include "routing/request_context.h"
 #include "routing/route_decision.h"
 #include "telemetry/trace.h"
 #include "upstream/sse_parser.h"
@@ -12,10 +16,15 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QTimer>
+#include <chrono>
 #include <memory>
+#include <optional>
 
 namespace switchyard::telemetry {
 class TraceRing;
+}
+namespace switchyard::resilience {
+class AdmissionController;
 }
 
 namespace switchyard::http {
@@ -25,18 +34,24 @@ struct ExchangeServices {
     upstream::UpstreamTransport &transport;
     health::HealthRegistry &health;
     telemetry::TraceRing &traces;
+    resilience::RetryBudget &retryBudget;
+    resilience::AdmissionController &admission;
+    resilience::UniformRandom random; // backoff jitter
 };
 
-// One chat completion from the moment it was routed until the client has its answer (or its
-// error). Relays a streamed answer event by event as it arrives; never buffers a whole stream.
-// The resilience work grows this into the executor (attempts, retries, failover); the shape of
-// its inputs (a RouteDecision) and outputs (an answer, a trace, health outcomes) stays.
+// The executor of one chat completion, from the moment it was routed until the client has its
+// answer (or its error). Walks the route decision's candidates: an attempt on each endpoint
+// whose breaker admits it, retries by error class with backoff under a retry budget, per-attempt
+// timeouts stretched along the gradient inside the request's time budget, then down the
+// degradation ladder. A streamed answer is relayed event by event as it arrives, never
+// buffered whole; once its first byte has reached the client the provider is never switched.
 class ChatExchange final : public QObject, private upstream::UpstreamObserver {
     Q_OBJECT
 public:
     ChatExchange(ExchangeServices services, std::shared_ptr<const config::Config> config,
-                 ChatRequest request, QByteArray body, routing::RouteDecision decision,
-                 telemetry::TraceBuilder trace, ResponseWriter writer, QObject *parent = nullptr);
+                 ChatRequest request, QByteArray body, routing::RequestContext context,
+                 routing::RouteDecision decision, telemetry::TraceBuilder trace,
+                 ResponseWriter writer, QObject *parent = nullptr);
     ~ChatExchange() override;
 
     void start();
@@ -47,6 +62,29 @@ Q_SIGNALS:
 
 private:
     enum class Phase { WaitingForAnswer, Streaming, Done };
+    // What the one timer of the exchange watches at the moment.
+    enum class Watch { Nothing, FirstToken, Idle, ClientStall, EndAfterDone, Backoff };
+
+    // One call to one endpoint. Reset for every attempt.
+    struct Attempt {
+        int candidate = -1;
+        int number = 0; // 1-based, as x-switchyard-attempts counts
+        int span = -1;
+        bool open = false;              // counted in flight by the health registry
+        bool holdsFailoverSlot = false; // counted as failed-over traffic on its endpoint
+        // Whether the request's remaining time budget, not the configured timeout, bounded the
+        // connect or the whole answer: a timeout then is not the provider's fault.
+        bool connectCutByBudget = false;
+        bool answerCutByBudget = false;
+        std::chrono::milliseconds answerLimit{0};
+        QElapsedTimer clock;
+        upstream::UpstreamResponseHead head;
+        upstream::SseParser sse;
+        QByteArray answer;
+        bool relayingEvents = false;
+        double timeToFirstTokenMs = -1.0;
+        double answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
+    };
 
     void onResponseHead(const upstream::UpstreamResponseHead &head) override;
     void onResponseBody(QByteArrayView bytes) override;
@@ -56,37 +94,66 @@ private:
     void onClientDisconnected();
     void onClientDrained();
 
+    bool tierIsDegraded() const;
+    void tryNextCandidate();
+    void startAttempt(int candidateIndex, bool failover);
+    void retryAfterWait();
+    void watch(Watch what, std::chrono::milliseconds limit);
+    std::optional<std::chrono::milliseconds> remainingBudget() const;
+
     void relayWholeAnswer();
     void relayUpstreamError();
-    void failCall(ApiError error, const QString &traceDetail);
+    void attemptFailed(resilience::ErrorClass errorClass, ApiError error,
+                       const QString &description, bool cutByBudget,
+                       std::optional<std::chrono::milliseconds> retryAfter = std::nullopt);
+    void endAttempt(health::CallOutcome outcome, const QString &detail);
+    void releaseRetrySlot();
+    void finishWithoutAnswer();
+    void answerDegraded(int level, const QString &content, const QString &reason);
+    ApiError finalError() const;
+    ApiError budgetError() const;
+    ApiError budgetCutError() const; // the attempt the budget cut short
     void sendStreamError(const ApiError &error);
-    void complete(health::CallOutcome outcome, int status, const QString &outcomeCode,
-                  const QString &failureDescription = {});
-    HeaderList responseHeaders() const;
+    void streamAnswerComplete();
+    void complete(int status, const QString &outcomeCode);
+
+    const routing::RouteCandidate &candidate() const;
     QString providerId() const;
+    HeaderList responseHeaders(const QString &provider, int degradedLevel) const;
 
     ExchangeServices m_services;
     std::shared_ptr<const config::Config> m_config; // the snapshot this request started with
     ChatRequest m_request;
     QByteArray m_body;
+    routing::RequestContext m_context;
     routing::RouteDecision m_decision;
     telemetry::TraceBuilder m_trace;
     ResponseWriter m_writer;
+    resilience::AttemptPlan m_plan;
 
     std::unique_ptr<upstream::UpstreamCall> m_call;
-    upstream::UpstreamResponseHead m_head;
-    upstream::SseParser m_sse;
-    QByteArray m_answer;
-    QTimer m_deadline;
-    QElapsedTimer m_callClock;
+    Attempt m_attempt;
+    QTimer m_timer;
+    Watch m_watch = Watch::Nothing;
+    bool m_watchCutByBudget = false; // the running timer is the request's remaining budget
+    QElapsedTimer m_requestClock;
+    std::optional<std::chrono::milliseconds> m_deadline; // since m_requestClock started
+    bool m_deadlineIsClientBudget = false; // x-switchyard-timeout-budget-ms set the deadline
     Phase m_phase = Phase::WaitingForAnswer;
-    bool m_relayingEvents = false;
+
+    bool m_countedInRetryBudget = false;
+    bool m_holdsRetrySlot = false;
+    bool m_retrySameEndpoint = false;
+    bool m_shed = false; // a degraded tier's fallbacks did not admit this request
+    bool m_budgetRanOut = false;
+    QList<resilience::CandidateSkip> m_skips;
+    std::optional<ApiError> m_lastError;
+    QString m_lastErrorProvider;
+    resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
+
     bool m_sawDone = false;
-    double m_timeToFirstTokenMs = -1.0;
-    int m_attemptSpan = -1;
     bool m_upstreamPaused = false;
-    bool m_finishing = false;         // an ending path records the outcome: ignore its disconnects
-    double m_answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
+    bool m_finishing = false; // an ending path records the outcome: ignore its disconnects
     int m_pauseCount = 0;
 };
 

@@ -256,7 +256,7 @@ void GatewayLifecycleTest::failedCallLeavesATraceNamingTheError()
     QCOMPARE(trace->outcome, QStringLiteral("upstream_error"));
     const telemetry::Span *attempt = trace->span(QStringLiteral("upstream attempt"));
     QVERIFY(attempt);
-    QCOMPARE(attempt->detail, QStringLiteral("HTTP 500"));
+    QCOMPARE(attempt->detail, QStringLiteral("primary, attempt 1: HTTP 500 (server_error)"));
 }
 
 void GatewayLifecycleTest::shutdownRefusesNewConnections()

@@ -1,6 +1,7 @@
 #include "fake_upstream.h"
 
 #include <QTimer>
+#include <algorithm>
 
 namespace switchyard::testing {
 
@@ -96,20 +97,21 @@ void FakeUpstream::onReadyRead(Connection *connection)
         request.body = connection->buffer.mid(headerEnd + 4, contentLength);
         connection->buffer.remove(0, headerEnd + 4 + contentLength);
         m_requests.append(request);
+        const Mode modeNow = scriptedModes.isEmpty() ? mode : scriptedModes.takeFirst();
         if (answerDelayMs > 0) {
-            QTimer::singleShot(answerDelayMs, this, [this, connection, request] {
+            QTimer::singleShot(answerDelayMs, this, [this, connection, request, modeNow] {
                 if (connection->socket)
-                    answer(connection, request);
+                    answer(connection, request, modeNow);
             });
         } else {
-            answer(connection, request);
+            answer(connection, request, modeNow);
             if (!connection->socket)
                 return; // the answer was to drop the connection
         }
     }
 }
 
-void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request)
+void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request, Mode modeNow)
 {
     QTcpSocket *socket = connection->socket;
     const bool wantsStream = request.body.contains(R"("stream":true)");
@@ -127,7 +129,7 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
         socket->write(body);
         ++m_answersCompleted;
     };
-    switch (mode) {
+    switch (modeNow) {
     case Mode::Hang:
         return;
     case Mode::Reset:
@@ -141,7 +143,7 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
         return;
     case Mode::NotAStream:
     case Mode::Answer:
-        if (!wantsStream || mode == Mode::NotAStream) {
+        if (!wantsStream || modeNow == Mode::NotAStream) {
             whole(200, completionBody);
             return;
         }
@@ -153,9 +155,9 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
     head(200, "text/event-stream", -1);
     connection->streaming = true;
     connection->eventsSent = 0;
-    connection->eventsToSend = mode == Mode::CutStream ? cutAfterEvents : streamEvents;
-    connection->cut = mode == Mode::CutStream;
-    connection->sendDone = mode != Mode::StreamNoDone;
+    connection->eventsToSend = modeNow == Mode::CutStream ? cutAfterEvents : streamEvents;
+    connection->cut = modeNow == Mode::CutStream;
+    connection->sendDone = modeNow != Mode::StreamNoDone;
     if (manualStreaming)
         m_manualStreams.append(connection);
     streamNext(connection);
@@ -212,6 +214,13 @@ void FakeUpstream::finishStream(Connection *connection)
         return;
     connection->socket->write("0\r\n\r\n");
     ++m_answersCompleted;
+}
+
+int FakeUpstream::requestsWithId(const QByteArray &requestId) const
+{
+    return int(std::count_if(m_requests.cbegin(), m_requests.cend(), [&](const auto &request) {
+        return request.header("x-request-id") == requestId;
+    }));
 }
 
 qint64 FakeUpstream::pendingWriteBytes() const

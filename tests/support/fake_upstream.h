@@ -45,6 +45,9 @@ public:
 
     // Behaviour for the next requests.
     Mode mode = Mode::Answer;
+    // Modes for the next requests, one each, taken from the front as requests arrive; `mode`
+    // applies once it is empty. For "fails once, then answers".
+    QList<Mode> scriptedModes;
     int status = 500;
     QByteArray statusBody = R"({"error":{"message":"boom","type":"server_error"}})";
     QList<QPair<QByteArray, QByteArray>> extraHeaders;
@@ -72,6 +75,8 @@ public:
     qint64 pendingWriteBytes() const;
 
     const QList<ReceivedRequest> &requests() const { return m_requests; }
+    // Requests that carried this x-request-id: one per attempt the gateway made on this fake.
+    int requestsWithId(const QByteArray &requestId) const;
     int openConnections() const { return m_openConnections; }
     int closedConnections() const { return m_closedConnections; }
     int answersCompleted() const { return m_answersCompleted; }
@@ -80,7 +85,7 @@ private:
     struct Connection;
     void onNewConnection();
     void onReadyRead(Connection *connection);
-    void answer(Connection *connection, const ReceivedRequest &request);
+    void answer(Connection *connection, const ReceivedRequest &request, Mode modeNow);
     void writeEvent(Connection *connection, const QByteArray &json);
     void streamNext(Connection *connection);
     void finishStream(Connection *connection);

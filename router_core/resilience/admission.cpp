@@ -1,0 +1,181 @@
+#include "resilience/admission.h"
+
+#include "routing/stable_hash.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace switchyard::resilience {
+
+using std::chrono::milliseconds;
+
+namespace {
+
+// Buckets of tenants that went quiet are dropped once this many exist: a client inventing a
+// tenant per request must not grow memory without bound. A full bucket holds no information.
+constexpr int kBucketsBeforePruning = 10'000;
+
+int burstOf(const config::TenantLimit &limit)
+{
+    return limit.burst > 0 ? limit.burst : limit.requestsPerMinute;
+}
+
+double tokensPerMs(const config::TenantLimit &limit)
+{
+    return double(limit.requestsPerMinute) / 60'000.0;
+}
+
+} // namespace
+
+std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
+                                                      const config::TenantLimit &limit,
+                                                      health::Clock::TimePoint now)
+{
+    auto it = m_buckets.find(tenant);
+    if (it == m_buckets.end()) {
+        if (m_buckets.size() >= kBucketsBeforePruning)
+            dropFullBuckets(now);
+        it = m_buckets.insert(tenant, Bucket{double(burstOf(limit)), now});
+    }
+    m_limits.insert(tenant, limit);
+    Bucket &bucket = *it;
+    const double elapsedMs = double(std::max<qint64>(
+        0, std::chrono::duration_cast<milliseconds>(now - bucket.refilledAt).count()));
+    bucket.tokens =
+        std::min(double(burstOf(limit)), bucket.tokens + elapsedMs * tokensPerMs(limit));
+    bucket.refilledAt = now;
+    // The epsilon absorbs rounding in the refill sums: a token due now is here now.
+    constexpr double kRounding = 1e-9;
+    if (bucket.tokens >= 1.0 - kRounding) {
+        bucket.tokens = std::max(0.0, bucket.tokens - 1.0);
+        return std::nullopt;
+    }
+    return milliseconds(
+        std::llround(std::ceil((1.0 - bucket.tokens - kRounding) / tokensPerMs(limit))));
+}
+
+void InMemoryTenantQuota::dropFullBuckets(health::Clock::TimePoint now)
+{
+    for (auto it = m_buckets.begin(); it != m_buckets.end();) {
+        const config::TenantLimit limit = m_limits.value(it.key());
+        const double elapsedMs =
+            double(std::chrono::duration_cast<milliseconds>(now - it->refilledAt).count());
+        if (it->tokens + elapsedMs * tokensPerMs(limit) >= double(burstOf(limit))) {
+            m_limits.remove(it.key());
+            it = m_buckets.erase(it);
+        } else {
+            ++it;
+        }
+    }
+}
+
+AdmissionController::AdmissionController(config::AdmissionConfig config, const health::Clock &clock,
+                                         std::unique_ptr<TenantQuota> quota)
+    : m_config(std::move(config)), m_clock(clock),
+      m_quota(quota ? std::move(quota) : std::make_unique<InMemoryTenantQuota>())
+{}
+
+AdmissionController::~AdmissionController() = default;
+
+void AdmissionController::configure(config::AdmissionConfig config)
+{
+    m_config = std::move(config);
+}
+
+std::optional<config::TenantLimit> AdmissionController::limitFor(const QString &tenant) const
+{
+    if (const auto it = m_config.tenants.constFind(tenant); it != m_config.tenants.cend())
+        return *it;
+    if (m_config.defaultTenantRpm > 0)
+        return config::TenantLimit{m_config.defaultTenantRpm, 0};
+    return std::nullopt;
+}
+
+AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, int requestsInFlight)
+{
+    if (depth > m_config.maxDepth) {
+        return {AdmissionVerdict::Kind::LoopDetected,
+                http::ApiError{508,
+                               QStringLiteral("The request has already passed through %1 "
+                                              "Switchyard hop(s) (x-switchyard-depth: %1), more "
+                                              "than `admission.max_depth` (%2) allows; it is "
+                                              "probably looping between gateways.")
+                                   .arg(depth)
+                                   .arg(m_config.maxDepth),
+                               QStringLiteral("invalid_request_error"),
+                               QStringLiteral("x-switchyard-depth"),
+                               QStringLiteral("loop_detected"),
+                               {}}};
+    }
+    if (requestsInFlight >= m_config.maxInFlight) {
+        return {AdmissionVerdict::Kind::Overloaded,
+                http::ApiError{503,
+                               QStringLiteral("Switchyard already has %1 request(s) in flight, "
+                                              "its limit (`admission.max_in_flight`); retry "
+                                              "shortly.")
+                                   .arg(requestsInFlight),
+                               QStringLiteral("server_error"),
+                               {},
+                               QStringLiteral("gateway_overloaded"),
+                               QByteArray("1")}};
+    }
+    const std::optional<config::TenantLimit> limit = limitFor(tenant);
+    if (!limit)
+        return {};
+    const std::optional<milliseconds> wait = m_quota->take(tenant, *limit, m_clock.now());
+    if (!wait)
+        return {};
+    // Retry-After counts whole seconds; rounding down would invite a retry that fails again.
+    const qint64 seconds = std::max<qint64>(1, (wait->count() + 999) / 1000);
+    const QString who = tenant.isEmpty()
+                            ? QStringLiteral("Requests without x-switchyard-tenant share a limit "
+                                             "of %1 per minute")
+                                  .arg(limit->requestsPerMinute)
+                            : QStringLiteral("Tenant `%1` is over its limit of %2 requests per "
+                                             "minute")
+                                  .arg(tenant)
+                                  .arg(limit->requestsPerMinute);
+    return {AdmissionVerdict::Kind::TenantRateLimited,
+            http::ApiError{429,
+                           who + QStringLiteral("; retry in %1 s.").arg(seconds),
+                           QStringLiteral("rate_limit_error"),
+                           {},
+                           QStringLiteral("tenant_rate_limited"),
+                           QByteArray::number(seconds)}};
+}
+
+int AdmissionController::failoverLimit(int capacity) const
+{
+    if (m_config.failoverCapacityShare <= 0.0)
+        return 0;
+    // At least one, so an endpoint with a small capacity can still back up another at all.
+    return std::max(1, int(std::floor(m_config.failoverCapacityShare * capacity + 1e-9)));
+}
+
+bool AdmissionController::tryStartFailover(int provider, int capacity)
+{
+    int &inFlight = m_failoverInFlight[provider];
+    if (inFlight >= failoverLimit(capacity))
+        return false;
+    ++inFlight;
+    return true;
+}
+
+void AdmissionController::failoverFinished(int provider)
+{
+    const auto it = m_failoverInFlight.find(provider);
+    if (it == m_failoverInFlight.end())
+        return;
+    if (--*it <= 0)
+        m_failoverInFlight.erase(it);
+}
+
+bool AdmissionController::admitsToDegradedFallback(QByteArrayView requestId) const
+{
+    // Its own seed, so the requests shed are not the ones a canary split sends one way.
+    constexpr quint64 kShedSeed = 0x73686564; // "shed" in ASCII
+    return routing::unitInterval(routing::stableHash(requestId, kShedSeed)) <
+           m_config.degradedAdmitShare;
+}
+
+} // namespace switchyard::resilience

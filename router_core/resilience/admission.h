@@ -1,0 +1,97 @@
+#pragma once
+
+#include "config/resilience_config.h"
+#include "health/clock.h"
+#include "http/openai_error.h"
+
+#include <QByteArrayView>
+#include <QHash>
+#include <QList>
+#include <QString>
+#include <chrono>
+#include <memory>
+#include <optional>
+
+namespace switchyard::resilience {
+
+// Per-tenant request counters. Their first implementation is in memory; a fleet of gateways
+// would count in a shared store instead (DESIGN.md, "Beyond one machine").
+class TenantQuota {
+public:
+    virtual ~TenantQuota() = default;
+    // Takes one request from the tenant's allowance. Empty when admitted; otherwise how long
+    // until the tenant may send the next one.
+    virtual std::optional<std::chrono::milliseconds>
+    take(const QString &tenant, const config::TenantLimit &limit, health::Clock::TimePoint now) = 0;
+};
+
+// A token bucket per tenant: it holds up to `burst` requests and refills at the per-minute rate.
+class InMemoryTenantQuota final : public TenantQuota {
+public:
+    std::optional<std::chrono::milliseconds> take(const QString &tenant,
+                                                  const config::TenantLimit &limit,
+                                                  health::Clock::TimePoint now) override;
+    int bucketCount() const { return int(m_buckets.size()); }
+
+private:
+    struct Bucket {
+        double tokens = 0.0;
+        health::Clock::TimePoint refilledAt;
+    };
+    void dropFullBuckets(health::Clock::TimePoint now);
+
+    QHash<QString, Bucket> m_buckets;
+    QHash<QString, config::TenantLimit> m_limits; // each bucket's limit, for pruning
+};
+
+// Whether a request may enter, and if not, the fast OpenAI-shaped refusal it gets.
+struct AdmissionVerdict {
+    enum class Kind { Admitted, LoopDetected, Overloaded, TenantRateLimited };
+    Kind kind = Kind::Admitted;
+    http::ApiError error; // meaningful unless admitted; carries Retry-After where it helps
+
+    bool admitted() const { return kind == Kind::Admitted; }
+};
+
+// Admission control (DESIGN.md, "Admission and back-pressure"): the loop guard, the global
+// in-flight gate and per-tenant rates before routing; during execution, the share of an
+// endpoint's capacity that failed-over traffic may take and the share of a degraded tier's
+// traffic let through to its fallbacks. Engine thread only.
+class AdmissionController {
+public:
+    // The clock (the health registry's seam for time) must outlive the controller.
+    explicit AdmissionController(config::AdmissionConfig config,
+                                 const health::Clock &clock = health::SteadyClock::instance(),
+                                 std::unique_ptr<TenantQuota> quota = nullptr);
+    ~AdmissionController();
+
+    // A new config keeps the tenants' buckets and the failover counts.
+    void configure(config::AdmissionConfig config);
+    const config::AdmissionConfig &config() const { return m_config; }
+
+    // Checked in this order: depth (a loop), the global gate, the tenant's rate. A refused
+    // request takes nothing from its tenant's allowance.
+    AdmissionVerdict admit(const QString &tenant, int depth, int requestsInFlight);
+
+    // Failed-over calls in flight per endpoint; a call may start only while fewer than
+    // failoverLimit(capacity) are.
+    bool tryStartFailover(int provider, int capacity);
+    void failoverFinished(int provider);
+    int failoverInFlight(int provider) const { return m_failoverInFlight.value(provider); }
+    int failoverLimit(int capacity) const;
+
+    // Whether this request is among the share of a degraded tier's traffic let through to its
+    // fallbacks. Decided by a hash of the request id, so the same request (and a client retrying
+    // with its id) gets the same answer.
+    bool admitsToDegradedFallback(QByteArrayView requestId) const;
+
+private:
+    std::optional<config::TenantLimit> limitFor(const QString &tenant) const;
+
+    config::AdmissionConfig m_config;
+    const health::Clock &m_clock;
+    std::unique_ptr<TenantQuota> m_quota;
+    QHash<int, int> m_failoverInFlight;
+};
+
+} // namespace switchyard::resilience

@@ -1,0 +1,106 @@
+#include "resilience/attempt_plan.h"
+
+namespace switchyard::resilience {
+
+namespace {
+
+QString triedKey(const routing::RouteCandidate &candidate)
+{
+    return QString::number(candidate.providerIndex) + QLatin1Char('/') + candidate.upstreamModel;
+}
+
+} // namespace
+
+QString skipReasonText(SkipReason reason)
+{
+    switch (reason) {
+    case SkipReason::AlreadyTried:
+        return QStringLiteral("already tried for this request");
+    case SkipReason::BeyondFallbackLevel:
+        return QStringLiteral("beyond the request's fallback level");
+    case SkipReason::TierRetriesUsed:
+        return QStringLiteral("its tier's retries are used up");
+    case SkipReason::BreakerOpen:
+        return QStringLiteral("not admitted by its breaker");
+    case SkipReason::FailoverCapacityFull:
+        return QStringLiteral("failover capacity full");
+    }
+    return {};
+}
+
+AttemptPlan::AttemptPlan(QList<routing::RouteCandidate> candidates, int fallbackLevel,
+                         TierRetryLimit tierRetryLimit)
+    : m_candidates(std::move(candidates)), m_fallbackLevel(fallbackLevel),
+      m_tierRetryLimit(std::move(tierRetryLimit))
+{}
+
+bool AttemptPlan::tierHasRoom(const QString &tier) const
+{
+    if (tier.isEmpty())
+        return true;
+    const int retries = m_tierRetryLimit ? m_tierRetryLimit(tier) : -1;
+    return retries < 0 || attemptsInTier(tier) <= retries;
+}
+
+std::optional<SkipReason> AttemptPlan::ownCheck(int index) const
+{
+    const routing::RouteCandidate &candidate = m_candidates[index];
+    if (m_tried.contains(triedKey(candidate)))
+        return SkipReason::AlreadyTried;
+    if (candidate.degradationLevel > m_fallbackLevel)
+        return SkipReason::BeyondFallbackLevel;
+    if (!tierHasRoom(candidate.tier))
+        return SkipReason::TierRetriesUsed;
+    return std::nullopt;
+}
+
+int AttemptPlan::takeNext(const Gate &gate, QList<CandidateSkip> *skipped)
+{
+    while (m_next < m_candidates.size()) {
+        const int index = m_next++;
+        std::optional<SkipReason> reason = ownCheck(index);
+        if (!reason && gate)
+            reason = gate(m_candidates[index], isFailover(index));
+        if (reason) {
+            if (skipped)
+                skipped->append({index, *reason});
+            continue;
+        }
+        m_lastTaken = index;
+        return index;
+    }
+    return -1;
+}
+
+bool AttemptPlan::anyCandidateLeft() const
+{
+    for (int index = m_next; index < m_candidates.size(); ++index) {
+        if (!ownCheck(index))
+            return true;
+    }
+    return false;
+}
+
+bool AttemptPlan::mayRetryLastCandidate() const
+{
+    return m_lastTaken >= 0 && tierHasRoom(m_candidates[m_lastTaken].tier);
+}
+
+void AttemptPlan::recordAttempt(int candidateIndex)
+{
+    const routing::RouteCandidate &candidate = m_candidates[candidateIndex];
+    ++m_attempts;
+    ++m_attemptsByTier[candidate.tier];
+    m_tried.insert(triedKey(candidate));
+    m_lastTaken = candidateIndex;
+}
+
+bool AttemptPlan::isFailover(int candidateIndex) const
+{
+    const routing::RouteCandidate &candidate = m_candidates[candidateIndex];
+    if (m_attempts == 0)
+        return candidate.role != routing::CandidateRole::Primary;
+    return m_lastTaken < 0 || m_candidates[m_lastTaken].providerIndex != candidate.providerIndex;
+}
+
+} // namespace switchyard::resilience

@@ -1,0 +1,78 @@
+#pragma once
+
+#include "routing/route_decision.h"
+
+#include <QHash>
+#include <QList>
+#include <QSet>
+#include <QString>
+#include <functional>
+#include <optional>
+
+namespace switchyard::resilience {
+
+// Why a candidate of the route decision was passed over.
+enum class SkipReason {
+    AlreadyTried,         // this endpoint and model already failed for this request
+    BeyondFallbackLevel,  // its degradation level is beyond x-switchyard-fallback-level
+    TierRetriesUsed,      // its tier's `retries` are used up for this request
+    BreakerOpen,          // the health registry does not admit it now
+    FailoverCapacityFull, // failed-over traffic already takes its share of the endpoint
+};
+
+QString skipReasonText(SkipReason reason);
+
+struct CandidateSkip {
+    int candidateIndex = -1;
+    SkipReason reason = SkipReason::AlreadyTried;
+};
+
+// The walk down one request's route candidates, in the router's order: which to try next and
+// the caps that bound the walk. Pure bookkeeping; whether an endpoint admits a call (breaker,
+// failover capacity) is asked through a callback, so the plan is testable without a network.
+class AttemptPlan {
+public:
+    // Retries allowed within a tier; a negative number means the tier sets no cap.
+    using TierRetryLimit = std::function<int(const QString &tier)>;
+    // Asked last, for a candidate that passed the plan's own checks: empty admits it. `failover`
+    // says whether the call would be failed-over traffic for that endpoint.
+    using Gate =
+        std::function<std::optional<SkipReason>(const routing::RouteCandidate &, bool failover)>;
+
+    AttemptPlan(QList<routing::RouteCandidate> candidates, int fallbackLevel,
+                TierRetryLimit tierRetryLimit);
+
+    // The index of the next candidate to try, or -1 when none is left. Walks forward from the
+    // last one taken; every candidate passed over is appended to `skipped`.
+    int takeNext(const Gate &gate, QList<CandidateSkip> *skipped);
+    // Whether a candidate after the last one taken could still pass the plan's own checks: a
+    // retry is only worth waiting for when this holds.
+    bool anyCandidateLeft() const;
+    // Whether the last candidate taken may be asked once more (its tier has retries left).
+    bool mayRetryLastCandidate() const;
+    // Records the attempt on a candidate: counts it against its tier and marks it tried.
+    void recordAttempt(int candidateIndex);
+    // Whether an attempt on `candidateIndex` now would be failed-over traffic: any attempt after
+    // the first that moves to another endpoint, or a first attempt that is not on a primary.
+    bool isFailover(int candidateIndex) const;
+
+    int attempts() const { return m_attempts; }
+    int attemptsInTier(const QString &tier) const { return m_attemptsByTier.value(tier); }
+    int lastCandidate() const { return m_lastTaken; }
+    const QList<routing::RouteCandidate> &candidates() const { return m_candidates; }
+
+private:
+    std::optional<SkipReason> ownCheck(int index) const;
+    bool tierHasRoom(const QString &tier) const;
+
+    QList<routing::RouteCandidate> m_candidates;
+    int m_fallbackLevel;
+    TierRetryLimit m_tierRetryLimit;
+    int m_next = 0;
+    int m_lastTaken = -1;
+    int m_attempts = 0;
+    QHash<QString, int> m_attemptsByTier;
+    QSet<QString> m_tried; // "provider index/upstream model"
+};
+
+} // namespace switchyard::resilience
