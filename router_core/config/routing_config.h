@@ -4,8 +4,16 @@
 #include <QString>
 #include <QStringList>
 #include <chrono>
+#include <optional>
 
 namespace switchyard::config {
+
+// Where a routing entry was written, in the file named by Config::sourceName; 1-based. Zero for
+// entries made by a form in the console rather than read from a file.
+struct TextPosition {
+    int line = 0;
+    int column = 0;
+};
 
 // A tier is a contract, not only a pool (DESIGN.md, "Tiers"): its own timeout, retries and
 // largest input it takes.
@@ -15,13 +23,121 @@ struct TierConfig {
     std::chrono::milliseconds timeout{0}; // per attempt; zero means the global timeouts
     int retries = 0;                      // retries within this tier
     int maxInputTokens = 0;               // zero means no limit
+
+    static TierConfig light()
+    {
+        return {QStringLiteral("light"), {}, std::chrono::milliseconds(8000), 2, 12000};
+    }
+    static TierConfig pro()
+    {
+        return {QStringLiteral("pro"), {}, std::chrono::milliseconds(30000), 1, 0};
+    }
+};
+
+enum class ConditionOperator { Eq, Ne, In, Glob, Regex, Lt, Le, Gt, Ge, Exists };
+
+// One node of a rule's `when`: a comparison of one request field, or all/any/not of others.
+// Structured rather than a string language so a visual editor can edit it row by row.
+struct RouteCondition {
+    enum class Kind { Compare, All, Any, Not };
+
+    Kind kind = Kind::Compare;
+    // Compare: model, tenant, user, task, sensitivity, priority, tokens.input, header.<name>
+    // or meta.<key>.
+    QString field;
+    ConditionOperator op = ConditionOperator::Eq;
+    // Compare: the one value to compare with; for `in` the list; for `exists` "true" or "false".
+    QStringList values;
+    QList<RouteCondition> children; // All and Any: the parts; Not: exactly one
+    TextPosition position;          // the condition's map
+    TextPosition fieldPosition;     // its `field` value
+    TextPosition valuePosition;     // its operator's value
+};
+
+// Where a rule sends traffic: one provider, a pool of providers, or a tier (`light`, `pro`, or
+// `auto` for the gearbox's cascade).
+struct RouteTarget {
+    enum class Kind { Provider, Pool, Tier };
+
+    Kind kind = Kind::Tier;
+    QStringList names; // Provider: its id; Pool: the ids; Tier: light, pro or auto
+    TextPosition position;
+
+    // How the target is shown and addressed (canary weights): "x", "[a, b]", "auto".
+    QString label() const
+    {
+        if (kind == Kind::Pool)
+            return u'[' + names.join(QStringLiteral(", ")) + u']';
+        return names.value(0);
+    }
+};
+
+// Which request value keeps a client on one side of a canary split.
+enum class SplitKey { User, Tenant, Session };
+
+struct SplitBranch {
+    RouteTarget target;
+    int weight = 0; // relative to the other branches of the split
+    TextPosition position;
+    TextPosition weightPosition;
+};
+
+struct RouteRule {
+    QString name;
+    int priority = 0;                   // higher first; equal priorities keep file order
+    std::optional<RouteCondition> when; // none: every request matches
+    RouteTarget to;                     // used when `split` is empty
+    QList<SplitBranch> split;           // a weighted canary instead of `to`
+    SplitKey splitKey = SplitKey::User; // the request id stands in when the request has none
+    TextPosition position;
+    TextPosition namePosition;
+};
+
+// Weights of the parts of an endpoint's score (see docs/routing.md, "Choosing an endpoint").
+struct ScoringWeights {
+    double load = 0.4;
+    double latency = 0.3;
+    double success = 0.3;
+};
+
+// The complexity score: a weighted mean of four features, each counted up to the value at which
+// it is "full" (1.0), scaled to 0-100.
+struct ComplexityConfig {
+    int threshold = 70; // at or above: pro
+    double lengthWeight = 35.0;
+    double turnsWeight = 20.0;
+    double toolsWeight = 25.0;
+    double codeBlocksWeight = 20.0;
+    int lengthTokensFull = 4000;
+    int turnsFull = 10; // messages after the first
+    int toolsFull = 4;
+    int codeBlocksFull = 3;
+};
+
+struct GearboxConfig {
+    QStringList proTasks{QStringLiteral("code_gen"), QStringLiteral("multi_step_reasoning"),
+                         QStringLiteral("long_plan")};
+    QStringList lightTasks{QStringLiteral("chat"), QStringLiteral("extract"),
+                           QStringLiteral("summarize")};
+    ComplexityConfig complexity;
+};
+
+// Registered agents: how long one stays without a heartbeat, and how they are ranked.
+struct AgentsConfig {
+    std::chrono::milliseconds ttl{30000};
+    ScoringWeights scoring;
+    int defaultCapacity = 16; // when a registration does not say
 };
 
 // Tiers, rules, the gearbox, scoring weights and the fallback chain, as parsed from the file.
 // Filled by checkRoutingSections (routing_section.cpp).
 struct RoutingConfig {
-    QList<TierConfig> tiers;
+    QList<TierConfig> tiers{TierConfig::light(), TierConfig::pro()};
+    QList<RouteRule> routes;   // in file order; the router orders them by priority
     QStringList fallbackChain; // provider ids, tried in order after the tiers
+    GearboxConfig gearbox;
+    ScoringWeights scoring;
+    AgentsConfig agents;
 
     const TierConfig *tier(const QString &name) const
     {

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonValue>
+#include <QLocale>
 #include <cctype>
 #include <simdjson.h>
 
@@ -78,7 +79,285 @@ std::optional<ApiError> validateMessage(simdjson::dom::element message, int inde
     return std::nullopt;
 }
 
+// Characters of message text, sorted into the classes the token estimate weighs differently.
+struct TextTally {
+    qint64 asciiCharacters = 0;
+    qint64 cjkCharacters = 0;   // Han, kana, Hangul, full-width forms: about one token each
+    qint64 otherCharacters = 0; // accented Latin, Cyrillic, Greek, emoji...
+    qint64 codeFences = 0;
+
+    qint64 characters() const { return asciiCharacters + cjkCharacters + otherCharacters; }
+};
+
+bool isCjk(char32_t codePoint)
+{
+    return (codePoint >= 0x1100 && codePoint <= 0x11FF) || // Hangul Jamo
+           (codePoint >= 0x2E80 && codePoint <= 0x9FFF) || // radicals, kana, CJK ideographs
+           (codePoint >= 0xA960 && codePoint <= 0xA97F) || // Hangul Jamo extended
+           (codePoint >= 0xAC00 && codePoint <= 0xD7AF) || // Hangul syllables
+           (codePoint >= 0xF900 && codePoint <= 0xFAFF) || // compatibility ideographs
+           (codePoint >= 0xFF00 && codePoint <= 0xFFEF) || // full-width forms
+           (codePoint >= 0x20000 && codePoint <= 0x3FFFF); // ideographs beyond the BMP
+}
+
+// One pass over UTF-8 text (already validated by simdjson), no decoding into QString.
+void tally(std::string_view text, TextTally &tally)
+{
+    const auto *bytes = reinterpret_cast<const unsigned char *>(text.data());
+    const std::size_t size = text.size();
+    std::size_t backticks = 0;
+    for (std::size_t i = 0; i < size;) {
+        const unsigned char lead = bytes[i];
+        if (lead < 0x80) {
+            ++tally.asciiCharacters;
+            if (lead == '`') {
+                if (++backticks == 3) {
+                    ++tally.codeFences;
+                    backticks = 0;
+                }
+            } else {
+                backticks = 0;
+            }
+            ++i;
+            continue;
+        }
+        backticks = 0;
+        const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+        char32_t codePoint = lead & (length == 4 ? 0x07 : length == 3 ? 0x0F : 0x1F);
+        for (std::size_t k = 1; k < length && i + k < size; ++k)
+            codePoint = (codePoint << 6) | (bytes[i + k] & 0x3F);
+        if (isCjk(codePoint))
+            ++tally.cjkCharacters;
+        else
+            ++tally.otherCharacters;
+        i += length;
+    }
+}
+
+// Tool definitions reach the model as text too: count their names, descriptions and schemas.
+void tallyJsonText(simdjson::dom::element element, TextTally &text)
+{
+    switch (element.type()) {
+    case element_type::STRING:
+        tally(element.get_string().value_unsafe(), text);
+        break;
+    case element_type::ARRAY: {
+        // Held by value: a range over the temporary result would dangle.
+        const simdjson::dom::array items = element.get_array().value_unsafe();
+        for (simdjson::dom::element item : items)
+            tallyJsonText(item, text);
+    } break;
+    case element_type::OBJECT: {
+        const simdjson::dom::object fields = element.get_object().value_unsafe();
+        for (auto field : fields) {
+            tally(field.key, text);
+            tallyJsonText(field.value, text);
+        }
+    } break;
+    default:
+        text.asciiCharacters += 2; // a number, boolean or null: a short token
+        break;
+    }
+}
+
+// Tokens a model would see, estimated without a tokenizer: about 4 ASCII characters per token
+// (English prose and code), 1 token per CJK character, 2 other non-ASCII characters per token, and
+// 4 tokens of framing per message. Good to within tens of percent, which is what a tier choice
+// needs; images and audio parts are not counted.
+qint64 estimateTokens(const TextTally &text, int messageCount)
+{
+    constexpr qint64 framingTokensPerMessage = 4;
+    return (text.asciiCharacters + 3) / 4 + text.cjkCharacters + (text.otherCharacters + 1) / 2 +
+           framingTokensPerMessage * messageCount;
+}
+
+void tallyMessage(simdjson::dom::element message, TextTally &text)
+{
+    simdjson::dom::element content;
+    const simdjson::dom::object fields = message.get_object().value_unsafe();
+    if (fields["content"].get(content) != simdjson::SUCCESS)
+        return;
+    if (content.type() == element_type::STRING) {
+        tally(content.get_string().value_unsafe(), text);
+        return;
+    }
+    if (content.type() != element_type::ARRAY)
+        return;
+    const simdjson::dom::array parts = content.get_array().value_unsafe();
+    for (simdjson::dom::element part : parts) {
+        std::string_view partText;
+        if (part.type() != element_type::OBJECT)
+            continue;
+        const simdjson::dom::object partFields = part.get_object().value_unsafe();
+        if (partFields["text"].get(partText) == simdjson::SUCCESS)
+            tally(partText, text);
+    }
+}
+
+std::optional<ApiError> readRoutingObject(simdjson::dom::element object, ChatRequest &request)
+{
+    const QString param = QStringLiteral("switchyard");
+    if (object.type() != element_type::OBJECT)
+        return wrongType(param, QStringLiteral("an object"), object.type());
+    request.hasRoutingObject = true;
+    const simdjson::dom::object fields = object.get_object().value_unsafe();
+    for (auto field : fields) {
+        const QString key = fromView(field.key);
+        QString value;
+        switch (field.value.type()) {
+        case element_type::STRING:
+            value = fromView(field.value.get_string().value_unsafe());
+            break;
+        case element_type::INT64:
+            value = QString::number(field.value.get_int64().value_unsafe());
+            break;
+        case element_type::UINT64:
+            value = QString::number(field.value.get_uint64().value_unsafe());
+            break;
+        case element_type::DOUBLE:
+            value = QString::number(field.value.get_double().value_unsafe(), 'g',
+                                    QLocale::FloatingPointShortest);
+            break;
+        case element_type::BOOL:
+            value = field.value.get_bool().value_unsafe() ? QStringLiteral("true")
+                                                          : QStringLiteral("false");
+            break;
+        case element_type::NULL_VALUE:
+            continue; // null says "not set"
+        default:
+            return wrongType(param + u'.' + key, QStringLiteral("a string, number or boolean"),
+                             field.value.type());
+        }
+        request.routingMetadata.append({key, value});
+    }
+    return std::nullopt;
+}
+
+// A cursor over JSON text that simdjson has already validated, so it only needs to find where
+// tokens end, never to check them.
+class JsonSkipper {
+public:
+    explicit JsonSkipper(QByteArrayView text) : m_text(text) {}
+
+    qsizetype position() const { return m_position; }
+    char peek() const { return m_position < m_text.size() ? m_text[m_position] : '\0'; }
+    void advance() { ++m_position; }
+    void skipSpace()
+    {
+        while (m_position < m_text.size() && std::isspace(static_cast<unsigned char>(peek())))
+            ++m_position;
+    }
+    // At an opening quote; leaves the position after the closing one and returns the raw
+    // contents (escapes not decoded).
+    QByteArrayView skipString()
+    {
+        const qsizetype start = ++m_position;
+        while (m_position < m_text.size() && m_text[m_position] != '"')
+            m_position += m_text[m_position] == '\\' ? 2 : 1;
+        const QByteArrayView contents = m_text.sliced(start, m_position - start);
+        ++m_position;
+        return contents;
+    }
+    void skipValue()
+    {
+        const char first = peek();
+        if (first == '"') {
+            skipString();
+            return;
+        }
+        if (first != '{' && first != '[') {
+            // A number, true, false or null ends at the next delimiter.
+            while (m_position < m_text.size() && !isDelimiter(m_text[m_position]))
+                ++m_position;
+            return;
+        }
+        int depth = 0;
+        while (m_position < m_text.size()) {
+            const char c = m_text[m_position];
+            if (c == '"') {
+                skipString();
+                continue;
+            }
+            ++m_position;
+            if (c == '{' || c == '[')
+                ++depth;
+            else if ((c == '}' || c == ']') && --depth == 0)
+                return;
+        }
+    }
+
+private:
+    static bool isDelimiter(char c)
+    {
+        return c == ',' || c == '}' || c == ']' || std::isspace(static_cast<unsigned char>(c));
+    }
+
+    QByteArrayView m_text;
+    qsizetype m_position = 0;
+};
+
+bool isRoutingKey(QByteArrayView rawKey)
+{
+    if (rawKey == "switchyard")
+        return true;
+    if (!rawKey.contains('\\'))
+        return false;
+    // An escaped spelling of the same key is the same key to every JSON reader.
+    const QByteArray quoted = '[' + ('"' + rawKey.toByteArray() + '"') + ']';
+    return QJsonDocument::fromJson(quoted).array().at(0).toString() == u"switchyard";
+}
+
 } // namespace
+
+QByteArray ChatRequest::withoutRoutingObject(const QByteArray &body) const
+{
+    if (!hasRoutingObject)
+        return body;
+    QByteArray result;
+    result.reserve(body.size());
+    JsonSkipper json(body);
+    json.skipSpace();
+    json.advance(); // '{'
+    qsizetype copiedUpTo = 0;
+    qsizetype previousValueEnd = -1; // where the previous member ended: its comma follows
+    while (true) {
+        json.skipSpace();
+        if (json.peek() != '"')
+            break; // '}' of the top-level object
+        const qsizetype keyStart = json.position();
+        const QByteArrayView key = json.skipString();
+        json.skipSpace();
+        json.advance(); // ':'
+        json.skipSpace();
+        json.skipValue();
+        const qsizetype valueEnd = json.position();
+        json.skipSpace();
+        const bool last = json.peek() != ',';
+        if (isRoutingKey(key)) {
+            if (previousValueEnd < 0) {
+                // The first member: drop "key: value," and keep the spacing before the next one.
+                result.append(QByteArrayView(body).sliced(copiedUpTo, keyStart - copiedUpTo));
+                if (last) {
+                    copiedUpTo = json.position();
+                    break;
+                }
+                json.advance();
+                json.skipSpace();
+                copiedUpTo = json.position();
+                continue;
+            }
+            // Drop ", key: value": the previous member's comma goes with it.
+            result.append(QByteArrayView(body).sliced(copiedUpTo, previousValueEnd - copiedUpTo));
+            copiedUpTo = valueEnd;
+        }
+        previousValueEnd = valueEnd;
+        if (last)
+            break;
+        json.advance(); // ','
+    }
+    result.append(QByteArrayView(body).sliced(copiedUpTo));
+    return result;
+}
 
 QByteArray ChatRequest::withModel(const QByteArray &body, const QString &upstreamModel) const
 {
@@ -162,6 +441,27 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
             QStringLiteral("messages"));
     }
     request.messageCount = index;
+
+    TextTally text;
+    for (simdjson::dom::element message : messageList)
+        tallyMessage(message, text);
+    request.codeBlockCount = int((text.codeFences + 1) / 2);
+    request.characterCount = text.characters();
+    for (const char *toolsKey : {"tools", "functions"}) {
+        simdjson::dom::array tools;
+        if (object[toolsKey].get(tools) == simdjson::SUCCESS) {
+            request.toolCount += int(tools.size());
+            for (simdjson::dom::element tool : tools)
+                tallyJsonText(tool, text);
+        }
+    }
+    request.estimatedInputTokens = estimateTokens(text, request.messageCount);
+
+    simdjson::dom::element routing;
+    if (object["switchyard"].get(routing) == simdjson::SUCCESS) {
+        if (auto error = readRoutingObject(routing, request))
+            return *error;
+    }
 
     simdjson::dom::element stream;
     if (object["stream"].get(stream) == simdjson::SUCCESS) {

@@ -57,19 +57,12 @@ QByteArray headerValue(const IncomingRequest &request, QByteArrayView name)
 }
 
 // A client's x-request-id is kept when it is a sane token; anything else gets a fresh id, so a
-// hostile header can never break the response headers it is echoed into.
+// hostile header can never break the response headers it is echoed into. Explain applies the
+// same rule, so a request and its explanation draw the same endpoint.
 QByteArray requestIdFrom(const IncomingRequest &request)
 {
-    const QByteArray candidate = headerValue(request, "x-request-id").trimmed();
-    if (candidate.isEmpty() || candidate.size() > 128)
-        return telemetry::newRequestId();
-    for (char c : candidate) {
-        const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                             (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == ':';
-        if (!allowed)
-            return telemetry::newRequestId();
-    }
-    return candidate;
+    const QByteArray accepted = routing::acceptedRequestId(request.headers);
+    return accepted.isEmpty() ? telemetry::newRequestId() : accepted;
 }
 
 HeaderList identityHeaders(const telemetry::Trace &trace)
@@ -114,15 +107,26 @@ GatewayServer::GatewayServer(std::shared_ptr<const config::Config> config,
                              upstream::UpstreamTransport &transport, health::HealthRegistry &health,
                              telemetry::TraceRing &traces, QObject *parent)
     : QAbstractHttpServer(parent), m_config(std::move(config)), m_transport(transport),
-      m_health(health), m_traces(traces), m_router(*m_config),
-      m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
+      m_health(health), m_traces(traces),
+      m_router(new routing::Router(m_config, health, health::SteadyClock::instance(), this)),
+      m_startedAtSecs(QDateTime::currentSecsSinceEpoch()),
+      m_admission(m_config->resilience.admission),
+      m_retryBudget(m_config->resilience.retries.budgetPercent,
+                    m_config->resilience.retries.minRetriesInFlight)
 {}
 
 GatewayServer::~GatewayServer()
 {
-    // Exchanges still open are children of this object; their destructors abort upstream calls.
-    for (auto it = m_exchanges.keyBegin(); it != m_exchanges.keyEnd(); ++it)
-        (*it)->disconnect(this);
+    // Exchanges still open are deleted here, while the members they borrow (admission, retry
+    // budget, router) still exist: left to QObject's child cleanup they would outlive those
+    // members, and a client socket closing in that cleanup would call into a destroyed
+    // admission controller. Their destructors abort the upstream calls.
+    const QList<ChatExchange *> open = m_exchanges.keys();
+    m_exchanges.clear();
+    for (ChatExchange *exchange : open) {
+        exchange->disconnect(this);
+        delete exchange;
+    }
 }
 
 quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *errorMessage)
@@ -284,7 +288,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
 {
     QJsonArray data;
-    for (const auto &[model, owner] : m_router.models()) {
+    for (const auto &[model, owner] : m_router->models()) {
         data.append(QJsonObject{{QStringLiteral("id"), model},
                                 {QStringLiteral("object"), QStringLiteral("model")},
                                 {QStringLiteral("created"), m_startedAtSecs},
@@ -344,16 +348,38 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
                                  .arg(chat.messageCount)
                                  .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
 
-    auto decision = m_router.route(chat.model, QRandomGenerator::global()->generateDouble());
-    if (!decision) {
+    auto built = routing::buildRequestContext(request.headers, chat);
+    if (const auto *error = std::get_if<ApiError>(&built)) {
+        refuse(writer, trace, *error);
+        return;
+    }
+    routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
+    context.requestId = trace.trace().requestId;
+    // Admission before routing: a refusal is fast and costs no provider anything.
+    const resilience::AdmissionVerdict admission =
+        m_admission.admit(context.tenant, context.depth, int(m_exchanges.size()));
+    if (!admission.admitted()) {
+        trace.trace().model = chat.model;
+        refuse(writer, trace, admission.error);
+        return;
+    }
+    routing::RouteDecision decision = m_router->route(context);
+    if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel) {
         trace.trace().model = chat.model;
         refuse(writer, trace, ApiError::modelNotFound(chat.model));
         return;
     }
+    // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
+    // can take the request, the degradation ladder may answer it, and otherwise the executor
+    // refuses it with 503 `no_route_candidate`.
+    const QByteArray forwarded = routing::forwardedBody(chat, body);
 
-    auto *exchange = new ChatExchange(ExchangeServices{m_transport, m_health, m_traces}, m_config,
-                                      std::move(chat), body, std::move(*decision), std::move(trace),
-                                      std::move(writer), this);
+    const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
+    const ExchangeServices services{m_transport,   m_health,    m_traces,
+                                    m_retryBudget, m_admission, jitter};
+    auto *exchange =
+        new ChatExchange(services, m_config, std::move(chat), forwarded, std::move(context),
+                         std::move(decision), std::move(trace), std::move(writer), this);
     m_exchanges.insert(exchange, true);
     connect(exchange, &ChatExchange::finished, this, [this, exchange] {
         m_exchanges.remove(exchange);

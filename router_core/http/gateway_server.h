@@ -4,7 +4,9 @@
 #include "config/config.h"
 #include "http/openai_error.h"
 #include "http/response_writer.h"
-#include "routing/model_router.h"
+#include "resilience/admission.h"
+#include "resilience/retry_policy.h"
+#include "routing/router.h"
 #include "telemetry/trace.h"
 
 #include <QAbstractHttpServer>
@@ -75,7 +77,11 @@ public:
     quint64 totalRequests() const { return m_totalRequests; }
     // The parts of the engine register their /admin/v1/ endpoints here.
     admin::AdminApi &admin() { return m_admin; }
+    // Rules, tiers, canary weights and agents; the same router serves traffic and explain.
+    routing::Router &router() { return *m_router; }
     double requestsPerSecond() const { return m_rate.perSecond(); }
+    // Retries in flight against their budget, for the console and tests.
+    const resilience::RetryBudget &retryBudget() const { return m_retryBudget; }
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -98,13 +104,15 @@ private:
     upstream::UpstreamTransport &m_transport;
     health::HealthRegistry &m_health;
     telemetry::TraceRing &m_traces;
-    routing::ModelRouter m_router;
+    routing::Router *m_router; // child: lives on the engine thread with the server
     admin::AdminApi m_admin;
     qint64 m_startedAtSecs;
     QHash<ChatExchange *, bool> m_exchanges;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate;
+    resilience::AdmissionController m_admission;
+    resilience::RetryBudget m_retryBudget;
 };
 
 } // namespace switchyard::http

@@ -1,0 +1,459 @@
+#include "admin/routing_admin.h"
+
+#include "routing/rule_validation.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonParseError>
+#include <limits>
+#include <optional>
+
+namespace switchyard::admin {
+
+using namespace Qt::StringLiterals;
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+const QStringList kAgentFields{u"id"_s, u"base_url"_s, u"capabilities"_s, u"capacity"_s,
+                               u"models"_s};
+
+QJsonValue textOrNull(const QString &text)
+{
+    return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
+}
+
+http::ApiError invalid(const QString &message, const QString &param = {})
+{
+    http::ApiError error = http::ApiError::invalidRequest(message, param);
+    error.code = u"invalid_admin_request"_s;
+    return error;
+}
+
+http::ApiError notFound(const QString &message, const QString &code)
+{
+    return {404, message, u"invalid_request_error"_s, {}, code, {}};
+}
+
+// The body as a JSON object; an empty body is an empty object when `emptyAllowed`.
+std::variant<QJsonObject, http::ApiError> objectBody(const QByteArray &body, bool emptyAllowed)
+{
+    if (body.trimmed().isEmpty()) {
+        if (emptyAllowed)
+            return QJsonObject();
+        return invalid(u"The request body must be a JSON object."_s);
+    }
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject())
+        return invalid(u"The request body must be a JSON object."_s);
+    return document.object();
+}
+
+std::optional<http::ApiError> unknownField(const QJsonObject &object, const QStringList &known)
+{
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        if (!known.contains(it.key()))
+            return invalid(
+                u"Unknown field '%1'; expected one of %2."_s.arg(it.key(), known.join(u", "_s)),
+                it.key());
+    }
+    return std::nullopt;
+}
+
+std::optional<QStringList> stringList(const QJsonValue &value)
+{
+    if (!value.isArray())
+        return std::nullopt;
+    QStringList list;
+    for (const QJsonValue &item : value.toArray()) {
+        if (!item.isString())
+            return std::nullopt;
+        list.append(item.toString());
+    }
+    return list;
+}
+
+AdminReply explain(const routing::Router &router, const AdminRequest &request)
+{
+    auto explained = router.explain(request.headers, request.body);
+    if (const auto *error = std::get_if<http::ApiError>(&explained))
+        return AdminReply::error(*error);
+    const routing::Explanation &explanation = std::get<routing::Explanation>(explained);
+    return AdminReply::json(QJsonDocument(QJsonObject{
+        {u"request_id"_s, QString::fromLatin1(explanation.context.requestId)},
+        {u"decision"_s, decisionJson(explanation.decision)},
+        {u"context"_s, contextJson(explanation.context)},
+        {u"strips_routing_object"_s, explanation.stripsRoutingObject},
+    }));
+}
+
+AdminReply canarySplits(const routing::Router &router)
+{
+    QJsonArray splits;
+    for (const routing::CanarySplitState &split : router.canarySplits())
+        splits.append(canarySplitJson(split));
+    return AdminReply::json(QJsonDocument(QJsonObject{{u"splits"_s, splits}}));
+}
+
+AdminReply changeCanary(routing::Router &router, const AdminRequest &request)
+{
+    auto parsed = objectBody(request.body, false);
+    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+        return AdminReply::error(*error);
+    const QJsonObject body = std::get<QJsonObject>(parsed);
+    if (auto error = unknownField(body, {u"rule"_s, u"weights"_s, u"reset"_s}))
+        return AdminReply::error(*error);
+    const QString rule = body.value(u"rule"_s).toString();
+    if (rule.isEmpty())
+        return AdminReply::error(invalid(u"'rule' must name a route with a split."_s, u"rule"_s));
+
+    std::optional<routing::CanarySplitState> current;
+    for (const routing::CanarySplitState &split : router.canarySplits()) {
+        if (split.rule == rule)
+            current = split;
+    }
+    if (!current) {
+        return AdminReply::error(notFound(
+            u"No route `%1` with a split. GET /admin/v1/routes/canary lists them."_s.arg(rule),
+            u"route_not_found"_s));
+    }
+
+    if (body.value(u"reset"_s).toBool()) {
+        if (body.contains(u"weights"_s))
+            return AdminReply::error(
+                invalid(u"Give either 'weights' or 'reset', not both."_s, u"reset"_s));
+        router.resetCanaryWeights(rule);
+    } else {
+        const QJsonValue given = body.value(u"weights"_s);
+        QList<int> weights;
+        const auto asWeight = [](const QJsonValue &value) -> std::optional<int> {
+            const double number = value.toDouble(-1.0);
+            if (!value.isDouble() || number < 0 || number > std::numeric_limits<int>::max() ||
+                number != double(qint64(number)))
+                return std::nullopt;
+            return int(number);
+        };
+        if (given.isArray()) {
+            for (const QJsonValue &value : given.toArray()) {
+                const auto weight = asWeight(value);
+                if (!weight)
+                    return AdminReply::error(invalid(
+                        u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
+                weights.append(*weight);
+            }
+        } else if (given.isObject()) {
+            const QJsonObject byTarget = given.toObject();
+            QStringList targets;
+            for (const routing::CanaryBranchState &branch : current->branches)
+                targets.append(branch.target);
+            for (auto it = byTarget.begin(); it != byTarget.end(); ++it) {
+                if (!targets.contains(it.key()))
+                    return AdminReply::error(
+                        invalid(u"Route `%1` has no split target `%2`; its targets are %3."_s.arg(
+                                    rule, it.key(), targets.join(u", "_s)),
+                                u"weights"_s));
+            }
+            for (const routing::CanaryBranchState &branch : current->branches) {
+                // A target left out keeps the weight it has now.
+                const auto weight = byTarget.contains(branch.target)
+                                        ? asWeight(byTarget.value(branch.target))
+                                        : std::optional<int>(branch.weight);
+                if (!weight)
+                    return AdminReply::error(invalid(
+                        u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
+                weights.append(*weight);
+            }
+        } else {
+            return AdminReply::error(
+                invalid(u"'weights' must be an object of target: weight, or a list of weights "
+                        u"in the order of the split."_s,
+                        u"weights"_s));
+        }
+        const QString problem = router.setCanaryWeights(rule, weights);
+        if (!problem.isEmpty())
+            return AdminReply::error(invalid(problem + u'.', u"weights"_s));
+    }
+    for (const routing::CanarySplitState &split : router.canarySplits()) {
+        if (split.rule == rule)
+            return AdminReply::json(QJsonDocument(canarySplitJson(split)));
+    }
+    return AdminReply::json(QJsonDocument(QJsonObject()));
+}
+
+AdminReply agentReply(const routing::Router &router, const QString &id, int status = 200)
+{
+    const routing::AgentRecord *agent = router.agents().find(id);
+    if (!agent)
+        return AdminReply::error(
+            notFound(u"No registered agent `%1`."_s.arg(id), u"agent_not_found"_s));
+    return AdminReply::json(QJsonDocument(agentJson(*agent, router.agents().isLive(*agent))),
+                            status);
+}
+
+AdminReply refusalReply(const routing::AgentRefusal &refusal)
+{
+    switch (refusal.reason) {
+    case routing::AgentRefusal::Reason::Invalid:
+        return AdminReply::error(invalid(refusal.message + u'.'));
+    case routing::AgentRefusal::Reason::IdTaken:
+        return AdminReply::error({409,
+                                  refusal.message + u'.',
+                                  u"invalid_request_error"_s,
+                                  u"id"_s,
+                                  u"agent_id_taken"_s,
+                                  {}});
+    case routing::AgentRefusal::Reason::Unknown:
+        break;
+    }
+    return AdminReply::error(notFound(refusal.message + u'.', u"agent_not_found"_s));
+}
+
+} // namespace
+
+QString cascadeStepName(routing::CascadeStep step)
+{
+    switch (step) {
+    case routing::CascadeStep::NotUsed:
+        return u"not_used"_s;
+    case routing::CascadeStep::ExplicitHint:
+        return u"explicit_hint"_s;
+    case routing::CascadeStep::TaskTag:
+        return u"task_tag"_s;
+    case routing::CascadeStep::InputTokens:
+        return u"input_tokens"_s;
+    case routing::CascadeStep::Complexity:
+        return u"complexity"_s;
+    case routing::CascadeStep::Default:
+        return u"default"_s;
+    }
+    return {};
+}
+
+QString candidateRoleName(routing::CandidateRole role)
+{
+    switch (role) {
+    case routing::CandidateRole::Primary:
+        return u"primary"_s;
+    case routing::CandidateRole::CrossTier:
+        return u"cross_tier"_s;
+    case routing::CandidateRole::FallbackChain:
+        return u"fallback_chain"_s;
+    case routing::CandidateRole::LighterModel:
+        return u"lighter_model"_s;
+    }
+    return {};
+}
+
+QString refusalName(routing::RouteDecision::Refusal refusal)
+{
+    switch (refusal) {
+    case routing::RouteDecision::Refusal::None:
+        break;
+    case routing::RouteDecision::Refusal::UnknownModel:
+        return u"unknown_model"_s;
+    case routing::RouteDecision::Refusal::NoCandidate:
+        return u"no_candidate"_s;
+    }
+    return {};
+}
+
+QJsonObject decisionJson(const routing::RouteDecision &decision)
+{
+    QJsonArray candidates;
+    for (const routing::RouteCandidate &candidate : decision.candidates) {
+        candidates.append(QJsonObject{
+            {u"provider"_s, candidate.providerId},
+            {u"provider_index"_s, candidate.providerIndex},
+            {u"upstream_model"_s, candidate.upstreamModel},
+            {u"tier"_s, textOrNull(candidate.tier)},
+            {u"role"_s, candidateRoleName(candidate.role)},
+            {u"degradation_level"_s, candidate.degradationLevel},
+            {u"score"_s, candidate.score},
+            {u"factors"_s, QJsonObject{{u"load"_s, candidate.factors.load},
+                                       {u"latency"_s, candidate.factors.latency},
+                                       {u"success"_s, candidate.factors.success},
+                                       {u"weight"_s, candidate.factors.weight}}},
+            {u"reason"_s, candidate.reason},
+        });
+    }
+    QJsonArray steps;
+    for (const routing::RouteStep &step : decision.steps)
+        steps.append(QJsonObject{{u"stage"_s, step.stage}, {u"detail"_s, step.detail}});
+    return QJsonObject{
+        {u"model"_s, decision.model},
+        {u"rule"_s, textOrNull(decision.rule)},
+        {u"tier"_s, textOrNull(decision.tier)},
+        {u"cascade_step"_s, cascadeStepName(decision.cascadeStep)},
+        {u"complexity_score"_s, decision.complexityScore < 0
+                                    ? QJsonValue(QJsonValue::Null)
+                                    : QJsonValue(decision.complexityScore)},
+        {u"canary_side"_s, textOrNull(decision.canarySide)},
+        {u"refusal"_s, textOrNull(refusalName(decision.refusal))},
+        {u"candidates"_s, candidates},
+        {u"steps"_s, steps},
+        {u"reason"_s, decision.reason()},
+    };
+}
+
+QJsonObject contextJson(const routing::RequestContext &context)
+{
+    QJsonObject meta;
+    for (auto it = context.meta.cbegin(); it != context.meta.cend(); ++it)
+        meta.insert(it.key(), it.value());
+    return QJsonObject{
+        {u"model"_s, context.model},
+        {u"stream"_s, context.stream},
+        {u"tenant"_s, textOrNull(context.tenant)},
+        {u"user"_s, textOrNull(context.user)},
+        {u"session"_s, textOrNull(context.session)},
+        {u"priority"_s, textOrNull(context.priority)},
+        {u"tier_hint"_s, textOrNull(context.tierHint)},
+        {u"task"_s, textOrNull(context.task)},
+        {u"sensitivity"_s, textOrNull(context.sensitivity)},
+        {u"intent"_s, textOrNull(context.intent)},
+        {u"max_cost"_s,
+         context.maxCost ? QJsonValue(*context.maxCost) : QJsonValue(QJsonValue::Null)},
+        {u"timeout_budget_ms"_s, context.timeoutBudget
+                                     ? QJsonValue(qint64(context.timeoutBudget->count()))
+                                     : QJsonValue(QJsonValue::Null)},
+        {u"fallback_level"_s, context.fallbackLevel},
+        {u"depth"_s, context.depth},
+        {u"meta"_s, meta},
+        {u"estimated_input_tokens"_s, context.estimatedInputTokens},
+        {u"message_count"_s, context.messageCount},
+        {u"tool_count"_s, context.toolCount},
+        {u"code_block_count"_s, context.codeBlockCount},
+        {u"character_count"_s, context.characterCount},
+    };
+}
+
+QJsonObject canarySplitJson(const routing::CanarySplitState &split)
+{
+    QJsonArray branches;
+    for (const routing::CanaryBranchState &branch : split.branches) {
+        branches.append(QJsonObject{{u"target"_s, branch.target},
+                                    {u"weight"_s, branch.weight},
+                                    {u"configured_weight"_s, branch.configuredWeight}});
+    }
+    return QJsonObject{{u"rule"_s, split.rule},
+                       {u"key"_s, routing::splitKeyName(split.key)},
+                       {u"overridden"_s, split.overridden},
+                       {u"branches"_s, branches}};
+}
+
+QJsonObject agentJson(const routing::AgentRecord &agent, bool live)
+{
+    const routing::AgentRegistration &registration = agent.registration;
+    return QJsonObject{
+        {u"id"_s, registration.id},
+        {u"base_url"_s, registration.baseUrl.toString()},
+        {u"capabilities"_s, QJsonArray::fromStringList(registration.capabilities)},
+        {u"capacity"_s, registration.capacity > 0 ? QJsonValue(registration.capacity)
+                                                  : QJsonValue(QJsonValue::Null)},
+        {u"models"_s, QJsonArray::fromStringList(registration.models)},
+        {u"busy"_s, agent.busy},
+        {u"live"_s, live},
+        {u"provider_index"_s, agent.providerIndex},
+        {u"registered_at_ms"_s, agent.registeredAtMsSinceEpoch},
+        {u"last_heartbeat_ms"_s, agent.lastHeartbeatMsSinceEpoch},
+    };
+}
+
+std::variant<routing::AgentRegistration, http::ApiError>
+parseAgentRegistration(const QByteArray &body)
+{
+    auto parsed = objectBody(body, false);
+    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+        return *error;
+    const QJsonObject object = std::get<QJsonObject>(parsed);
+    if (auto error = unknownField(object, kAgentFields))
+        return *error;
+    routing::AgentRegistration registration;
+    if (!object.value(u"id"_s).isString())
+        return invalid(u"'id' must be a string."_s, u"id"_s);
+    registration.id = object.value(u"id"_s).toString();
+    if (!object.value(u"base_url"_s).isString())
+        return invalid(u"'base_url' must be a string such as \"http://127.0.0.1:9001/v1\"."_s,
+                       u"base_url"_s);
+    registration.baseUrl = QUrl(object.value(u"base_url"_s).toString(), QUrl::StrictMode);
+    const auto capabilities = stringList(object.value(u"capabilities"_s));
+    if (!capabilities)
+        return invalid(u"'capabilities' must be a list of \"domain/action/attribute\" tags."_s,
+                       u"capabilities"_s);
+    registration.capabilities = *capabilities;
+    if (object.contains(u"capacity"_s)) {
+        const QJsonValue capacity = object.value(u"capacity"_s);
+        const double value = capacity.toDouble(-1.0);
+        if (!capacity.isDouble() || value < 1 || value > std::numeric_limits<int>::max() ||
+            value != double(qint64(value)))
+            return invalid(u"'capacity' must be a whole number of at least 1."_s, u"capacity"_s);
+        registration.capacity = int(value);
+    }
+    if (object.contains(u"models"_s)) {
+        const auto models = stringList(object.value(u"models"_s));
+        if (!models)
+            return invalid(u"'models' must be a list of model names."_s, u"models"_s);
+        registration.models = *models;
+    }
+    return registration;
+}
+
+void registerRoutingAdmin(AdminApi &api, routing::Router &router)
+{
+    routing::Router *target = &router;
+    api.add(Method::Post, u"route/explain"_s,
+            [target](const AdminRequest &request, const QStringList &) {
+                return explain(*target, request);
+            });
+    api.add(Method::Get, u"routes/canary"_s,
+            [target](const AdminRequest &, const QStringList &) { return canarySplits(*target); });
+    api.add(Method::Post, u"routes/canary"_s,
+            [target](const AdminRequest &request, const QStringList &) {
+                return changeCanary(*target, request);
+            });
+    api.add(Method::Get, u"agents"_s, [target](const AdminRequest &, const QStringList &) {
+        QJsonArray agents;
+        for (const routing::AgentRecord &agent : target->agents().agents())
+            agents.append(agentJson(agent, target->agents().isLive(agent)));
+        return AdminReply::json(QJsonDocument(QJsonObject{{u"agents"_s, agents}}));
+    });
+    api.add(Method::Post, u"agents"_s, [target](const AdminRequest &request, const QStringList &) {
+        auto parsed = parseAgentRegistration(request.body);
+        if (const auto *error = std::get_if<http::ApiError>(&parsed))
+            return AdminReply::error(*error);
+        const auto &registration = std::get<routing::AgentRegistration>(parsed);
+        const bool known = target->agents().find(registration.id) != nullptr;
+        if (auto refusal = target->registerAgent(registration))
+            return refusalReply(*refusal);
+        return agentReply(*target, registration.id, known ? 200 : 201);
+    });
+    api.add(Method::Post, u"agents/{}/heartbeat"_s,
+            [target](const AdminRequest &request, const QStringList &captures) {
+                auto parsed = objectBody(request.body, true);
+                if (const auto *error = std::get_if<http::ApiError>(&parsed))
+                    return AdminReply::error(*error);
+                const QJsonObject body = std::get<QJsonObject>(parsed);
+                if (auto error = unknownField(body, {u"busy"_s}))
+                    return AdminReply::error(*error);
+                std::optional<bool> busy;
+                if (body.contains(u"busy"_s)) {
+                    if (!body.value(u"busy"_s).isBool())
+                        return AdminReply::error(
+                            invalid(u"'busy' must be true or false."_s, u"busy"_s));
+                    busy = body.value(u"busy"_s).toBool();
+                }
+                if (auto refusal = target->agentHeartbeat(captures[0], busy))
+                    return refusalReply(*refusal);
+                return agentReply(*target, captures[0]);
+            });
+    api.add(Method::Delete, u"agents/{}"_s,
+            [target](const AdminRequest &, const QStringList &captures) {
+                if (auto refusal = target->removeAgent(captures[0]))
+                    return refusalReply(*refusal);
+                return AdminReply::json(
+                    QJsonDocument(QJsonObject{{u"id"_s, captures[0]}, {u"removed"_s, true}}));
+            });
+}
+
+} // namespace switchyard::admin

@@ -1,0 +1,42 @@
+#include "http/messages_ingress.h"
+
+namespace switchyard::http {
+
+std::variant<QByteArray, ApiError> MessagesIngress::chatRequestFrom(const QByteArray &messagesBody)
+{
+    return upstream::adapters::chatRequestFromMessages(messagesBody);
+}
+
+QByteArray MessagesIngress::errorBody(const ApiError &error)
+{
+    return upstream::adapters::anthropicErrorJson(error);
+}
+
+MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
+                                                     const QByteArray &completionJson) const
+{
+    auto converted = upstream::adapters::messageFromCompletion(completionJson);
+    if (const ApiError *error = std::get_if<ApiError>(&converted))
+        return {error->status, errorBody(*error)};
+    return {status, std::get<QByteArray>(std::move(converted))};
+}
+
+QByteArray MessagesIngress::streamEvents(const QList<upstream::SseEvent> &openAiEvents)
+{
+    QByteArray wire;
+    for (const upstream::SseEvent &event : openAiEvents) {
+        for (const upstream::SseEvent &translated : m_stream.feed(event))
+            wire.append(translated.toWire());
+    }
+    return wire;
+}
+
+QByteArray MessagesIngress::streamError(const ApiError &error)
+{
+    QByteArray wire;
+    for (const upstream::SseEvent &event : m_stream.fail(error))
+        wire.append(event.toWire());
+    return wire;
+}
+
+} // namespace switchyard::http

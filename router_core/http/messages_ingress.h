@@ -1,0 +1,46 @@
+#pragma once
+
+#include "http/openai_error.h"
+#include "upstream/adapters/anthropic_ingress.h"
+#include "upstream/sse_parser.h"
+
+#include <QByteArray>
+#include <QList>
+#include <variant>
+
+namespace switchyard::http {
+
+// POST /v1/messages: clients that speak Anthropic's Messages API, served by the same router,
+// executor and adapters as /v1/chat/completions. The request becomes an OpenAI chat body at the
+// door; everything the executor would write to an OpenAI client passes through here on the way
+// out and leaves in Anthropic's shapes. One per request; it keeps the state of a streamed answer.
+class MessagesIngress {
+public:
+    // The chat request to parse and route, or the refusal to send with errorBody().
+    static std::variant<QByteArray, ApiError> chatRequestFrom(const QByteArray &messagesBody);
+
+    // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
+    // caller keeps its Retry-After header.
+    static QByteArray errorBody(const ApiError &error);
+
+    struct WholeAnswer {
+        int status = 200;
+        QByteArray body; // application/json
+    };
+    // The body to send instead of a 2xx chat.completion. A completion that cannot be expressed
+    // as an Anthropic message becomes a 502 error body.
+    WholeAnswer answer(int status, const QByteArray &completionJson) const;
+
+    // Event-stream bytes to send instead of these OpenAI chunk events (the last one [DONE] once
+    // the answer is whole): message_start, content blocks, message_delta, message_stop.
+    QByteArray streamEvents(const QList<upstream::SseEvent> &openAiEvents);
+    // The bytes of Anthropic's `error` event, instead of the OpenAI error event the executor
+    // sends when a stream fails after it began.
+    QByteArray streamError(const ApiError &error);
+    bool streamCompleted() const { return m_stream.completed(); }
+
+private:
+    upstream::adapters::MessagesStreamWriter m_stream;
+};
+
+} // namespace switchyard::http

@@ -1,0 +1,66 @@
+#pragma once
+
+#include "health/clock.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+#include <chrono>
+#include <optional>
+
+namespace switchyard::routing {
+
+// What an agent says about itself when it registers (POST /admin/v1/agents).
+struct AgentRegistration {
+    QString id;
+    QUrl baseUrl;             // OpenAI-compatible, e.g. http://127.0.0.1:9001/v1
+    QStringList capabilities; // "domain/action/attribute" tags
+    int capacity = 0;         // concurrent requests; 0 takes agents.default_capacity
+    QStringList models;       // may be empty: the agent is sent the model the client asked for
+};
+
+struct AgentRecord {
+    AgentRegistration registration;
+    int providerIndex = -1; // its endpoint in the health registry
+    bool busy = false;      // said so in its last heartbeat: skipped until it says otherwise
+    health::Clock::TimePoint lastHeartbeat{};
+    qint64 registeredAtMsSinceEpoch = 0;
+    qint64 lastHeartbeatMsSinceEpoch = 0;
+};
+
+// Agents that registered themselves, with their heartbeats. An agent that has not sent a
+// heartbeat for the TTL is gone: never chosen again and removed by the next expire(). Pure
+// bookkeeping on an injected clock; the Router turns agents into health registry endpoints.
+class AgentRegistry {
+public:
+    AgentRegistry(const health::Clock &clock, std::chrono::milliseconds ttl)
+        : m_clock(clock), m_ttl(ttl)
+    {}
+
+    std::chrono::milliseconds ttl() const { return m_ttl; }
+    void setTtl(std::chrono::milliseconds ttl) { m_ttl = ttl; }
+
+    // Adds the agent, or replaces the registration of one with the same id (a registration is
+    // also a heartbeat and clears busy).
+    const AgentRecord &upsert(const AgentRegistration &registration, int providerIndex);
+    // False when no live agent has this id. `busy` unset leaves the busy flag as it was.
+    bool heartbeat(const QString &id, std::optional<bool> busy);
+    // Removes the agent; returns its record, or nothing when unknown.
+    std::optional<AgentRecord> remove(const QString &id);
+    // Removes every agent whose last heartbeat is older than the TTL; returns them.
+    QList<AgentRecord> expire();
+
+    const AgentRecord *find(const QString &id) const;
+    bool isLive(const AgentRecord &agent) const;
+    // Live agents, not busy, with a capability tag equal to `intent`, in registration order.
+    QList<const AgentRecord *> offering(const QString &intent) const;
+    const QList<AgentRecord> &agents() const { return m_agents; }
+
+private:
+    const health::Clock &m_clock;
+    std::chrono::milliseconds m_ttl;
+    QList<AgentRecord> m_agents;
+};
+
+} // namespace switchyard::routing

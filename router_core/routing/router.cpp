@@ -1,0 +1,739 @@
+#include "routing/router.h"
+
+#include "health/health_registry.h"
+#include "http/chat_request.h"
+#include "routing/endpoint_scoring.h"
+#include "routing/gearbox.h"
+#include "routing/number_text.h"
+#include "routing/rule_matcher.h"
+#include "routing/rule_validation.h"
+#include "routing/stable_hash.h"
+#include "telemetry/trace.h"
+
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QStringBuilder>
+#include <QVarLengthArray>
+#include <algorithm>
+
+Q_LOGGING_CATEGORY(lcRouting, "switchyard.routing")
+
+namespace switchyard::routing {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QString kLight = u"light"_s;
+const QString kPro = u"pro"_s;
+const QString kAuto = u"auto"_s;
+
+// A split hashes its key into this many buckets: a weight moves in steps of 0.01 %.
+constexpr int kCanaryBuckets = 10'000;
+// Separates the request-id draw from every other use of the same hash.
+constexpr quint64 kDrawSeed = 0x64726177; // "draw"
+constexpr std::chrono::milliseconds kAgentSweepInterval{1000};
+// Agents do not declare a latency objective; this is the providers' default.
+constexpr double kAgentLatencyObjectiveMs = 2500.0;
+constexpr qsizetype kLongestAgentIdBytes = 64;
+
+// Candidate reasons are shared constants: a decision for a pool of 50 endpoints formats none.
+const QString kReasonAffinity = u"first: the session's endpoint (rendezvous hash)"_s;
+const QString kReasonDraw = u"first: weighted draw by score"_s;
+const QString kReasonRanked = u"ranked by score"_s;
+const QString kReasonCrossTier = u"failover to the pro tier"_s;
+const QString kReasonLighter = u"degradation level 1: the light tier's lighter model"_s;
+const QString kReasonFallback = u"fallback_chain, in configured order"_s;
+
+QString upstreamModelFor(const config::ProviderConfig &provider, const QString &model)
+{
+    // A provider serving the model gets it under its own name for it. One reached through a tier,
+    // a pool or the fallback chain without serving it is sent its first model: a tier's pool
+    // holds tier-specific models, and "whatever this endpoint serves" is what the rule meant.
+    for (const config::ModelRoute &route : provider.models) {
+        if (route.publicName == model)
+            return route.upstreamName;
+    }
+    return provider.models.isEmpty() ? model : provider.models.first().upstreamName;
+}
+
+// A configured provider's upstream names, looked up by model once per decision rather than by
+// comparing model names for every candidate.
+struct ModelServers {
+    QList<int> providers;              // serving the model, in file order
+    QHash<int, QString> upstreamNames; // by provider index
+};
+
+bool isCapabilityTag(const QString &tag)
+{
+    static const QRegularExpression pattern(
+        u"^[A-Za-z0-9._:-]{1,64}/[A-Za-z0-9._:-]{1,64}/[A-Za-z0-9._:-]{1,64}$"_s);
+    return pattern.match(tag).hasMatch();
+}
+
+struct CompiledTarget {
+    config::RouteTarget::Kind kind = config::RouteTarget::Kind::Tier;
+    QList<int> pool; // Provider and Pool: provider indexes
+    QString tier;    // Tier: light, pro or auto
+    QString label;
+};
+
+struct CompiledBranch {
+    CompiledTarget target;
+    int weight = 0;
+};
+
+struct CompiledRule {
+    QString name;
+    int priority = 0;
+    bool hasCondition = false;
+    CompiledCondition when;
+    CompiledTarget target;
+    QList<CompiledBranch> split;
+    config::SplitKey splitKey = config::SplitKey::User;
+    quint64 seed = 0; // canary hash seed: each rule splits users independently
+};
+
+} // namespace
+
+struct Router::Compiled {
+    QList<EndpointProfile> profiles; // by provider index
+    QHash<QString, ModelServers> serversByModel;
+    QStringList firstUpstreamModel; // by provider index: sent when it does not serve the model
+    QList<int> lightPool;
+    QList<int> proPool;
+    QList<int> fallbackChain;
+    QList<CompiledRule> rules; // highest priority first; equal priorities in file order
+
+    QList<int> indexesOf(const config::Config &config, const QStringList &ids) const
+    {
+        QList<int> indexes;
+        for (const QString &id : ids) {
+            for (int i = 0; i < config.providers.size(); ++i) {
+                if (config.providers[i].id == id) {
+                    indexes.append(i);
+                    break;
+                }
+            }
+        }
+        return indexes;
+    }
+
+    CompiledTarget compileTarget(const config::Config &config,
+                                 const config::RouteTarget &target) const
+    {
+        CompiledTarget compiled;
+        compiled.kind = target.kind;
+        compiled.label = target.label();
+        if (target.kind == config::RouteTarget::Kind::Tier)
+            compiled.tier = target.names.value(0);
+        else
+            compiled.pool = indexesOf(config, target.names);
+        return compiled;
+    }
+
+    explicit Compiled(const config::Config &config)
+    {
+        for (int i = 0; i < config.providers.size(); ++i) {
+            const config::ProviderConfig &provider = config.providers[i];
+            profiles.append({i, provider.weight, provider.capacity,
+                             double(provider.latencyObjective.count()),
+                             stableHash(QStringView(provider.id))});
+            for (const config::ModelRoute &model : provider.models) {
+                ModelServers &servers = serversByModel[model.publicName];
+                servers.providers.append(i);
+                servers.upstreamNames.insert(i, model.upstreamName);
+            }
+            firstUpstreamModel.append(
+                provider.models.isEmpty() ? QString() : provider.models.first().upstreamName);
+        }
+        if (const config::TierConfig *light = config.routing.tier(kLight))
+            lightPool = indexesOf(config, light->pool);
+        if (const config::TierConfig *pro = config.routing.tier(kPro))
+            proPool = indexesOf(config, pro->pool);
+        fallbackChain = indexesOf(config, config.routing.fallbackChain);
+
+        for (const config::RouteRule &rule : config.routing.routes) {
+            CompiledRule compiled;
+            compiled.name = rule.name;
+            compiled.priority = rule.priority;
+            compiled.hasCondition = rule.when.has_value();
+            if (rule.when)
+                compiled.when = CompiledCondition::compile(*rule.when);
+            compiled.target = compileTarget(config, rule.to);
+            for (const config::SplitBranch &branch : rule.split)
+                compiled.split.append({compileTarget(config, branch.target), branch.weight});
+            compiled.splitKey = rule.splitKey;
+            compiled.seed = stableHash(QStringView(rule.name));
+            rules.append(std::move(compiled));
+        }
+        std::stable_sort(
+            rules.begin(), rules.end(),
+            [](const CompiledRule &a, const CompiledRule &b) { return a.priority > b.priority; });
+    }
+
+    const CompiledRule *rule(const QString &name) const
+    {
+        for (const CompiledRule &candidate : rules) {
+            if (candidate.name == name)
+                return &candidate;
+        }
+        return nullptr;
+    }
+};
+
+// Builds one decision. Everything it reads is either the compiled snapshot, the request, or the
+// health registry's read methods, so the same request in the same state gets the same decision.
+struct Router::DecisionBuilder {
+    const Router &router;
+    const Compiled &compiled;
+    const config::Config &config;
+    const RequestContext &context;
+    RouteDecision decision;
+    QVarLengthArray<bool, 128> listed;     // by provider index: already a candidate
+    quint64 sessionHash = 0;               // 0: no session, no affinity
+    double draw = 0.0;                     // from the request id: the same request draws the same
+    const ModelServers *servers = nullptr; // configured providers serving the requested model
+
+    DecisionBuilder(const Router &owner, const RequestContext &request)
+        : router(owner), compiled(*owner.m_compiled), config(*owner.m_config), context(request),
+          listed(owner.m_health.providerCount(), false)
+    {
+        decision.model = context.model;
+        decision.candidates.reserve(owner.m_health.providerCount());
+        decision.steps.reserve(8);
+        if (!context.session.isEmpty())
+            sessionHash = stableHash(QStringView(context.session)) | 1;
+        draw = unitInterval(stableHash(QByteArrayView(context.requestId), kDrawSeed));
+        const auto found = compiled.serversByModel.constFind(context.model);
+        if (found != compiled.serversByModel.cend())
+            servers = &*found;
+    }
+
+    QString upstreamModelOf(int index, const config::ProviderConfig &provider) const
+    {
+        if (index >= compiled.firstUpstreamModel.size())
+            return upstreamModelFor(provider, context.model); // a registered agent
+        if (servers) {
+            const auto served = servers->upstreamNames.constFind(index);
+            if (served != servers->upstreamNames.cend())
+                return *served;
+        }
+        const QString &first = compiled.firstUpstreamModel[index];
+        return first.isEmpty() ? context.model : first;
+    }
+
+    void step(const QString &stage, const QString &detail)
+    {
+        decision.steps.append({stage, detail});
+    }
+
+    const config::ProviderConfig &providerConfig(int index) const
+    {
+        if (index < config.providers.size())
+            return config.providers[index];
+        return router.m_health.providerConfig(index); // a registered agent
+    }
+
+    EndpointHealth healthOf(int index) const
+    {
+        const health::HealthRegistry &registry = router.m_health;
+        EndpointHealth now;
+        if (index >= registry.providerCount()) {
+            now.selectable = false;
+            return now;
+        }
+        now.selectable = registry.selectable(index);
+        if (!now.selectable)
+            return now;
+        now.inFlight = registry.inFlight(index);
+        now.latencyP50Ms = registry.latencyP50Ms(index);
+        now.successRatio = registry.recentSuccessRatio(index);
+        now.recentCalls = registry.recentCallCount(index);
+        now.trafficShare = registry.trafficShare(index);
+        return now;
+    }
+
+    // Ranks endpoints not yet listed and appends them as candidates. Returns how many.
+    qsizetype addPool(const QVarLengthArray<EndpointProfile, 64> &members, CandidateRole role,
+                      const QString &tier, int degradationLevel, PoolOrder order,
+                      const config::ScoringWeights &weights, const QString &poolName)
+    {
+        const QVarLengthArray<EndpointProfile, 64> &profiles = members;
+        QVarLengthArray<EndpointHealth, 64> health;
+        for (const EndpointProfile &member : members)
+            health.append(healthOf(member.providerIndex));
+        const PoolRanking ranking = rankPool(profiles.constData(), health.constData(),
+                                             profiles.size(), weights, order, sessionHash, draw);
+
+        for (int skipped : ranking.skipped) {
+            step(u"pool"_s,
+                 u"%1: skipped `%2`: not selectable (breaker open, disabled, draining or "
+                 u"retired)"_s.arg(poolName, providerConfig(profiles[skipped].providerIndex).id));
+        }
+        for (qsizetype r = 0; r < ranking.ranked.size(); ++r) {
+            const ScoredEndpoint &scored = ranking.ranked[r];
+            const int index = profiles[scored.member].providerIndex;
+            const config::ProviderConfig &provider = providerConfig(index);
+            const QString &reason = role != CandidateRole::Primary
+                                        ? (role == CandidateRole::CrossTier      ? kReasonCrossTier
+                                           : role == CandidateRole::LighterModel ? kReasonLighter
+                                                                                 : kReasonFallback)
+                                    : r > 0                                      ? kReasonRanked
+                                    : ranking.first == FirstChoice::Affinity     ? kReasonAffinity
+                                    : ranking.first == FirstChoice::WeightedDraw ? kReasonDraw
+                                                                                 : kReasonRanked;
+            // Built whole and moved in: copy-constructing its strings is cheaper than assigning.
+            decision.candidates.append(RouteCandidate{
+                .providerIndex = index,
+                .providerId = provider.id,
+                .upstreamModel = upstreamModelOf(index, provider),
+                .tier = tier,
+                .role = role,
+                .degradationLevel = degradationLevel,
+                .score = scored.score,
+                .factors = scored.factors,
+                .reason = reason,
+            });
+            if (index < listed.size())
+                listed[index] = true;
+        }
+        if (ranking.ranked.isEmpty() || order != PoolOrder::ChooseFirst)
+            return ranking.ranked.size();
+
+        const RouteCandidate &first =
+            decision.candidates[decision.candidates.size() - ranking.ranked.size()];
+        if (ranking.first == FirstChoice::Affinity) {
+            step(u"affinity"_s, poolName % u": session `"_s % context.session % u"` stays on `"_s %
+                                    first.providerId % u"` while it is healthy"_s);
+        } else {
+            step(u"pool"_s, poolName % u": weighted draw "_s % twoDecimals(draw) % u" chose `"_s %
+                                first.providerId % u"` (score "_s % twoDecimals(first.score) %
+                                u" of "_s % twoDecimals(ranking.scoreTotal) % u" across "_s %
+                                QString::number(ranking.ranked.size()) % u" endpoint(s))"_s);
+        }
+        return ranking.ranked.size();
+    }
+
+    qsizetype addProviders(const QList<int> &indexes, CandidateRole role, const QString &tier,
+                           int degradationLevel, PoolOrder order, const QString &poolName)
+    {
+        QVarLengthArray<EndpointProfile, 64> members;
+        for (int index : indexes) {
+            if (index >= listed.size() || !listed[index])
+                members.append(compiled.profiles[index]);
+        }
+        return addPool(members, role, tier, degradationLevel, order, config.routing.scoring,
+                       poolName);
+    }
+
+    void addFallbackChain()
+    {
+        if (compiled.fallbackChain.isEmpty())
+            return;
+        const qsizetype added =
+            addProviders(compiled.fallbackChain, CandidateRole::FallbackChain, QString(), 0,
+                         PoolOrder::AsListed, u"fallback_chain"_s);
+        if (added > 0)
+            step(u"failover"_s,
+                 u"then "_s % QString::number(added) % u" endpoint(s) of the fallback chain"_s);
+    }
+
+    const CompiledTarget &pickCanary(const CompiledRule &rule)
+    {
+        // Live weights when set (the override is shared, not copied), else the file's.
+        const auto override = router.m_canaryOverrides.constFind(rule.name);
+        const bool live =
+            override != router.m_canaryOverrides.cend() && override->size() == rule.split.size();
+        const auto weightOf = [&](qsizetype branch) {
+            return std::max(0, live ? override->at(branch) : rule.split[branch].weight);
+        };
+        const QString keyName = splitKeyName(rule.splitKey);
+        const QString &key = rule.splitKey == config::SplitKey::User     ? context.user
+                             : rule.splitKey == config::SplitKey::Tenant ? context.tenant
+                                                                         : context.session;
+        const quint64 hash = key.isEmpty()
+                                 ? stableHash(QByteArrayView(context.requestId), rule.seed)
+                                 : stableHash(QStringView(key), rule.seed);
+        const int bucket = int(hash % kCanaryBuckets);
+        qint64 total = 0;
+        for (qsizetype i = 0; i < rule.split.size(); ++i)
+            total += weightOf(i);
+        qsizetype side = rule.split.size() - 1;
+        qint64 cumulative = 0;
+        int lowBucket = 0;
+        int highBucket = kCanaryBuckets;
+        for (qsizetype i = 0; i < rule.split.size() && total > 0; ++i) {
+            const int low = int(cumulative * kCanaryBuckets / total);
+            cumulative += weightOf(i);
+            const int high = int(cumulative * kCanaryBuckets / total);
+            if (bucket < high) {
+                side = i;
+                lowBucket = low;
+                highBucket = high;
+                break;
+            }
+        }
+        const CompiledBranch &branch = rule.split[side];
+        decision.canarySide = branch.target.label;
+        const QString who = key.isEmpty()
+                                ? QString(u"no "_s % keyName % u" given, so request id `"_s %
+                                          QLatin1StringView(context.requestId) % u'`')
+                                : QString(keyName % u" `"_s % key % u'`');
+        step(u"canary"_s, who % u" is in bucket "_s % QString::number(bucket) % u" of "_s %
+                              QString::number(kCanaryBuckets) % u"; `"_s % branch.target.label %
+                              u"` takes buckets "_s % QString::number(lowBucket) % u'-' %
+                              QString::number(highBucket - 1) % u" (weight "_s %
+                              QString::number(weightOf(side)) % u" of "_s % QString::number(total) %
+                              u')');
+        return branch.target;
+    }
+
+    void routeTier(const QString &pinnedTier)
+    {
+        QString tier = pinnedTier;
+        if (pinnedTier == kAuto) {
+            const TierChoice choice = chooseTier(context, config.routing);
+            decision.cascadeStep = choice.step;
+            decision.complexityScore = choice.complexityScore;
+            step(u"cascade"_s, choice.reason);
+            tier = choice.tier;
+        } else {
+            step(u"tier"_s, u"the rule pins tier "_s % tier);
+        }
+        decision.tier = tier;
+        const bool light = tier == kLight;
+        const qsizetype primary =
+            addProviders(light ? compiled.lightPool : compiled.proPool, CandidateRole::Primary,
+                         tier, 0, PoolOrder::ChooseFirst, u"tier "_s % tier);
+        if (primary == 0)
+            step(u"tier"_s,
+                 u"tier "_s % tier % u" is degraded: none of its endpoints can be chosen"_s);
+        if (light) {
+            const qsizetype added = addProviders(compiled.proPool, CandidateRole::CrossTier, kPro,
+                                                 0, PoolOrder::ByScore, u"tier pro"_s);
+            if (added > 0)
+                step(u"failover"_s,
+                     u"then "_s % QString::number(added) % u" endpoint(s) of tier pro"_s);
+        } else if (context.fallbackLevel >= RequestContext::kLighterModel) {
+            const qsizetype added =
+                addProviders(compiled.lightPool, CandidateRole::LighterModel, kLight,
+                             RequestContext::kLighterModel, PoolOrder::ByScore, u"tier light"_s);
+            if (added > 0)
+                step(u"failover"_s,
+                     u"then %1 endpoint(s) of tier light as a lighter model (degradation level "
+                     u"1; the request allows up to %2)"_s.arg(added)
+                         .arg(context.fallbackLevel));
+        } else {
+            step(u"failover"_s, u"no lighter model: the request's fallback level is 0"_s);
+        }
+        addFallbackChain();
+    }
+
+    void routeTarget(const CompiledTarget &target)
+    {
+        if (target.kind == config::RouteTarget::Kind::Tier) {
+            routeTier(target.tier);
+            return;
+        }
+        // A pinned provider or pool is a promise about where a request may go (a rule keeping
+        // sensitive traffic local, a canary side), so no other tier or fallback chain follows.
+        const QString name = target.kind == config::RouteTarget::Kind::Provider
+                                 ? u"provider `%1`"_s.arg(target.label)
+                                 : u"pool %1"_s.arg(target.label);
+        step(u"target"_s, u"pinned to %1; no failover beyond it"_s.arg(name));
+        addProviders(target.pool, CandidateRole::Primary, QString(), 0, PoolOrder::ChooseFirst,
+                     name);
+    }
+
+    void routeIntent()
+    {
+        const AgentRegistry &agents = router.m_agents;
+        const QList<const AgentRecord *> offering = agents.offering(context.intent);
+        if (offering.isEmpty()) {
+            decision.refusal = RouteDecision::Refusal::NoCandidate;
+            step(u"intent"_s, u"no live, idle agent offers `%1` (%2 agent(s) registered)"_s.arg(
+                                  context.intent, QString::number(agents.agents().size())));
+            return;
+        }
+        step(u"intent"_s,
+             u"%1 agent(s) offer `%2`"_s.arg(QString::number(offering.size()), context.intent));
+        QVarLengthArray<EndpointProfile, 64> members;
+        for (const AgentRecord *agent : offering) {
+            const config::ProviderConfig &provider = providerConfig(agent->providerIndex);
+            members.append({agent->providerIndex, provider.weight, provider.capacity,
+                            double(provider.latencyObjective.count()),
+                            stableHash(QStringView(provider.id))});
+        }
+        addPool(members, CandidateRole::Primary, QString(), 0, PoolOrder::ChooseFirst,
+                config.routing.agents.scoring, u"agents offering `%1`"_s.arg(context.intent));
+    }
+
+    void routeRequest()
+    {
+        if (!context.intent.isEmpty()) {
+            routeIntent();
+        } else if (const CompiledRule *rule = matchingRule()) {
+            decision.rule = rule->name;
+            const QString head =
+                u'`' % rule->name % u"` (priority "_s % QString::number(rule->priority) % u')';
+            step(u"rule"_s, rule->hasCondition ? QString(head % u" matched: "_s % rule->when.text())
+                                               : QString(head % u" matches every request"_s));
+            routeTarget(rule->split.isEmpty() ? rule->target : pickCanary(*rule));
+        } else {
+            step(u"rule"_s, compiled.rules.isEmpty()
+                                ? u"no rules configured: the model's providers are the pool"_s
+                                : u"none of %1 rule(s) matched: the model's providers are the "
+                                  u"pool"_s.arg(compiled.rules.size()));
+            if (!servers) {
+                decision.refusal = RouteDecision::Refusal::UnknownModel;
+                step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
+                return;
+            }
+            addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
+                         PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
+            addFallbackChain();
+        }
+        if (decision.candidates.isEmpty() && decision.refusal == RouteDecision::Refusal::None) {
+            decision.refusal = RouteDecision::Refusal::NoCandidate;
+            step(u"refusal"_s, u"no endpoint can be chosen now"_s);
+        }
+    }
+
+    const CompiledRule *matchingRule() const
+    {
+        for (const CompiledRule &rule : compiled.rules) {
+            if (!rule.hasCondition || rule.when.matches(context))
+                return &rule;
+        }
+        return nullptr;
+    }
+};
+
+Router::Router(std::shared_ptr<const config::Config> config, health::HealthRegistry &health,
+               const health::Clock &clock, QObject *parent)
+    : QObject(parent), m_health(health), m_agents(clock, config->routing.agents.ttl)
+{
+    setConfig(std::move(config));
+    m_agentSweep.setInterval(kAgentSweepInterval);
+    connect(&m_agentSweep, &QTimer::timeout, this, &Router::expireAgents);
+    m_agentSweep.start();
+}
+
+Router::~Router() = default;
+
+void Router::setConfig(std::shared_ptr<const config::Config> config)
+{
+    auto compiled = std::make_unique<const Compiled>(*config);
+    // Live canary weights outlive a reload only when their rule keeps its branches.
+    for (auto it = m_canaryOverrides.begin(); it != m_canaryOverrides.end();) {
+        const CompiledRule *before = m_compiled ? m_compiled->rule(it.key()) : nullptr;
+        const CompiledRule *after = compiled->rule(it.key());
+        bool same = before && after && before->split.size() == after->split.size();
+        for (qsizetype i = 0; same && i < after->split.size(); ++i)
+            same = before->split[i].target.label == after->split[i].target.label;
+        it = same ? std::next(it) : m_canaryOverrides.erase(it);
+    }
+    m_compiled = std::move(compiled);
+    m_config = std::move(config);
+    m_agents.setTtl(m_config->routing.agents.ttl);
+}
+
+const std::shared_ptr<const config::Config> &Router::config() const
+{
+    return m_config;
+}
+
+RouteDecision Router::route(const RequestContext &context) const
+{
+    DecisionBuilder builder(*this, context);
+    builder.routeRequest();
+    return std::move(builder.decision);
+}
+
+std::variant<Explanation, http::ApiError>
+Router::explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body) const
+{
+    auto parsed = http::parseChatRequest(body);
+    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+        return *error;
+    const http::ChatRequest &chat = std::get<http::ChatRequest>(parsed);
+    auto built = buildRequestContext(headers, chat);
+    if (const auto *error = std::get_if<http::ApiError>(&built))
+        return *error;
+    Explanation explanation;
+    explanation.context = std::get<RequestContext>(std::move(built));
+    // The same id rule as live traffic, so the same x-request-id draws the same endpoint.
+    if (explanation.context.requestId.isEmpty())
+        explanation.context.requestId = telemetry::newRequestId();
+    explanation.decision = route(explanation.context);
+    explanation.stripsRoutingObject = chat.hasRoutingObject;
+    return explanation;
+}
+
+QList<QPair<QString, QString>> Router::models() const
+{
+    QList<QPair<QString, QString>> models;
+    for (auto it = m_compiled->serversByModel.cbegin(); it != m_compiled->serversByModel.cend();
+         ++it) {
+        // Indexes are in file order: the provider listed first owns the model in /v1/models.
+        models.append({it.key(), m_config->providers[it->providers.first()].id});
+    }
+    std::sort(models.begin(), models.end());
+    return models;
+}
+
+QList<CanarySplitState> Router::canarySplits() const
+{
+    QList<CanarySplitState> splits;
+    for (const CompiledRule &rule : m_compiled->rules) {
+        if (rule.split.isEmpty())
+            continue;
+        CanarySplitState state;
+        state.rule = rule.name;
+        state.key = rule.splitKey;
+        const auto override = m_canaryOverrides.constFind(rule.name);
+        state.overridden = override != m_canaryOverrides.cend();
+        for (qsizetype i = 0; i < rule.split.size(); ++i) {
+            const int configured = rule.split[i].weight;
+            state.branches.append({rule.split[i].target.label, configured,
+                                   state.overridden ? override->value(i) : configured});
+        }
+        splits.append(state);
+    }
+    return splits;
+}
+
+QString Router::setCanaryWeights(const QString &ruleName, const QList<int> &weights)
+{
+    const CompiledRule *rule = m_compiled->rule(ruleName);
+    if (!rule || rule->split.isEmpty())
+        return u"no route named `%1` has a split"_s.arg(ruleName);
+    if (weights.size() != rule->split.size())
+        return u"route `%1` splits %2 ways, got %3 weight(s)"_s.arg(
+            ruleName, QString::number(rule->split.size()), QString::number(weights.size()));
+    qint64 total = 0;
+    for (int weight : weights) {
+        if (weight < 0)
+            return u"split weight must be at least 0, got %1"_s.arg(weight);
+        total += weight;
+    }
+    if (total <= 0)
+        return u"split weights must add up to more than 0"_s;
+    m_canaryOverrides.insert(ruleName, weights);
+    qCInfo(lcRouting).noquote() << "canary" << ruleName << "weights set to" << weights;
+    emit canaryWeightsChanged(ruleName);
+    return {};
+}
+
+bool Router::resetCanaryWeights(const QString &ruleName)
+{
+    const CompiledRule *rule = m_compiled->rule(ruleName);
+    if (!rule || rule->split.isEmpty())
+        return false;
+    if (m_canaryOverrides.remove(ruleName) > 0)
+        emit canaryWeightsChanged(ruleName);
+    return true;
+}
+
+std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &registration)
+{
+    using Reason = AgentRefusal::Reason;
+    static const QRegularExpression idPattern(u"^[A-Za-z0-9._-]+$"_s);
+    if (registration.id.isEmpty() || registration.id.size() > kLongestAgentIdBytes ||
+        !idPattern.match(registration.id).hasMatch())
+        return AgentRefusal{Reason::Invalid,
+                            u"`id` must be 1 to 64 letters, digits, `.`, `_` or `-`"_s};
+    if (m_config->provider(registration.id))
+        return AgentRefusal{Reason::IdTaken,
+                            u"`%1` is a configured provider; an agent needs an id of its own"_s.arg(
+                                registration.id)};
+    const QUrl &url = registration.baseUrl;
+    if (!url.isValid() || (url.scheme() != u"http"_s && url.scheme() != u"https"_s) ||
+        url.host().isEmpty())
+        return AgentRefusal{Reason::Invalid, u"`base_url` must be an http or https URL such as "
+                                             u"`http://127.0.0.1:9001/v1`"_s};
+    if (registration.capabilities.isEmpty())
+        return AgentRefusal{Reason::Invalid, u"`capabilities` must list at least one tag"_s};
+    for (const QString &tag : registration.capabilities) {
+        if (!isCapabilityTag(tag))
+            return AgentRefusal{Reason::Invalid,
+                                u"capability `%1` must be `domain/action/attribute`, each a word "
+                                u"of letters, digits, `-`, `_`, `.` or `:`"_s.arg(tag)};
+    }
+    if (registration.capacity < 0)
+        return AgentRefusal{Reason::Invalid, u"`capacity` must be at least 1"_s};
+    for (const QString &model : registration.models) {
+        if (model.isEmpty())
+            return AgentRefusal{Reason::Invalid, u"`models` must not hold an empty name"_s};
+    }
+
+    config::ProviderConfig provider;
+    provider.id = registration.id;
+    provider.kind = config::ProviderKind::OpenAi;
+    provider.baseUrl = registration.baseUrl;
+    provider.capacity = registration.capacity > 0 ? registration.capacity
+                                                  : m_config->routing.agents.defaultCapacity;
+    provider.latencyObjective = std::chrono::milliseconds(qint64(kAgentLatencyObjectiveMs));
+    for (const QString &model : registration.models)
+        provider.models.append({model, model});
+
+    // A re-registration with the same address keeps its endpoint and health history; a moved
+    // agent is a new endpoint (calls in flight to the old address finish there).
+    int index = -1;
+    if (const AgentRecord *existing = m_agents.find(registration.id)) {
+        const config::ProviderConfig &before = m_health.providerConfig(existing->providerIndex);
+        const bool same = before.baseUrl == provider.baseUrl &&
+                          before.capacity == provider.capacity &&
+                          registration.models == existing->registration.models;
+        if (same)
+            index = existing->providerIndex;
+        else
+            m_health.retireProvider(existing->providerIndex);
+    }
+    if (index < 0)
+        index = m_health.addProvider(provider);
+    m_agents.upsert(registration, index);
+    qCInfo(lcRouting).noquote() << "agent" << registration.id << "registered at"
+                                << registration.baseUrl.toString() << "offering"
+                                << registration.capabilities.join(u", "_s);
+    emit agentsChanged();
+    return std::nullopt;
+}
+
+std::optional<AgentRefusal> Router::agentHeartbeat(const QString &id, std::optional<bool> busy)
+{
+    if (!m_agents.heartbeat(id, busy))
+        return AgentRefusal{AgentRefusal::Reason::Unknown,
+                            u"no registered agent `%1`; register it again with POST "
+                            u"/admin/v1/agents"_s.arg(id)};
+    if (busy)
+        emit agentsChanged();
+    return std::nullopt;
+}
+
+std::optional<AgentRefusal> Router::removeAgent(const QString &id)
+{
+    const std::optional<AgentRecord> removed = m_agents.remove(id);
+    if (!removed)
+        return AgentRefusal{AgentRefusal::Reason::Unknown, u"no registered agent `%1`"_s.arg(id)};
+    m_health.retireProvider(removed->providerIndex);
+    qCInfo(lcRouting).noquote() << "agent" << id << "deregistered";
+    emit agentsChanged();
+    return std::nullopt;
+}
+
+void Router::expireAgents()
+{
+    const QList<AgentRecord> expired = m_agents.expire();
+    for (const AgentRecord &agent : expired) {
+        m_health.retireProvider(agent.providerIndex);
+        qCInfo(lcRouting).noquote()
+            << "agent" << agent.registration.id << "removed: no heartbeat for"
+            << m_agents.ttl().count() << "ms";
+    }
+    if (!expired.isEmpty())
+        emit agentsChanged();
+}
+
+} // namespace switchyard::routing
