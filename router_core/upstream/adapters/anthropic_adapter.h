@@ -1,0 +1,35 @@
+#pragma once
+
+#include "upstream/adapters/provider_adapter.h"
+
+#include <QJsonObject>
+
+namespace switchyard::upstream::adapters {
+
+// Anthropic's Messages API behind the OpenAI chat protocol (docs/adapters.md has the mapping
+// table): requests are rebuilt as Messages requests, answers, errors and the event stream
+// (message_start ... message_stop) come back as OpenAI shapes.
+class AnthropicAdapter final : public ProviderAdapter {
+public:
+    explicit AnthropicAdapter(const config::ProviderConfig &provider) : m_provider(provider) {}
+
+    std::variant<PreparedRequest, http::ApiError>
+    buildRequest(const AdapterRequest &request) const override;
+    AnswerTranslation translateAnswer(const AnswerShape &shape,
+                                      const QByteArray &body) const override;
+    std::unique_ptr<StreamTranslator> startStream(const AnswerShape &shape) const override;
+    http::ApiError translateError(int status, const HeaderList &headers,
+                                  QByteArrayView body) const override;
+
+private:
+    const config::ProviderConfig &m_provider;
+};
+
+// OpenAI's finish_reason for Anthropic's stop_reason; empty for none.
+QString finishReasonFromStopReason(const QString &stopReason);
+// The HTTP status an Anthropic error type stands for, for errors that arrive inside a stream.
+int statusOfAnthropicErrorType(const QString &type);
+// Usage from an Anthropic `usage` object: cache reads and writes count as prompt tokens.
+Usage usageFromAnthropic(const QJsonObject &usage, Usage known = {});
+
+} // namespace switchyard::upstream::adapters

@@ -1,0 +1,521 @@
+#include "upstream/adapters/anthropic_ingress.h"
+
+#include "upstream/adapters/openai_shapes.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QStringList>
+
+namespace switchyard::upstream::adapters {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QByteArray compact(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QString typeName(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Array:
+        return u"an array"_s;
+    case QJsonValue::Object:
+        return u"an object"_s;
+    case QJsonValue::Double:
+        return u"a number"_s;
+    case QJsonValue::String:
+        return u"a string"_s;
+    case QJsonValue::Bool:
+        return u"a boolean"_s;
+    case QJsonValue::Null:
+        return u"null"_s;
+    case QJsonValue::Undefined:
+        break;
+    }
+    return u"nothing"_s;
+}
+
+http::ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
+{
+    return http::ApiError::invalidRequest(
+        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
+                                                                         typeName(got)),
+        param);
+}
+
+http::ApiError missing(const QString &param)
+{
+    return http::ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param), param);
+}
+
+http::ApiError unsupported(const QString &what, const QString &param)
+{
+    return http::ApiError::invalidRequest(
+        u"%1 in '%2' is not supported on /v1/messages by this gateway."_s.arg(what, param), param);
+}
+
+// Text of a tool result or system prompt given as a string or as text blocks.
+QString blocksText(const QJsonValue &content)
+{
+    if (content.isString())
+        return content.toString();
+    QStringList parts;
+    for (const QJsonValue &block : content.toArray()) {
+        const QJsonObject object = block.toObject();
+        if (object.value(u"type"_s).toString() == u"text"_s)
+            parts.append(object.value(u"text"_s).toString());
+    }
+    return parts.join(u'\n');
+}
+
+class ChatRequestBuilder {
+public:
+    std::optional<http::ApiError> error;
+
+    QJsonArray convertMessages(const QJsonObject &request)
+    {
+        QJsonArray chat;
+        const QJsonValue system = request.value(u"system"_s);
+        if (system.isString() || system.isArray()) {
+            const QString text = blocksText(system);
+            if (!text.isEmpty())
+                chat.append(QJsonObject{{u"role"_s, u"system"_s}, {u"content"_s, text}});
+        } else if (!system.isUndefined() && !system.isNull()) {
+            fail(wrongType(u"system"_s, u"a string or an array of text blocks"_s, system));
+        }
+        const QJsonArray messages = request.value(u"messages"_s).toArray();
+        for (qsizetype index = 0; index < messages.size() && !error; ++index) {
+            const QString param = u"messages[%1]"_s.arg(index);
+            if (!messages.at(index).isObject()) {
+                fail(wrongType(param, u"an object"_s, messages.at(index)));
+                break;
+            }
+            const QJsonObject message = messages.at(index).toObject();
+            const QString role = message.value(u"role"_s).toString();
+            const QJsonValue content = message.value(u"content"_s);
+            if (role != u"user"_s && role != u"assistant"_s) {
+                fail(http::ApiError::invalidRequest(
+                    u"Invalid value for '%1.role': expected `user` or `assistant`%2."_s.arg(
+                        param, role == u"system"_s
+                                   ? u"; a system prompt goes in the top-level `system` field"_s
+                                   : QString()),
+                    param + u".role"_s));
+                break;
+            }
+            if (content.isString()) {
+                chat.append(QJsonObject{{u"role"_s, role}, {u"content"_s, content}});
+                continue;
+            }
+            if (!content.isArray()) {
+                fail(wrongType(param + u".content"_s, u"a string or an array of content blocks"_s,
+                               content));
+                break;
+            }
+            if (role == u"user"_s)
+                convertUserBlocks(content.toArray(), param, chat);
+            else
+                convertAssistantBlocks(content.toArray(), param, chat);
+        }
+        return chat;
+    }
+
+    void convertTools(const QJsonObject &request, QJsonObject &chat)
+    {
+        const QJsonValue toolsValue = request.value(u"tools"_s);
+        if (toolsValue.isArray()) {
+            QJsonArray tools;
+            const QJsonArray list = toolsValue.toArray();
+            for (qsizetype index = 0; index < list.size(); ++index) {
+                const QJsonObject tool = list.at(index).toObject();
+                const QString type = tool.value(u"type"_s).toString();
+                if (!type.isEmpty() && type != u"custom"_s) {
+                    fail(unsupported(u"A server tool of type `%1`"_s.arg(type),
+                                     u"tools[%1]"_s.arg(index)));
+                    return;
+                }
+                QJsonObject function{{u"name"_s, tool.value(u"name"_s)}};
+                if (tool.contains(u"description"_s))
+                    function.insert(u"description"_s, tool.value(u"description"_s));
+                function.insert(u"parameters"_s, tool.value(u"input_schema"_s));
+                tools.append(QJsonObject{{u"type"_s, u"function"_s}, {u"function"_s, function}});
+            }
+            if (!tools.isEmpty())
+                chat.insert(u"tools"_s, tools);
+        }
+        const QJsonObject choice = request.value(u"tool_choice"_s).toObject();
+        const QString type = choice.value(u"type"_s).toString();
+        if (type == u"auto"_s)
+            chat.insert(u"tool_choice"_s, u"auto"_s);
+        else if (type == u"any"_s)
+            chat.insert(u"tool_choice"_s, u"required"_s);
+        else if (type == u"none"_s)
+            chat.insert(u"tool_choice"_s, u"none"_s);
+        else if (type == u"tool"_s)
+            chat.insert(
+                u"tool_choice"_s,
+                QJsonObject{{u"type"_s, u"function"_s},
+                            {u"function"_s, QJsonObject{{u"name"_s, choice.value(u"name"_s)}}}});
+        if (choice.value(u"disable_parallel_tool_use"_s).toBool())
+            chat.insert(u"parallel_tool_calls"_s, false);
+    }
+
+private:
+    void fail(http::ApiError problem)
+    {
+        if (!error)
+            error = std::move(problem);
+    }
+
+    // Tool results come first, each as an OpenAI `tool` message, since OpenAI wants them right
+    // after the assistant's tool calls; the rest of the turn follows as one user message.
+    void convertUserBlocks(const QJsonArray &blocks, const QString &param, QJsonArray &chat)
+    {
+        QJsonArray parts;
+        for (qsizetype index = 0; index < blocks.size(); ++index) {
+            const QJsonObject block = blocks.at(index).toObject();
+            const QString type = block.value(u"type"_s).toString();
+            const QString blockParam = u"%1.content[%2]"_s.arg(param).arg(index);
+            if (type == u"text"_s) {
+                parts.append(
+                    QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, block.value(u"text"_s)}});
+            } else if (type == u"image"_s) {
+                const QJsonObject source = block.value(u"source"_s).toObject();
+                const QString sourceType = source.value(u"type"_s).toString();
+                QString url;
+                if (sourceType == u"base64"_s) {
+                    url = u"data:%1;base64,%2"_s.arg(source.value(u"media_type"_s).toString(),
+                                                     source.value(u"data"_s).toString());
+                } else if (sourceType == u"url"_s) {
+                    url = source.value(u"url"_s).toString();
+                } else {
+                    fail(
+                        unsupported(u"An image source of type `%1`"_s.arg(sourceType), blockParam));
+                    return;
+                }
+                parts.append(QJsonObject{{u"type"_s, u"image_url"_s},
+                                         {u"image_url"_s, QJsonObject{{u"url"_s, url}}}});
+            } else if (type == u"tool_result"_s) {
+                chat.append(QJsonObject{{u"role"_s, u"tool"_s},
+                                        {u"tool_call_id"_s, block.value(u"tool_use_id"_s)},
+                                        {u"content"_s, blocksText(block.value(u"content"_s))}});
+            } else {
+                fail(unsupported(u"A content block of type `%1`"_s.arg(type), blockParam));
+                return;
+            }
+        }
+        if (parts.isEmpty())
+            return;
+        const bool oneText = parts.size() == 1;
+        chat.append(QJsonObject{{u"role"_s, u"user"_s},
+                                {u"content"_s, oneText ? parts.first().toObject().value(u"text"_s)
+                                                       : QJsonValue(parts)}});
+    }
+
+    void convertAssistantBlocks(const QJsonArray &blocks, const QString &param, QJsonArray &chat)
+    {
+        QString text;
+        QJsonArray calls;
+        for (qsizetype index = 0; index < blocks.size(); ++index) {
+            const QJsonObject block = blocks.at(index).toObject();
+            const QString type = block.value(u"type"_s).toString();
+            if (type == u"text"_s) {
+                text += block.value(u"text"_s).toString();
+            } else if (type == u"tool_use"_s) {
+                calls.append(QJsonObject{
+                    {u"id"_s, block.value(u"id"_s)},
+                    {u"type"_s, u"function"_s},
+                    {u"function"_s,
+                     QJsonObject{{u"name"_s, block.value(u"name"_s)},
+                                 {u"arguments"_s, QString::fromUtf8(compact(
+                                                      block.value(u"input"_s).toObject()))}}}});
+            } else if (type != u"thinking"_s && type != u"redacted_thinking"_s) {
+                // Thinking is the model's own earlier reasoning: no OpenAI provider takes it back.
+                fail(unsupported(u"A content block of type `%1`"_s.arg(type),
+                                 u"%1.content[%2]"_s.arg(param).arg(index)));
+                return;
+            }
+        }
+        QJsonObject message{
+            {u"role"_s, u"assistant"_s},
+            {u"content"_s, text.isEmpty() && !calls.isEmpty() ? QJsonValue() : QJsonValue(text)}};
+        if (!calls.isEmpty())
+            message.insert(u"tool_calls"_s, calls);
+        chat.append(message);
+    }
+};
+
+} // namespace
+
+std::variant<QByteArray, http::ApiError> chatRequestFromMessages(QByteArrayView messagesBody)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(messagesBody.toByteArray(), &parseError);
+    if (!document.isObject()) {
+        return http::ApiError::invalidRequest(
+            u"We could not parse the JSON body of your request (%1). The body must be a JSON "
+            u"object."_s.arg(parseError.error == QJsonParseError::NoError
+                                 ? u"not an object"_s
+                                 : parseError.errorString()));
+    }
+    const QJsonObject request = document.object();
+    const QJsonValue model = request.value(u"model"_s);
+    if (model.isUndefined())
+        return missing(u"model"_s);
+    if (!model.isString())
+        return wrongType(u"model"_s, u"a string"_s, model);
+    const QJsonValue messages = request.value(u"messages"_s);
+    if (messages.isUndefined())
+        return missing(u"messages"_s);
+    if (!messages.isArray())
+        return wrongType(u"messages"_s, u"an array"_s, messages);
+
+    ChatRequestBuilder builder;
+    QJsonObject chat{{u"model"_s, model}};
+    chat.insert(u"messages"_s, builder.convertMessages(request));
+    const QJsonValue maxTokens = request.value(u"max_tokens"_s);
+    if (maxTokens.isDouble())
+        chat.insert(u"max_tokens"_s, maxTokens);
+    else if (!maxTokens.isUndefined())
+        return wrongType(u"max_tokens"_s, u"an integer"_s, maxTokens);
+    if (request.value(u"stop_sequences"_s).isArray())
+        chat.insert(u"stop"_s, request.value(u"stop_sequences"_s));
+    for (const QString &name : {u"temperature"_s, u"top_p"_s}) {
+        if (request.value(name).isDouble())
+            chat.insert(name, request.value(name));
+    }
+    if (request.value(u"stream"_s).toBool()) {
+        chat.insert(u"stream"_s, true);
+        chat.insert(u"stream_options"_s, QJsonObject{{u"include_usage"_s, true}});
+    }
+    builder.convertTools(request, chat);
+    const QJsonValue userId = request.value(u"metadata"_s).toObject().value(u"user_id"_s);
+    if (userId.isString())
+        chat.insert(u"user"_s, userId);
+    if (builder.error)
+        return *builder.error;
+    return compact(chat);
+}
+
+QString stopReasonFromFinishReason(const QString &finishReason)
+{
+    if (finishReason == u"length"_s)
+        return u"max_tokens"_s;
+    if (finishReason == u"tool_calls"_s || finishReason == u"function_call"_s)
+        return u"tool_use"_s;
+    if (finishReason == u"content_filter"_s)
+        return u"refusal"_s;
+    return u"end_turn"_s;
+}
+
+std::variant<QByteArray, http::ApiError> messageFromCompletion(QByteArrayView completionJson)
+{
+    const QJsonObject completion = QJsonDocument::fromJson(completionJson.toByteArray()).object();
+    const QJsonObject choice = completion.value(u"choices"_s).toArray().at(0).toObject();
+    const QJsonObject message = choice.value(u"message"_s).toObject();
+    QJsonArray content;
+    const QString text = message.value(u"content"_s).toString();
+    if (!text.isEmpty())
+        content.append(QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, text}});
+    for (const QJsonValue &call : message.value(u"tool_calls"_s).toArray()) {
+        const QJsonObject function = call.toObject().value(u"function"_s).toObject();
+        const QString arguments = function.value(u"arguments"_s).toString();
+        const QJsonDocument input =
+            QJsonDocument::fromJson(arguments.trimmed().isEmpty() ? "{}" : arguments.toUtf8());
+        if (!input.isObject()) {
+            return unusableAnswer(u"The provider sent tool call arguments that are not a JSON "
+                                  u"object; they cannot be given as Anthropic tool input."_s);
+        }
+        content.append(QJsonObject{{u"type"_s, u"tool_use"_s},
+                                   {u"id"_s, call.toObject().value(u"id"_s)},
+                                   {u"name"_s, function.value(u"name"_s)},
+                                   {u"input"_s, input.object()}});
+    }
+    const Usage usage = usageFromOpenAi(completion.value(u"usage"_s).toObject());
+    const QJsonValue finish = choice.value(u"finish_reason"_s);
+    return compact(QJsonObject{
+        {u"id"_s, completion.value(u"id"_s)},
+        {u"type"_s, u"message"_s},
+        {u"role"_s, u"assistant"_s},
+        {u"model"_s, completion.value(u"model"_s)},
+        {u"content"_s, content},
+        {u"stop_reason"_s, finish.isString()
+                               ? QJsonValue(stopReasonFromFinishReason(finish.toString()))
+                               : QJsonValue()},
+        {u"stop_sequence"_s, QJsonValue::Null},
+        {u"usage"_s,
+         QJsonObject{{u"input_tokens"_s, std::max<qint64>(usage.promptTokens, 0)},
+                     {u"output_tokens"_s, std::max<qint64>(usage.completionTokens, 0)}}}});
+}
+
+QString anthropicErrorType(int status)
+{
+    switch (status) {
+    case 400:
+    case 422:
+        return u"invalid_request_error"_s;
+    case 401:
+        return u"authentication_error"_s;
+    case 403:
+        return u"permission_error"_s;
+    case 404:
+    case 405:
+        return u"not_found_error"_s;
+    case 413:
+        return u"request_too_large"_s;
+    case 429:
+        return u"rate_limit_error"_s;
+    case 503:
+    case 529:
+        return u"overloaded_error"_s;
+    default:
+        break;
+    }
+    return status >= 400 && status < 500 ? u"invalid_request_error"_s : u"api_error"_s;
+}
+
+QByteArray anthropicErrorJson(const http::ApiError &error)
+{
+    return compact(
+        QJsonObject{{u"type"_s, u"error"_s},
+                    {u"error"_s, QJsonObject{{u"type"_s, anthropicErrorType(error.status)},
+                                             {u"message"_s, error.message}}}});
+}
+
+namespace {
+
+SseEvent anthropicEvent(const QString &type, QJsonObject data)
+{
+    data.insert(u"type"_s, type);
+    SseEvent event;
+    event.event = type.toUtf8();
+    event.data = compact(data);
+    return event;
+}
+
+} // namespace
+
+void MessagesStreamWriter::start(const QJsonObject &chunk, QList<SseEvent> &events)
+{
+    if (m_started)
+        return;
+    m_started = true;
+    events.append(anthropicEvent(
+        u"message_start"_s,
+        {{u"message"_s,
+          QJsonObject{
+              {u"id"_s, chunk.value(u"id"_s).toString()},
+              {u"type"_s, u"message"_s},
+              {u"role"_s, u"assistant"_s},
+              {u"model"_s, chunk.value(u"model"_s).toString()},
+              {u"content"_s, QJsonArray()},
+              {u"stop_reason"_s, QJsonValue::Null},
+              {u"stop_sequence"_s, QJsonValue::Null},
+              // OpenAI streams count tokens only at the end: message_delta has them.
+              {u"usage"_s, QJsonObject{{u"input_tokens"_s, 0}, {u"output_tokens"_s, 0}}}}}}));
+}
+
+void MessagesStreamWriter::closeBlock(QList<SseEvent> &events)
+{
+    if (m_openBlock == Block::None)
+        return;
+    events.append(anthropicEvent(u"content_block_stop"_s, {{u"index"_s, m_openIndex}}));
+    m_openBlock = Block::None;
+}
+
+void MessagesStreamWriter::openBlock(Block kind, const QJsonObject &contentBlock,
+                                     QList<SseEvent> &events)
+{
+    closeBlock(events);
+    m_openBlock = kind;
+    m_openIndex = m_nextIndex++;
+    events.append(anthropicEvent(u"content_block_start"_s,
+                                 {{u"index"_s, m_openIndex}, {u"content_block"_s, contentBlock}}));
+}
+
+void MessagesStreamWriter::finishMessage(QList<SseEvent> &events)
+{
+    closeBlock(events);
+    QJsonObject usage{{u"output_tokens"_s, std::max<qint64>(m_usage.completionTokens, 0)}};
+    if (m_usage.promptTokens >= 0)
+        usage.insert(u"input_tokens"_s, m_usage.promptTokens);
+    events.append(anthropicEvent(
+        u"message_delta"_s,
+        {{u"delta"_s,
+          QJsonObject{{u"stop_reason"_s, m_stopReason.isEmpty() ? u"end_turn"_s : m_stopReason},
+                      {u"stop_sequence"_s, QJsonValue::Null}}},
+         {u"usage"_s, usage}}));
+    events.append(anthropicEvent(u"message_stop"_s, {}));
+    m_completed = true;
+}
+
+QList<SseEvent> MessagesStreamWriter::feed(const SseEvent &openAiEvent)
+{
+    QList<SseEvent> events;
+    if (m_completed || m_failed)
+        return events;
+    if (openAiEvent.isDone()) {
+        start({}, events);
+        finishMessage(events);
+        return events;
+    }
+    const QJsonObject chunk = QJsonDocument::fromJson(openAiEvent.data).object();
+    if (chunk.isEmpty())
+        return events;
+    start(chunk, events);
+    if (chunk.value(u"usage"_s).isObject())
+        m_usage = usageFromOpenAi(chunk.value(u"usage"_s).toObject());
+    const QJsonObject choice = chunk.value(u"choices"_s).toArray().at(0).toObject();
+    const QJsonObject delta = choice.value(u"delta"_s).toObject();
+
+    const QString text = delta.value(u"content"_s).toString();
+    if (!text.isEmpty()) {
+        if (m_openBlock != Block::Text)
+            openBlock(Block::Text, {{u"type"_s, u"text"_s}, {u"text"_s, u""_s}}, events);
+        events.append(anthropicEvent(
+            u"content_block_delta"_s,
+            {{u"index"_s, m_openIndex},
+             {u"delta"_s, QJsonObject{{u"type"_s, u"text_delta"_s}, {u"text"_s, text}}}}));
+    }
+    for (const QJsonValue &value : delta.value(u"tool_calls"_s).toArray()) {
+        const QJsonObject call = value.toObject();
+        const int callIndex = call.value(u"index"_s).toInt();
+        const QJsonObject function = call.value(u"function"_s).toObject();
+        if (call.contains(u"id"_s) || !m_blockOfToolCall.contains(callIndex)) {
+            openBlock(Block::Tool,
+                      {{u"type"_s, u"tool_use"_s},
+                       {u"id"_s, call.value(u"id"_s).toString()},
+                       {u"name"_s, function.value(u"name"_s).toString()},
+                       {u"input"_s, QJsonObject()}},
+                      events);
+            m_blockOfToolCall.insert(callIndex, m_openIndex);
+        }
+        const QString arguments = function.value(u"arguments"_s).toString();
+        if (!arguments.isEmpty()) {
+            events.append(
+                anthropicEvent(u"content_block_delta"_s,
+                               {{u"index"_s, m_blockOfToolCall.value(callIndex)},
+                                {u"delta"_s, QJsonObject{{u"type"_s, u"input_json_delta"_s},
+                                                         {u"partial_json"_s, arguments}}}}));
+        }
+    }
+    if (choice.value(u"finish_reason"_s).isString())
+        m_stopReason = stopReasonFromFinishReason(choice.value(u"finish_reason"_s).toString());
+    return events;
+}
+
+QList<SseEvent> MessagesStreamWriter::fail(const http::ApiError &error)
+{
+    if (m_completed || m_failed)
+        return {};
+    m_failed = true;
+    SseEvent event;
+    event.event = "error";
+    event.data = anthropicErrorJson(error);
+    return {event};
+}
+
+} // namespace switchyard::upstream::adapters

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "http/openai_error.h"
+#include "upstream/adapters/provider_adapter.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <variant>
+
+namespace switchyard::upstream::adapters {
+
+// The reverse of AnthropicAdapter, for clients that speak Anthropic's Messages API to
+// POST /v1/messages: their request becomes an OpenAI chat request that any provider kind can
+// serve, and the OpenAI answer, stream and errors go back in Anthropic's shapes.
+
+// An Anthropic Messages request as an OpenAI chat request body. A streamed request asks for
+// stream_options.include_usage, so the final message_delta can carry the token counts. Errors
+// are 400s whose message names the field, as in OpenAI's errors; render them with
+// anthropicErrorJson.
+std::variant<QByteArray, http::ApiError> chatRequestFromMessages(QByteArrayView messagesBody);
+
+// An OpenAI chat.completion as an Anthropic message. An error when the completion cannot be
+// expressed (a tool call whose arguments are not a JSON object): the provider's fault, 502.
+std::variant<QByteArray, http::ApiError> messageFromCompletion(QByteArrayView completionJson);
+
+// {"type":"error","error":{"type":"...","message":"..."}} for an error; the HTTP status stays.
+QByteArray anthropicErrorJson(const http::ApiError &error);
+// Anthropic's error type for an HTTP status: 400 invalid_request_error ... 529 overloaded_error.
+QString anthropicErrorType(int status);
+// Anthropic's stop_reason for OpenAI's finish_reason.
+QString stopReasonFromFinishReason(const QString &finishReason);
+
+// OpenAI chunk events in, Anthropic's event stream out: message_start, then per content block
+// content_block_start / content_block_delta... / content_block_stop, then message_delta with
+// the stop reason and usage, and message_stop at [DONE]. One per streamed answer.
+class MessagesStreamWriter {
+public:
+    QList<SseEvent> feed(const SseEvent &openAiEvent);
+    // The stream failed after it began: Anthropic's `error` event. Nothing may follow it.
+    QList<SseEvent> fail(const http::ApiError &error);
+    bool completed() const { return m_completed; }
+
+private:
+    enum class Block { None, Text, Tool };
+
+    void start(const QJsonObject &chunk, QList<SseEvent> &events);
+    void closeBlock(QList<SseEvent> &events);
+    void openBlock(Block kind, const QJsonObject &contentBlock, QList<SseEvent> &events);
+    void finishMessage(QList<SseEvent> &events);
+
+    bool m_started = false;
+    bool m_completed = false;
+    bool m_failed = false;
+    Block m_openBlock = Block::None;
+    int m_openIndex = -1;
+    int m_nextIndex = 0;
+    QHash<int, int> m_blockOfToolCall; // OpenAI tool call index -> content block index
+    QString m_stopReason;
+    Usage m_usage;
+};
+
+} // namespace switchyard::upstream::adapters

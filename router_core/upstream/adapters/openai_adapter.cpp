@@ -1,0 +1,192 @@
+#include "upstream/adapters/openai_adapter.h"
+
+#include "config/config.h"
+#include "http/chat_request.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <simdjson.h>
+
+namespace switchyard::upstream::adapters {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+QUrl chatCompletionsUrl(const QUrl &baseUrl)
+{
+    QUrl url = baseUrl;
+    QString path = url.path();
+    if (path.endsWith(u'/'))
+        path.chop(1);
+    url.setPath(path + u"/chat/completions"_s);
+    return url;
+}
+
+qint64 integerOr(simdjson::dom::object object, std::string_view key, qint64 fallback)
+{
+    int64_t value = 0;
+    return object[key].get_int64().get(value) == simdjson::SUCCESS ? qint64(value) : fallback;
+}
+
+// Reads `usage` from a completion or a chunk. Returns false when the text is not a JSON object.
+bool readJsonObject(QByteArrayView json, Usage *usage)
+{
+    thread_local simdjson::dom::parser parser;
+    const simdjson::padded_string padded(json.data(), size_t(json.size()));
+    simdjson::dom::element root;
+    if (parser.parse(padded).get(root) != simdjson::SUCCESS ||
+        root.type() != simdjson::dom::element_type::OBJECT)
+        return false;
+    simdjson::dom::object counts;
+    if (root["usage"].get_object().get(counts) == simdjson::SUCCESS) {
+        usage->promptTokens = integerOr(counts, "prompt_tokens", -1);
+        usage->completionTokens = integerOr(counts, "completion_tokens", -1);
+        simdjson::dom::object details;
+        if (counts["prompt_tokens_details"].get_object().get(details) == simdjson::SUCCESS)
+            usage->cachedPromptTokens = integerOr(details, "cached_tokens", -1);
+    }
+    return true;
+}
+
+bool startsWithErrorMember(QByteArrayView data)
+{
+    qsizetype at = 0;
+    while (at < data.size() && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n'))
+        ++at;
+    if (at >= data.size() || data[at] != '{')
+        return false;
+    ++at;
+    while (at < data.size() && (data[at] == ' ' || data[at] == '\t' || data[at] == '\n'))
+        ++at;
+    return data.sliced(at).startsWith("\"error\"");
+}
+
+// Events go out as the provider wrote them; only [DONE], a provider's error event and usage are
+// looked at.
+class OpenAiStreamTranslator final : public StreamTranslator {
+public:
+    explicit OpenAiStreamTranslator(QString providerId) : m_providerId(std::move(providerId)) {}
+
+    StreamOutput feed(const SseEvent &event) override
+    {
+        StreamOutput output;
+        if (m_ended)
+            return output;
+        if (event.isDone()) {
+            m_ended = true;
+            m_completed = true;
+            output.events.append(event);
+            output.completed = true;
+            return output;
+        }
+        if (startsWithErrorMember(event.data)) {
+            // OpenAI-compatible servers report a failure mid-stream as an event; the client
+            // gets it once, from the executor, in the gateway's own words.
+            m_ended = true;
+            output.failure = StreamFailure{
+                StreamFailure::Kind::ProviderError,
+                providerStreamError(m_providerId, 502, openAiErrorMessage(event.data))};
+            return output;
+        }
+        // Only the chunk that carries usage is parsed; every other one is relayed untouched.
+        if (event.data.contains("\"usage\"")) {
+            Usage reported;
+            if (readJsonObject(event.data, &reported) && reported.isKnown())
+                m_usage = reported;
+        }
+        output.events.append(event);
+        return output;
+    }
+
+    StreamOutput finish() override
+    {
+        StreamOutput output;
+        output.completed = m_completed;
+        m_ended = true;
+        return output;
+    }
+
+    Usage usage() const override { return m_usage; }
+
+private:
+    QString m_providerId;
+    Usage m_usage;
+    bool m_ended = false; // [DONE] or a failure: nothing more is relayed
+    bool m_completed = false;
+};
+
+} // namespace
+
+QString openAiErrorMessage(QByteArrayView body)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(body.toByteArray());
+    const QJsonValue error = document.object().value(u"error"_s);
+    if (error.isObject()) {
+        const QString message = error.toObject().value(u"message"_s).toString();
+        if (!message.isEmpty())
+            return message;
+    }
+    if (error.isString() && !error.toString().isEmpty())
+        return error.toString();
+    const QString text =
+        QString::fromUtf8(body.first(std::min<qsizetype>(body.size(), 200))).simplified();
+    return text.isEmpty() ? u"no details given"_s : text;
+}
+
+std::variant<PreparedRequest, http::ApiError>
+OpenAiAdapter::buildRequest(const AdapterRequest &request) const
+{
+    PreparedRequest prepared;
+    UpstreamRequest &call = prepared.request;
+    call.url = chatCompletionsUrl(m_provider.baseUrl);
+    // The fast path: the client's bytes as they came unless the model is renamed.
+    call.body = request.upstreamModel == request.clientModel
+                    ? request.openAiBody
+                    : http::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+    call.headers = {{"Content-Type", "application/json"},
+                    {"Accept", request.stream ? "text/event-stream" : "application/json"}};
+    call.headers.append(request.extraHeaders);
+    if (!m_provider.apiKey.isEmpty())
+        call.headers.append({"Authorization", "Bearer " + m_provider.apiKey});
+
+    AnswerShape &shape = prepared.shape;
+    shape.upstreamModel = request.upstreamModel;
+    shape.answerId = "chatcmpl-" + request.requestId;
+    shape.createdSecs = request.createdSecs;
+    shape.clientStreams = request.stream;
+    shape.upstreamStreams = request.stream;
+    // The provider itself honours stream_options and functions: nothing to reshape.
+    return prepared;
+}
+
+AnswerTranslation OpenAiAdapter::translateAnswer(const AnswerShape &, const QByteArray &body) const
+{
+    AnswerTranslation translation;
+    if (!readJsonObject(body, &translation.usage)) {
+        translation.kind = AnswerTranslation::Kind::Unusable;
+        translation.error = unusableAnswer(
+            u"Provider `%1` sent an answer that is not valid JSON."_s.arg(m_provider.id));
+        return translation;
+    }
+    translation.openAiJson = body; // shared, not copied
+    return translation;
+}
+
+std::unique_ptr<StreamTranslator> OpenAiAdapter::startStream(const AnswerShape &) const
+{
+    return std::make_unique<OpenAiStreamTranslator>(m_provider.id);
+}
+
+http::ApiError OpenAiAdapter::translateError(int status, const HeaderList &headers,
+                                             QByteArrayView body) const
+{
+    QByteArray retryAfter;
+    for (const auto &[name, value] : headers) {
+        if (name == "retry-after")
+            retryAfter = value;
+    }
+    return providerHttpError(m_provider.id, status, openAiErrorMessage(body), retryAfter);
+}
+
+} // namespace switchyard::upstream::adapters

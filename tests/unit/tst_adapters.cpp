@@ -1,0 +1,913 @@
+// Golden-file tests of every translation the adapters make, both ways: requests, answers,
+// errors and whole streams (fed through the real SSE parser split at every byte boundary and
+// at random boundaries with a fixed seed). The files live in tests/golden/adapters/: one folder
+// per provider, with its config in provider.yaml, and one folder for the /v1/messages ingress.
+// SWITCHYARD_UPDATE_GOLDEN=1 rewrites the expected files from what the code does now; review the
+// diff before keeping it.
+
+#include "config/config_loader.h"
+#include "upstream/adapters/anthropic_ingress.h"
+#include "upstream/adapters/json_path.h"
+#include "upstream/adapters/json_template.h"
+#include "upstream/adapters/openai_adapter.h"
+#include "upstream/adapters/provider_adapter.h"
+#include "upstream/sse_parser.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QtTest>
+
+using namespace Qt::StringLiterals;
+using namespace switchyard;
+using upstream::SseEvent;
+using upstream::SseParser;
+using upstream::adapters::AdapterRequest;
+using upstream::adapters::AnswerShape;
+using upstream::adapters::AnswerTranslation;
+using upstream::adapters::PreparedRequest;
+using upstream::adapters::ProviderAdapter;
+using upstream::adapters::StreamFailure;
+using upstream::adapters::StreamOutput;
+using upstream::adapters::Usage;
+
+namespace {
+
+constexpr qint64 kCreatedSecs = 1700000000;
+constexpr auto kRequestId = "req-golden";
+
+QString goldenRoot()
+{
+    return qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/tests/golden/adapters"_s;
+}
+
+bool updatingGolden()
+{
+    return qEnvironmentVariableIsSet("SWITCHYARD_UPDATE_GOLDEN");
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        qFatal("cannot read golden file %s", qPrintable(path));
+    return file.readAll();
+}
+
+QJsonValue readJson(const QString &path)
+{
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(readFile(path), &error);
+    if (error.error != QJsonParseError::NoError)
+        qFatal("golden file %s is not JSON: %s", qPrintable(path), qPrintable(error.errorString()));
+    return document.isObject() ? QJsonValue(document.object()) : QJsonValue(document.array());
+}
+
+QByteArray pretty(const QJsonValue &value)
+{
+    return value.isObject() ? QJsonDocument(value.toObject()).toJson(QJsonDocument::Indented)
+                            : QJsonDocument(value.toArray()).toJson(QJsonDocument::Indented);
+}
+
+// Compares with the expected file, or writes it when updating.
+void compareWithGolden(const QString &path, const QJsonValue &actual)
+{
+    if (updatingGolden()) {
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        file.write(pretty(actual));
+        return;
+    }
+    QVERIFY2(QFile::exists(path), qPrintable(u"missing golden file "_s + path));
+    // Compared as text so a failure shows both sides readably.
+    QCOMPARE(QString::fromUtf8(pretty(actual)), QString::fromUtf8(pretty(readJson(path))));
+}
+
+// Data that is JSON is shown as JSON, anything else as text.
+QJsonValue dataValue(const QByteArray &data)
+{
+    const QJsonDocument document = QJsonDocument::fromJson(data);
+    if (document.isObject())
+        return document.object();
+    if (document.isArray())
+        return document.array();
+    return QString::fromUtf8(data);
+}
+
+QJsonObject errorJson(const http::ApiError &error)
+{
+    QJsonObject object{{u"status"_s, error.status},
+                       {u"body"_s, QJsonDocument::fromJson(error.toJson()).object()}};
+    if (!error.retryAfter.isEmpty())
+        object.insert(u"retry_after"_s, QString::fromUtf8(error.retryAfter));
+    return object;
+}
+
+QJsonObject usageJson(const Usage &usage)
+{
+    return {{u"prompt_tokens"_s, usage.promptTokens},
+            {u"completion_tokens"_s, usage.completionTokens},
+            {u"cached_prompt_tokens"_s, usage.cachedPromptTokens}};
+}
+
+QJsonObject eventJson(const SseEvent &event)
+{
+    QJsonObject object{{u"data"_s, dataValue(event.data)}};
+    if (!event.event.isEmpty())
+        object.insert(u"event"_s, QString::fromUtf8(event.event));
+    return object;
+}
+
+// Splits a byte stream into pieces ending at `cuts` (ascending) and parses it as SSE.
+template <typename Consume>
+void parseInPieces(const QByteArray &wire, const QList<qsizetype> &cuts, Consume consume)
+{
+    SseParser parser;
+    qsizetype start = 0;
+    QList<qsizetype> ends = cuts;
+    ends.append(wire.size());
+    for (qsizetype end : std::as_const(ends)) {
+        QList<SseEvent> events;
+        QVERIFY(parser.feed(QByteArrayView(wire).sliced(start, end - start), events));
+        for (const SseEvent &event : std::as_const(events))
+            consume(event);
+        start = end;
+    }
+}
+
+// Every way of cutting the stream the tests try: whole, into two at every byte, and into many
+// pieces at random places (seeded, so a failure can be replayed).
+QList<QList<qsizetype>> splitsOf(const QByteArray &wire)
+{
+    QList<QList<qsizetype>> splits{QList<qsizetype>()};
+    for (qsizetype cut = 1; cut < wire.size(); ++cut)
+        splits.append(QList<qsizetype>{cut});
+    QRandomGenerator random(20240601);
+    for (int run = 0; run < 40; ++run) {
+        QList<qsizetype> cuts;
+        qsizetype at = 0;
+        while (true) {
+            at += 1 + random.bounded(17);
+            if (at >= wire.size())
+                break;
+            cuts.append(at);
+        }
+        splits.append(cuts);
+    }
+    return splits;
+}
+
+QJsonObject translateStream(const ProviderAdapter &adapter, const AnswerShape &shape,
+                            const QByteArray &wire, const QList<qsizetype> &cuts)
+{
+    std::unique_ptr<upstream::adapters::StreamTranslator> translator = adapter.startStream(shape);
+    QJsonArray events;
+    bool completed = false;
+    std::optional<StreamFailure> failure;
+    const auto take = [&](const StreamOutput &output) {
+        for (const SseEvent &event : output.events)
+            events.append(eventJson(event));
+        completed = completed || output.completed;
+        if (output.failure)
+            failure = output.failure;
+    };
+    parseInPieces(wire, cuts, [&](const SseEvent &event) {
+        // The executor stops feeding once the answer is whole or has failed.
+        if (!completed && !failure)
+            take(translator->feed(event));
+    });
+    if (!failure)
+        take(translator->finish());
+    QJsonObject result{{u"events"_s, events},
+                       {u"completed"_s, completed},
+                       {u"usage"_s, usageJson(translator->usage())}};
+    if (failure) {
+        result.insert(u"failure"_s,
+                      QJsonObject{{u"kind"_s, failure->kind == StreamFailure::Kind::Unusable
+                                                  ? u"unusable"_s
+                                                  : u"provider_error"_s},
+                                  {u"error"_s, errorJson(failure->error)}});
+    }
+    return result;
+}
+
+QJsonObject translateIngressStream(const QByteArray &wire, const QList<qsizetype> &cuts)
+{
+    upstream::adapters::MessagesStreamWriter writer;
+    QJsonArray events;
+    parseInPieces(wire, cuts, [&](const SseEvent &event) {
+        for (const SseEvent &out : writer.feed(event))
+            events.append(eventJson(out));
+    });
+    return {{u"events"_s, events}, {u"completed"_s, writer.completed()}};
+}
+
+QJsonObject shapeJson(const AnswerShape &shape)
+{
+    return {{u"upstream_model"_s, shape.upstreamModel},
+            {u"answer_id"_s, QString::fromUtf8(shape.answerId)},
+            {u"client_streams"_s, shape.clientStreams},
+            {u"upstream_streams"_s, shape.upstreamStreams},
+            {u"include_usage"_s, shape.includeUsage},
+            {u"legacy_functions"_s, shape.legacyFunctions}};
+}
+
+QJsonObject requestJson(const PreparedRequest &prepared)
+{
+    QJsonArray headers;
+    for (const auto &[name, value] : prepared.request.headers)
+        headers.append(QJsonArray{QString::fromUtf8(name), QString::fromUtf8(value)});
+    return {{u"url"_s, prepared.request.url.toString()},
+            {u"method"_s, QString::fromUtf8(prepared.request.method)},
+            {u"headers"_s, headers},
+            {u"body"_s, dataValue(prepared.request.body)},
+            {u"shape"_s, shapeJson(prepared.shape)}};
+}
+
+// One provider folder: its config, loaded through the real loader, and its adapter.
+struct GoldenProvider {
+    config::Config config;
+    std::unique_ptr<ProviderAdapter> adapter;
+
+    const config::ProviderConfig &provider() const { return config.providers.first(); }
+};
+
+std::shared_ptr<GoldenProvider> loadProvider(const QString &folder)
+{
+    const auto environment = [](const QString &name) -> std::optional<QByteArray> {
+        return "sk-test-" + name.toLower().toUtf8();
+    };
+    const QString path = folder + u"/provider.yaml"_s;
+    config::LoadResult loaded = config::loadConfigText(readFile(path), path, environment);
+    if (!loaded.ok()) {
+        for (const config::ConfigError &error : loaded.errors)
+            qWarning().noquote() << error.toString();
+        qFatal("golden provider config %s does not load", qPrintable(path));
+    }
+    auto golden = std::make_shared<GoldenProvider>();
+    golden->config = std::move(*loaded.config);
+    golden->adapter = upstream::adapters::adapterFor(golden->provider());
+    return golden;
+}
+
+AdapterRequest adapterRequest(const GoldenProvider &golden, const QByteArray &openAiBody)
+{
+    const QJsonObject body = QJsonDocument::fromJson(openAiBody).object();
+    AdapterRequest request;
+    request.openAiBody = openAiBody;
+    request.clientModel = body.value(u"model"_s).toString();
+    request.upstreamModel = golden.provider().upstreamModelFor(request.clientModel);
+    if (request.upstreamModel.isEmpty())
+        request.upstreamModel = request.clientModel;
+    request.stream = body.value(u"stream"_s).toBool();
+    request.requestId = kRequestId;
+    request.createdSecs = kCreatedSecs;
+    request.extraHeaders = {{"x-request-id", kRequestId}};
+    return request;
+}
+
+// The shape a case's answer and stream are translated with: from its request file when it has
+// one, else an unstreamed request for the provider's first model.
+AnswerShape shapeFor(const GoldenProvider &golden, const QString &casePrefix)
+{
+    const QString requestFile = casePrefix + u".request.in.json"_s;
+    QByteArray body = R"({"model":")" + golden.provider().models.first().publicName.toUtf8() +
+                      R"(","messages":[{"role":"user","content":"hi"}]})";
+    if (QFile::exists(requestFile))
+        body = readFile(requestFile);
+    auto prepared = golden.adapter->buildRequest(adapterRequest(golden, body));
+    if (auto *ready = std::get_if<PreparedRequest>(&prepared))
+        return ready->shape;
+    AnswerShape shape;
+    shape.upstreamModel = golden.provider().models.first().upstreamName;
+    shape.answerId = QByteArray("chatcmpl-") + kRequestId;
+    shape.createdSecs = kCreatedSecs;
+    return shape;
+}
+
+struct GoldenCase {
+    QString folder;
+    QString prefix; // folder/case
+};
+
+QList<GoldenCase> casesWith(const QString &suffix, bool ingress)
+{
+    QList<GoldenCase> cases;
+    const QDir root(goldenRoot());
+    for (const QString &name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name)) {
+        const QDir folder(root.filePath(name));
+        const bool isIngress = !folder.exists(u"provider.yaml"_s);
+        if (isIngress != ingress)
+            continue;
+        for (const QString &file : folder.entryList({u"*"_s + suffix}, QDir::Files, QDir::Name))
+            cases.append({folder.path(), folder.filePath(file.chopped(suffix.size()))});
+    }
+    return cases;
+}
+
+QByteArray rowName(const GoldenCase &golden)
+{
+    return QDir(goldenRoot()).relativeFilePath(golden.prefix).toUtf8();
+}
+
+} // namespace
+
+class TestAdapters : public QObject {
+    Q_OBJECT
+
+private slots:
+    void goldenRequests_data();
+    void goldenRequests();
+    void goldenAnswers_data();
+    void goldenAnswers();
+    void goldenErrors_data();
+    void goldenErrors();
+    void goldenStreams_data();
+    void goldenStreams();
+
+    void ingressRequests_data();
+    void ingressRequests();
+    void ingressAnswers_data();
+    void ingressAnswers();
+    void ingressStreams_data();
+    void ingressStreams();
+    void ingressErrorShapes_data();
+    void ingressErrorShapes();
+    void ingressStreamFailure();
+
+    void openAiPassThroughKeepsTheClientsBytes();
+    void adapterForEveryKind_data();
+    void adapterForEveryKind();
+    void providerHttpErrorClassifies_data();
+    void providerHttpErrorClassifies();
+
+    void jsonPathParses_data();
+    void jsonPathParses();
+    void jsonPathRejects_data();
+    void jsonPathRejects();
+    void jsonPathFinds_data();
+    void jsonPathFinds();
+    void templateRenders_data();
+    void templateRenders();
+    void templateRejects_data();
+    void templateRejects();
+
+private:
+    QHash<QString, std::shared_ptr<GoldenProvider>> m_providers;
+    GoldenProvider &provider(const QString &folder)
+    {
+        auto &slot = m_providers[folder];
+        if (!slot)
+            slot = loadProvider(folder);
+        return *slot;
+    }
+};
+
+void TestAdapters::goldenRequests_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".request.in.json"_s, false))
+        QTest::newRow(rowName(golden).constData()) << golden.folder << golden.prefix;
+}
+
+void TestAdapters::goldenRequests()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, prefix);
+    const GoldenProvider &golden = provider(folder);
+    const auto prepared = golden.adapter->buildRequest(
+        adapterRequest(golden, readFile(prefix + u".request.in.json"_s)));
+    const QJsonObject actual =
+        std::holds_alternative<PreparedRequest>(prepared)
+            ? requestJson(std::get<PreparedRequest>(prepared))
+            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(prepared))}};
+    compareWithGolden(prefix + u".request.out.json"_s, actual);
+}
+
+void TestAdapters::goldenAnswers_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".answer.in.json"_s, false))
+        QTest::newRow(rowName(golden).constData()) << golden.folder << golden.prefix;
+}
+
+void TestAdapters::goldenAnswers()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, prefix);
+    const GoldenProvider &golden = provider(folder);
+    const AnswerShape shape = shapeFor(golden, prefix);
+    const AnswerTranslation translation =
+        golden.adapter->translateAnswer(shape, readFile(prefix + u".answer.in.json"_s));
+    QJsonObject actual;
+    if (translation.kind == AnswerTranslation::Kind::Ok) {
+        actual = {{u"kind"_s, u"ok"_s},
+                  {u"body"_s, dataValue(translation.openAiJson)},
+                  {u"usage"_s, usageJson(translation.usage)}};
+    } else {
+        actual = {{u"kind"_s, u"unusable"_s}, {u"error"_s, errorJson(translation.error)}};
+    }
+    compareWithGolden(prefix + u".answer.out.json"_s, actual);
+
+    // A streamed client request to a provider that answered whole gets the answer replayed.
+    if (translation.kind == AnswerTranslation::Kind::Ok && shape.clientStreams &&
+        !shape.upstreamStreams) {
+        QJsonArray events;
+        for (const SseEvent &event :
+             upstream::adapters::completionAsChunks(shape, translation.openAiJson))
+            events.append(eventJson(event));
+        compareWithGolden(prefix + u".replay.out.json"_s, QJsonObject{{u"events"_s, events}});
+    }
+}
+
+void TestAdapters::goldenErrors_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".error.in.json"_s, false))
+        QTest::newRow(rowName(golden).constData()) << golden.folder << golden.prefix;
+}
+
+void TestAdapters::goldenErrors()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, prefix);
+    const GoldenProvider &golden = provider(folder);
+    // {"status": 429, "headers": {"retry-after": "7"}, "body": {...} or "raw text"}
+    const QJsonObject input = readJson(prefix + u".error.in.json"_s).toObject();
+    upstream::HeaderList headers;
+    const QJsonObject headerObject = input.value(u"headers"_s).toObject();
+    for (auto it = headerObject.constBegin(); it != headerObject.constEnd(); ++it)
+        headers.append({it.key().toUtf8(), it.value().toString().toUtf8()});
+    const QJsonValue body = input.value(u"body"_s);
+    const QByteArray bytes =
+        body.isString() ? body.toString().toUtf8() : QJsonDocument(body.toObject()).toJson();
+    const http::ApiError error =
+        golden.adapter->translateError(input.value(u"status"_s).toInt(), headers, bytes);
+    compareWithGolden(prefix + u".error.out.json"_s, errorJson(error));
+}
+
+void TestAdapters::goldenStreams_data()
+{
+    QTest::addColumn<QString>("folder");
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".stream.in.sse"_s, false))
+        QTest::newRow(rowName(golden).constData()) << golden.folder << golden.prefix;
+}
+
+void TestAdapters::goldenStreams()
+{
+    QFETCH(QString, folder);
+    QFETCH(QString, prefix);
+    const GoldenProvider &golden = provider(folder);
+    AnswerShape shape = shapeFor(golden, prefix);
+    QVERIFY2(shape.upstreamStreams || !QFile::exists(prefix + u".request.in.json"_s),
+             "a stream case's request must ask for a stream");
+    shape.clientStreams = shape.upstreamStreams = true;
+    const QByteArray wire = readFile(prefix + u".stream.in.sse"_s);
+    const QJsonObject whole = translateStream(*golden.adapter, shape, wire, {});
+    compareWithGolden(prefix + u".stream.out.json"_s, whole);
+    for (const QList<qsizetype> &cuts : splitsOf(wire)) {
+        const QJsonObject split = translateStream(*golden.adapter, shape, wire, cuts);
+        if (split != whole) {
+            QCOMPARE(QString::fromUtf8(pretty(split)), QString::fromUtf8(pretty(whole)));
+            QFAIL("stream translation depends on where the bytes were split");
+        }
+    }
+}
+
+void TestAdapters::ingressRequests_data()
+{
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".request.in.json"_s, true))
+        QTest::newRow(rowName(golden).constData()) << golden.prefix;
+}
+
+void TestAdapters::ingressRequests()
+{
+    QFETCH(QString, prefix);
+    const auto converted =
+        upstream::adapters::chatRequestFromMessages(readFile(prefix + u".request.in.json"_s));
+    const QJsonObject actual =
+        std::holds_alternative<QByteArray>(converted)
+            ? QJsonObject{{u"chat_request"_s, dataValue(std::get<QByteArray>(converted))}}
+            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(converted))}};
+    compareWithGolden(prefix + u".request.out.json"_s, actual);
+}
+
+void TestAdapters::ingressAnswers_data()
+{
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".answer.in.json"_s, true))
+        QTest::newRow(rowName(golden).constData()) << golden.prefix;
+}
+
+void TestAdapters::ingressAnswers()
+{
+    QFETCH(QString, prefix);
+    const auto converted =
+        upstream::adapters::messageFromCompletion(readFile(prefix + u".answer.in.json"_s));
+    const QJsonObject actual =
+        std::holds_alternative<QByteArray>(converted)
+            ? QJsonObject{{u"message"_s, dataValue(std::get<QByteArray>(converted))}}
+            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(converted))}};
+    compareWithGolden(prefix + u".answer.out.json"_s, actual);
+}
+
+void TestAdapters::ingressStreams_data()
+{
+    QTest::addColumn<QString>("prefix");
+    for (const GoldenCase &golden : casesWith(u".stream.in.sse"_s, true))
+        QTest::newRow(rowName(golden).constData()) << golden.prefix;
+}
+
+void TestAdapters::ingressStreams()
+{
+    QFETCH(QString, prefix);
+    const QByteArray wire = readFile(prefix + u".stream.in.sse"_s);
+    const QJsonObject whole = translateIngressStream(wire, {});
+    compareWithGolden(prefix + u".stream.out.json"_s, whole);
+    for (const QList<qsizetype> &cuts : splitsOf(wire)) {
+        const QJsonObject split = translateIngressStream(wire, cuts);
+        if (split != whole) {
+            QCOMPARE(QString::fromUtf8(pretty(split)), QString::fromUtf8(pretty(whole)));
+            QFAIL("stream translation depends on where the bytes were split");
+        }
+    }
+}
+
+void TestAdapters::ingressErrorShapes_data()
+{
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("anthropicType");
+    QTest::newRow("bad request") << 400 << u"invalid_request_error"_s;
+    QTest::newRow("unprocessable") << 422 << u"invalid_request_error"_s;
+    QTest::newRow("unauthorised") << 401 << u"authentication_error"_s;
+    QTest::newRow("forbidden") << 403 << u"permission_error"_s;
+    QTest::newRow("unknown model") << 404 << u"not_found_error"_s;
+    QTest::newRow("too large") << 413 << u"request_too_large"_s;
+    QTest::newRow("rate limited") << 429 << u"rate_limit_error"_s;
+    QTest::newRow("loop refused") << 508 << u"api_error"_s;
+    QTest::newRow("bad gateway") << 502 << u"api_error"_s;
+    QTest::newRow("unavailable") << 503 << u"overloaded_error"_s;
+    QTest::newRow("gateway timeout") << 504 << u"api_error"_s;
+}
+
+void TestAdapters::ingressErrorShapes()
+{
+    QFETCH(int, status);
+    QFETCH(QString, anthropicType);
+    const http::ApiError error{status, u"What went wrong."_s, u"upstream_error"_s, {}, {}, {}};
+    QCOMPARE(QString::fromUtf8(upstream::adapters::anthropicErrorJson(error)),
+             uR"({"error":{"message":"What went wrong.","type":"%1"},"type":"error"})"_s.arg(
+                 anthropicType));
+}
+
+void TestAdapters::ingressStreamFailure()
+{
+    upstream::adapters::MessagesStreamWriter writer;
+    SseEvent chunk;
+    chunk.data = R"({"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":)"
+                 R"({"role":"assistant","content":"Hel"},"finish_reason":null}]})";
+    QCOMPARE(writer.feed(chunk).size(), 3); // message_start, content_block_start, delta
+    const QList<SseEvent> failure =
+        writer.fail(http::ApiError{502, u"Provider `x` broke off the stream."_s, {}, {}, {}, {}});
+    QCOMPARE(failure.size(), 1);
+    QCOMPARE(failure.first().event, "error"_ba);
+    QCOMPARE(failure.first().data,
+             R"({"error":{"message":"Provider `x` broke off the stream.","type":"api_error"},)"
+             R"("type":"error"})"_ba);
+    QVERIFY(writer.feed(chunk).isEmpty());
+    QVERIFY(!writer.completed());
+}
+
+void TestAdapters::openAiPassThroughKeepsTheClientsBytes()
+{
+    // Spacing and key order are the client's: only the model's token is touched, and only when
+    // the provider knows the model by another name.
+    const QByteArray body = "{ \"model\" : \"fast\",\n  \"messages\":[{\"role\":\"user\","
+                            "\"content\":\"hi\"}], \"x_vendor_knob\": {\"a\": 1} }";
+    const GoldenProvider &golden = provider(goldenRoot() + u"/openai"_s);
+
+    AdapterRequest same = adapterRequest(golden, body);
+    same.upstreamModel = same.clientModel;
+    const auto unchanged = golden.adapter->buildRequest(same);
+    const PreparedRequest &asSent = std::get<PreparedRequest>(unchanged);
+    QCOMPARE(asSent.request.body, body);
+    QVERIFY(asSent.request.body.isSharedWith(body)); // not even copied
+
+    const auto renamed = golden.adapter->buildRequest(adapterRequest(golden, body));
+    QCOMPARE(std::get<PreparedRequest>(renamed).request.body,
+             "{ \"model\" : \"local/qwen2.5-7b\",\n  \"messages\":[{\"role\":\"user\","
+             "\"content\":\"hi\"}], \"x_vendor_knob\": {\"a\": 1} }"_ba);
+
+    const QByteArray answer = R"({"id":"x","choices":[]})";
+    const AnswerTranslation translation = golden.adapter->translateAnswer({}, answer);
+    QVERIFY(translation.openAiJson.isSharedWith(answer));
+}
+
+void TestAdapters::adapterForEveryKind_data()
+{
+    QTest::addColumn<config::ProviderKind>("kind");
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<bool>("canStream");
+    QTest::newRow("openai") << config::ProviderKind::OpenAi
+                            << u"http://127.0.0.1:8001/v1/chat/completions"_s << true;
+    QTest::newRow("simulated") << config::ProviderKind::Simulated
+                               << u"http://127.0.0.1:8001/v1/chat/completions"_s << true;
+    QTest::newRow("anthropic") << config::ProviderKind::Anthropic
+                               << u"http://127.0.0.1:8001/v1/messages"_s << true;
+    QTest::newRow("mapped without stream")
+        << config::ProviderKind::Mapped << u"http://127.0.0.1:8001/v1/"_s << false;
+}
+
+void TestAdapters::adapterForEveryKind()
+{
+    QFETCH(config::ProviderKind, kind);
+    QFETCH(QString, url);
+    QFETCH(bool, canStream);
+    config::ProviderConfig provider;
+    provider.id = u"p"_s;
+    provider.kind = kind;
+    provider.baseUrl = QUrl(u"http://127.0.0.1:8001/v1/"_s);
+    provider.adapter.mapping.request =
+        std::get<upstream::adapters::RequestTemplate>(upstream::adapters::RequestTemplate::compile(
+            QJsonObject{{u"prompt"_s, u"$.messages[-1].content"_s}}));
+    const auto adapter = upstream::adapters::adapterFor(provider);
+    QCOMPARE(adapter->canStream(), canStream);
+    AdapterRequest request;
+    request.openAiBody = R"({"model":"m","messages":[{"role":"user","content":"hi"}]})";
+    request.clientModel = request.upstreamModel = u"m"_s;
+    const auto prepared = adapter->buildRequest(request);
+    QCOMPARE(std::get<PreparedRequest>(prepared).request.url.toString(), url);
+}
+
+void TestAdapters::providerHttpErrorClassifies_data()
+{
+    QTest::addColumn<int>("upstreamStatus");
+    QTest::addColumn<int>("clientStatus");
+    QTest::addColumn<QString>("type");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("message");
+    QTest::addColumn<QByteArray>("retryAfter");
+    QTest::newRow("bad request") << 400 << 400 << u"invalid_request_error"_s
+                                 << u"upstream_rejected"_s
+                                 << u"Provider `p` rejected the request (HTTP 400): why"_s
+                                 << QByteArray();
+    QTest::newRow("unauthorised") << 401 << 401 << u"authentication_error"_s
+                                  << u"upstream_rejected"_s
+                                  << u"Provider `p` rejected the request (HTTP 401): why"_s
+                                  << QByteArray();
+    QTest::newRow("rate limited") << 429 << 429 << u"rate_limit_error"_s
+                                  << u"upstream_rate_limited"_s
+                                  << u"Provider `p` is rate limiting requests: why"_s << "7"_ba;
+    QTest::newRow("server error") << 500 << 502 << u"upstream_error"_s << u"upstream_error"_s
+                                  << u"Provider `p` failed with HTTP 500: why"_s << QByteArray();
+    QTest::newRow("unavailable") << 503 << 503 << u"upstream_error"_s << u"upstream_error"_s
+                                 << u"Provider `p` failed with HTTP 503: why"_s << "7"_ba;
+    QTest::newRow("anthropic overloaded")
+        << 529 << 503 << u"upstream_error"_s << u"upstream_error"_s
+        << u"Provider `p` failed with HTTP 529: why"_s << "7"_ba;
+}
+
+void TestAdapters::providerHttpErrorClassifies()
+{
+    QFETCH(int, upstreamStatus);
+    QFETCH(int, clientStatus);
+    QFETCH(QString, type);
+    QFETCH(QString, code);
+    QFETCH(QString, message);
+    QFETCH(QByteArray, retryAfter);
+    const http::ApiError error =
+        upstream::adapters::providerHttpError(u"p"_s, upstreamStatus, u"why"_s, "7");
+    QCOMPARE(error.status, clientStatus);
+    QCOMPARE(error.type, type);
+    QCOMPARE(error.code, code);
+    QCOMPARE(error.message, message);
+    QCOMPARE(error.retryAfter, retryAfter);
+}
+
+void TestAdapters::jsonPathParses_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("steps");
+    QTest::addColumn<bool>("picksOne");
+    QTest::newRow("document") << u"$"_s << 0 << true;
+    QTest::newRow("member") << u"$.reply"_s << 1 << true;
+    QTest::newRow("nested with index") << u"$.choices[0].message.content"_s << 4 << true;
+    QTest::newRow("from the end") << u"$.messages[-1]"_s << 2 << true;
+    QTest::newRow("quoted name") << u"$[\"odd key\"].x"_s << 2 << true;
+    QTest::newRow("element") << u"@.role"_s << 1 << true;
+    QTest::newRow("every") << u"$.messages[*].content"_s << 3 << false;
+}
+
+void TestAdapters::jsonPathParses()
+{
+    QFETCH(QString, text);
+    QFETCH(int, steps);
+    QFETCH(bool, picksOne);
+    const auto parsed = upstream::adapters::JsonPath::parse(text);
+    QVERIFY2(std::holds_alternative<upstream::adapters::JsonPath>(parsed),
+             qPrintable(std::get_if<QString>(&parsed) ? *std::get_if<QString>(&parsed) : text));
+    const auto &path = std::get<upstream::adapters::JsonPath>(parsed);
+    QCOMPARE(path.steps().size(), steps);
+    QCOMPARE(path.picksOne(), picksOne);
+    QCOMPARE(path.text(), text);
+}
+
+void TestAdapters::jsonPathRejects_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no root") << u"reply"_s
+                             << u"a path must start with `$` (the document) or `@` (the `$map` "
+                                u"element), got `r`"_s;
+    QTest::newRow("empty") << QString()
+                           << u"a path must start with `$` (the document) or `@` (the `$map` "
+                              u"element)"_s;
+    QTest::newRow("double dot") << u"$..reply"_s
+                                << u"expected a member name after `.` at character 3 (letters, "
+                                   u"digits, `_`, `-`; use [\"...\"] for other names)"_s;
+    QTest::newRow("unclosed bracket") << u"$.a[0"_s << u"expected `]` at character 6"_s;
+    QTest::newRow("bad index") << u"$.a[x]"_s
+                               << u"expected an index, `*` or a quoted name in `[...]` at "
+                                  u"character 5"_s;
+    QTest::newRow("stray character") << u"$.a b"_s
+                                     << u"unexpected ` ` at character 4; expected `.name` or "
+                                        u"`[...]`"_s;
+    QTest::newRow("default outside a template")
+        << u"$.a|1"_s
+        << u"unexpected `|` at character 4; a path ends at its last name or "
+           u"bracket"_s;
+}
+
+void TestAdapters::jsonPathRejects()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, message);
+    const auto parsed = upstream::adapters::JsonPath::parse(text);
+    QVERIFY(std::holds_alternative<QString>(parsed));
+    QCOMPARE(std::get<QString>(parsed), message);
+}
+
+void TestAdapters::jsonPathFinds_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QByteArray>("found"); // JSON of [value], or "none"
+    QTest::newRow("member") << u"$.reply"_s << R"(["hello"])"_ba;
+    QTest::newRow("nested") << u"$.usage.input"_s << "[12]"_ba;
+    QTest::newRow("index") << u"$.items[1].name"_s << R"(["b"])"_ba;
+    QTest::newRow("from the end") << u"$.items[-1].name"_s << R"(["c"])"_ba;
+    QTest::newRow("every") << u"$.items[*].name"_s << R"([["a","b","c"]])"_ba;
+    QTest::newRow("every, some missing") << u"$.items[*].size"_s << "[[2]]"_ba;
+    QTest::newRow("null is found") << u"$.nothing"_s << "[null]"_ba;
+    QTest::newRow("missing member") << u"$.replies"_s << "none"_ba;
+    QTest::newRow("index out of range") << u"$.items[3]"_s << "none"_ba;
+    QTest::newRow("member of a list") << u"$.items.name"_s << "none"_ba;
+    QTest::newRow("whole document") << u"$.odd[\"a.b\"]"_s << "[true]"_ba;
+}
+
+void TestAdapters::jsonPathFinds()
+{
+    QFETCH(QString, path);
+    QFETCH(QByteArray, found);
+    const QJsonObject document =
+        QJsonDocument::fromJson(
+            R"({"reply":"hello","usage":{"input":12},"nothing":null,"odd":{"a.b":true},)"
+            R"("items":[{"name":"a"},{"name":"b","size":2},{"name":"c"}]})")
+            .object();
+    const auto value =
+        std::get<upstream::adapters::JsonPath>(upstream::adapters::JsonPath::parse(path))
+            .find(document);
+    if (found == "none") {
+        QVERIFY(!value);
+        return;
+    }
+    QVERIFY(value);
+    QCOMPARE(QJsonDocument(QJsonArray{*value}).toJson(QJsonDocument::Compact), found);
+}
+
+void TestAdapters::templateRenders_data()
+{
+    QTest::addColumn<QByteArray>("templateJson");
+    QTest::addColumn<QByteArray>("rendered");
+    QTest::newRow("literals stay") << R"({"a":1,"b":[true,null],"c":"text"})"_ba
+                                   << R"({"a":1,"b":[true,null],"c":"text"})"_ba;
+    QTest::newRow("reference") << R"({"m":"$.model","t":"$.temperature"})"_ba
+                               << R"({"m":"agent-v2","t":0.2})"_ba;
+    QTest::newRow("missing reference is left out") << R"({"seed":"$.seed","list":["$.seed",1]})"_ba
+                                                   << R"({"list":[1]})"_ba;
+    QTest::newRow("defaults keep their JSON type")
+        << R"({"n":"$.max_tokens|256","s":"$.user|anonymous","q":"$.user|\"7\""})"_ba
+        << R"({"n":256,"q":"7","s":"anonymous"})"_ba;
+    QTest::newRow("a present value beats the default") << R"({"t":"$.temperature|1"})"_ba
+                                                       << R"({"t":0.2})"_ba;
+    QTest::newRow("map over messages")
+        << R"({"c":{"$map":"$.messages","to":{"r":"@.role","x":{"$text":"@.content"}}}})"_ba
+        << R"({"c":[{"r":"system","x":"Be brief."},{"r":"user","x":"Hi\nthere"}]})"_ba;
+    QTest::newRow("every and last")
+        << R"({"roles":"$.messages[*].role","last":{"$text":"$.messages[-1].content"}})"_ba
+        << R"({"last":"Hi\nthere","roles":["system","user"]})"_ba;
+    QTest::newRow("escaped dollar and text that is no reference")
+        << R"({"a":"$$.model","b":"@@home","c":"$5 a call","$$raw":"@home"})"_ba
+        << R"({"$raw":"@home","a":"$.model","b":"@home","c":"$5 a call"})"_ba;
+}
+
+void TestAdapters::templateRenders()
+{
+    QFETCH(QByteArray, templateJson);
+    QFETCH(QByteArray, rendered);
+    const auto compiled = upstream::adapters::RequestTemplate::compile(
+        QJsonDocument::fromJson(templateJson).object());
+    QVERIFY(std::holds_alternative<upstream::adapters::RequestTemplate>(compiled));
+    const QJsonObject request =
+        QJsonDocument::fromJson(R"({"model":"agent-v2","temperature":0.2,"messages":[)"
+                                R"({"role":"system","content":"Be brief."},)"
+                                R"({"role":"user","content":[{"type":"text","text":"Hi"},)"
+                                R"({"type":"image_url","image_url":{"url":"https://x/y.png"}},)"
+                                R"({"type":"text","text":"there"}]}]})")
+            .object();
+    const QJsonValue value =
+        std::get<upstream::adapters::RequestTemplate>(compiled).render(request);
+    QCOMPARE(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact), rendered);
+}
+
+void TestAdapters::templateRejects_data()
+{
+    QTest::addColumn<QByteArray>("templateJson");
+    QTest::addColumn<QString>("where");
+    QTest::addColumn<QString>("message");
+    QTest::newRow("unknown request field")
+        << R"({"p":{"n":"$.max_new_tokens"}})"_ba << u"p.n"_s
+        << u"reference `$.max_new_tokens` can never match: the OpenAI chat request has no field "
+           u"`max_new_tokens` (it has audio, frequency_penalty, function_call, functions, "
+           u"logit_bias, logprobs, max_completion_tokens, max_tokens, messages, metadata, "
+           u"modalities, model, n, parallel_tool_calls, prediction, presence_penalty, "
+           u"reasoning_effort, response_format, seed, service_tier, stop, store, stream, "
+           u"stream_options, temperature, tool_choice, tools, top_logprobs, top_p, user, "
+           u"web_search_options)"_s;
+    QTest::newRow("unknown message field")
+        << R"({"c":{"$map":"$.messages","to":{"t":"@.text"}}})"_ba << u"c.to.t"_s
+        << u"reference `@.text` can never match: a message has no field `text` (it has audio, "
+           u"content, function_call, name, refusal, role, tool_call_id, tool_calls)"_s;
+    QTest::newRow("member of a list")
+        << R"({"r":"$.messages.role"})"_ba << u"r"_s
+        << u"reference `$.messages.role` can never match: `$.messages` is a list; pick an "
+           u"element (`$.messages[0]`, `$.messages[-1]`) or map it with `$map`"_s;
+    QTest::newRow("index into text")
+        << R"({"r":"$.model[0]"})"_ba << u"r"_s
+        << u"reference `$.model[0]` can never match: `$.model` is a string, not a list"_s;
+    QTest::newRow("member of a number")
+        << R"({"r":"$.temperature.value"})"_ba << u"r"_s
+        << u"reference `$.temperature.value` can never match: `$.temperature` is a number and "
+           u"has no member `value`"_s;
+    QTest::newRow("element outside a map")
+        << R"({"r":"@.role"})"_ba << u"r"_s
+        << u"reference `@.role` uses `@`, which stands for the element of a `$map`, but it is "
+           u"not inside one"_s;
+    QTest::newRow("bad path syntax")
+        << R"({"list":[1,"$.messages[x]"]})"_ba << u"list[1]"_s
+        << u"reference `$.messages[x]` is not a valid path: expected an index, `*` or a quoted "
+           u"name in `[...]` at character 12"_s;
+    QTest::newRow("map over a single value")
+        << R"({"c":{"$map":"$.model","to":"@"}})"_ba << u"c.$map"_s
+        << u"`$map` needs a list, but `$.model` is a string"_s;
+    QTest::newRow("map without to") << R"({"c":{"$map":"$.messages"}})"_ba << u"c"_s
+                                    << u"`$map` needs `to`, the template for each element"_s;
+    QTest::newRow("unknown directive")
+        << R"({"c":{"$each":"$.messages"}})"_ba << u"c.$each"_s
+        << u"unknown directive `$each`; a template knows `$map` and `$text` (write `$$` for a "
+           u"member name that starts with `$`)"_s;
+    QTest::newRow("not an object")
+        << R"(["$.model"])"_ba << QString() << u"a request template must be a JSON object"_s;
+}
+
+void TestAdapters::templateRejects()
+{
+    QFETCH(QByteArray, templateJson);
+    QFETCH(QString, where);
+    QFETCH(QString, message);
+    const QJsonDocument document = QJsonDocument::fromJson(templateJson);
+    const auto compiled = upstream::adapters::RequestTemplate::compile(
+        document.isObject() ? QJsonValue(document.object()) : QJsonValue(document.array()));
+    QVERIFY(std::holds_alternative<QList<upstream::adapters::RequestTemplate::Error>>(compiled));
+    const auto &errors = std::get<QList<upstream::adapters::RequestTemplate::Error>>(compiled);
+    QCOMPARE(errors.size(), 1);
+    QString location;
+    for (const auto &step : errors.first().where) {
+        if (const QString *member = std::get_if<QString>(&step))
+            location += (location.isEmpty() ? QString() : u"."_s) + *member;
+        else
+            location += u"[%1]"_s.arg(std::get<qsizetype>(step));
+    }
+    QCOMPARE(location, where);
+    QCOMPARE(errors.first().message, message);
+}
+
+QTEST_GUILESS_MAIN(TestAdapters)
+#include "tst_adapters.moc"
