@@ -25,6 +25,8 @@ EngineBridge::EngineBridge(config::Config config, QObject *parent)
     : QObject(parent), m_config(std::move(config))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
+    qRegisterMetaType<switchyard::RoutesState>();
+    qRegisterMetaType<switchyard::RouteExplanation>();
 }
 
 EngineBridge::~EngineBridge()
@@ -54,6 +56,14 @@ bool EngineBridge::start(QString *errorMessage)
     sim::applySimulatorUrls(m_config, urls);
 
     m_engine = new Engine(m_config);
+    // Knobs travel engine thread -> simulator thread as queued calls; the simulator outlives
+    // the engine (stopThreads deletes the engine first), so the pointer stays valid.
+    m_engine->setSimulatorControl(
+        [simulator = m_simulator](const QString &providerId, const SimulatorKnobs &knobs) {
+            QMetaObject::invokeMethod(simulator, [simulator, providerId, knobs] {
+                simulator->setKnobs(providerId, knobs);
+            });
+        });
     m_engine->moveToThread(m_engineThread);
     QString listenError;
     if (!runOn<bool>(m_engine, [&] { return m_engine->listen(&listenError); })) {
@@ -61,6 +71,11 @@ bool EngineBridge::start(QString *errorMessage)
         return false;
     }
     m_port = m_engine->port();
+    m_routesState = runOn<RoutesState>(m_engine, [&] { return m_engine->routesState(); });
+    connect(m_engine, &Engine::routesChanged, this, [this](const RoutesState &state) {
+        m_routesState = state;
+        emit routesChanged(state);
+    });
     m_lastSnapshot.listenAddress = listenAddress();
 
     QStringList models;
@@ -107,6 +122,66 @@ void EngineBridge::setDemoTraffic(bool enabled, double requestsPerSecond)
     QMetaObject::invokeMethod(m_demoTraffic, [demo = m_demoTraffic, enabled, requestsPerSecond] {
         demo->setRate(enabled, requestsPerSecond);
     });
+}
+
+void EngineBridge::applyProviderAction(const QString &providerId, ProviderAction action)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine, providerId, action] {
+        engine->applyProviderAction(providerId, action);
+    });
+}
+
+void EngineBridge::setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine, providerId, knobs] {
+        engine->setSimulatorKnobs(providerId, knobs);
+    });
+}
+
+void EngineBridge::explainRoute(quint64 ticket,
+                                const std::optional<QList<config::RouteRule>> &rules,
+                                const HeaderList &headers, const QByteArray &body)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, ticket, rules, headers, body] {
+        const RouteExplanation explanation = engine->explainRoute(rules, headers, body);
+        // Queued back to the bridge's thread; dropped if the bridge is gone by then.
+        QMetaObject::invokeMethod(
+            this, [this, ticket, explanation] { emit routeExplained(ticket, explanation); });
+    });
+}
+
+void EngineBridge::applyRoutes(const QList<config::RouteRule> &rules)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, rules] {
+        const QStringList problems = engine->applyRoutes(rules);
+        QMetaObject::invokeMethod(
+            this, [this, problems] { emit routesApplied(problems.isEmpty(), problems); });
+    });
+}
+
+void EngineBridge::setCanaryWeights(const QString &rule, const QList<int> &weights)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine, rule, weights] {
+        engine->router().setCanaryWeights(rule, weights);
+    });
+}
+
+void EngineBridge::resetCanaryWeights(const QString &rule)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(
+        m_engine, [engine = m_engine, rule] { engine->router().resetCanaryWeights(rule); });
 }
 
 void EngineBridge::shutdown(std::chrono::milliseconds grace)

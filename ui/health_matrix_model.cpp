@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QLocale>
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -18,15 +19,22 @@ std::pair<int, int> changedColumns(const ProviderHealth &before, const ProviderH
     const auto mark = [&](int column, bool changed) {
         if (!changed)
             return;
-        if (first < 0)
-            first = column;
-        last = column;
+        first = first < 0 ? column : std::min(first, column);
+        last = std::max(last, column);
     };
     mark(HealthMatrixModel::ProviderColumn, before.kind != after.kind);
-    mark(HealthMatrixModel::StateColumn,
-         before.state != after.state || before.consecutiveFailures != after.consecutiveFailures ||
+    const bool statusChanged =
+        before.state != after.state || before.breaker != after.breaker ||
+        before.operatorState != after.operatorState || before.trafficShare != after.trafficShare ||
+        // The countdown is shown in whole seconds; finer changes would repaint for nothing.
+        before.msUntilHalfOpen / 1000 != after.msUntilHalfOpen / 1000;
+    mark(HealthMatrixModel::StateColumn, statusChanged);
+    mark(HealthMatrixModel::ReasonColumn,
+         statusChanged || before.breakerReason != after.breakerReason ||
+             before.consecutiveFailures != after.consecutiveFailures ||
              before.lastFailure != after.lastFailure || before.recentCalls != after.recentCalls ||
-             before.errorRatePercent != after.errorRatePercent);
+             before.errorRatePercent != after.errorRatePercent ||
+             before.inFlight != after.inFlight);
     mark(HealthMatrixModel::InFlightColumn, before.inFlight != after.inFlight);
     mark(HealthMatrixModel::RequestsColumn, before.requests != after.requests);
     mark(HealthMatrixModel::ErrorsColumn,
@@ -37,19 +45,6 @@ std::pair<int, int> changedColumns(const ProviderHealth &before, const ProviderH
          before.p50TimeToFirstTokenMs != after.p50TimeToFirstTokenMs);
     mark(HealthMatrixModel::ModelsColumn, before.models != after.models);
     return {first, last};
-}
-
-int severity(ProviderState state)
-{
-    switch (state) {
-    case ProviderState::Up:
-        return 0;
-    case ProviderState::Degraded:
-        return 1;
-    case ProviderState::Down:
-        return 2;
-    }
-    return 0;
 }
 
 bool isNumericColumn(int column)
@@ -98,45 +93,129 @@ QString HealthMatrixModel::formatLatency(double milliseconds)
     return tr("%1 s").arg(locale.toString(milliseconds / 1000.0, 'f', 1));
 }
 
-QString HealthMatrixModel::stateReason(const ProviderHealth &provider)
+HealthMatrixModel::ProviderStatus HealthMatrixModel::statusOf(const ProviderHealth &provider)
+{
+    switch (provider.operatorState) {
+    case OperatorState::Disabled:
+        return ProviderStatus::Disabled;
+    case OperatorState::Draining:
+        return ProviderStatus::Draining;
+    case OperatorState::Enabled:
+        break;
+    }
+    switch (provider.breaker) {
+    case BreakerState::Open:
+        return ProviderStatus::Open;
+    case BreakerState::HalfOpen:
+        return ProviderStatus::HalfOpen;
+    case BreakerState::Closed:
+        break;
+    }
+    // Closed, yet the engine may still keep it out (failed health probes) or see failures.
+    if (provider.state == ProviderState::Down)
+        return ProviderStatus::Open;
+    if (provider.trafficShare < 1.0)
+        return ProviderStatus::Ramping;
+    if (provider.state == ProviderState::Degraded)
+        return ProviderStatus::Failing;
+    return ProviderStatus::Closed;
+}
+
+QString HealthMatrixModel::statusName(ProviderStatus status)
+{
+    switch (status) {
+    case ProviderStatus::Closed:
+        //: Circuit breaker state: traffic flows normally
+        return tr("Closed");
+    case ProviderStatus::Ramping:
+        //: Recovered endpoint taking a growing share of traffic
+        return tr("Ramping");
+    case ProviderStatus::Failing:
+        //: Breaker still closed, but recent calls fail
+        return tr("Failing");
+    case ProviderStatus::HalfOpen:
+        //: Circuit breaker state: one probe call is let through
+        return tr("Half-open");
+    case ProviderStatus::Draining:
+        return tr("Draining");
+    case ProviderStatus::Open:
+        //: Circuit breaker state: no traffic until the cool-down ends
+        return tr("Open");
+    case ProviderStatus::Disabled:
+        return tr("Disabled");
+    }
+    return {};
+}
+
+QString HealthMatrixModel::formatCountdown(qint64 milliseconds)
+{
+    const qint64 seconds = (std::max<qint64>(milliseconds, 0) + 999) / 1000; // round up
+    if (seconds < 60)
+        return tr("%1 s").arg(seconds);
+    return QStringLiteral("%1:%2").arg(seconds / 60).arg(seconds % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString HealthMatrixModel::statusText(const ProviderHealth &provider)
+{
+    const ProviderStatus status = statusOf(provider);
+    if (status == ProviderStatus::Open && provider.breaker == BreakerState::Open &&
+        provider.msUntilHalfOpen >= 0) {
+        //: Breaker state and time left until it lets a probe through, e.g. "Open · 42 s"
+        return tr("%1 · %2").arg(statusName(status), formatCountdown(provider.msUntilHalfOpen));
+    }
+    if (status == ProviderStatus::Ramping) {
+        //: Recovery ramp with the share of traffic taken, e.g. "Ramping 35%"
+        return tr("%1 %2%").arg(statusName(status),
+                                QLocale().toString(qRound(provider.trafficShare * 100.0)));
+    }
+    return statusName(status);
+}
+
+QString HealthMatrixModel::statusReason(const ProviderHealth &provider)
 {
     const QLocale locale;
-    switch (provider.state) {
-    case ProviderState::Down:
-        return tr("%n consecutive call failure(s); last: %1", "", provider.consecutiveFailures)
-            .arg(provider.lastFailure);
-    case ProviderState::Degraded:
+    switch (statusOf(provider)) {
+    case ProviderStatus::Disabled:
+        return tr("disabled by an operator; takes no traffic until enabled");
+    case ProviderStatus::Draining:
+        return tr("draining: no new requests, %n call(s) still open", "", provider.inFlight);
+    case ProviderStatus::Open:
+        if (provider.breaker == BreakerState::Open && provider.msUntilHalfOpen >= 0) {
+            return tr("%1; next probe in %2")
+                .arg(provider.breakerReason, formatCountdown(provider.msUntilHalfOpen));
+        }
+        return provider.breakerReason;
+    case ProviderStatus::HalfOpen:
+        return tr("letting one probe call through; %1").arg(provider.breakerReason);
+    case ProviderStatus::Ramping:
+        return tr("recovered; taking %1% of its usual share")
+            .arg(locale.toString(qRound(provider.trafficShare * 100.0)));
+    case ProviderStatus::Failing:
         return tr("%1% of the last %n call(s) failed", "", provider.recentCalls)
             .arg(locale.toString(provider.errorRatePercent, 'f', 0));
-    case ProviderState::Up:
+    case ProviderStatus::Closed:
         break;
     }
     return provider.requests == 0 ? tr("no calls yet") : tr("answering normally");
 }
 
-QString HealthMatrixModel::stateName(ProviderState state)
+QColor HealthMatrixModel::statusColor(ProviderStatus status)
 {
-    switch (state) {
-    case ProviderState::Up:
-        return tr("Up");
-    case ProviderState::Degraded:
-        return tr("Degraded");
-    case ProviderState::Down:
-        return tr("Down");
-    }
-    return {};
-}
-
-QColor HealthMatrixModel::stateColor(ProviderState state)
-{
-    // Green, amber and red chosen dark enough to read as text on a white row.
-    switch (state) {
-    case ProviderState::Up:
-        return QColor(0x15, 0x80, 0x3d);
-    case ProviderState::Degraded:
-        return QColor(0xb4, 0x53, 0x09);
-    case ProviderState::Down:
-        return QColor(0xb9, 0x1c, 0x1c);
+    // Dark enough to read as text on a white row; the pill tints them for its background.
+    switch (status) {
+    case ProviderStatus::Closed:
+        return QColor(0x15, 0x80, 0x3d); // green
+    case ProviderStatus::Ramping:
+        return QColor(0x0f, 0x76, 0x6e); // teal: healthy, not yet at full share
+    case ProviderStatus::Failing:
+    case ProviderStatus::HalfOpen:
+        return QColor(0xb4, 0x53, 0x09); // amber
+    case ProviderStatus::Draining:
+        return QColor(0x1d, 0x4e, 0xd8); // blue: an operator's deliberate choice
+    case ProviderStatus::Open:
+        return QColor(0xb9, 0x1c, 0x1c); // red
+    case ProviderStatus::Disabled:
+        return QColor(0x4b, 0x55, 0x63); // grey
     }
     return {};
 }
@@ -155,7 +234,9 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         case ProviderColumn:
             return provider.id;
         case StateColumn:
-            return stateName(provider.state);
+            return statusText(provider);
+        case ReasonColumn:
+            return statusReason(provider);
         case InFlightColumn:
             return locale.toString(provider.inFlight);
         case RequestsColumn:
@@ -181,7 +262,9 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         case ProviderColumn:
             return provider.id;
         case StateColumn:
-            return severity(provider.state);
+            return int(statusOf(provider));
+        case ReasonColumn:
+            return statusReason(provider);
         case InFlightColumn:
             return provider.inFlight;
         case RequestsColumn:
@@ -199,25 +282,30 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         }
         break;
     case StateRole:
-        return int(provider.state);
+        return int(statusOf(provider));
     case ProviderIdRole:
         return provider.id;
     case Qt::TextAlignmentRole:
         return alignmentFor(column);
     case Qt::ForegroundRole:
         if (column == StateColumn)
-            return stateColor(provider.state);
+            return statusColor(statusOf(provider));
+        if (column == ReasonColumn)
+            return QColor(0x4b, 0x55, 0x63);
         break;
     case Qt::DecorationRole:
         if (column == StateColumn)
-            return stateColor(provider.state);
+            return statusColor(statusOf(provider));
         break;
     case Qt::ToolTipRole:
         switch (column) {
         case ProviderColumn:
-            return tr("%1 (%2 provider)").arg(provider.id, provider.kind);
+            //: Provider tooltip: id, kind, then the models it serves
+            return tr("%1 (%2 provider)\nModels: %3")
+                .arg(provider.id, provider.kind, provider.models.join(QStringLiteral(", ")));
         case StateColumn:
-            return tr("%1: %2").arg(stateName(provider.state), stateReason(provider));
+        case ReasonColumn:
+            return tr("%1: %2").arg(statusName(statusOf(provider)), statusReason(provider));
         case ErrorsColumn:
             return tr("%1 failed calls since start; %2% of recent calls failed")
                 .arg(locale.toString(provider.errors),
@@ -241,7 +329,9 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
         case ProviderColumn:
             return tr("Provider");
         case StateColumn:
-            return tr("State");
+            return tr("Breaker");
+        case ReasonColumn:
+            return tr("Reason");
         case InFlightColumn:
             return tr("In flight");
         case RequestsColumn:
@@ -263,7 +353,10 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
         case ProviderColumn:
             return tr("Provider id from the configuration");
         case StateColumn:
-            return tr("Health as judged from recent calls; hover a row for the reason");
+            return tr("Circuit breaker state, or what an operator set; open breakers count down "
+                      "to their next probe");
+        case ReasonColumn:
+            return tr("Why the provider is in its state");
         case InFlightColumn:
             return tr("Calls sent to this provider and not yet answered");
         case RequestsColumn:

@@ -16,7 +16,7 @@ class HealthMatrixModel : public QAbstractTableModel {
 public:
     enum Column {
         ProviderColumn,
-        StateColumn,
+        StateColumn, // the breaker and operator status, drawn as a pill
         InFlightColumn,
         RequestsColumn,
         ErrorsColumn,
@@ -24,18 +24,24 @@ public:
         LatencyP95Column,
         TimeToFirstTokenP50Column,
         ModelsColumn,
+        ReasonColumn, // why it is in that status; last, so long reasons get the spare width
         ColumnCount
     };
     Q_ENUM(Column)
 
     enum Role {
-        // Raw value to sort on: numbers as numbers, the state as its severity (Up < Down).
+        // Raw value to sort on: numbers as numbers, the status as its severity (Closed < Open).
         SortRole = Qt::UserRole + 1,
-        // The ProviderState as an int, for delegates that draw the state themselves.
+        // The ProviderStatus as an int, for delegates that draw the status themselves.
         StateRole,
         ProviderIdRole,
     };
     Q_ENUM(Role)
+
+    // What the Breaker column shows: the breaker state, unless an operator's choice or a
+    // recovery ramp says more. Ordered by severity, so sorting puts trouble last.
+    enum class ProviderStatus { Closed, Ramping, Failing, HalfOpen, Draining, Open, Disabled };
+    Q_ENUM(ProviderStatus)
 
     explicit HealthMatrixModel(QObject *parent = nullptr);
 
@@ -57,10 +63,15 @@ public:
 
     // "84 ms", "1.2 s", or an em dash when there is no sample (negative).
     static QString formatLatency(double milliseconds);
-    static QString stateName(ProviderState state);
-    // Why a provider is in its state, in the console's language.
-    static QString stateReason(const ProviderHealth &provider);
-    static QColor stateColor(ProviderState state);
+    static ProviderStatus statusOf(const ProviderHealth &provider);
+    static QString statusName(ProviderStatus status);
+    // The pill's text: the name, with the countdown while open or the share while ramping.
+    static QString statusText(const ProviderHealth &provider);
+    // Why a provider is in its status, in the console's language where the engine gave facts.
+    static QString statusReason(const ProviderHealth &provider);
+    static QColor statusColor(ProviderStatus status);
+    // "42 s", "3:05": time left until an open breaker admits a probe.
+    static QString formatCountdown(qint64 milliseconds);
 
 private:
     QList<ProviderHealth> m_rows;

@@ -1,8 +1,11 @@
 #include "main_window.h"
 
+#include "breaker_events_model.h"
+#include "drills_panel.h"
 #include "engine_bridge.h"
 #include "health_matrix_model.h"
 #include "request_rate_chart.h"
+#include "routes_view.h"
 #include "state_pill_delegate.h"
 
 #include <QEvent>
@@ -13,6 +16,7 @@
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
@@ -21,6 +25,7 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -41,7 +46,8 @@ constexpr qint64 localDemoChangeGraceMs = 2000;
 QString consoleStyleSheet()
 {
     return QStringLiteral(R"(
-QMainWindow, QWidget#consoleCentral { background: #f4f5f7; }
+QMainWindow, QWidget#consoleCentral, QWidget#routesView { background: #f4f5f7; }
+QTabWidget#consoleTabs::pane { border: none; }
 QToolBar#consoleControls {
     background: #ffffff; border: none; border-bottom: 1px solid #e3e6ea; padding: 0; spacing: 0;
 }
@@ -65,14 +71,27 @@ QLabel[textRole="hint"][tone="warn"] { color: #b45309; }
 QLabel[textRole="hint"][tone="bad"] { color: #b91c1c; }
 QLabel[textRole="sectionTitle"] { color: #111827; }
 QLabel[textRole="sectionHint"] { color: #9ca3af; }
-QTableView#healthMatrix {
+QLabel[textRole="columnHeader"] { color: #6b7280; font-weight: 600; }
+QTableView#healthMatrix, QTableView#breakerEvents {
     border: none; background: #ffffff; alternate-background-color: #f9fafb;
     selection-background-color: #e8f0fe; selection-color: #111827;
 }
-QTableView#healthMatrix QHeaderView::section {
+QTableView#healthMatrix QHeaderView::section, QTableView#breakerEvents QHeaderView::section {
     background: #ffffff; color: #6b7280; border: none; border-bottom: 1px solid #e3e6ea;
     padding: 6px 8px; font-weight: 600;
 }
+QPushButton[providerAction="true"] {
+    background: #ffffff; color: #1f2937; border: 1px solid #d0d5dc; border-radius: 6px;
+    padding: 3px 12px;
+}
+QPushButton[providerAction="true"]:hover { background: #f3f4f6; }
+QPushButton[providerAction="true"]:disabled { color: #9ca3af; border-color: #e5e7eb; }
+QPushButton[flat="true"] {
+    background: transparent; color: #1d4ed8; border: none; padding: 3px 6px; font-weight: 600;
+}
+QPushButton[flat="true"]:hover { color: #1e40af; text-decoration: underline; }
+QPushButton[flat="true"]:disabled { color: #9ca3af; }
+
 QStatusBar { background: #ffffff; border-top: 1px solid #e3e6ea; color: #4b5563; }
 QStatusBar::item { border: none; }
 QStatusBar QLabel { padding: 3px 8px; }
@@ -158,9 +177,23 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
     topRow->setSpacing(12);
     topRow->addWidget(buildSummary(), 0);
     topRow->addWidget(buildChartCard(), 1);
-    layout->addLayout(topRow, 2);
-    layout->addWidget(buildMatrixCard(), 3);
-    setCentralWidget(central);
+    layout->addLayout(topRow, 5);
+    layout->addWidget(buildMatrixCard(), 5);
+    auto *bottomRow = new QHBoxLayout;
+    bottomRow->setSpacing(12);
+    m_drills = new DrillsPanel(central);
+    bottomRow->addWidget(m_drills, 1);
+    bottomRow->addWidget(buildEventsCard(), 1);
+    layout->addLayout(bottomRow, 4);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("consoleTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(central, QString());
+    m_routesView = new RoutesView(m_bridge, m_tabs);
+    m_tabs->addTab(m_routesView, QString());
+    setCentralWidget(m_tabs);
+
+    connect(m_drills, &DrillsPanel::knobsRequested, &m_bridge, &EngineBridge::setSimulatorKnobs);
 
     m_listenLabel = new QLabel(this);
     m_listenLabel->setObjectName(QStringLiteral("listenLabel"));
@@ -174,7 +207,7 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
     connect(&m_bridge, &EngineBridge::snapshotUpdated, this, &MainWindow::applySnapshot);
 
     retranslateUi();
-    resize(1280, 800);
+    resize(1280, 900);
     applySnapshot(m_snapshot);
 }
 
@@ -312,8 +345,22 @@ QWidget *MainWindow::buildMatrixCard()
     m_matrixTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
     m_matrixHint = makeLabel("sectionHint", card);
     header->addWidget(m_matrixTitle);
-    header->addStretch(1);
-    header->addWidget(m_matrixHint);
+    header->addSpacing(12);
+    header->addWidget(m_matrixHint, 1);
+    for (ProviderAction action : {ProviderAction::Disable, ProviderAction::Drain,
+                                  ProviderAction::Trip, ProviderAction::Reset}) {
+        auto *button = new QPushButton(card);
+        button->setProperty("providerAction", true);
+        button->setCursor(Qt::PointingHandCursor);
+        header->addSpacing(6);
+        header->addWidget(button);
+        m_actionButtons.append({action, button});
+        connect(button, &QPushButton::clicked, this, [this, button] {
+            // Disable flips to Enable for a provider that is already disabled.
+            applyAction(ProviderAction(button->property("actionValue").toInt()));
+        });
+        button->setProperty("actionValue", int(action));
+    }
     layout->addLayout(header);
 
     m_model = new HealthMatrixModel(this);
@@ -344,13 +391,170 @@ QWidget *MainWindow::buildMatrixCard()
     columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     m_matrixView->setSortingEnabled(true);
     m_matrixView->sortByColumn(HealthMatrixModel::ProviderColumn, Qt::AscendingOrder);
+    // Models are in the provider's tooltip; the width goes to the reason instead.
+    m_matrixView->setColumnHidden(HealthMatrixModel::ModelsColumn, true);
+    m_matrixView->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_matrixView, &QWidget::customContextMenuRequested, this, &MainWindow::showMatrixMenu);
+    connect(m_matrixView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { refreshActions(); });
     layout->addWidget(m_matrixView, 1);
     return card;
+}
+
+QWidget *MainWindow::buildEventsCard()
+{
+    auto *card = new QFrame;
+    card->setObjectName(QStringLiteral("breakerEventsCard"));
+    card->setProperty("card", true);
+    auto *layout = new QVBoxLayout(card);
+    layout->setContentsMargins(12, 12, 12, 8);
+    layout->setSpacing(6);
+    auto *header = new QHBoxLayout;
+    header->setContentsMargins(4, 0, 4, 0);
+    m_eventsTitle = makeLabel("sectionTitle", card);
+    m_eventsTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
+    m_eventsHint = makeLabel("sectionHint", card);
+    header->addWidget(m_eventsTitle);
+    header->addStretch(1);
+    header->addWidget(m_eventsHint);
+    layout->addLayout(header);
+
+    m_eventsModel = new BreakerEventsModel(this);
+    m_eventsView = new QTableView(card);
+    m_eventsView->setObjectName(QStringLiteral("breakerEvents"));
+    m_eventsView->setModel(m_eventsModel);
+    m_eventsView->setShowGrid(false);
+    m_eventsView->setWordWrap(false);
+    m_eventsView->setAlternatingRowColors(true);
+    m_eventsView->setSelectionMode(QAbstractItemView::NoSelection);
+    m_eventsView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_eventsView->setFrameShape(QFrame::NoFrame);
+    m_eventsView->verticalHeader()->hide();
+    m_eventsView->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 8);
+    m_eventsView->horizontalHeader()->setStretchLastSection(true);
+    m_eventsView->horizontalHeader()->setHighlightSections(false);
+    m_eventsView->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    layout->addWidget(m_eventsView, 1);
+    m_eventsEmpty = makeLabel("sectionHint", card);
+    m_eventsEmpty->setAlignment(Qt::AlignCenter);
+    m_eventsEmpty->setWordWrap(true);
+    layout->addWidget(m_eventsEmpty, 1);
+    const auto showPlaceholder = [this] {
+        const bool empty = m_eventsModel->rowCount() == 0;
+        m_eventsView->setVisible(!empty);
+        m_eventsEmpty->setVisible(empty);
+    };
+    connect(m_eventsModel, &QAbstractItemModel::rowsInserted, this, showPlaceholder);
+    connect(m_eventsModel, &QAbstractItemModel::rowsRemoved, this, showPlaceholder);
+    showPlaceholder();
+    return card;
+}
+
+QString MainWindow::selectedProvider() const
+{
+    const QModelIndexList rows = m_matrixView->selectionModel()->selectedRows();
+    if (rows.isEmpty())
+        return {};
+    return rows.first().data(HealthMatrixModel::ProviderIdRole).toString();
+}
+
+bool MainWindow::selectProvider(const QString &providerId)
+{
+    for (int row = 0; row < m_sortModel->rowCount(); ++row) {
+        const QModelIndex index = m_sortModel->index(row, 0);
+        if (index.data(HealthMatrixModel::ProviderIdRole).toString() == providerId) {
+            m_matrixView->selectRow(row);
+            return true;
+        }
+    }
+    return false;
+}
+
+QPushButton *MainWindow::actionButton(ProviderAction action) const
+{
+    for (const auto &[buttonAction, button] : m_actionButtons) {
+        if (buttonAction == action)
+            return button;
+    }
+    return nullptr;
+}
+
+void MainWindow::refreshActions()
+{
+    const QString id = selectedProvider();
+    OperatorState operatorState = OperatorState::Enabled;
+    BreakerState breaker = BreakerState::Closed;
+    for (const ProviderHealth &provider : std::as_const(m_snapshot.providers)) {
+        if (provider.id == id) {
+            operatorState = provider.operatorState;
+            breaker = provider.breaker;
+        }
+    }
+    const bool selected = !id.isEmpty();
+    for (const auto &[action, button] : m_actionButtons) {
+        switch (action) {
+        case ProviderAction::Disable:
+        case ProviderAction::Enable: {
+            // One button that enables what is disabled or draining, and disables the rest.
+            const bool enables = operatorState != OperatorState::Enabled;
+            button->setProperty("actionValue",
+                                int(enables ? ProviderAction::Enable : ProviderAction::Disable));
+            button->setText(enables ? tr("Enable") : tr("Disable"));
+            button->setToolTip(enables ? tr("Let the selected provider take traffic again")
+                                       : tr("Take the selected provider out of rotation now"));
+            button->setEnabled(selected);
+            break;
+        }
+        case ProviderAction::Drain:
+            button->setText(tr("Drain"));
+            button->setToolTip(tr("Stop new requests to the selected provider and let open "
+                                  "streams finish"));
+            button->setEnabled(selected && operatorState == OperatorState::Enabled);
+            break;
+        case ProviderAction::Trip:
+            button->setText(tr("Trip"));
+            button->setToolTip(tr("Force the selected provider's breaker open, as a drill"));
+            button->setEnabled(selected && breaker != BreakerState::Open);
+            break;
+        case ProviderAction::Reset:
+            button->setText(tr("Reset"));
+            button->setToolTip(tr("Close the selected provider's breaker and forget its failures"));
+            button->setEnabled(selected);
+            break;
+        }
+    }
+}
+
+void MainWindow::applyAction(ProviderAction action)
+{
+    const QString id = selectedProvider();
+    if (!id.isEmpty())
+        m_bridge.applyProviderAction(id, action);
+}
+
+void MainWindow::showMatrixMenu(const QPoint &position)
+{
+    const QModelIndex index = m_matrixView->indexAt(position);
+    if (!index.isValid())
+        return;
+    m_matrixView->selectRow(index.row());
+    QMenu menu(this);
+    for (const auto &[action, button] : m_actionButtons) {
+        QAction *item = menu.addAction(button->text());
+        item->setEnabled(button->isEnabled());
+        item->setToolTip(button->toolTip());
+        connect(item, &QAction::triggered, this, [this, button] {
+            applyAction(ProviderAction(button->property("actionValue").toInt()));
+        });
+    }
+    menu.exec(m_matrixView->viewport()->mapToGlobal(position));
 }
 
 void MainWindow::retranslateUi()
 {
     setWindowTitle(tr("Switchyard"));
+    m_tabs->setTabText(0, tr("Overview"));
+    m_tabs->setTabText(1, tr("Routes"));
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
     m_brand->setText(QStringLiteral("<span style=\"font-size:%1; font-weight:700;\">%2</span>"
@@ -372,7 +576,14 @@ void MainWindow::retranslateUi()
     m_chartTitle->setText(tr("Requests per second"));
     m_chartHint->setText(tr("last 60 s"));
     m_matrixTitle->setText(tr("Providers"));
-    m_matrixHint->setText(tr("Hover a state for its reason; click a header to sort"));
+    m_matrixHint->setText(tr("Select a provider to act on it; right-click for the same actions"));
+    m_eventsTitle->setText(tr("Breaker timeline"));
+    m_eventsHint->setText(tr("newest first"));
+    m_eventsEmpty->setText(tr("No breaker has changed state yet. Trip a provider or start a "
+                              "drill to see its breaker open, probe and close here."));
+    m_eventsModel->retranslate();
+    m_drills->retranslate();
+    refreshActions();
 
     m_model->retranslate();
     fitMatrixColumns();
@@ -396,8 +607,11 @@ void MainWindow::fitMatrixColumns()
     };
     fit(HealthMatrixModel::ProviderColumn, QStringLiteral("provider-name-long"));
     // The pill adds a dot and padding around the longest state name.
+    // The pill adds a dot and padding around the longest status with its countdown.
     fit(HealthMatrixModel::StateColumn,
-        HealthMatrixModel::stateName(ProviderState::Degraded) + QStringLiteral("xxxxxx"));
+        HealthMatrixModel::statusName(HealthMatrixModel::ProviderStatus::Ramping) +
+            QStringLiteral(" 100%xxxxxx"));
+
     const QLocale locale;
     fit(HealthMatrixModel::InFlightColumn, locale.toString(1000));
     fit(HealthMatrixModel::RequestsColumn, locale.toString(1000000));
@@ -406,6 +620,18 @@ void MainWindow::fitMatrixColumns()
     fit(HealthMatrixModel::LatencyP50Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::LatencyP95Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::TimeToFirstTokenP50Column, HealthMatrixModel::formatLatency(999.0));
+
+    const auto fitEvents = [&](int column, const QString &typicalValue) {
+        const QString title = m_eventsModel->headerData(column, Qt::Horizontal).toString();
+        m_eventsView->horizontalHeader()->resizeSection(
+            column, std::max(header.horizontalAdvance(title) + 24,
+                             body.horizontalAdvance(typicalValue) + 20));
+    };
+    fitEvents(BreakerEventsModel::TimeColumn, QStringLiteral("00:00:00"));
+    fitEvents(BreakerEventsModel::ProviderColumn, QStringLiteral("provider-name"));
+    fitEvents(BreakerEventsModel::ChangeColumn,
+              BreakerEventsModel::breakerStateName(BreakerState::HalfOpen) + QStringLiteral(" → ") +
+                  BreakerEventsModel::breakerStateName(BreakerState::Closed));
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -419,6 +645,9 @@ void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_snapshot = snapshot;
     m_model->applySnapshot(snapshot);
+    m_eventsModel->applyEvents(snapshot.recentBreakerEvents);
+    m_drills->applySnapshot(snapshot);
+    refreshActions();
     m_rateChart->addSample(double(m_clock.elapsed()) / 1000.0, snapshot.requestsPerSecond);
     syncDemoControls(snapshot);
     refreshSummary();

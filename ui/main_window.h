@@ -7,10 +7,12 @@
 
 QT_BEGIN_NAMESPACE
 class QFrame;
+class QMenu;
 class QLabel;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
+class QTabWidget;
 class QTableView;
 class QToolBar;
 QT_END_NAMESPACE
@@ -21,8 +23,11 @@ class EngineBridge;
 
 namespace switchyard::ui {
 
+class BreakerEventsModel;
+class DrillsPanel;
 class HealthMatrixModel;
 class RequestRateChart;
+class RoutesView;
 
 // The operations console: a summary strip, a live request-rate chart and the provider health
 // matrix, refreshed from engine snapshots (at most 10 per second), plus the demo traffic
@@ -34,6 +39,13 @@ public:
     ~MainWindow() override;
 
     HealthMatrixModel *healthMatrixModel() const { return m_model; }
+    DrillsPanel *drillsPanel() const { return m_drills; }
+    RoutesView *routesView() const { return m_routesView; }
+    BreakerEventsModel *breakerEventsModel() const { return m_eventsModel; }
+    // Selects the matrix row of a provider, as a click would; false when it is not shown.
+    bool selectProvider(const QString &providerId);
+    // The operator action buttons above the matrix, for the selected provider.
+    QPushButton *actionButton(ProviderAction action) const;
 
 public Q_SLOTS:
     void applySnapshot(const switchyard::EngineSnapshot &snapshot);
@@ -53,6 +65,11 @@ private:
     QWidget *buildSummary();
     QWidget *buildChartCard();
     QWidget *buildMatrixCard();
+    QWidget *buildEventsCard();
+    QString selectedProvider() const;
+    void refreshActions();
+    void applyAction(ProviderAction action);
+    void showMatrixMenu(const QPoint &position);
     StatCard makeStatCard(const QString &objectName);
 
     void retranslateUi();
@@ -85,6 +102,15 @@ private:
     QLabel *m_chartHint = nullptr;
     QLabel *m_matrixTitle = nullptr;
     QLabel *m_matrixHint = nullptr;
+    QList<QPair<ProviderAction, QPushButton *>> m_actionButtons;
+    DrillsPanel *m_drills = nullptr;
+    QTabWidget *m_tabs = nullptr; // "Overview" and "Routes"
+    RoutesView *m_routesView = nullptr;
+    BreakerEventsModel *m_eventsModel = nullptr;
+    QTableView *m_eventsView = nullptr;
+    QLabel *m_eventsTitle = nullptr;
+    QLabel *m_eventsHint = nullptr;
+    QLabel *m_eventsEmpty = nullptr;
 
     QLabel *m_listenLabel = nullptr;
     QLabel *m_statusRate = nullptr;

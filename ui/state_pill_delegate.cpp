@@ -47,7 +47,8 @@ void StatePillDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     const QVariant stateValue = index.data(HealthMatrixModel::StateRole);
     if (!stateValue.isValid())
         return;
-    const QColor color = HealthMatrixModel::stateColor(ProviderState(stateValue.toInt()));
+    const QColor color =
+        HealthMatrixModel::statusColor(HealthMatrixModel::ProviderStatus(stateValue.toInt()));
 
     QFont font = option.font;
     font.setWeight(QFont::DemiBold);

@@ -4,8 +4,8 @@
 
 namespace switchyard::ui {
 
-// Draws a provider state as a tinted pill with a coloured dot, so Up / Degraded / Down read at a
-// glance and without relying on colour alone (the state name stays in the pill).
+// Draws a provider's status as a tinted pill with a coloured dot, so Closed / Half-open / Open read
+// at a glance and without relying on colour alone (the status name stays in the pill).
 // Reads HealthMatrixModel::StateRole for the colour and DisplayRole for the text.
 class StatePillDelegate : public QStyledItemDelegate {
     Q_OBJECT

@@ -8,7 +8,9 @@
 #include <QTest>
 #include <memory>
 
+using switchyard::BreakerState;
 using switchyard::EngineSnapshot;
+using switchyard::OperatorState;
 using switchyard::ProviderHealth;
 using switchyard::ProviderState;
 using switchyard::ui::HealthMatrixModel;
@@ -125,7 +127,8 @@ void HealthMatrixModelTest::showsEveryColumnOfAProvider()
     QCOMPARE(tested.model.rowCount(), 1);
     QCOMPARE(tested.model.columnCount(), int(HealthMatrixModel::ColumnCount));
     QCOMPARE(tested.text(0, HealthMatrixModel::ProviderColumn), QStringLiteral("sim-swift"));
-    QCOMPARE(tested.text(0, HealthMatrixModel::StateColumn), QStringLiteral("Up"));
+    QCOMPARE(tested.text(0, HealthMatrixModel::StateColumn), QStringLiteral("Closed"));
+    QCOMPARE(tested.text(0, HealthMatrixModel::ReasonColumn), QStringLiteral("answering normally"));
     QCOMPARE(tested.text(0, HealthMatrixModel::InFlightColumn), QStringLiteral("3"));
     QCOMPARE(tested.text(0, HealthMatrixModel::RequestsColumn), QStringLiteral("1,234"));
     QCOMPARE(tested.text(0, HealthMatrixModel::ErrorsColumn), QStringLiteral("12 (1.5%)"));
@@ -150,10 +153,11 @@ void HealthMatrixModelTest::showsEveryColumnOfAProvider()
 void HealthMatrixModelTest::headersAreNamedAndAligned()
 {
     TestedModel tested;
-    const QStringList expected{
-        QStringLiteral("Provider"),    QStringLiteral("State"),    QStringLiteral("In flight"),
-        QStringLiteral("Requests"),    QStringLiteral("Errors"),   QStringLiteral("p50 latency"),
-        QStringLiteral("p95 latency"), QStringLiteral("TTFT p50"), QStringLiteral("Models")};
+    const QStringList expected{QStringLiteral("Provider"),    QStringLiteral("Breaker"),
+                               QStringLiteral("In flight"),   QStringLiteral("Requests"),
+                               QStringLiteral("Errors"),      QStringLiteral("p50 latency"),
+                               QStringLiteral("p95 latency"), QStringLiteral("TTFT p50"),
+                               QStringLiteral("Models"),      QStringLiteral("Reason")};
     for (int column = 0; column < HealthMatrixModel::ColumnCount; ++column) {
         QCOMPARE(tested.model.headerData(column, Qt::Horizontal).toString(), expected.at(column));
         QVERIFY(
@@ -168,40 +172,77 @@ void HealthMatrixModelTest::headersAreNamedAndAligned()
 
 void HealthMatrixModelTest::colorsAndExplainsTheState_data()
 {
-    QTest::addColumn<ProviderState>("state");
-    QTest::addColumn<QString>("name");
+    QTest::addColumn<ProviderHealth>("health");
+    QTest::addColumn<QString>("text");
     QTest::addColumn<QColor>("color");
     QTest::addColumn<QString>("reason");
-    QTest::newRow("up") << ProviderState::Up << QStringLiteral("Up") << QColor(0x15, 0x80, 0x3d)
-                        << QStringLiteral("answering normally");
-    QTest::newRow("degraded") << ProviderState::Degraded << QStringLiteral("Degraded")
-                              << QColor(0xb4, 0x53, 0x09)
-                              << QStringLiteral("25% of the last 20 call(s) failed");
-    QTest::newRow("down") << ProviderState::Down << QStringLiteral("Down")
-                          << QColor(0xb9, 0x1c, 0x1c)
-                          << QStringLiteral("5 consecutive call failure(s); last: HTTP 500");
+
+    ProviderHealth base = provider(QStringLiteral("p"), 40);
+    base.consecutiveFailures = 5;
+    base.lastFailure = QStringLiteral("HTTP 500");
+    base.recentCalls = 20;
+    base.errorRatePercent = 25.0;
+
+    QTest::newRow("closed") << base << QStringLiteral("Closed") << QColor(0x15, 0x80, 0x3d)
+                            << QStringLiteral("answering normally");
+    ProviderHealth failing = base;
+    failing.state = ProviderState::Degraded;
+    QTest::newRow("closed but failing")
+        << failing << QStringLiteral("Failing") << QColor(0xb4, 0x53, 0x09)
+        << QStringLiteral("25% of the last 20 call(s) failed");
+    ProviderHealth open = base;
+    open.state = ProviderState::Down;
+    open.breaker = BreakerState::Open;
+    open.breakerReason = QStringLiteral("5 consecutive call failures");
+    open.msUntilHalfOpen = 41'200;
+    QTest::newRow("open counts down")
+        << open << QStringLiteral("Open · 42 s") << QColor(0xb9, 0x1c, 0x1c)
+        << QStringLiteral("5 consecutive call failures; next probe in 42 s");
+    ProviderHealth longOpen = open;
+    longOpen.msUntilHalfOpen = 185'000;
+    QTest::newRow("open for minutes")
+        << longOpen << QStringLiteral("Open · 3:05") << QColor(0xb9, 0x1c, 0x1c)
+        << QStringLiteral("5 consecutive call failures; next probe in 3:05");
+    ProviderHealth halfOpen = base;
+    halfOpen.state = ProviderState::Degraded;
+    halfOpen.breaker = BreakerState::HalfOpen;
+    halfOpen.breakerReason = QStringLiteral("open time over");
+    QTest::newRow("half-open") << halfOpen << QStringLiteral("Half-open")
+                               << QColor(0xb4, 0x53, 0x09)
+                               << QStringLiteral("letting one probe call through; open time over");
+    ProviderHealth ramping = base;
+    ramping.trafficShare = 0.35;
+    QTest::newRow("ramping") << ramping << QStringLiteral("Ramping 35%") << QColor(0x0f, 0x76, 0x6e)
+                             << QStringLiteral("recovered; taking 35% of its usual share");
+    ProviderHealth disabled = open;
+    disabled.operatorState = OperatorState::Disabled;
+    QTest::newRow("operator disable wins over breaker")
+        << disabled << QStringLiteral("Disabled") << QColor(0x4b, 0x55, 0x63)
+        << QStringLiteral("disabled by an operator; takes no traffic until enabled");
+    ProviderHealth draining = base;
+    draining.operatorState = OperatorState::Draining;
+    draining.inFlight = 2;
+    QTest::newRow("draining") << draining << QStringLiteral("Draining") << QColor(0x1d, 0x4e, 0xd8)
+                              << QStringLiteral("draining: no new requests, 2 call(s) still open");
 }
 
 void HealthMatrixModelTest::colorsAndExplainsTheState()
 {
-    QFETCH(ProviderState, state);
-    QFETCH(QString, name);
+    QFETCH(ProviderHealth, health);
+    QFETCH(QString, text);
     QFETCH(QColor, color);
     QFETCH(QString, reason);
     TestedModel tested;
-    ProviderHealth health = provider(QStringLiteral("p"), 40);
-    health.state = state;
-    health.consecutiveFailures = 5;
-    health.lastFailure = QStringLiteral("HTTP 500");
-    health.recentCalls = 20;
-    health.errorRatePercent = 25.0;
     tested.model.applySnapshot(snapshotOf({health}));
 
     const QModelIndex cell = tested.model.index(0, HealthMatrixModel::StateColumn);
-    QCOMPARE(cell.data(Qt::DisplayRole).toString(), name);
+    QCOMPARE(cell.data(Qt::DisplayRole).toString(), text);
     QCOMPARE(cell.data(Qt::ForegroundRole).value<QColor>(), color);
     QCOMPARE(cell.data(Qt::DecorationRole).value<QColor>(), color);
-    QCOMPARE(cell.data(HealthMatrixModel::StateRole).toInt(), int(state));
+    QCOMPARE(cell.data(HealthMatrixModel::StateRole).toInt(),
+             int(HealthMatrixModel::statusOf(health)));
+    QCOMPARE(tested.text(0, HealthMatrixModel::ReasonColumn), reason);
+    const QString name = HealthMatrixModel::statusName(HealthMatrixModel::statusOf(health));
     QCOMPARE(cell.data(Qt::ToolTipRole).toString(), name + QStringLiteral(": ") + reason);
 }
 
@@ -219,7 +260,9 @@ void HealthMatrixModelTest::sortRoleCarriesRawValues()
     QCOMPARE(sortValue(HealthMatrixModel::RequestsColumn).toULongLong(), 1234ULL);
     QCOMPARE(sortValue(HealthMatrixModel::LatencyP95Column).toDouble(), 1234.5);
     QCOMPARE(sortValue(HealthMatrixModel::LatencyP50Column).toDouble(), -1.0);
-    QCOMPARE(sortValue(HealthMatrixModel::StateColumn).toInt(), 2); // most severe sorts last
+    // A provider kept out is the most severe but one (only an operator's disable sorts later).
+    QCOMPARE(sortValue(HealthMatrixModel::StateColumn).toInt(),
+             int(HealthMatrixModel::ProviderStatus::Open));
 }
 
 void HealthMatrixModelTest::firstSnapshotInsertsRows()
@@ -388,12 +431,12 @@ void HealthMatrixModelTest::mixedUpdateAddsRemovesAndChanges()
     QCOMPARE(changed.at(0).at(0).value<QModelIndex>().column(),
              int(HealthMatrixModel::StateColumn));
     QCOMPARE(changed.at(0).at(1).value<QModelIndex>().column(),
-             int(HealthMatrixModel::StateColumn));
+             int(HealthMatrixModel::ReasonColumn));
     QCOMPARE(inserted.count(), 1);
     QCOMPARE(reset.count(), 0);
     QCOMPARE(tested.ids(),
              (QStringList{QStringLiteral("a"), QStringLiteral("d"), QStringLiteral("e")}));
-    QCOMPARE(tested.text(1, HealthMatrixModel::StateColumn), QStringLiteral("Down"));
+    QCOMPARE(tested.text(1, HealthMatrixModel::StateColumn), QStringLiteral("Open"));
     QCOMPARE(tested.text(2, HealthMatrixModel::RequestsColumn), QStringLiteral("0"));
 }
 

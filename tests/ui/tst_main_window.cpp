@@ -1,10 +1,13 @@
+#include "breaker_events_model.h"
 #include "config/config_loader.h"
+#include "drills_panel.h"
 #include "engine_bridge.h"
 #include "health_matrix_model.h"
 #include "main_window.h"
 #include "request_rate_chart.h"
 #include "translation.h"
 
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QLabel>
@@ -20,7 +23,14 @@
 #include <cmath>
 #include <memory>
 
+using switchyard::BreakerState;
 using switchyard::EngineBridge;
+using switchyard::OperatorState;
+using switchyard::ProviderAction;
+using switchyard::ProviderHealth;
+using switchyard::SimulatorKnobs;
+using switchyard::ui::BreakerEventsModel;
+using switchyard::ui::DrillsPanel;
 using switchyard::ui::HealthMatrixModel;
 using switchyard::ui::MainWindow;
 namespace config = switchyard::config;
@@ -63,6 +73,21 @@ bool everyProviderHasLatency(const HealthMatrixModel &model)
     return true;
 }
 
+// The provider's row as the console shows it; an empty id when it is not shown.
+ProviderHealth shownProvider(const HealthMatrixModel &model, const QString &id)
+{
+    for (const ProviderHealth &provider : model.providers()) {
+        if (provider.id == id)
+            return provider;
+    }
+    return {};
+}
+
+HealthMatrixModel::ProviderStatus shownStatus(const HealthMatrixModel &model, const QString &id)
+{
+    return HealthMatrixModel::statusOf(shownProvider(model, id));
+}
+
 } // namespace
 
 class MainWindowTest : public QObject {
@@ -73,6 +98,8 @@ private Q_SLOTS:
     void showsTitleAndListenAddress();
     void demoToggleDrivesTheBridgeAndTheMatrixFills();
     void rateControlChangesDemoTraffic();
+    void operatorActionsReachTheEngine();
+    void drillOpensTheBreakerAndTheTimelineShowsIt();
     void chineseTranslationTranslatesTheConsole();
     void rateChartKeepsOnlyTheLastMinute();
     void rateChartAxisUsesRoundNumbers_data();
@@ -164,18 +191,6 @@ void MainWindowTest::demoToggleDrivesTheBridgeAndTheMatrixFills()
     QTRY_VERIFY_WITH_TIMEOUT(requestsShown(model) > 0, trafficTimeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(everyProviderHasLatency(model), trafficTimeoutMs);
 
-    if (updatingScreenshots()) {
-        // Only for the picture: a stretch of rate history with a visible step in it.
-        QTest::qWait(15000);
-        rate->setValue(25);
-        QTest::qWait(20000);
-    }
-    const QPixmap shot = window.grab();
-    QCOMPARE(shot.size(), QSize(1280, 800));
-    const QString path = screenshotPath(QStringLiteral("console.png"));
-    QVERIFY2(shot.save(path), qPrintable(path));
-    qInfo("console screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
-
     QTest::mouseClick(toggle, Qt::LeftButton);
     QVERIFY(!toggle->isChecked());
     QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
@@ -200,6 +215,107 @@ void MainWindowTest::rateControlChangesDemoTraffic()
     QTRY_COMPARE_WITH_TIMEOUT(m_bridge->lastSnapshot().demoRequestsPerSecond, 40.0,
                               trafficTimeoutMs);
 
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+}
+
+void MainWindowTest::operatorActionsReachTheEngine()
+{
+    MainWindow window(*m_bridge);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const HealthMatrixModel &model = *window.healthMatrixModel();
+    QTRY_COMPARE(model.rowCount(), 3);
+    const QString id = QStringLiteral("sim-deep");
+
+    QPushButton *disable = window.actionButton(ProviderAction::Disable);
+    QPushButton *trip = window.actionButton(ProviderAction::Trip);
+    QPushButton *reset = window.actionButton(ProviderAction::Reset);
+    QVERIFY(disable && trip && reset);
+    QVERIFY(!trip->isEnabled()); // nothing selected yet
+    QVERIFY(window.selectProvider(id));
+    QVERIFY(trip->isEnabled());
+
+    trip->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, id), HealthMatrixModel::ProviderStatus::Open,
+                              trafficTimeoutMs);
+    QVERIFY(shownProvider(model, id).msUntilHalfOpen > 0);
+    const BreakerEventsModel &events = *window.breakerEventsModel();
+    QTRY_VERIFY(events.rowCount() > 0);
+    QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(), id);
+    QCOMPARE(events.index(0, BreakerEventsModel::ChangeColumn).data().toString(),
+             QStringLiteral("Closed → Open"));
+    QTRY_VERIFY(!trip->isEnabled()); // already open
+
+    reset->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, id).breaker, BreakerState::Closed,
+                              trafficTimeoutMs);
+
+    QCOMPARE(disable->text(), QStringLiteral("Disable"));
+    disable->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, id), HealthMatrixModel::ProviderStatus::Disabled,
+                              trafficTimeoutMs);
+    QTRY_COMPARE(disable->text(), QStringLiteral("Enable"));
+    disable->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, id).operatorState, OperatorState::Enabled,
+                              trafficTimeoutMs);
+    reset->click(); // leave no ramp behind for the tests after this one
+}
+
+void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1280, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const HealthMatrixModel &model = *window.healthMatrixModel();
+    QTRY_COMPARE(model.rowCount(), 3);
+    DrillsPanel &drills = *window.drillsPanel();
+    QTRY_COMPARE(drills.rowCount(), 3);
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    auto *rate = window.findChild<QSpinBox *>(QStringLiteral("demoRateSpinBox"));
+    QVERIFY(toggle && rate);
+    rate->setValue(25);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    if (updatingScreenshots())
+        QTest::qWait(20000); // only for the picture: some rate history before the drill
+
+    int row = 0;
+    while (drills.providerOf(row) != QStringLiteral("sim-swift"))
+        ++row;
+    QComboBox *mode = drills.modeBox(row);
+    const int serverError =
+        mode->findText(DrillsPanel::modeName(SimulatorKnobs::Mode::ServerError));
+    mode->setCurrentIndex(serverError);
+    Q_EMIT mode->activated(serverError);
+
+    // Demo traffic reaches sim-swift; its 500s open the breaker, the timeline records it.
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).breaker,
+                              BreakerState::Open, trafficTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
+                              SimulatorKnobs::Mode::ServerError, trafficTimeoutMs);
+    const BreakerEventsModel &events = *window.breakerEventsModel();
+    QTRY_VERIFY(events.rowCount() > 0);
+    QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(),
+             QStringLiteral("sim-swift"));
+
+    if (updatingScreenshots())
+        QTest::qWait(8000); // let the chart and counters show the failover
+    const QPixmap shot = window.grab();
+    QCOMPARE(shot.size(), QSize(1280, 900));
+    const QString path = screenshotPath(QStringLiteral("console.png"));
+    QVERIFY2(shot.save(path), qPrintable(path));
+    qInfo("console screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
+
+    auto *restore = drills.findChild<QPushButton *>(QStringLiteral("restoreDrills"));
+    QVERIFY(restore);
+    restore->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
+                              SimulatorKnobs::Mode::Ok, trafficTimeoutMs);
+    QVERIFY(window.selectProvider(QStringLiteral("sim-swift")));
+    window.actionButton(ProviderAction::Reset)->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).breaker,
+                              BreakerState::Closed, trafficTimeoutMs);
     QTest::mouseClick(toggle, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
 }

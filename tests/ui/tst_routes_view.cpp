@@ -1,0 +1,378 @@
+// The Routes page against a real engine: rules in priority order, validation with the config
+// loader's messages, the dry run comparing live and edited rules, Apply, and live canary sliders.
+
+#include "config/config_loader.h"
+#include "engine_bridge.h"
+#include "main_window.h"
+#include "route_rules_model.h"
+#include "routes_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextBrowser>
+#include <memory>
+
+using namespace Qt::StringLiterals;
+using switchyard::EngineBridge;
+using switchyard::ui::MainWindow;
+using switchyard::ui::RouteRulesModel;
+using switchyard::ui::RoutesView;
+namespace config = switchyard::config;
+namespace routing = switchyard::routing;
+
+namespace {
+
+constexpr int kEngineTimeoutMs = 20000;
+
+constexpr auto kRoutesYaml = R"(
+listen: 127.0.0.1:0
+providers:
+  - {id: sim-light, kind: simulated, models: [demo-light, agent-support]}
+  - {id: sim-pro, kind: simulated, models: [demo-pro, agent-support]}
+  - {id: sim-local, kind: simulated, models: [demo-light]}
+tiers:
+  light: {pool: [sim-light]}
+  pro: {pool: [sim-pro]}
+routes:
+  - name: code-to-pro
+    priority: 10
+    when: {all: [{field: task, eq: code_gen}, {field: model, ne: nothing}]}
+    to: {tier: pro}
+  - name: local-only
+    priority: 100
+    when: {field: sensitivity, eq: high}
+    to: {provider: sim-local}
+  - name: agent-canary
+    priority: 50
+    when: {field: model, glob: "agent-*"}
+    to: {split: [{target: sim-pro, weight: 90}, {target: sim-light, weight: 10}], key: user}
+)";
+
+bool updatingScreenshots()
+{
+    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
+}
+
+template <typename Widget>
+Widget *child(QWidget &parent, const QString &name)
+{
+    auto *widget = parent.findChild<Widget *>(name);
+    if (!widget)
+        qWarning("no widget named %s", qPrintable(name));
+    return widget;
+}
+
+QList<int> liveWeights(const EngineBridge &bridge, const QString &rule)
+{
+    for (const routing::CanarySplitState &split : bridge.routesState().canarySplits) {
+        if (split.rule != rule)
+            continue;
+        QList<int> weights;
+        for (const routing::CanaryBranchState &branch : split.branches)
+            weights.append(branch.weight);
+        return weights;
+    }
+    return {};
+}
+
+QStringList liveTargets(const EngineBridge &bridge)
+{
+    QStringList targets;
+    for (const config::RouteRule &rule : bridge.routesState().rules)
+        targets.append(rule.name + u" -> "_s + switchyard::ui::targetSummary(rule));
+    return targets;
+}
+
+} // namespace
+
+class RoutesViewTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanupTestCase();
+    void listsRulesInPriorityOrder();
+    void invalidRegexShowsTheLoaderMessageAndBlocksApply();
+    void dryRunComparesLiveAndEditedRules();
+    void applySwapsTheLiveRules();
+    void canarySliderChangesLiveWeights();
+    void mainWindowHasARoutesTab();
+    void rendersThePage();
+
+private:
+    std::unique_ptr<EngineBridge> m_bridge;
+    QList<config::RouteRule> m_fileRules;
+    QTemporaryDir m_scratch;
+};
+
+void RoutesViewTest::initTestCase()
+{
+    QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates));
+    QVERIFY(m_scratch.isValid());
+    const config::LoadResult loaded = config::loadConfigText(
+        kRoutesYaml, u"routes.yaml"_s, [](const QString &) { return std::optional<QByteArray>(); });
+    QVERIFY2(loaded.ok(), qPrintable(loaded.errors.value(0).toString()));
+    m_fileRules = loaded.config->routing.routes;
+    m_bridge = std::make_unique<EngineBridge>(*loaded.config);
+    QString error;
+    QVERIFY2(m_bridge->start(&error), qPrintable(error));
+    QCOMPARE(m_bridge->routesState().rules.size(), 3);
+}
+
+void RoutesViewTest::init()
+{
+    // Every test starts from the file's rules and weights, whatever the one before applied.
+    QSignalSpy applied(m_bridge.get(), &EngineBridge::routesApplied);
+    m_bridge->applyRoutes(m_fileRules);
+    QVERIFY(applied.wait(kEngineTimeoutMs));
+    QCOMPARE(applied.first().at(0).toBool(), true);
+    m_bridge->resetCanaryWeights(u"agent-canary"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(liveWeights(*m_bridge, u"agent-canary"_s), (QList<int>{90, 10}),
+                              kEngineTimeoutMs);
+}
+
+void RoutesViewTest::cleanupTestCase()
+{
+    m_bridge.reset();
+}
+
+void RoutesViewTest::listsRulesInPriorityOrder()
+{
+    RoutesView view(*m_bridge);
+    QAbstractItemModelTester tester(view.rulesModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const RouteRulesModel &model = *view.rulesModel();
+    QCOMPARE(model.rowCount(), 3);
+    const auto cell = [&](int row, int column) {
+        return model.index(row, column).data().toString();
+    };
+    QCOMPARE(cell(0, RouteRulesModel::NameColumn), u"local-only"_s);
+    QCOMPARE(cell(1, RouteRulesModel::NameColumn), u"agent-canary"_s);
+    QCOMPARE(cell(2, RouteRulesModel::NameColumn), u"code-to-pro"_s);
+    QCOMPARE(cell(0, RouteRulesModel::PriorityColumn), u"100"_s);
+    QCOMPARE(cell(0, RouteRulesModel::ConditionColumn), u"sensitivity eq high"_s);
+    QCOMPARE(cell(0, RouteRulesModel::TargetColumn), u"provider sim-local"_s);
+    QCOMPARE(cell(1, RouteRulesModel::ConditionColumn), u"model glob agent-*"_s);
+    QCOMPARE(cell(1, RouteRulesModel::TargetColumn), u"split by user: sim-pro 90 · sim-light 10"_s);
+    QCOMPARE(cell(2, RouteRulesModel::ConditionColumn), u"task eq code_gen AND model ne nothing"_s);
+    QCOMPARE(cell(2, RouteRulesModel::TargetColumn), u"tier pro"_s);
+
+    // A new priority moves the rule to its place in routing order.
+    auto *rules = child<QTableView>(view, u"routeRules"_s);
+    rules->selectRow(2);
+    child<QSpinBox>(view, u"rulePrioritySpin"_s)->setValue(200);
+    QCOMPARE(cell(0, RouteRulesModel::NameColumn), u"code-to-pro"_s);
+    QCOMPARE(rules->currentIndex().row(), 0);
+    QCOMPARE(child<QLineEdit>(view, u"ruleNameEdit"_s)->text(), u"code-to-pro"_s);
+    QVERIFY(view.isDirty());
+}
+
+void RoutesViewTest::invalidRegexShowsTheLoaderMessageAndBlocksApply()
+{
+    RoutesView view(*m_bridge);
+    view.show();
+    auto *apply = child<QPushButton>(view, u"applyRulesButton"_s);
+    auto *problems = child<QLabel>(view, u"ruleProblems"_s);
+    QVERIFY(apply && problems);
+    QVERIFY(!apply->isEnabled()); // nothing edited yet
+    QCOMPARE(child<QLineEdit>(view, u"ruleNameEdit"_s)->text(), u"local-only"_s);
+
+    child<QComboBox>(view, u"conditionOperator0"_s)->setCurrentText(u"regex"_s);
+    child<QLineEdit>(view, u"conditionValue0"_s)->setText(u"gpt-(4"_s);
+    QCOMPARE(problems->text(),
+             u"`regex` does not compile: missing closing parenthesis at offset 6"_s);
+    QVERIFY(problems->isVisible());
+    QVERIFY(!apply->isEnabled());
+
+    child<QLineEdit>(view, u"conditionValue0"_s)->setText(u"gpt-(4)"_s);
+    QCOMPARE(problems->text(), QString());
+    QVERIFY(apply->isEnabled());
+    QCOMPARE(view.rulesModel()->index(0, RouteRulesModel::ConditionColumn).data().toString(),
+             u"sensitivity regex gpt-(4)"_s);
+
+    child<QPushButton>(view, u"revertRulesButton"_s)->click();
+    QVERIFY(!view.isDirty());
+    QCOMPARE(view.rulesModel()->index(0, RouteRulesModel::ConditionColumn).data().toString(),
+             u"sensitivity eq high"_s);
+}
+
+void RoutesViewTest::dryRunComparesLiveAndEditedRules()
+{
+    RoutesView view(*m_bridge);
+    auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);
+    auto *edited = child<QTextBrowser>(view, u"dryRunEditedResult"_s);
+    view.loadPreset(RoutesView::Preset::SensitiveData);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"Rule: local-only\n"_s),
+                             kEngineTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().startsWith(u"Rule: local-only\n"_s),
+                             kEngineTimeoutMs);
+    QVERIFY2(live->toPlainText().contains(u"1. sim-local (demo-light), score "_s),
+             qPrintable(live->toPlainText()));
+    QCOMPARE(edited->toPlainText(), live->toPlainText());
+
+    // Point the selected rule (local-only) at another provider: only the edited side changes.
+    auto *kind = child<QComboBox>(view, u"targetKindCombo"_s);
+    auto *target = child<QComboBox>(view, u"targetValueCombo"_s);
+    QCOMPARE(kind->currentIndex(), 0);
+    QCOMPARE(target->currentText(), u"sim-local"_s);
+    target->setCurrentText(u"sim-light"_s);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().contains(u"1. sim-light (demo-light)"_s),
+                             kEngineTimeoutMs);
+    QVERIFY2(live->toPlainText().contains(u"1. sim-local (demo-light)"_s),
+             qPrintable(live->toPlainText()));
+    QVERIFY(!edited->toPlainText().contains(u"sim-local"_s));
+
+    // Rules that do not validate give no decision, with the loader's message.
+    target->setCurrentText(u"sim-nowhere"_s);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().startsWith(u"No decision: "_s),
+                             kEngineTimeoutMs);
+    QVERIFY2(edited->toPlainText().contains(u"sim-nowhere"_s), qPrintable(edited->toPlainText()));
+    QVERIFY(!child<QPushButton>(view, u"applyRulesButton"_s)->isEnabled());
+
+    // A body that is not a chat request says why.
+    view.loadPreset(RoutesView::Preset::SimpleChat);
+    child<QPlainTextEdit>(view, u"dryRunBody"_s)->setPlainText(u"{\"model\": 1}"_s);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"No decision: "_s), kEngineTimeoutMs);
+}
+
+void RoutesViewTest::applySwapsTheLiveRules()
+{
+    RoutesView view(*m_bridge);
+    QSignalSpy applied(m_bridge.get(), &EngineBridge::routesApplied);
+    child<QPushButton>(view, u"addRuleButton"_s)->click();
+    QCOMPARE(view.rulesModel()->rowCount(), 4);
+    auto *name = child<QLineEdit>(view, u"ruleNameEdit"_s);
+    QCOMPARE(name->text(), u"new-rule-1"_s);
+    name->selectAll();
+    QTest::keyClicks(name, u"pin-demo-pro"_s); // typed, as a person would
+    child<QSpinBox>(view, u"rulePrioritySpin"_s)->setValue(500);
+    child<QLineEdit>(view, u"conditionValue0"_s)->setText(u"demo-pro"_s);
+    child<QComboBox>(view, u"targetKindCombo"_s)->setCurrentIndex(0);
+    child<QComboBox>(view, u"targetValueCombo"_s)->setCurrentText(u"sim-pro"_s);
+    QCOMPARE(view.rulesModel()->index(0, RouteRulesModel::NameColumn).data().toString(),
+             u"pin-demo-pro"_s);
+    auto *apply = child<QPushButton>(view, u"applyRulesButton"_s);
+    QVERIFY(apply->isEnabled());
+    apply->click();
+    QVERIFY(applied.wait(kEngineTimeoutMs));
+    QCOMPARE(applied.first().at(0).toBool(), true);
+    QCOMPARE(child<QLabel>(view, u"applyResult"_s)->text(),
+             u"Applied: new requests use these rules now."_s);
+    QVERIFY(!view.isDirty());
+    QTRY_VERIFY_WITH_TIMEOUT(liveTargets(*m_bridge).contains(u"pin-demo-pro -> provider sim-pro"_s),
+                             kEngineTimeoutMs);
+
+    // A dry run of the live rules now takes the new rule.
+    auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);
+    child<QPlainTextEdit>(view, u"dryRunBody"_s)
+        ->setPlainText(u"{\"model\": \"demo-pro\", \"messages\": [{\"role\": \"user\", "
+                       u"\"content\": \"hi\"}]}"_s);
+    child<QPlainTextEdit>(view, u"dryRunHeaders"_s)->clear();
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"Rule: pin-demo-pro\n"_s),
+                             kEngineTimeoutMs);
+    QVERIFY2(live->toPlainText().contains(u"1. sim-pro (demo-pro)"_s),
+             qPrintable(live->toPlainText()));
+
+    // The engine validates too: a name used twice is refused and nothing changes.
+    QList<config::RouteRule> twice = m_bridge->routesState().rules;
+    twice.append(twice.first());
+    applied.clear();
+    m_bridge->applyRoutes(twice);
+    QVERIFY(applied.wait(kEngineTimeoutMs));
+    QCOMPARE(applied.first().at(0).toBool(), false);
+    QVERIFY(!applied.first().at(1).toStringList().isEmpty());
+    QCOMPARE(m_bridge->routesState().rules.size(), 4);
+}
+
+void RoutesViewTest::canarySliderChangesLiveWeights()
+{
+    RoutesView view(*m_bridge);
+    auto *pro = child<QSlider>(view, u"canarySlider:agent-canary:0"_s);
+    auto *light = child<QSlider>(view, u"canarySlider:agent-canary:1"_s);
+    auto *lightWeight = child<QLabel>(view, u"canaryWeight:agent-canary:1"_s);
+    auto *reset = child<QPushButton>(view, u"canaryReset:agent-canary"_s);
+    QVERIFY(pro && light && lightWeight && reset);
+    QCOMPARE(pro->value(), 90);
+    QCOMPARE(light->value(), 10);
+    QCOMPARE(lightWeight->text(), u"live 10 % · file 10 %"_s);
+    QVERIFY(!reset->isEnabled());
+
+    light->setValue(40);
+    QCOMPARE(pro->value(), 60); // two ways: the other branch follows
+    QTRY_COMPARE_WITH_TIMEOUT(liveWeights(*m_bridge, u"agent-canary"_s), (QList<int>{60, 40}),
+                              kEngineTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(lightWeight->text(), u"live 40 % · file 10 %"_s, kEngineTimeoutMs);
+    QVERIFY(reset->isEnabled());
+
+    reset->click();
+    QTRY_COMPARE_WITH_TIMEOUT(liveWeights(*m_bridge, u"agent-canary"_s), (QList<int>{90, 10}),
+                              kEngineTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(light->value(), 10, kEngineTimeoutMs);
+    QCOMPARE(pro->value(), 90);
+}
+
+void RoutesViewTest::mainWindowHasARoutesTab()
+{
+    MainWindow window(*m_bridge);
+    auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
+    QVERIFY(tabs);
+    QCOMPARE(tabs->count(), 2);
+    QCOMPARE(tabs->tabText(0), u"Overview"_s);
+    QCOMPARE(tabs->tabText(1), u"Routes"_s);
+    QCOMPARE(tabs->widget(1), window.routesView());
+    QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
+}
+
+void RoutesViewTest::rendersThePage()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1480, 860);
+    auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
+    tabs->setCurrentIndex(1);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RoutesView &view = *window.routesView();
+    // An edit that changes the decision, so the picture shows both sides differing.
+    child<QTableView>(view, u"routeRules"_s)->selectRow(2);
+    child<QComboBox>(view, u"targetValueCombo"_s)->setCurrentText(u"light"_s);
+    view.loadPreset(RoutesView::Preset::CodeGeneration);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    auto *edited = child<QTextBrowser>(view, u"dryRunEditedResult"_s);
+    auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().startsWith(u"Rule: code-to-pro\n"_s),
+                             kEngineTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"Rule: code-to-pro\n"_s),
+                             kEngineTimeoutMs);
+    QVERIFY(edited->toPlainText().contains(u"1. sim-light"_s));
+    QVERIFY(live->toPlainText().contains(u"1. sim-pro"_s));
+
+    const QString directory =
+        updatingScreenshots()
+            ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
+            : m_scratch.path();
+    QDir().mkpath(directory);
+    const QString path = directory + u"/routes.png"_s;
+    QVERIFY(window.grab().save(path));
+    qInfo("routes page rendered to %s", qPrintable(path));
+}
+
+QTEST_MAIN(RoutesViewTest)
+#include "tst_routes_view.moc"
