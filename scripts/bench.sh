@@ -22,7 +22,10 @@ upstream_threads="${BENCH_UPSTREAM_THREADS:-$cores}"
 "$root/scripts/setup.sh"
 echo "bench: building in $build (Release)" >&2
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
-cmake --build "$build" --parallel "$cores" --target switchyard fast_upstream load_bench >/dev/null
+cmake --build "$build" --parallel "$cores" --target switchyard fast_upstream load_bench routing_bench \
+    >/dev/null
+# The cost of one routing decision first: no sockets, a second or two.
+"$build/tests/bench/routing_bench"
 
 # Share of the CPUs that other work is using over one second; the figures assume an idle machine.
 cpu_busy_percent() {

@@ -17,6 +17,121 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::BreakerEventsModel</name>
+    <message>
+        <source>Closed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>A breaker transition, e.g. &quot;Closed → Open&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 at %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DrillsPanel</name>
+    <message>
+        <source>Answer normally</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fail with HTTP 500</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rate-limit (HTTP 429)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hang, never answer</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset the connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cut streams midway</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failover drills</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Make a simulated provider misbehave and watch its breaker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Restore all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every simulated provider answers normally again, as configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Behaviour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No simulated providers in this configuration. Drills act on the built-in simulated providers of the demo.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>As configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>
@@ -27,23 +142,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Up</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Degraded</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Down</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 (%2%)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 (%2 provider)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -56,10 +155,6 @@
     </message>
     <message>
         <source>Provider</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>State</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -95,10 +190,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Health as judged from recent calls; hover a row for the reason</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Calls sent to this provider and not yet answered</source>
         <translation type="unfinished"></translation>
     </message>
@@ -127,13 +218,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message numerus="yes">
-        <source>%n consecutive call failure(s); last: %1</source>
-        <translation>
-            <numerusform>%n consecutive call failure; last: %1</numerusform>
-            <numerusform>%n consecutive call failures; last: %1</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%1% of the last %n call(s) failed</source>
         <translation>
             <numerusform>%1% of the last call failed</numerusform>
@@ -146,6 +230,94 @@
     </message>
     <message>
         <source>answering normally</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Closed</source>
+        <extracomment>Circuit breaker state: traffic flows normally</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ramping</source>
+        <extracomment>Recovered endpoint taking a growing share of traffic</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failing</source>
+        <extracomment>Breaker still closed, but recent calls fail</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <extracomment>Circuit breaker state: one probe call is let through</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Draining</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <extracomment>Circuit breaker state: no traffic until the cool-down ends</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2%</source>
+        <extracomment>Recovery ramp with the share of traffic taken, e.g. &quot;Ramping 35%&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>disabled by an operator; takes no traffic until enabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>draining: no new requests, %n call(s) still open</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1; next probe in %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>letting one probe call through; %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>recovered; taking %1% of its usual share</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2 provider)
+Models: %3</source>
+        <extracomment>Provider tooltip: id, kind, then the models it serves</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Breaker</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Circuit breaker state, or what an operator set; open breakers count down to their next probe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why the provider is in its state</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -212,10 +384,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Hover a state for its reason; click a header to sort</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>since start</source>
         <translation type="unfinished"></translation>
     </message>
@@ -258,6 +426,384 @@
     </message>
     <message>
         <source>%1 req/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Let the selected provider take traffic again</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Take the selected provider out of rotation now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Drain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stop new requests to the selected provider and let open streams finish</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Trip</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Force the selected provider&apos;s breaker open, as a drill</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close the selected provider&apos;s breaker and forget its failures</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a provider to act on it; right-click for the same actions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Breaker timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RouteRulesModel</name>
+    <message>
+        <source>every request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>split by %1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>provider %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>pool %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tier %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RoutesView</name>
+    <message>
+        <source>not used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In priority order: the first rule that matches a request wins.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Delete rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Conditions (field, operator, value)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Canary split</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Canary splits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Applying...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Applied: new requests use these rules now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -17,6 +17,121 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::BreakerEventsModel</name>
+    <message>
+        <source>Closed</source>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>A breaker transition, e.g. &quot;Closed → Open&quot;</extracomment>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 at %2: %3</source>
+        <translation>%1 于 %2：%3</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>状态变化</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DrillsPanel</name>
+    <message>
+        <source>Answer normally</source>
+        <translation>正常应答</translation>
+    </message>
+    <message>
+        <source>Fail with HTTP 500</source>
+        <translation>返回 HTTP 500</translation>
+    </message>
+    <message>
+        <source>Rate-limit (HTTP 429)</source>
+        <translation>限流（HTTP 429）</translation>
+    </message>
+    <message>
+        <source>Hang, never answer</source>
+        <translation>挂起，永不应答</translation>
+    </message>
+    <message>
+        <source>Reset the connection</source>
+        <translation>重置连接</translation>
+    </message>
+    <message>
+        <source>Cut streams midway</source>
+        <translation>中途切断流</translation>
+    </message>
+    <message>
+        <source>Failover drills</source>
+        <translation>故障转移演练</translation>
+    </message>
+    <message>
+        <source>Make a simulated provider misbehave and watch its breaker</source>
+        <translation>让模拟提供商出现异常，观察其熔断器</translation>
+    </message>
+    <message>
+        <source>Restore all</source>
+        <translation>全部恢复</translation>
+    </message>
+    <message>
+        <source>Every simulated provider answers normally again, as configured</source>
+        <translation>所有模拟提供商恢复为按配置正常应答</translation>
+    </message>
+    <message>
+        <source>Behaviour</source>
+        <translation>行为</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>Error rate</source>
+        <translation>错误率</translation>
+    </message>
+    <message>
+        <source>No simulated providers in this configuration. Drills act on the built-in simulated providers of the demo.</source>
+        <translation>此配置中没有模拟提供商。演练作用于演示内置的模拟提供商。</translation>
+    </message>
+    <message>
+        <source>As configured</source>
+        <translation>按配置</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1%</source>
+        <translation>%1%</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>
@@ -27,24 +142,8 @@
         <translation>%1 秒</translation>
     </message>
     <message>
-        <source>Up</source>
-        <translation>正常</translation>
-    </message>
-    <message>
-        <source>Degraded</source>
-        <translation>降级</translation>
-    </message>
-    <message>
-        <source>Down</source>
-        <translation>不可用</translation>
-    </message>
-    <message>
         <source>%1 (%2%)</source>
         <translation>%1（%2%）</translation>
-    </message>
-    <message>
-        <source>%1 (%2 provider)</source>
-        <translation>%1（%2 类型提供商）</translation>
     </message>
     <message>
         <source>%1: %2</source>
@@ -57,10 +156,6 @@
     <message>
         <source>Provider</source>
         <translation>提供商</translation>
-    </message>
-    <message>
-        <source>State</source>
-        <translation>状态</translation>
     </message>
     <message>
         <source>In flight</source>
@@ -95,10 +190,6 @@
         <translation>配置文件中的提供商 ID</translation>
     </message>
     <message>
-        <source>Health as judged from recent calls; hover a row for the reason</source>
-        <translation>根据最近调用判断的健康状态；鼠标悬停在行上可查看原因</translation>
-    </message>
-    <message>
         <source>Calls sent to this provider and not yet answered</source>
         <translation>已发往该提供商、尚未得到应答的调用</translation>
     </message>
@@ -127,12 +218,6 @@
         <translation>该提供商提供的模型</translation>
     </message>
     <message numerus="yes">
-        <source>%n consecutive call failure(s); last: %1</source>
-        <translation>
-            <numerusform>连续 %n 次调用失败；最近一次：%1</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>%1% of the last %n call(s) failed</source>
         <translation>
             <numerusform>最近 %n 次调用中 %1% 失败</numerusform>
@@ -145,6 +230,94 @@
     <message>
         <source>answering normally</source>
         <translation>应答正常</translation>
+    </message>
+    <message>
+        <source>Closed</source>
+        <extracomment>Circuit breaker state: traffic flows normally</extracomment>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>Ramping</source>
+        <extracomment>Recovered endpoint taking a growing share of traffic</extracomment>
+        <translation>恢复中</translation>
+    </message>
+    <message>
+        <source>Failing</source>
+        <extracomment>Breaker still closed, but recent calls fail</extracomment>
+        <translation>失败中</translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <extracomment>Circuit breaker state: one probe call is let through</extracomment>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>Draining</source>
+        <translation>排空中</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <extracomment>Circuit breaker state: no traffic until the cool-down ends</extracomment>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <source>Disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;</extracomment>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 %2%</source>
+        <extracomment>Recovery ramp with the share of traffic taken, e.g. &quot;Ramping 35%&quot;</extracomment>
+        <translation>%1 %2%</translation>
+    </message>
+    <message>
+        <source>disabled by an operator; takes no traffic until enabled</source>
+        <translation>已被操作员停用；启用前不接收流量</translation>
+    </message>
+    <message numerus="yes">
+        <source>draining: no new requests, %n call(s) still open</source>
+        <translation>
+            <numerusform>排空中：不接收新请求，仍有 %n 个调用未完成</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1; next probe in %2</source>
+        <translation>%1；%2 后下次探测</translation>
+    </message>
+    <message>
+        <source>letting one probe call through; %1</source>
+        <translation>放行一个探测调用；%1</translation>
+    </message>
+    <message>
+        <source>recovered; taking %1% of its usual share</source>
+        <translation>已恢复；承担平常流量份额的 %1%</translation>
+    </message>
+    <message>
+        <source>%1 (%2 provider)
+Models: %3</source>
+        <extracomment>Provider tooltip: id, kind, then the models it serves</extracomment>
+        <translation>%1（%2 提供商）
+模型：%3</translation>
+    </message>
+    <message>
+        <source>Breaker</source>
+        <translation>熔断器</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Circuit breaker state, or what an operator set; open breakers count down to their next probe</source>
+        <translation>熔断器状态或操作员设置的状态；断开的熔断器会倒计时至下次探测</translation>
+    </message>
+    <message>
+        <source>Why the provider is in its state</source>
+        <translation>提供商处于该状态的原因</translation>
     </message>
 </context>
 <context>
@@ -210,10 +383,6 @@
         <translation>提供商</translation>
     </message>
     <message>
-        <source>Hover a state for its reason; click a header to sort</source>
-        <translation>悬停在状态上可查看原因；点击表头可排序</translation>
-    </message>
-    <message>
         <source>since start</source>
         <translation>自启动以来</translation>
     </message>
@@ -257,6 +426,384 @@
     <message>
         <source>%1 req/s</source>
         <translation>%1 请求/秒</translation>
+    </message>
+    <message>
+        <source>Enable</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Disable</source>
+        <translation>停用</translation>
+    </message>
+    <message>
+        <source>Let the selected provider take traffic again</source>
+        <translation>让所选提供商重新接收流量</translation>
+    </message>
+    <message>
+        <source>Take the selected provider out of rotation now</source>
+        <translation>立即将所选提供商移出轮换</translation>
+    </message>
+    <message>
+        <source>Drain</source>
+        <translation>排空</translation>
+    </message>
+    <message>
+        <source>Stop new requests to the selected provider and let open streams finish</source>
+        <translation>停止向所选提供商发送新请求，并让未完成的流结束</translation>
+    </message>
+    <message>
+        <source>Trip</source>
+        <translation>熔断</translation>
+    </message>
+    <message>
+        <source>Force the selected provider&apos;s breaker open, as a drill</source>
+        <translation>强制断开所选提供商的熔断器，用于演练</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Close the selected provider&apos;s breaker and forget its failures</source>
+        <translation>闭合所选提供商的熔断器并清除其失败记录</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Select a provider to act on it; right-click for the same actions</source>
+        <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
+    </message>
+    <message>
+        <source>Breaker timeline</source>
+        <translation>熔断器时间线</translation>
+    </message>
+    <message>
+        <source>newest first</source>
+        <translation>最新的在前</translation>
+    </message>
+    <message>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RouteRulesModel</name>
+    <message>
+        <source>every request</source>
+        <translation>所有请求</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>split by %1: %2</source>
+        <translation>按 %1 分流：%2</translation>
+    </message>
+    <message>
+        <source>provider %1</source>
+        <translation>提供商 %1</translation>
+    </message>
+    <message>
+        <source>pool %1</source>
+        <translation>池 %1</translation>
+    </message>
+    <message>
+        <source>tier %1</source>
+        <translation>档位 %1</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>条件</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RoutesView</name>
+    <message>
+        <source>not used</source>
+        <translation>未使用</translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation>1，显式提示</translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation>2，任务标签</translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation>3，输入 Token 数</translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation>4，复杂度评分</translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation>5，默认</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>主选</translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation>跨档位故障转移</translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation>回退链</translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation>更轻量的模型</translation>
+    </message>
+    <message>
+        <source>Rules</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>In priority order: the first rule that matches a request wins.</source>
+        <translation>按优先级排序：第一条匹配请求的规则生效。</translation>
+    </message>
+    <message>
+        <source>Add rule</source>
+        <translation>添加规则</translation>
+    </message>
+    <message>
+        <source>Delete rule</source>
+        <translation>删除规则</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>应用</translation>
+    </message>
+    <message>
+        <source>Edit rule</source>
+        <translation>编辑规则</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>匹配</translation>
+    </message>
+    <message>
+        <source>all of the conditions</source>
+        <translation>全部条件</translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation>任一条件</translation>
+    </message>
+    <message>
+        <source>Conditions (field, operator, value)</source>
+        <translation>条件（字段、运算符、值）</translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation>添加条件</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation>池</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>Canary split</source>
+        <translation>金丝雀分流</translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation>移除此条件</translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation>值；`in` 用：a, b, c</translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation>试运行</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation>简单对话</translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation>代码生成（pro）</translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation>敏感数据</translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation>长文档</translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation>智能体金丝雀用户</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation>请求体</translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation>请求头，每行一个 &quot;name: value&quot;</translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation>生效中的规则</translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation>含您的修改</translation>
+    </message>
+    <message>
+        <source>Canary splits</source>
+        <translation>金丝雀分流</translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation>没有规则对其流量分流。</translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation>重置为文件配置</translation>
+    </message>
+    <message>
+        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
+        <translation>此规则的条件包含嵌套分组，已在上方以文本显示。请在配置文件中编辑条件；规则的其余部分可在此处编辑。</translation>
+    </message>
+    <message>
+        <source>Applying...</source>
+        <translation>正在应用…</translation>
+    </message>
+    <message>
+        <source>Applied: new requests use these rules now.</source>
+        <translation>已应用：新请求现在使用这些规则。</translation>
+    </message>
+    <message>
+        <source>Not applied: %1</source>
+        <translation>未应用：%1</translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation>未得出决策：%1</translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation>规则：%1</translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation>档位：无（规则已固定目标）</translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation>档位：%1，级联步骤 %2</translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation>复杂度评分：%1</translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation>金丝雀分支：%1</translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation>已拒绝：没有提供商提供模型 %1</translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation>已拒绝：目标的所有端点都无法接收该请求</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>候选：</translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation>%1. %2（%3），评分 %4，%5</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation>%1，按 %2（生效权重）</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1，按 %2</translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
+        <translation>生效 %1 % · 文件 %2 %</translation>
     </message>
 </context>
 </TS>

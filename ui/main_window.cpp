@@ -48,6 +48,13 @@ QString consoleStyleSheet()
     return QStringLiteral(R"(
 QMainWindow, QWidget#consoleCentral, QWidget#routesView { background: #f4f5f7; }
 QTabWidget#consoleTabs::pane { border: none; }
+QTabWidget#consoleTabs QTabBar { background: #ffffff; }
+QTabWidget#consoleTabs QTabBar::tab {
+    background: #ffffff; color: #6b7280; border: none; border-bottom: 2px solid transparent;
+    padding: 8px 18px; margin-left: 8px; font-weight: 600;
+}
+QTabWidget#consoleTabs QTabBar::tab:hover { color: #111827; }
+QTabWidget#consoleTabs QTabBar::tab:selected { color: #1d4ed8; border-bottom-color: #1d4ed8; }
 QToolBar#consoleControls {
     background: #ffffff; border: none; border-bottom: 1px solid #e3e6ea; padding: 0; spacing: 0;
 }
