@@ -6,10 +6,7 @@
 #include "telemetry/trace.h"
 
 #include <QDateTime>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLoggingCategory>
-#include <simdjson.h>
 
 Q_DECLARE_LOGGING_CATEGORY(lcGateway)
 
@@ -39,41 +36,6 @@ constexpr auto kRetryAfterNoEndpoint = "1";
 ApiError upstreamError(int status, const QString &code, const QString &message)
 {
     return ApiError{status, message, QStringLiteral("upstream_error"), {}, code, {}};
-}
-
-// The message of an OpenAI-shaped error body, or a short excerpt of whatever the body was.
-QString upstreamMessage(const QByteArray &body)
-{
-    const QJsonDocument document = QJsonDocument::fromJson(body);
-    const QJsonValue error = document.object().value(QStringLiteral("error"));
-    if (error.isObject()) {
-        const QString message = error.toObject().value(QStringLiteral("message")).toString();
-        if (!message.isEmpty())
-            return message;
-    }
-    if (error.isString())
-        return error.toString();
-    const QString text = QString::fromUtf8(body.left(200)).simplified();
-    return text.isEmpty() ? QStringLiteral("no details given") : text;
-}
-
-bool isJsonObject(const QByteArray &body)
-{
-    thread_local simdjson::dom::parser parser;
-    simdjson::dom::element root;
-    const simdjson::padded_string padded(body.constData(), size_t(body.size()));
-    return parser.parse(padded).get(root) == simdjson::SUCCESS &&
-           root.type() == simdjson::dom::element_type::OBJECT;
-}
-
-QUrl chatCompletionsUrl(const QUrl &baseUrl)
-{
-    QUrl url = baseUrl;
-    QString path = url.path();
-    if (path.endsWith(QLatin1Char('/')))
-        path.chop(1);
-    url.setPath(path + QStringLiteral("/chat/completions"));
-    return url;
 }
 
 QString millisecondsText(milliseconds duration)
@@ -280,32 +242,43 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
     m_sawDone = false;
 
     // The registry's copy, not the snapshot's: agents registered at runtime are endpoints too.
-    const config::ProviderConfig &provider = m_services.health.providerConfig(chosen.providerIndex);
+    // Held by the attempt, because its adapter refers to it until the attempt ends.
+    m_attempt.provider = std::make_unique<config::ProviderConfig>(
+        m_services.health.providerConfig(chosen.providerIndex));
+    const config::ProviderConfig &provider = *m_attempt.provider;
     m_trace.trace().provider = provider.id;
 
-    // The tier's contract sets the time to an answer (a streamed request's first token, a
-    // plain one's whole answer); each further attempt in the same tier waits longer.
+    m_attempt.adapter = upstream::adapters::adapterFor(provider);
+    const upstream::adapters::AdapterRequest adapterRequest{
+        m_body,
+        m_request.model,
+        chosen.upstreamModel,
+        m_request.stream,
+        m_trace.trace().requestId,
+        QDateTime::currentSecsSinceEpoch(),
+        {{"x-request-id", m_trace.trace().requestId},
+         {"traceparent",
+          "00-" + m_trace.trace().traceId + "-" + telemetry::newTraceId().left(16) + "-01"},
+         // The loop guard: a Switchyard behind this one sees one hop more.
+         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
+    auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
+    if (const ApiError *refusal = std::get_if<ApiError>(&prepared)) {
+        refuseForProvider(*refusal);
+        return;
+    }
+    upstream::UpstreamRequest call =
+        std::move(std::get<upstream::adapters::PreparedRequest>(prepared).request);
+    m_attempt.shape = std::move(std::get<upstream::adapters::PreparedRequest>(prepared).shape);
+    const bool upstreamStreams = m_attempt.shape.upstreamStreams;
+
+    // The tier's contract sets the time to an answer (a streamed call's first token, a plain
+    // one's whole answer); each further attempt in the same tier waits longer.
     const config::TierConfig *tier = m_config->routing.tier(chosen.tier);
     const milliseconds base = tier && tier->timeout.count() > 0 ? tier->timeout
-                              : m_request.stream                ? m_config->timeouts.firstToken
+                              : upstreamStreams                 ? m_config->timeouts.firstToken
                                                                 : m_config->timeouts.total;
     m_attempt.answerLimit = resilience::stretchedTimeout(
         base, m_config->resilience.retries.timeoutGradient, earlierInTier);
-
-    upstream::UpstreamRequest call;
-    call.url = chatCompletionsUrl(provider.baseUrl);
-    call.body = chosen.upstreamModel == m_request.model
-                    ? m_body
-                    : m_request.withModel(m_body, chosen.upstreamModel);
-    call.headers = {{"Content-Type", "application/json"},
-                    {"Accept", m_request.stream ? "text/event-stream" : "application/json"},
-                    {"x-request-id", m_trace.trace().requestId},
-                    {"traceparent", "00-" + m_trace.trace().traceId + "-" +
-                                        telemetry::newTraceId().left(16) + "-01"},
-                    // The loop guard: a Switchyard behind this one sees one hop more.
-                    {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}};
-    if (!provider.apiKey.isEmpty())
-        call.headers.append({"Authorization", "Bearer " + provider.apiKey});
 
     const std::optional<milliseconds> remaining = remainingBudget();
     // libcurl reads a zero timeout as "its default": the smallest real limit is 1 ms.
@@ -317,7 +290,7 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
         call.connectTimeout = atLeastOne(*remaining);
         m_attempt.connectCutByBudget = m_deadlineIsClientBudget;
     }
-    if (!m_request.stream) {
+    if (!upstreamStreams) {
         call.totalTimeout = m_attempt.answerLimit;
         if (remaining && *remaining <= call.totalTimeout) {
             call.totalTimeout = atLeastOne(*remaining);
@@ -342,12 +315,35 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
     m_call = m_services.transport.start(call, this);
 }
 
+void ChatExchange::refuseForProvider(const ApiError &refusal)
+{
+    // The request asks for something this provider's protocol cannot express: the client's
+    // fault, so nothing is sent and the endpoint's health is untouched. A half-open breaker's
+    // probe admission is handed back by a cancelled call, which counts nothing.
+    const routing::RouteCandidate &chosen = candidate();
+    m_services.health.callStarted(chosen.providerIndex);
+    m_services.health.callFinished(chosen.providerIndex, CallOutcome::Cancelled, 0.0, -1.0, {});
+    if (m_attempt.holdsFailoverSlot) {
+        m_attempt.holdsFailoverSlot = false;
+        m_services.admission.failoverFinished(chosen.providerIndex);
+    }
+    m_trace.pointEvent(QStringLiteral("refused by adapter"),
+                       QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
+    m_lastError = refusal;
+    m_lastErrorProvider = chosen.providerId;
+    m_lastErrorClass = ErrorClass::RequestRejected;
+    finishWithoutAnswer();
+}
+
 void ChatExchange::onResponseHead(const upstream::UpstreamResponseHead &head)
 {
     m_attempt.head = head;
     m_trace.pointEvent(QStringLiteral("response head"), QStringLiteral("HTTP %1").arg(head.status));
-    m_attempt.relayingEvents = m_request.stream && head.status >= 200 && head.status < 300 &&
+    m_attempt.relayingEvents = m_attempt.shape.upstreamStreams && head.status >= 200 &&
+                               head.status < 300 &&
                                head.header("content-type").startsWith("text/event-stream");
+    if (m_attempt.relayingEvents)
+        m_attempt.stream = m_attempt.adapter->startStream(m_attempt.shape);
 }
 
 void ChatExchange::onResponseBody(QByteArrayView bytes)
@@ -384,30 +380,22 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
     if (events.isEmpty())
         return;
 
-    if (m_phase == Phase::WaitingForAnswer) {
-        // The first byte goes to the client now: from here on this provider's answer is the
-        // answer, and a failure ends the stream with an error event.
-        m_phase = Phase::Streaming;
-        m_attempt.timeToFirstTokenMs = m_attempt.clock.nsecsElapsed() / 1e6;
-        m_trace.pointEvent(
-            QStringLiteral("first byte"),
-            QStringLiteral("first event after %1 ms").arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
-        m_writer.beginEventStream(responseHeaders(providerId(), candidate().degradationLevel));
-    }
     // All events of one upstream read go out as one chunk: one write, one syscall.
-    QByteArray wire;
+    upstream::adapters::StreamOutput output;
     for (const upstream::SseEvent &event : events) {
-        if (m_sawDone)
+        upstream::adapters::StreamOutput piece = m_attempt.stream->feed(event);
+        output.events.append(std::move(piece.events));
+        output.completed = piece.completed;
+        if (piece.failure) {
+            output.failure = std::move(piece.failure);
+            break;
+        }
+        if (output.completed)
             break; // nothing may follow [DONE]
-        wire.append(event.toWire());
-        m_sawDone = event.isDone();
     }
-    // After [DONE] only the end of the stream follows, normally in the same upstream read.
-    m_writer.writeStreamData(wire, !m_sawDone);
-    if (m_phase == Phase::Done)
-        return; // the write found the client gone
+    if (!relayStreamOutput(std::move(output)) || m_phase == Phase::WaitingForAnswer)
+        return; // ended, or nothing for the client yet (a ping): the first-token watch goes on
     if (m_sawDone) {
-        m_attempt.answerCompleteMs = m_attempt.clock.nsecsElapsed() / 1e6;
         watch(Watch::EndAfterDone, std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
     } else if (m_call && !m_upstreamPaused && m_writer.pendingBytes() > kPauseUpstreamAboveBytes) {
         // The client reads slower than the provider writes. Stop reading the provider rather
@@ -420,6 +408,65 @@ void ChatExchange::onResponseBody(QByteArrayView bytes)
     } else if (!m_upstreamPaused) {
         watch(Watch::Idle, m_config->timeouts.idle);
     }
+}
+
+bool ChatExchange::relayStreamOutput(upstream::adapters::StreamOutput output)
+{
+    if (output.completed) {
+        m_sawDone = true;
+        m_attempt.answerCompleteMs = m_attempt.clock.nsecsElapsed() / 1e6;
+        noteUsage(m_attempt.stream->usage());
+    }
+    if (!output.events.isEmpty()) {
+        if (m_phase == Phase::WaitingForAnswer) {
+            // The first byte goes to the client now: from here on this provider's answer is
+            // the answer, and a failure ends the stream with an error event.
+            m_phase = Phase::Streaming;
+            m_attempt.timeToFirstTokenMs = m_attempt.clock.nsecsElapsed() / 1e6;
+            m_trace.pointEvent(QStringLiteral("first byte"),
+                               QStringLiteral("first event after %1 ms")
+                                   .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
+            m_writer.beginEventStream(responseHeaders(providerId(), candidate().degradationLevel));
+        }
+        // After [DONE] only the end of the stream follows, normally in the same upstream read.
+        writeStreamEvents(output.events, !m_sawDone && !output.failure);
+        if (m_phase == Phase::Done)
+            return false; // the write found the client gone
+    }
+    if (!output.failure)
+        return true;
+    // Before the first byte reached the client another provider may still answer instead.
+    const upstream::adapters::StreamFailure &failure = *output.failure;
+    const bool unusable = failure.kind == upstream::adapters::StreamFailure::Kind::Unusable;
+    const ErrorClass errorClass =
+        unusable ? ErrorClass::UnusableAnswer
+                 : resilience::classify(TransportError::None, failure.error.status,
+                                        resilience::TimeoutKind::None);
+    attemptFailed(errorClass, failure.error,
+                  unusable ? QStringLiteral("unusable stream event")
+                           : QStringLiteral("error event in the stream"),
+                  false);
+    return false;
+}
+
+void ChatExchange::writeStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
+{
+    QByteArray wire;
+    if (m_ingress) {
+        wire = m_ingress->streamEvents(events);
+    } else {
+        for (const upstream::SseEvent &event : events)
+            wire.append(event.toWire());
+    }
+    m_writer.writeStreamData(wire, sendNow);
+}
+
+void ChatExchange::sendErrorAnswer(const ApiError &error, const HeaderList &headers)
+{
+    if (m_ingress)
+        MessagesIngress::sendError(m_writer, error, headers);
+    else
+        m_writer.sendError(error, headers);
 }
 
 void ChatExchange::onClientDrained()
@@ -445,6 +492,11 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
     m_call.reset(); // finished: nothing more arrives from it
     const QString provider = providerId();
 
+    if (m_attempt.relayingEvents && !m_sawDone && result.error == TransportError::None) {
+        // A clean end: a provider whose protocol has no end marker finishes its answer here.
+        if (!relayStreamOutput(m_attempt.stream->finish()))
+            return;
+    }
     if (m_attempt.relayingEvents && m_sawDone) {
         // [DONE] arrived, so the answer is whole even if the provider's connection then broke
         // before the response's own end: the client gets a clean end, and the call counts.
@@ -503,86 +555,70 @@ void ChatExchange::relayWholeAnswer()
 {
     const QString provider = providerId();
     // An answer arrived but cannot be used: counted as quality, never as a call failure.
-    const auto unusable = [this](const QString &message, const QString &description) {
+    if (m_attempt.shape.upstreamStreams) {
         attemptFailed(ErrorClass::UnusableAnswer,
-                      upstreamError(502, QStringLiteral("invalid_upstream_response"), message),
-                      description, false);
-    };
-    if (m_request.stream) {
-        unusable(QStringLiteral("Provider `%1` answered a streamed request without an event "
-                                "stream.")
-                     .arg(provider),
-                 QStringLiteral("no event stream"));
+                      upstreamError(502, QStringLiteral("invalid_upstream_response"),
+                                    QStringLiteral("Provider `%1` answered a streamed request "
+                                                   "without an event stream.")
+                                        .arg(provider)),
+                      QStringLiteral("no event stream"), false);
         return;
     }
-    if (!isJsonObject(m_attempt.answer)) {
-        unusable(
-            QStringLiteral("Provider `%1` sent an answer that is not valid JSON.").arg(provider),
-            QStringLiteral("answer is not valid JSON"));
+    upstream::adapters::AnswerTranslation translated =
+        m_attempt.adapter->translateAnswer(m_attempt.shape, m_attempt.answer);
+    if (translated.kind == upstream::adapters::AnswerTranslation::Kind::Unusable) {
+        const QString description = translated.error.message;
+        attemptFailed(ErrorClass::UnusableAnswer, std::move(translated.error), description, false);
         return;
     }
+    noteUsage(translated.usage);
     m_finishing = true;
-    m_writer.sendWhole(m_attempt.head.status,
-                       responseHeaders(provider, candidate().degradationLevel), "application/json",
-                       m_attempt.answer);
+    const HeaderList headers = responseHeaders(provider, candidate().degradationLevel);
+    if (m_attempt.shape.clientStreams) {
+        // The provider cannot stream: its whole answer is replayed as the stream asked for.
+        m_writer.beginEventStream(headers);
+        writeStreamEvents(
+            upstream::adapters::completionAsChunks(m_attempt.shape, translated.openAiJson), false);
+        m_writer.endEventStream();
+    } else if (m_ingress) {
+        const MessagesIngress::WholeAnswer answer =
+            m_ingress->answer(m_attempt.head.status, translated.openAiJson);
+        m_writer.sendWhole(answer.status, headers, "application/json", answer.body);
+    } else {
+        m_writer.sendWhole(m_attempt.head.status, headers, "application/json",
+                           translated.openAiJson);
+    }
     endAttempt(CallOutcome::Success, QStringLiteral("ok"));
     complete(m_attempt.head.status, QStringLiteral("ok"));
+}
+
+void ChatExchange::noteUsage(const upstream::adapters::Usage &usage)
+{
+    if (!usage.isKnown())
+        return;
+    m_trace.pointEvent(QStringLiteral("usage"),
+                       QStringLiteral("%1 prompt + %2 completion tokens")
+                           .arg(std::max<qint64>(usage.promptTokens, 0))
+                           .arg(std::max<qint64>(usage.completionTokens, 0)));
 }
 
 void ChatExchange::relayUpstreamError()
 {
     const int status = m_attempt.head.status;
-    const QString provider = providerId();
-    const QString detail = upstreamMessage(m_attempt.answer);
+    // Classified on the provider's own status (Anthropic's 529 is a server error), whatever
+    // status the client is shown.
     const ErrorClass errorClass =
         resilience::classify(TransportError::None, status, resilience::TimeoutKind::None);
+    ApiError error =
+        m_attempt.adapter->translateError(status, m_attempt.head.headers, m_attempt.answer);
     std::optional<milliseconds> retryAfter;
-    ApiError error;
-    switch (errorClass) {
-    case ErrorClass::RequestRejected:
-        // The request's own fault: the client learns what the provider said; no retry helps.
-        error = ApiError{status,
-                         QStringLiteral("Provider `%1` rejected the request (HTTP %2): %3")
-                             .arg(provider)
-                             .arg(status)
-                             .arg(detail),
-                         status == 401 || status == 403 ? QStringLiteral("authentication_error")
-                                                        : QStringLiteral("invalid_request_error"),
-                         {},
-                         QStringLiteral("upstream_rejected"),
-                         {}};
-        break;
-    case ErrorClass::RateLimited:
-        error = ApiError{
-            429,
-            QStringLiteral("Provider `%1` is rate limiting requests: %2").arg(provider, detail),
-            QStringLiteral("rate_limit_error"),
-            {},
-            QStringLiteral("upstream_rate_limited"),
-            m_attempt.head.header("retry-after")};
+    if (errorClass == ErrorClass::RateLimited) {
         retryAfter = resilience::retryAfterDelay(m_attempt.head.header("retry-after-ms"),
                                                  m_attempt.head.header("retry-after"),
                                                  QDateTime::currentDateTimeUtc());
-        break;
-    default:
-        if (status == 503 || status == 504) {
-            // Both mean something to a client (come back later, too slow); pass them through.
-            error = upstreamError(status, QStringLiteral("upstream_error"),
-                                  QStringLiteral("Provider `%1` failed with HTTP %2: %3")
-                                      .arg(provider)
-                                      .arg(status)
-                                      .arg(detail));
-            error.retryAfter = m_attempt.head.header("retry-after");
-        } else {
-            error = upstreamError(502, QStringLiteral("upstream_error"),
-                                  QStringLiteral("Provider `%1` failed with HTTP %2: %3")
-                                      .arg(provider)
-                                      .arg(status)
-                                      .arg(detail));
-        }
-        break;
     }
-    attemptFailed(errorClass, error, QStringLiteral("HTTP %1").arg(status), false, retryAfter);
+    attemptFailed(errorClass, std::move(error), QStringLiteral("HTTP %1").arg(status), false,
+                  retryAfter);
 }
 
 void ChatExchange::onTimeout()
@@ -849,7 +885,7 @@ void ChatExchange::finishWithoutAnswer()
         }
     }
     m_finishing = true;
-    m_writer.sendError(error, responseHeaders(m_lastErrorProvider, 0));
+    sendErrorAnswer(error, responseHeaders(m_lastErrorProvider, 0));
     complete(error.status, error.code.isEmpty() ? error.type : error.code);
 }
 
@@ -873,14 +909,17 @@ void ChatExchange::answerDegraded(int level, const QString &content, const QStri
     m_finishing = true;
     if (m_request.stream) {
         m_writer.beginEventStream(headers);
-        QByteArray wire;
+        QList<upstream::SseEvent> events;
         for (const QByteArray &data : answer.streamEvents()) {
             upstream::SseEvent event;
             event.data = data;
-            wire.append(event.toWire());
+            events.append(std::move(event));
         }
-        m_writer.writeStreamData(wire, false);
+        writeStreamEvents(events, false);
         m_writer.endEventStream();
+    } else if (m_ingress) {
+        const MessagesIngress::WholeAnswer whole = m_ingress->answer(200, answer.completion());
+        m_writer.sendWhole(whole.status, headers, "application/json", whole.body);
     } else {
         m_writer.sendWhole(200, headers, "application/json", answer.completion());
     }
@@ -891,9 +930,13 @@ void ChatExchange::sendStreamError(const ApiError &error)
 {
     // After the first byte the status line is gone: the failure becomes an event the OpenAI SDKs
     // raise as an error, and the stream ends without [DONE] so it never looks complete.
-    upstream::SseEvent event;
-    event.data = error.toJson();
-    m_writer.writeStreamData(event.toWire());
+    if (m_ingress) {
+        m_writer.writeStreamData(m_ingress->streamError(error));
+    } else {
+        upstream::SseEvent event;
+        event.data = error.toJson();
+        m_writer.writeStreamData(event.toWire());
+    }
     m_writer.endEventStream();
 }
 

@@ -3,6 +3,7 @@
 #include "config/config.h"
 #include "health/health_registry.h"
 #include "http/chat_request.h"
+#include "http/messages_ingress.h"
 #include "http/response_writer.h"
 #include "resilience/attempt_plan.h"
 #include "resilience/error_class.h"
@@ -10,6 +11,7 @@
 #include "routing/request_context.h"
 #include "routing/route_decision.h"
 #include "telemetry/trace.h"
+#include "upstream/adapters/provider_adapter.h"
 #include "upstream/sse_parser.h"
 #include "upstream/upstream_transport.h"
 
@@ -54,6 +56,13 @@ public:
                  ResponseWriter writer, QObject *parent = nullptr);
     ~ChatExchange() override;
 
+    // A request that came in on /v1/messages: every answer, error and stream event leaves in
+    // Anthropic's shapes. Set before start(); without it the client speaks OpenAI's protocol.
+    void setMessagesIngress(std::unique_ptr<MessagesIngress> ingress)
+    {
+        m_ingress = std::move(ingress);
+    }
+
     void start();
     const QByteArray &requestId() const { return m_trace.trace().requestId; }
 
@@ -84,6 +93,12 @@ private:
         bool relayingEvents = false;
         double timeToFirstTokenMs = -1.0;
         double answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
+        // The adapter refers to its provider's config; the registry's list may grow while the
+        // attempt runs (agents register at runtime), so the attempt keeps its own copy.
+        std::unique_ptr<config::ProviderConfig> provider;
+        std::unique_ptr<upstream::adapters::ProviderAdapter> adapter;
+        upstream::adapters::AnswerShape shape;
+        std::unique_ptr<upstream::adapters::StreamTranslator> stream;
     };
 
     void onResponseHead(const upstream::UpstreamResponseHead &head) override;
@@ -98,11 +113,18 @@ private:
     void tryNextCandidate();
     void startAttempt(int candidateIndex, bool failover);
     void retryAfterWait();
+    void refuseForProvider(const ApiError &refusal);
     void watch(Watch what, std::chrono::milliseconds limit);
     std::optional<std::chrono::milliseconds> remainingBudget() const;
 
     void relayWholeAnswer();
+    // Writes translated stream events (beginning the client's stream if they are the first) and
+    // acts on a failure among them. Returns false when the exchange ended or its attempt failed.
+    bool relayStreamOutput(upstream::adapters::StreamOutput output);
+    void writeStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow);
+    void sendErrorAnswer(const ApiError &error, const HeaderList &headers);
     void relayUpstreamError();
+    void noteUsage(const upstream::adapters::Usage &usage);
     void attemptFailed(resilience::ErrorClass errorClass, ApiError error,
                        const QString &description, bool cutByBudget,
                        std::optional<std::chrono::milliseconds> retryAfter = std::nullopt);
@@ -129,6 +151,7 @@ private:
     routing::RouteDecision m_decision;
     telemetry::TraceBuilder m_trace;
     ResponseWriter m_writer;
+    std::unique_ptr<MessagesIngress> m_ingress; // only for /v1/messages
     resilience::AttemptPlan m_plan;
 
     std::unique_ptr<upstream::UpstreamCall> m_call;

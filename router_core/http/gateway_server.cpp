@@ -4,6 +4,7 @@
 #include "http/body_limit_server.h"
 #include "http/chat_exchange.h"
 #include "http/chat_request.h"
+#include "http/messages_ingress.h"
 #include "telemetry/trace.h"
 
 #include <QDateTime>
@@ -246,7 +247,10 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
 
     if (path == QLatin1String("/v1/chat/completions")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
-            handleChat(std::move(request), std::move(writer), std::move(trace));
+            handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::OpenAi);
+    } else if (path == QLatin1String("/v1/messages")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::Messages);
     } else if (path == QLatin1String("/v1/models")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
             handleModels(std::move(writer), identity);
@@ -311,46 +315,59 @@ void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identit
 }
 
 void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
-                           const ApiError &error)
+                           const ApiError &error, Ingress ingress)
 {
-    writer.sendError(error, identityHeaders(trace.trace()));
+    if (ingress == Ingress::Messages)
+        MessagesIngress::sendError(writer, error, identityHeaders(trace.trace()));
+    else
+        writer.sendError(error, identityHeaders(trace.trace()));
     trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
     m_traces.add(trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
 void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
-                               telemetry::TraceBuilder trace)
+                               telemetry::TraceBuilder trace, Ingress ingress)
 {
-    const int ingress = trace.openSpan(QStringLiteral("ingress"));
+    const int ingressSpan = trace.openSpan(QStringLiteral("ingress"));
 
     if (!m_accepting) {
         refuse(writer, trace,
                ApiError::serviceUnavailable(
-                   QStringLiteral("Switchyard is shutting down and takes no new requests.")));
+                   QStringLiteral("Switchyard is shutting down and takes no new requests.")),
+               ingress);
         return;
     }
     ++m_totalRequests;
     m_rate.record();
 
-    const QByteArray body = std::move(request.body);
+    QByteArray body = std::move(request.body);
     if (body.size() > m_config->server.maxBodyBytes) {
-        refuse(writer, trace, ApiError::payloadTooLarge(m_config->server.maxBodyBytes));
+        refuse(writer, trace, ApiError::payloadTooLarge(m_config->server.maxBodyBytes), ingress);
         return;
+    }
+    if (ingress == Ingress::Messages) {
+        // From here on the request is an OpenAI chat request like any other.
+        auto converted = MessagesIngress::chatRequestFrom(body);
+        if (const auto *error = std::get_if<ApiError>(&converted)) {
+            refuse(writer, trace, *error, ingress);
+            return;
+        }
+        body = std::get<QByteArray>(std::move(converted));
     }
     auto parsed = parseChatRequest(body);
     if (const auto *error = std::get_if<ApiError>(&parsed)) {
-        refuse(writer, trace, *error);
+        refuse(writer, trace, *error, ingress);
         return;
     }
     ChatRequest chat = std::get<ChatRequest>(std::move(parsed));
-    trace.closeSpan(ingress, QStringLiteral("%1, %2 message(s)%3")
-                                 .arg(chat.model)
-                                 .arg(chat.messageCount)
-                                 .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
+    trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
+                                     .arg(chat.model)
+                                     .arg(chat.messageCount)
+                                     .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
 
     auto built = routing::buildRequestContext(request.headers, chat);
     if (const auto *error = std::get_if<ApiError>(&built)) {
-        refuse(writer, trace, *error);
+        refuse(writer, trace, *error, ingress);
         return;
     }
     routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
@@ -360,13 +377,13 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
         m_admission.admit(context.tenant, context.depth, int(m_exchanges.size()));
     if (!admission.admitted()) {
         trace.trace().model = chat.model;
-        refuse(writer, trace, admission.error);
+        refuse(writer, trace, admission.error, ingress);
         return;
     }
     routing::RouteDecision decision = m_router->route(context);
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel) {
         trace.trace().model = chat.model;
-        refuse(writer, trace, ApiError::modelNotFound(chat.model));
+        refuse(writer, trace, ApiError::modelNotFound(chat.model), ingress);
         return;
     }
     // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
@@ -380,6 +397,8 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     auto *exchange =
         new ChatExchange(services, m_config, std::move(chat), forwarded, std::move(context),
                          std::move(decision), std::move(trace), std::move(writer), this);
+    if (ingress == Ingress::Messages)
+        exchange->setMessagesIngress(std::make_unique<MessagesIngress>());
     m_exchanges.insert(exchange, true);
     connect(exchange, &ChatExchange::finished, this, [this, exchange] {
         m_exchanges.remove(exchange);

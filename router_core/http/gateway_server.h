@@ -93,12 +93,17 @@ protected:
 private:
     void answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer);
     void route(IncomingRequest request, ResponseWriter writer);
-    void handleChat(IncomingRequest request, ResponseWriter writer, telemetry::TraceBuilder trace);
+    // Which protocol the client speaks: /v1/messages requests are converted at the door and
+    // answered in Anthropic's shapes, and otherwise take the same path.
+    enum class Ingress { OpenAi, Messages };
+    void handleChat(IncomingRequest request, ResponseWriter writer, telemetry::TraceBuilder trace,
+                    Ingress ingress);
     void handleModels(ResponseWriter writer, const HeaderList &identity);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void handleAdmin(const IncomingRequest &request, ResponseWriter writer,
                      const HeaderList &identity);
-    void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error);
+    void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error,
+                Ingress ingress = Ingress::OpenAi);
 
     std::shared_ptr<const config::Config> m_config;
     upstream::UpstreamTransport &m_transport;

@@ -12,6 +12,13 @@ QByteArray MessagesIngress::errorBody(const ApiError &error)
     return upstream::adapters::anthropicErrorJson(error);
 }
 
+void MessagesIngress::sendError(ResponseWriter &writer, const ApiError &error, HeaderList headers)
+{
+    if (!error.retryAfter.isEmpty())
+        headers.append({"Retry-After", error.retryAfter});
+    writer.sendWhole(error.status, headers, "application/json", errorBody(error));
+}
+
 MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
                                                      const QByteArray &completionJson) const
 {

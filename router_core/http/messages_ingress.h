@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/openai_error.h"
+#include "http/response_writer.h"
 #include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/sse_parser.h"
 
@@ -22,6 +23,8 @@ public:
     // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
     // caller keeps its Retry-After header.
     static QByteArray errorBody(const ApiError &error);
+    // The error answer in that shape, with Retry-After when the error carries one.
+    static void sendError(ResponseWriter &writer, const ApiError &error, HeaderList headers);
 
     struct WholeAnswer {
         int status = 200;

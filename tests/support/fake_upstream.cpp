@@ -136,7 +136,9 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
         socket->abort();
         return;
     case Mode::Status:
-        whole(status, statusBody);
+        head(status, statusContentType, statusBody.size());
+        socket->write(statusBody);
+        ++m_answersCompleted;
         return;
     case Mode::Garbage:
         whole(200, "this is {not json");

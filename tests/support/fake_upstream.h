@@ -50,6 +50,9 @@ public:
     QList<Mode> scriptedModes;
     int status = 500;
     QByteArray statusBody = R"({"error":{"message":"boom","type":"server_error"}})";
+    // The Content-Type of a Status answer: with status 200 and an event-stream type, the fake
+    // replays a scripted stream in another protocol's words.
+    QByteArray statusContentType = "application/json";
     QList<QPair<QByteArray, QByteArray>> extraHeaders;
     // The answer to a non-streamed request (Answer) or to any request (NotAStream).
     QByteArray completionBody = R"({"id":"chatcmpl-fake","object":"chat.completion",)"
