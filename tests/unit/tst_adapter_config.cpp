@@ -2,13 +2,13 @@
 // adapters use, bad ones are refused with FILE:LINE:COL and a message that says what to fix.
 
 #include "config/config_loader.h"
+#include "config_error_lines.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
-using switchyard::config::ConfigError;
 using switchyard::config::LoadResult;
 using switchyard::config::ProviderConfig;
 
@@ -22,14 +22,6 @@ LoadResult load(const QByteArray &yaml)
         return std::nullopt;
     };
     return switchyard::config::loadConfigText(yaml, u"test.yaml"_s, environment);
-}
-
-QStringList errorLines(const LoadResult &result)
-{
-    QStringList lines;
-    for (const ConfigError &error : result.errors)
-        lines.append(error.toString());
-    return lines;
 }
 
 // A mapped provider whose `mapping:` block is appended by each case, indented by six.

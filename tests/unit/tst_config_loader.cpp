@@ -1,4 +1,5 @@
 #include "config/config_loader.h"
+#include "config_error_lines.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -6,7 +7,6 @@
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using switchyard::config::Config;
-using switchyard::config::ConfigError;
 using switchyard::config::EnvironmentLookup;
 using switchyard::config::LoadResult;
 using switchyard::config::ProviderConfig;
@@ -27,14 +27,6 @@ EnvironmentLookup fakeEnvironment()
 LoadResult load(const QByteArray &yaml)
 {
     return switchyard::config::loadConfigText(yaml, u"test.yaml"_s, fakeEnvironment());
-}
-
-QStringList errorLines(const LoadResult &result)
-{
-    QStringList lines;
-    for (const ConfigError &error : result.errors)
-        lines.append(error.toString());
-    return lines;
 }
 
 // The smallest valid provider list, appended where a case is about something else.

@@ -2,13 +2,13 @@
 // every mistake reported with FILE:LINE:COL.
 
 #include "config/config_loader.h"
+#include "config_error_lines.h"
 
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using switchyard::config::Config;
-using switchyard::config::ConfigError;
 using switchyard::config::LoadResult;
 
 namespace {
@@ -17,14 +17,6 @@ LoadResult load(const QByteArray &yaml)
 {
     return switchyard::config::loadConfigText(
         yaml, u"test.yaml"_s, [](const QString &) { return std::optional<QByteArray>(); });
-}
-
-QStringList errorLines(const LoadResult &result)
-{
-    QStringList lines;
-    for (const ConfigError &error : result.errors)
-        lines.append(error.toString());
-    return lines;
 }
 
 constexpr auto oneProvider = "providers:\n"

@@ -3,6 +3,7 @@
 // the same words a console form gets from validateRule.
 
 #include "config/config_loader.h"
+#include "config_error_lines.h"
 #include "routing/request_context.h"
 #include "routing/rule_matcher.h"
 #include "routing/rule_validation.h"
@@ -31,14 +32,6 @@ config::LoadResult load(const QByteArray &routing)
 {
     return config::loadConfigText(QByteArray(kProviders) + routing, u"test.yaml"_s,
                                   [](const QString &) { return std::optional<QByteArray>(); });
-}
-
-QStringList errorLines(const config::LoadResult &result)
-{
-    QStringList lines;
-    for (const config::ConfigError &error : result.errors)
-        lines.append(error.toString());
-    return lines;
 }
 
 // The request every condition case is matched against.
