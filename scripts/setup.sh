@@ -1,15 +1,36 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Switchyard needs to build, run and test, if any are missing.
 # Safe to run again: it only calls apt when something is not installed.
+#   scripts/setup.sh                   install what is missing (as root, or through sudo)
+#   scripts/setup.sh --print-packages  print the list, one package a line (the CI guard reads it)
 set -euo pipefail
 
+# Nothing is assumed to be there already: scripts/fresh-root-check.sh proves this list in a
+# brand-new Debian 12 root, and scripts/check-packages.sh makes CI fail when a build or test uses
+# a package this list does not bring in.
 packages=(
+    # Compiler and build tools.
     build-essential cmake pkg-config git
+    # Qt 6.4 modules the build finds.
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-charts-dev
-    qt6-l10n-tools qt6-tools-dev qt6-tools-dev-tools qt6-qpa-plugins
-    libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev libgl-dev
-    fonts-noto-cjk clang-format
+    qt6-l10n-tools qt6-tools-dev qt6-tools-dev-tools
+    # Needed at configure time but not declared by Debian's packages: Qt6HttpServer's CMake
+    # package requires Qt6WebSockets; Qt6Charts requires Qt6OpenGL, which requires XKB.
+    qt6-websockets-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
+    # The console's platform plugins: xcb for a real window, offscreen for the console tests.
+    qt6-qpa-plugins
+    # Engine libraries.
+    libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev
+    # Fonts the console renders with, Latin and Simplified Chinese alike.
+    fonts-noto-cjk fonts-dejavu-core
+    # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
+    clang-format strace
 )
+
+if [ "${1:-}" = "--print-packages" ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
 
 missing=()
 for package in "${packages[@]}"; do
@@ -19,11 +40,22 @@ for package in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "Installing missing packages: ${missing[*]}"
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+        cat >&2 <<EOF
+scripts/setup.sh: these Debian packages are missing and installing them needs root:
+  ${missing[*]}
+There is no sudo here. Run this script as root once (for example: su -c '$0'), or run
+  apt-get update && apt-get install --no-install-recommends ${missing[*]}
+as root, then run the command again.
+EOF
+        exit 1
+    fi
     sudo="sudo"
 fi
+
+echo "Installing missing packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# Proves the README's two commands on a brand-new Debian 12: builds a clean root from the package
+# archive with mmdebstrap (nothing in it but apt), copies this checkout in, and there
+#   1. checks that scripts/setup.sh, run without root and without sudo, says what to run;
+#   2. runs scripts/test.sh (set-up, build, every test);
+#   3. starts scripts/run.sh --headless --listen 127.0.0.1:0, sends one chat completion to the
+#      embedded demo, checks /healthz, stops it with SIGTERM and checks that it exits 0.
+# Prints one line per step and a final `N passed, N failed`. Needs root (for the chroot) and
+# takes about half an hour on two cores: too slow for every CI run, run it whenever the set-up
+# changes and record the result in the README.
+#
+#   scripts/fresh-root-check.sh [--keep] [--sources FILE]
+#     --keep          leave the root in place afterwards (its path is printed)
+#     --sources FILE  apt sources for the new root (default: this machine's own)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout=$(pwd)
+
+keep=0
+sources=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --keep) keep=1 ;;
+    --sources) sources="$2"; shift ;;
+    *) echo "usage: $0 [--keep] [--sources FILE]" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "$0: needs root to build and enter a chroot" >&2
+    exit 2
+fi
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+    echo "$0: needs mmdebstrap (apt-get install mmdebstrap)" >&2
+    exit 2
+fi
+if [ -z "$sources" ]; then
+    # The archive this machine already uses, so the check needs no network beyond it.
+    for candidate in /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list; do
+        if [ -s "$candidate" ]; then sources="$candidate"; break; fi
+    done
+fi
+
+work=$(mktemp -d /var/tmp/switchyard-fresh-root.XXXXXX)
+root="$work/root"
+log="$work/log"
+mkdir -p "$log"
+server_pid=""
+mounted=()
+
+cleanup() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill -KILL "$server_pid" 2>/dev/null || true
+    fi
+    for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+        umount -l "${mounted[$i]}" 2>/dev/null || true
+    done
+    if [ "$keep" -eq 1 ]; then
+        echo "# root kept at $root, logs in $log"
+    else
+        rm -rf "$work"
+    fi
+}
+trap cleanup EXIT
+
+passed=0
+failed=0
+step() { # step NAME COMMAND...: runs one step, prints one line, counts it
+    local name="$1" started=$SECONDS
+    shift
+    if "$@" >"$log/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-').log" 2>&1; then
+        passed=$((passed + 1))
+        echo "ok   $name ($((SECONDS - started)) s)"
+    else
+        failed=$((failed + 1))
+        echo "FAIL $name ($((SECONDS - started)) s), log: $log"
+        return 1
+    fi
+}
+finish() {
+    echo "# took $((SECONDS / 60)) min $((SECONDS % 60)) s on $(nproc) cores, $(date -u +%Y-%m-%d)"
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+    exit $?
+}
+
+in_root() { # runs a command in the new root with a clean environment, as a new user would
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+}
+
+make_root() {
+    local mirror=()
+    [ -n "$sources" ] && mirror=("$sources")
+    mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
+        bookworm "$root" "${mirror[@]}"
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    for fs in proc sys dev dev/pts; do
+        mount --bind "/$fs" "$root/$fs"
+        mounted+=("$root/$fs")
+    done
+    mount -t tmpfs tmpfs "$root/tmp"
+    mounted+=("$root/tmp")
+}
+
+copy_checkout() {
+    # The files git knows (tracked and new, not ignored): what a clone of this work would hold.
+    mkdir -p "$root/src/switchyard"
+    git -C "$checkout" ls-files -z --cached --others --exclude-standard |
+        (cd "$checkout" && tar --null -T - -cf - 2>/dev/null) | tar -xf - -C "$root/src/switchyard"
+}
+
+setup_without_root_says_what_to_run() {
+    local output
+    chmod -R a+rX "$root/src"
+    if output=$(chroot --userspec=nobody:nogroup "$root" /usr/bin/env -i HOME=/tmp \
+        PATH=/usr/bin:/bin /src/switchyard/scripts/setup.sh 2>&1); then
+        echo "setup.sh succeeded without root: $output"
+        return 1
+    fi
+    echo "$output"
+    grep -q "There is no sudo here. Run this script as root" <<<"$output"
+}
+
+run_tests() {
+    in_root /bin/bash -c 'cd /src/switchyard && scripts/test.sh'
+}
+
+demo_answers_and_stops_on_sigterm() {
+    local out="$log/server.out" base_url="" body status
+    in_root /src/switchyard/scripts/run.sh --headless --listen 127.0.0.1:0 >"$out" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 600); do
+        base_url=$(grep -o 'OpenAI base URL http://[^ ;]*' "$out" | awk '{print $4}' || true)
+        [ -n "$base_url" ] && break
+        kill -0 "$server_pid" 2>/dev/null || { cat "$out"; return 1; }
+        sleep 0.5
+    done
+    [ -n "$base_url" ] || { echo "no base URL printed"; cat "$out"; return 1; }
+    echo "server: $base_url"
+
+    body=$(curl -sS --max-time 30 "$base_url/chat/completions" -H 'content-type: application/json' \
+        -d '{"model":"demo-chat","messages":[{"role":"user","content":"Hello from a fresh root"}]}')
+    echo "chat: $body"
+    grep -q '"object":"chat.completion"' <<<"$body"
+    grep -q '"content":"' <<<"$body"
+
+    status=$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' "${base_url%/v1}/healthz")
+    echo "healthz: $status"
+    [ "$status" = 200 ]
+
+    kill -TERM "$server_pid"
+    local code=0
+    wait "$server_pid" || code=$?
+    server_pid=""
+    echo "exit status after SIGTERM: $code"
+    [ "$code" -eq 0 ]
+}
+
+step "mmdebstrap a new Debian 12 root (variant apt)" make_root || finish
+step "copy the checkout into the root" copy_checkout || finish
+step "setup.sh without root or sudo stops and says what to run" setup_without_root_says_what_to_run || true
+step "scripts/test.sh (set-up, build, every test)" run_tests || true
+step "scripts/run.sh --headless: chat completion, /healthz, SIGTERM exits 0" demo_answers_and_stops_on_sigterm || true
+finish
