@@ -16,9 +16,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Packages a command may use although setup.sh does not install them, and why.
+# Packages a command may use although setup.sh does not install them, because what uses them
+# reads them only when they are there and does without them on a fresh machine (each was checked
+# there: scripts/fresh-root-check.sh passes without them).
 ignored=(
-    strace # the guard's own tracer; CI installs it for this check alone
+    libssl-dev # Qt's TLS backend tries the unversioned libssl.so first; libssl3 serves otherwise
+    locales    # glibc reads /usr/share/locale/locale.alias when it exists
+    openssl    # OpenSSL reads /usr/lib/ssl/openssl.cnf when it exists, defaults otherwise
+    tzdata     # Qt and glibc read the local time zone when there is one, else use UTC
 )
 
 usage() {
@@ -32,6 +37,9 @@ trace_paths() { # TRACE -> absolute paths of files opened or executed successful
     awk '
         function keep(path) {
             if (path ~ /^\/(proc|sys|dev|tmp|run|var\/tmp|var\/cache|root|home)\//) return
+            # Directories read whole, whatever they hold: the loader configuration, and the
+            # plugins binutils loads (ar and ld open every plugin installed there).
+            if (path ~ /^\/etc\/ld\.so\.conf\.d\// || path ~ /\/bfd-plugins\//) return
             if (!(path in seen)) { seen[path] = 1; print path }
         }
         function succeeded(line) { return line ~ /\) += [0-9]+/ || line ~ /resumed>.*= [0-9]+/ }

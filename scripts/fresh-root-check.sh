@@ -129,7 +129,11 @@ run_tests() {
 
 demo_answers_and_stops_on_sigterm() {
     local out="$log/server.out" base_url="" body status
-    in_root /src/switchyard/scripts/run.sh --headless --listen 127.0.0.1:0 >"$out" 2>&1 &
+    # Started directly, not through in_root: a function in the background is a subshell of its
+    # own, and SIGTERM must reach Switchyard itself (chroot, env and run.sh all exec into it).
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+        /src/switchyard/scripts/run.sh --headless --listen 127.0.0.1:0 >"$out" 2>&1 &
     server_pid=$!
     for _ in $(seq 1 600); do
         base_url=$(grep -o 'OpenAI base URL http://[^ ;]*' "$out" | awk '{print $4}' || true)

@@ -19,8 +19,8 @@ packages=(
     qt6-websockets-dev libqt6opengl6-dev libxkbcommon-dev libgl-dev
     # The console's platform plugins: xcb for a real window, offscreen for the console tests.
     qt6-qpa-plugins
-    # Engine libraries.
-    libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev
+    # Engine libraries, and the CA certificates libcurl verifies https providers against.
+    libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev ca-certificates
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
