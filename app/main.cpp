@@ -1,8 +1,8 @@
 // switchyard: the console with the embedded engine, or the engine alone with --headless.
 
+#include "bridge/engine_host.h"
 #include "command_line.h"
 #include "config/config_loader.h"
-#include "engine_bridge.h"
 #include "main_window.h"
 #include "signal_watcher.h"
 #include "translation.h"
@@ -12,6 +12,7 @@
 #include <QIcon>
 #include <QLoggingCategory>
 #include <QMessageBox>
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -125,7 +126,8 @@ int main(int argc, char **argv)
         config.server.listenPort = address->port;
     }
 
-    EngineBridge bridge(config);
+    const std::chrono::milliseconds shutdownGrace = config.server.shutdownGrace;
+    EngineHost bridge(std::move(config));
     QString startError;
     if (!bridge.start(&startError)) {
         std::fprintf(stderr, "switchyard: cannot start: %s\n", qPrintable(startError));
@@ -134,12 +136,10 @@ int main(int argc, char **argv)
     }
 
     app::SignalWatcher signalWatcher;
-    const auto shutdown = [&bridge, grace = config.server.shutdownGrace] {
-        bridge.shutdown(grace);
-    };
+    const auto shutdown = [&bridge, grace = shutdownGrace] { bridge.shutdown(grace); };
     QObject::connect(&signalWatcher, &app::SignalWatcher::terminationRequested, &bridge,
                      [shutdown](int) { shutdown(); });
-    QObject::connect(&bridge, &EngineBridge::stopped, application.get(),
+    QObject::connect(&bridge, &EngineHost::stopped, application.get(),
                      [] { QCoreApplication::exit(0); });
 
     const QString baseUrl = QStringLiteral("http://%1/v1").arg(bridge.listenAddress());

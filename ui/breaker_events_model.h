@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine_snapshot.h"
+#include "health/endpoint_state.h"
 
 #include <QAbstractTableModel>
 #include <QList>

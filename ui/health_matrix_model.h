@@ -1,6 +1,6 @@
 #pragma once
 
-#include "engine_snapshot.h"
+#include "control/engine_snapshot.h"
 
 #include <QAbstractTableModel>
 #include <QColor>

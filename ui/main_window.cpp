@@ -1,8 +1,8 @@
 #include "main_window.h"
 
 #include "breaker_events_model.h"
+#include "bridge/engine_bridge.h"
 #include "drills_panel.h"
-#include "engine_bridge.h"
 #include "health_matrix_model.h"
 #include "request_rate_chart.h"
 #include "routes_view.h"

@@ -1,6 +1,6 @@
 #include "route_rules_model.h"
 
-#include "routing/rule_validation.h"
+#include "config/rule_validation.h"
 
 #include <algorithm>
 #include <numeric>
@@ -14,7 +14,7 @@ QString compareText(const config::RouteCondition &condition)
     const QString value = condition.op == config::ConditionOperator::In
                               ? u'[' + condition.values.join(QStringLiteral(", ")) + u']'
                               : condition.values.value(0);
-    return condition.field + u' ' + routing::operatorName(condition.op) + u' ' + value;
+    return condition.field + u' ' + config::operatorName(condition.op) + u' ' + value;
 }
 
 QString conditionText(const config::RouteCondition &condition, bool nested)
@@ -57,7 +57,7 @@ QString targetSummary(const config::RouteRule &rule)
             branches.append(
                 RouteRulesModel::tr("%1 %2").arg(branch.target.label()).arg(branch.weight));
         return RouteRulesModel::tr("split by %1: %2")
-            .arg(routing::splitKeyName(rule.splitKey), branches.join(QStringLiteral(" · ")));
+            .arg(config::splitKeyName(rule.splitKey), branches.join(QStringLiteral(" · ")));
     }
     switch (rule.to.kind) {
     case config::RouteTarget::Kind::Provider:

@@ -1,8 +1,8 @@
 #include "routes_view.h"
 
-#include "engine_bridge.h"
+#include "bridge/engine_bridge.h"
+#include "config/rule_validation.h"
 #include "route_rules_model.h"
-#include "routing/rule_validation.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -131,7 +131,7 @@ int percentOf(int weight, int total)
 } // namespace
 
 RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
-    : QWidget(parent), m_bridge(bridge), m_config(bridge.config()),
+    : QWidget(parent), m_bridge(bridge), m_snapshot(bridge.routesState().snapshot),
       m_model(new RouteRulesModel(this))
 {
     setObjectName(QStringLiteral("routesView"));
@@ -486,6 +486,7 @@ void RoutesView::loadLiveRules()
 
 void RoutesView::onRoutesChanged(const RoutesState &state)
 {
+    m_snapshot = state.snapshot;
     m_live = state;
     // An edit in progress is kept; otherwise the page follows the live rules.
     if (!m_dirty) {
@@ -593,12 +594,12 @@ RoutesView::ConditionRow &RoutesView::addConditionRow(const config::RouteConditi
     row.field->setObjectName(QStringLiteral("conditionField%1").arg(index));
     row.field->setEditable(true);
     row.field->setInsertPolicy(QComboBox::NoInsert);
-    row.field->addItems(routing::fieldNames());
+    row.field->addItems(config::fieldNames());
     row.field->setCurrentText(condition.field);
     row.op = new QComboBox(row.row);
     row.op->setObjectName(QStringLiteral("conditionOperator%1").arg(index));
-    row.op->addItems(routing::operatorNames());
-    row.op->setCurrentText(routing::operatorName(condition.op));
+    row.op->addItems(config::operatorNames());
+    row.op->setCurrentText(config::operatorName(condition.op));
     row.value = new QLineEdit(row.row);
     row.value->setObjectName(QStringLiteral("conditionValue%1").arg(index));
     row.value->setText(condition.values.join(QStringLiteral(", ")));
@@ -645,12 +646,12 @@ void RoutesView::fillTargetChoices()
     switch (m_targetKind->currentIndex()) {
     case 0:
     case 1:
-        for (const config::ProviderConfig &provider : m_config.providers)
+        for (const config::ProviderConfig &provider : m_snapshot->providers)
             m_targetValue->addItem(provider.id);
         break;
     case 2:
         m_targetValue->addItem(QStringLiteral("auto"));
-        for (const config::TierConfig &tier : m_config.routing.tiers)
+        for (const config::TierConfig &tier : m_snapshot->routing.tiers)
             m_targetValue->addItem(tier.name);
         break;
     default:
@@ -671,7 +672,7 @@ config::RouteRule RoutesView::ruleFromForm() const
         for (const ConditionRow &row : m_conditionRows) {
             config::RouteCondition condition;
             condition.field = row.field->currentText().trimmed();
-            condition.op = routing::operatorFromName(row.op->currentText())
+            condition.op = config::operatorFromName(row.op->currentText())
                                .value_or(config::ConditionOperator::Eq);
             condition.values = condition.op == config::ConditionOperator::In
                                    ? splitList(row.value->text())
@@ -741,13 +742,13 @@ void RoutesView::validate()
 {
     QStringList lines;
     if (m_currentRow >= 0 && m_currentRow < m_model->rowCount()) {
-        for (const routing::RuleProblem &problem :
-             routing::validateRule(m_model->rules().at(m_currentRow), m_config))
+        for (const config::RuleProblem &problem :
+             config::validateRule(m_model->rules().at(m_currentRow), *m_snapshot))
             lines.append(problem.message);
     }
-    const QList<routing::RuleProblem> all = routing::validateRoutes(m_model->rules(), m_config);
+    const QList<config::RuleProblem> all = config::validateRoutes(m_model->rules(), *m_snapshot);
     // Problems of other rules (or a name used twice) still block Apply: say so below the form.
-    for (const routing::RuleProblem &problem : all) {
+    for (const config::RuleProblem &problem : all) {
         if (!lines.contains(problem.message))
             lines.append(problem.message);
     }
@@ -826,7 +827,7 @@ void RoutesView::loadPreset(Preset preset)
 {
     m_presetCombo->setCurrentIndex(int(preset));
     QString model;
-    for (const config::ProviderConfig &provider : m_config.providers) {
+    for (const config::ProviderConfig &provider : m_snapshot->providers) {
         if (!provider.models.isEmpty()) {
             model = provider.models.first().publicName;
             break;
@@ -996,8 +997,8 @@ void RoutesView::updateCanary(const QList<routing::CanarySplitState> &splits)
         SplitControls &controls = m_splitControls[s];
         controls.title->setText(
             split.overridden
-                ? tr("%1, by %2 (live weights)").arg(split.rule, routing::splitKeyName(split.key))
-                : tr("%1, by %2").arg(split.rule, routing::splitKeyName(split.key)));
+                ? tr("%1, by %2 (live weights)").arg(split.rule, config::splitKeyName(split.key))
+                : tr("%1, by %2").arg(split.rule, config::splitKeyName(split.key)));
         controls.reset->setEnabled(split.overridden);
         int total = 0;
         int configuredTotal = 0;

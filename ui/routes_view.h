@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/config.h"
-#include "routes_state.h"
+#include "control/routes_state.h"
 
 #include <QHash>
 #include <QList>
@@ -104,7 +104,8 @@ private:
     void sendCanaryWeights();
 
     EngineBridge &m_bridge;
-    config::Config m_config; // providers and tiers the editor offers and validates against
+    // The snapshot in force: the providers and tiers the editor offers and validates against.
+    std::shared_ptr<const config::Config> m_snapshot;
     RoutesState m_live;
     RouteRulesModel *m_model = nullptr;
     bool m_dirty = false;

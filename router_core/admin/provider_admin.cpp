@@ -1,6 +1,6 @@
 #include "admin/provider_admin.h"
 
-#include "engine.h"
+#include "control/operator_commands.h"
 #include "health/health_registry.h"
 #include "sim/simulated_provider.h"
 
@@ -41,12 +41,12 @@ QString providerStateName(ProviderState state)
     return {};
 }
 
-http::ApiError invalid(const QString &message, const QString &param, const QString &code)
+protocol::ApiError invalid(const QString &message, const QString &param, const QString &code)
 {
     return {400, message, u"invalid_request_error"_s, param, code, {}};
 }
 
-http::ApiError providerNotFound(const QString &id)
+protocol::ApiError providerNotFound(const QString &id)
 {
     return {404,
             u"No provider `%1`. GET /admin/v1/providers lists them."_s.arg(id),
@@ -56,7 +56,7 @@ http::ApiError providerNotFound(const QString &id)
             {}};
 }
 
-http::ApiError notSimulated(const QString &id)
+protocol::ApiError notSimulated(const QString &id)
 {
     return {
         404,
@@ -96,15 +96,6 @@ QString modeList()
                                       SimulatorKnobs::Mode::Reset, SimulatorKnobs::Mode::CutStream})
         names.append(sim::simulatorModeName(mode));
     return names.join(u", "_s);
-}
-
-std::optional<ProviderHealth> findProvider(const Engine &engine, const QString &id)
-{
-    for (const ProviderHealth &provider : engine.snapshot().providers) {
-        if (provider.id == id)
-            return provider;
-    }
-    return std::nullopt;
 }
 
 } // namespace
@@ -154,8 +145,8 @@ QJsonObject simulatorKnobsJson(const QString &providerId, const SimulatorKnobs &
              knobs.errorRate < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(knobs.errorRate)}};
 }
 
-std::variant<SimulatorKnobs, http::ApiError> parseSimulatorKnobs(const QByteArray &body,
-                                                                 const SimulatorKnobs &current)
+std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByteArray &body,
+                                                                     const SimulatorKnobs &current)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
@@ -216,72 +207,76 @@ std::variant<SimulatorKnobs, http::ApiError> parseSimulatorKnobs(const QByteArra
     return knobs;
 }
 
-void registerProviderAdmin(AdminApi &api, Engine &engine)
+void registerProviderAdmin(http::AdminEndpoints &api, control::OperatorCommands &commands)
 {
-    api.add(Method::Get, u"providers"_s, [&engine](const AdminRequest &, const QStringList &) {
-        QJsonArray data;
-        for (const ProviderHealth &provider : engine.snapshot().providers)
-            data.append(providerJson(provider));
-        return AdminReply::json(
-            QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
-    });
+    api.add(Method::Get, u"providers"_s,
+            [&commands](const http::AdminRequest &, const QStringList &) {
+                QJsonArray data;
+                for (const ProviderHealth &provider : commands.providers())
+                    data.append(providerJson(provider));
+                return http::AdminReply::json(
+                    QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
+            });
 
     api.add(Method::Get, u"providers/{}"_s,
-            [&engine](const AdminRequest &, const QStringList &captures) {
-                const std::optional<ProviderHealth> provider = findProvider(engine, captures[0]);
+            [&commands](const http::AdminRequest &, const QStringList &captures) {
+                const std::optional<ProviderHealth> provider = commands.provider(captures[0]);
                 if (!provider)
-                    return AdminReply::error(providerNotFound(captures[0]));
-                return AdminReply::json(QJsonDocument(providerJson(*provider)));
+                    return http::AdminReply::error(providerNotFound(captures[0]));
+                return http::AdminReply::json(QJsonDocument(providerJson(*provider)));
             });
 
     api.add(Method::Post, u"providers/{}/{}"_s,
-            [&engine](const AdminRequest &, const QStringList &captures) {
+            [&commands](const http::AdminRequest &, const QStringList &captures) {
                 const QString &id = captures[0];
-                if (engine.health().indexOf(id) < 0)
-                    return AdminReply::error(providerNotFound(id));
+                if (!commands.hasProvider(id))
+                    return http::AdminReply::error(providerNotFound(id));
                 const std::optional<ProviderAction> action =
                     health::providerActionFromName(captures[1]);
                 if (!action) {
-                    return AdminReply::error(invalid(
+                    return http::AdminReply::error(invalid(
                         u"Unknown action `%1`; use enable, disable, drain, trip or reset."_s.arg(
                             captures[1]),
                         {}, u"unknown_action"_s));
                 }
-                engine.applyProviderAction(id, *action);
-                return AdminReply::json(QJsonDocument(providerJson(*findProvider(engine, id))));
+                commands.applyProviderAction(id, *action);
+                return http::AdminReply::json(QJsonDocument(providerJson(*commands.provider(id))));
             });
 
-    const auto simulatedProvider = [&engine](const QString &id) -> std::optional<http::ApiError> {
-        if (engine.health().indexOf(id) < 0)
+    const auto simulatedProvider =
+        [&commands](const QString &id) -> std::optional<protocol::ApiError> {
+        if (!commands.hasProvider(id))
             return providerNotFound(id);
-        if (!engine.isSimulated(id))
+        if (!commands.isSimulated(id))
             return notSimulated(id);
-        if (!engine.simulatorRunning()) {
-            return http::ApiError::serviceUnavailable(
+        if (!commands.simulatorRunning()) {
+            return protocol::ApiError::serviceUnavailable(
                 u"The simulator is not running, so simulated providers cannot be changed."_s);
         }
         return std::nullopt;
     };
 
-    api.add(Method::Get, u"simulator/{}"_s,
-            [&engine, simulatedProvider](const AdminRequest &, const QStringList &captures) {
-                if (const auto error = simulatedProvider(captures[0]))
-                    return AdminReply::error(*error);
-                return AdminReply::json(QJsonDocument(
-                    simulatorKnobsJson(captures[0], engine.simulatorKnobs(captures[0]))));
-            });
+    api.add(
+        Method::Get, u"simulator/{}"_s,
+        [&commands, simulatedProvider](const http::AdminRequest &, const QStringList &captures) {
+            if (const auto error = simulatedProvider(captures[0]))
+                return http::AdminReply::error(*error);
+            return http::AdminReply::json(QJsonDocument(
+                simulatorKnobsJson(captures[0], commands.simulatorKnobs(captures[0]))));
+        });
 
     api.add(Method::Post, u"simulator/{}"_s,
-            [&engine, simulatedProvider](const AdminRequest &request, const QStringList &captures) {
+            [&commands, simulatedProvider](const http::AdminRequest &request,
+                                           const QStringList &captures) {
                 const QString &id = captures[0];
                 if (const auto error = simulatedProvider(id))
-                    return AdminReply::error(*error);
-                auto parsed = parseSimulatorKnobs(request.body, engine.simulatorKnobs(id));
-                if (const auto *error = std::get_if<http::ApiError>(&parsed))
-                    return AdminReply::error(*error);
+                    return http::AdminReply::error(*error);
+                auto parsed = parseSimulatorKnobs(request.body, commands.simulatorKnobs(id));
+                if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+                    return http::AdminReply::error(*error);
                 const SimulatorKnobs knobs = std::get<SimulatorKnobs>(parsed);
-                engine.setSimulatorKnobs(id, knobs);
-                return AdminReply::json(QJsonDocument(simulatorKnobsJson(id, knobs)));
+                commands.setSimulatorKnobs(id, knobs);
+                return http::AdminReply::json(QJsonDocument(simulatorKnobsJson(id, knobs)));
             });
 }
 

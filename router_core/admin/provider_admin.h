@@ -1,14 +1,14 @@
 #pragma once
 
-#include "admin/admin_api.h"
-#include "engine_snapshot.h"
+#include "health/endpoint_state.h"
+#include "http/admin_endpoints.h"
 
 #include <QByteArray>
 #include <QJsonObject>
 #include <variant>
 
-namespace switchyard {
-class Engine;
+namespace switchyard::control {
+class OperatorCommands;
 }
 
 namespace switchyard::admin {
@@ -19,16 +19,16 @@ namespace switchyard::admin {
 //   POST providers/{id}/{action}      enable | disable | drain | trip | reset
 //   GET  simulator/{id}               a simulated provider's live knobs
 //   POST simulator/{id}               {"mode", "latency_ms", "error_rate"}: change them
-// The handlers run on the engine thread and call the engine directly.
-void registerProviderAdmin(AdminApi &api, Engine &engine);
+// The handlers run on the engine thread and call the operator commands, as the console does.
+void registerProviderAdmin(http::AdminEndpoints &api, control::OperatorCommands &commands);
 
 // One provider as the admin API shows it.
 QJsonObject providerJson(const ProviderHealth &provider);
 
 // The knobs a POST simulator/{id} body asks for. Fields left out keep their `current` value;
 // `null` returns latency_ms or error_rate to the configured value. A 400 error says what is wrong.
-std::variant<SimulatorKnobs, http::ApiError> parseSimulatorKnobs(const QByteArray &body,
-                                                                 const SimulatorKnobs &current);
+std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByteArray &body,
+                                                                     const SimulatorKnobs &current);
 QJsonObject simulatorKnobsJson(const QString &providerId, const SimulatorKnobs &knobs);
 
 } // namespace switchyard::admin

@@ -1,6 +1,8 @@
 #include "admin/routing_admin.h"
 
-#include "routing/rule_validation.h"
+#include "config/route_rules_io.h"
+#include "config/rule_validation.h"
+#include "control/operator_commands.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -23,20 +25,20 @@ QJsonValue textOrNull(const QString &text)
     return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
 }
 
-http::ApiError invalid(const QString &message, const QString &param = {})
+protocol::ApiError invalid(const QString &message, const QString &param = {})
 {
-    http::ApiError error = http::ApiError::invalidRequest(message, param);
+    protocol::ApiError error = protocol::ApiError::invalidRequest(message, param);
     error.code = u"invalid_admin_request"_s;
     return error;
 }
 
-http::ApiError notFound(const QString &message, const QString &code)
+protocol::ApiError notFound(const QString &message, const QString &code)
 {
     return {404, message, u"invalid_request_error"_s, {}, code, {}};
 }
 
 // The body as a JSON object; an empty body is an empty object when `emptyAllowed`.
-std::variant<QJsonObject, http::ApiError> objectBody(const QByteArray &body, bool emptyAllowed)
+std::variant<QJsonObject, protocol::ApiError> objectBody(const QByteArray &body, bool emptyAllowed)
 {
     if (body.trimmed().isEmpty()) {
         if (emptyAllowed)
@@ -50,7 +52,7 @@ std::variant<QJsonObject, http::ApiError> objectBody(const QByteArray &body, boo
     return document.object();
 }
 
-std::optional<http::ApiError> unknownField(const QJsonObject &object, const QStringList &known)
+std::optional<protocol::ApiError> unknownField(const QJsonObject &object, const QStringList &known)
 {
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
@@ -74,56 +76,172 @@ std::optional<QStringList> stringList(const QJsonValue &value)
     return list;
 }
 
-AdminReply explain(const routing::Router &router, const AdminRequest &request)
+QJsonObject explanationJson(const routing::Explanation &explanation)
 {
-    auto explained = router.explain(request.headers, request.body);
-    if (const auto *error = std::get_if<http::ApiError>(&explained))
-        return AdminReply::error(*error);
-    const routing::Explanation &explanation = std::get<routing::Explanation>(explained);
-    return AdminReply::json(QJsonDocument(QJsonObject{
+    return QJsonObject{
         {u"request_id"_s, QString::fromLatin1(explanation.context.requestId)},
         {u"decision"_s, decisionJson(explanation.decision)},
         {u"context"_s, contextJson(explanation.context)},
         {u"strips_routing_object"_s, explanation.stripsRoutingObject},
-    }));
+    };
 }
 
-AdminReply canarySplits(const routing::Router &router)
+http::AdminReply explain(const control::OperatorCommands &commands,
+                         const http::AdminRequest &request)
+{
+    auto explained = commands.explain(request.headers, request.body);
+    if (const auto *error = std::get_if<protocol::ApiError>(&explained))
+        return http::AdminReply::error(*error);
+    return http::AdminReply::json(
+        QJsonDocument(explanationJson(std::get<routing::Explanation>(explained))));
+}
+
+// Rule problems as the admin API shows them: one 400 naming every problem, each with its
+// place in the request body.
+http::AdminReply rulesRefused(const QList<config::ConfigError> &errors)
+{
+    QStringList lines;
+    QJsonArray problems;
+    for (const config::ConfigError &error : errors) {
+        lines.append(error.toString());
+        problems.append(QJsonObject{{u"line"_s, error.where.line},
+                                    {u"column"_s, error.where.column},
+                                    {u"message"_s, error.message}});
+    }
+    protocol::ApiError refusal =
+        invalid(u"The rules were not applied: %1"_s.arg(lines.join(u"; "_s)), u"routes"_s);
+    refusal.code = u"invalid_routes"_s;
+    http::AdminReply reply = http::AdminReply::error(refusal);
+    QJsonObject body = reply.body.object();
+    QJsonObject error = body.value(u"error"_s).toObject();
+    error.insert(u"problems"_s, problems);
+    body.insert(u"error"_s, error);
+    reply.body = QJsonDocument(body);
+    return reply;
+}
+
+QJsonObject routesJson(const RoutesState &state)
 {
     QJsonArray splits;
-    for (const routing::CanarySplitState &split : router.canarySplits())
+    for (const routing::CanarySplitState &split : state.canarySplits)
         splits.append(canarySplitJson(split));
-    return AdminReply::json(QJsonDocument(QJsonObject{{u"splits"_s, splits}}));
+    return QJsonObject{{u"config_version"_s, qint64(state.configVersion)},
+                       {u"routes"_s, config::routeRulesJson(state.rules)},
+                       {u"canary"_s, splits}};
 }
 
-AdminReply changeCanary(routing::Router &router, const AdminRequest &request)
+// PUT routes: {"routes": [...]} in the file's shape replaces the rules at once.
+http::AdminReply applyRoutes(control::OperatorCommands &commands, const http::AdminRequest &request)
+{
+    const RoutesState live = commands.routesState();
+    auto read = config::readRouteRules(request.body, u"request body"_s, *live.snapshot);
+    if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
+        return rulesRefused(*errors);
+    const QStringList problems = commands.applyRoutes(std::get<QList<config::RouteRule>>(read));
+    if (!problems.isEmpty()) {
+        QList<config::ConfigError> errors;
+        for (const QString &problem : problems)
+            errors.append({{u"request body"_s, 0, 0}, problem});
+        return rulesRefused(errors);
+    }
+    return http::AdminReply::json(QJsonDocument(routesJson(commands.routesState())));
+}
+
+// POST routes/dry-run: {"request": {chat body}, "headers"?: {name: value}, "routes"?: [...]}.
+// The live decision, and with `routes` the decision under those rules as the only difference.
+http::AdminReply dryRun(const control::OperatorCommands &commands,
+                        const http::AdminRequest &request)
 {
     auto parsed = objectBody(request.body, false);
-    if (const auto *error = std::get_if<http::ApiError>(&parsed))
-        return AdminReply::error(*error);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+        return http::AdminReply::error(*error);
+    const QJsonObject body = std::get<QJsonObject>(parsed);
+    if (auto error = unknownField(body, {u"request"_s, u"headers"_s, u"routes"_s}))
+        return http::AdminReply::error(*error);
+    if (!body.value(u"request"_s).isObject())
+        return http::AdminReply::error(
+            invalid(u"'request' must be a chat completion request object."_s, u"request"_s));
+    control::HeaderList headers;
+    if (body.contains(u"headers"_s)) {
+        if (!body.value(u"headers"_s).isObject())
+            return http::AdminReply::error(
+                invalid(u"'headers' must be an object of header names to values."_s, u"headers"_s));
+        const QJsonObject given = body.value(u"headers"_s).toObject();
+        for (auto it = given.begin(); it != given.end(); ++it) {
+            if (!it.value().isString())
+                return http::AdminReply::error(invalid(
+                    u"Header '%1' must have a string value."_s.arg(it.key()), u"headers"_s));
+            headers.append({it.key().toLatin1(), it.value().toString().toUtf8()});
+        }
+    }
+    const QByteArray chat =
+        QJsonDocument(body.value(u"request"_s).toObject()).toJson(QJsonDocument::Compact);
+
+    std::optional<QList<config::RouteRule>> rules;
+    if (body.contains(u"routes"_s)) {
+        auto read =
+            config::readRouteRules(request.body, u"request body"_s,
+                                   *commands.routesState().snapshot, {"request"_L1, "headers"_L1});
+        if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
+            return rulesRefused(*errors);
+        rules = std::get<QList<config::RouteRule>>(std::move(read));
+    }
+
+    auto live = commands.explain(headers, chat);
+    if (const auto *error = std::get_if<protocol::ApiError>(&live))
+        return http::AdminReply::error(*error);
+    const routing::Explanation &liveExplanation = std::get<routing::Explanation>(live);
+    QJsonObject answer{{u"live"_s, explanationJson(liveExplanation)}};
+    if (rules) {
+        // The edited side draws with the live side's request id, so only the rules differ.
+        control::HeaderList sameId = headers;
+        sameId.append({"x-request-id", liveExplanation.context.requestId});
+        auto edited = commands.explain(sameId, chat, rules);
+        if (const auto *error = std::get_if<protocol::ApiError>(&edited))
+            return http::AdminReply::error(*error);
+        answer.insert(u"edited"_s, explanationJson(std::get<routing::Explanation>(edited)));
+    }
+    return http::AdminReply::json(QJsonDocument(answer));
+}
+
+http::AdminReply canarySplits(const control::OperatorCommands &commands)
+{
+    QJsonArray splits;
+    for (const routing::CanarySplitState &split : commands.canarySplits())
+        splits.append(canarySplitJson(split));
+    return http::AdminReply::json(QJsonDocument(QJsonObject{{u"splits"_s, splits}}));
+}
+
+http::AdminReply changeCanary(control::OperatorCommands &commands,
+                              const http::AdminRequest &request)
+{
+    auto parsed = objectBody(request.body, false);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+        return http::AdminReply::error(*error);
     const QJsonObject body = std::get<QJsonObject>(parsed);
     if (auto error = unknownField(body, {u"rule"_s, u"weights"_s, u"reset"_s}))
-        return AdminReply::error(*error);
+        return http::AdminReply::error(*error);
     const QString rule = body.value(u"rule"_s).toString();
     if (rule.isEmpty())
-        return AdminReply::error(invalid(u"'rule' must name a route with a split."_s, u"rule"_s));
+        return http::AdminReply::error(
+            invalid(u"'rule' must name a route with a split."_s, u"rule"_s));
 
     std::optional<routing::CanarySplitState> current;
-    for (const routing::CanarySplitState &split : router.canarySplits()) {
+    for (const routing::CanarySplitState &split : commands.canarySplits()) {
         if (split.rule == rule)
             current = split;
     }
     if (!current) {
-        return AdminReply::error(notFound(
+        return http::AdminReply::error(notFound(
             u"No route `%1` with a split. GET /admin/v1/routes/canary lists them."_s.arg(rule),
             u"route_not_found"_s));
     }
 
     if (body.value(u"reset"_s).toBool()) {
         if (body.contains(u"weights"_s))
-            return AdminReply::error(
+            return http::AdminReply::error(
                 invalid(u"Give either 'weights' or 'reset', not both."_s, u"reset"_s));
-        router.resetCanaryWeights(rule);
+        commands.resetCanaryWeights(rule);
     } else {
         const QJsonValue given = body.value(u"weights"_s);
         QList<int> weights;
@@ -138,7 +256,7 @@ AdminReply changeCanary(routing::Router &router, const AdminRequest &request)
             for (const QJsonValue &value : given.toArray()) {
                 const auto weight = asWeight(value);
                 if (!weight)
-                    return AdminReply::error(invalid(
+                    return http::AdminReply::error(invalid(
                         u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
                 weights.append(*weight);
             }
@@ -149,7 +267,7 @@ AdminReply changeCanary(routing::Router &router, const AdminRequest &request)
                 targets.append(branch.target);
             for (auto it = byTarget.begin(); it != byTarget.end(); ++it) {
                 if (!targets.contains(it.key()))
-                    return AdminReply::error(
+                    return http::AdminReply::error(
                         invalid(u"Route `%1` has no split target `%2`; its targets are %3."_s.arg(
                                     rule, it.key(), targets.join(u", "_s)),
                                 u"weights"_s));
@@ -160,53 +278,54 @@ AdminReply changeCanary(routing::Router &router, const AdminRequest &request)
                                         ? asWeight(byTarget.value(branch.target))
                                         : std::optional<int>(branch.weight);
                 if (!weight)
-                    return AdminReply::error(invalid(
+                    return http::AdminReply::error(invalid(
                         u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
                 weights.append(*weight);
             }
         } else {
-            return AdminReply::error(
+            return http::AdminReply::error(
                 invalid(u"'weights' must be an object of target: weight, or a list of weights "
                         u"in the order of the split."_s,
                         u"weights"_s));
         }
-        const QString problem = router.setCanaryWeights(rule, weights);
+        const QString problem = commands.setCanaryWeights(rule, weights);
         if (!problem.isEmpty())
-            return AdminReply::error(invalid(problem + u'.', u"weights"_s));
+            return http::AdminReply::error(invalid(problem + u'.', u"weights"_s));
     }
-    for (const routing::CanarySplitState &split : router.canarySplits()) {
+    for (const routing::CanarySplitState &split : commands.canarySplits()) {
         if (split.rule == rule)
-            return AdminReply::json(QJsonDocument(canarySplitJson(split)));
+            return http::AdminReply::json(QJsonDocument(canarySplitJson(split)));
     }
-    return AdminReply::json(QJsonDocument(QJsonObject()));
+    return http::AdminReply::json(QJsonDocument(QJsonObject()));
 }
 
-AdminReply agentReply(const routing::Router &router, const QString &id, int status = 200)
+http::AdminReply agentReply(const control::OperatorCommands &commands, const QString &id,
+                            int status = 200)
 {
-    const routing::AgentRecord *agent = router.agents().find(id);
+    const health::AgentRecord *agent = commands.agents().find(id);
     if (!agent)
-        return AdminReply::error(
+        return http::AdminReply::error(
             notFound(u"No registered agent `%1`."_s.arg(id), u"agent_not_found"_s));
-    return AdminReply::json(QJsonDocument(agentJson(*agent, router.agents().isLive(*agent))),
-                            status);
+    return http::AdminReply::json(
+        QJsonDocument(agentJson(*agent, commands.agents().isLive(*agent))), status);
 }
 
-AdminReply refusalReply(const routing::AgentRefusal &refusal)
+http::AdminReply refusalReply(const routing::AgentRefusal &refusal)
 {
     switch (refusal.reason) {
     case routing::AgentRefusal::Reason::Invalid:
-        return AdminReply::error(invalid(refusal.message + u'.'));
+        return http::AdminReply::error(invalid(refusal.message + u'.'));
     case routing::AgentRefusal::Reason::IdTaken:
-        return AdminReply::error({409,
-                                  refusal.message + u'.',
-                                  u"invalid_request_error"_s,
-                                  u"id"_s,
-                                  u"agent_id_taken"_s,
-                                  {}});
+        return http::AdminReply::error({409,
+                                        refusal.message + u'.',
+                                        u"invalid_request_error"_s,
+                                        u"id"_s,
+                                        u"agent_id_taken"_s,
+                                        {}});
     case routing::AgentRefusal::Reason::Unknown:
         break;
     }
-    return AdminReply::error(notFound(refusal.message + u'.', u"agent_not_found"_s));
+    return http::AdminReply::error(notFound(refusal.message + u'.', u"agent_not_found"_s));
 }
 
 } // namespace
@@ -264,7 +383,7 @@ QJsonObject decisionJson(const routing::RouteDecision &decision)
     for (const routing::RouteCandidate &candidate : decision.candidates) {
         candidates.append(QJsonObject{
             {u"provider"_s, candidate.providerId},
-            {u"provider_index"_s, candidate.providerIndex},
+            {u"provider_index"_s, candidate.endpoint},
             {u"upstream_model"_s, candidate.upstreamModel},
             {u"tier"_s, textOrNull(candidate.tier)},
             {u"role"_s, candidateRoleName(candidate.role)},
@@ -337,14 +456,14 @@ QJsonObject canarySplitJson(const routing::CanarySplitState &split)
                                     {u"configured_weight"_s, branch.configuredWeight}});
     }
     return QJsonObject{{u"rule"_s, split.rule},
-                       {u"key"_s, routing::splitKeyName(split.key)},
+                       {u"key"_s, config::splitKeyName(split.key)},
                        {u"overridden"_s, split.overridden},
                        {u"branches"_s, branches}};
 }
 
-QJsonObject agentJson(const routing::AgentRecord &agent, bool live)
+QJsonObject agentJson(const health::AgentRecord &agent, bool live)
 {
-    const routing::AgentRegistration &registration = agent.registration;
+    const health::AgentRegistration &registration = agent.registration;
     return QJsonObject{
         {u"id"_s, registration.id},
         {u"base_url"_s, registration.baseUrl.toString()},
@@ -354,22 +473,22 @@ QJsonObject agentJson(const routing::AgentRecord &agent, bool live)
         {u"models"_s, QJsonArray::fromStringList(registration.models)},
         {u"busy"_s, agent.busy},
         {u"live"_s, live},
-        {u"provider_index"_s, agent.providerIndex},
+        {u"provider_index"_s, agent.endpoint},
         {u"registered_at_ms"_s, agent.registeredAtMsSinceEpoch},
         {u"last_heartbeat_ms"_s, agent.lastHeartbeatMsSinceEpoch},
     };
 }
 
-std::variant<routing::AgentRegistration, http::ApiError>
+std::variant<health::AgentRegistration, protocol::ApiError>
 parseAgentRegistration(const QByteArray &body)
 {
     auto parsed = objectBody(body, false);
-    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         return *error;
     const QJsonObject object = std::get<QJsonObject>(parsed);
     if (auto error = unknownField(object, kAgentFields))
         return *error;
-    routing::AgentRegistration registration;
+    health::AgentRegistration registration;
     if (!object.value(u"id"_s).isString())
         return invalid(u"'id' must be a string."_s, u"id"_s);
     registration.id = object.value(u"id"_s).toString();
@@ -399,47 +518,61 @@ parseAgentRegistration(const QByteArray &body)
     return registration;
 }
 
-void registerRoutingAdmin(AdminApi &api, routing::Router &router)
+void registerRoutingAdmin(http::AdminEndpoints &api, control::OperatorCommands &commands)
 {
-    routing::Router *target = &router;
+    control::OperatorCommands *target = &commands;
     api.add(Method::Post, u"route/explain"_s,
-            [target](const AdminRequest &request, const QStringList &) {
+            [target](const http::AdminRequest &request, const QStringList &) {
                 return explain(*target, request);
             });
+    api.add(Method::Get, u"routes"_s, [target](const http::AdminRequest &, const QStringList &) {
+        return http::AdminReply::json(QJsonDocument(routesJson(target->routesState())));
+    });
+    api.add(Method::Put, u"routes"_s,
+            [target](const http::AdminRequest &request, const QStringList &) {
+                return applyRoutes(*target, request);
+            });
+    api.add(Method::Post, u"routes/dry-run"_s,
+            [target](const http::AdminRequest &request, const QStringList &) {
+                return dryRun(*target, request);
+            });
     api.add(Method::Get, u"routes/canary"_s,
-            [target](const AdminRequest &, const QStringList &) { return canarySplits(*target); });
+            [target](const http::AdminRequest &, const QStringList &) {
+                return canarySplits(*target);
+            });
     api.add(Method::Post, u"routes/canary"_s,
-            [target](const AdminRequest &request, const QStringList &) {
+            [target](const http::AdminRequest &request, const QStringList &) {
                 return changeCanary(*target, request);
             });
-    api.add(Method::Get, u"agents"_s, [target](const AdminRequest &, const QStringList &) {
+    api.add(Method::Get, u"agents"_s, [target](const http::AdminRequest &, const QStringList &) {
         QJsonArray agents;
-        for (const routing::AgentRecord &agent : target->agents().agents())
+        for (const health::AgentRecord &agent : target->agents().agents())
             agents.append(agentJson(agent, target->agents().isLive(agent)));
-        return AdminReply::json(QJsonDocument(QJsonObject{{u"agents"_s, agents}}));
+        return http::AdminReply::json(QJsonDocument(QJsonObject{{u"agents"_s, agents}}));
     });
-    api.add(Method::Post, u"agents"_s, [target](const AdminRequest &request, const QStringList &) {
-        auto parsed = parseAgentRegistration(request.body);
-        if (const auto *error = std::get_if<http::ApiError>(&parsed))
-            return AdminReply::error(*error);
-        const auto &registration = std::get<routing::AgentRegistration>(parsed);
-        const bool known = target->agents().find(registration.id) != nullptr;
-        if (auto refusal = target->registerAgent(registration))
-            return refusalReply(*refusal);
-        return agentReply(*target, registration.id, known ? 200 : 201);
-    });
+    api.add(Method::Post, u"agents"_s,
+            [target](const http::AdminRequest &request, const QStringList &) {
+                auto parsed = parseAgentRegistration(request.body);
+                if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+                    return http::AdminReply::error(*error);
+                const auto &registration = std::get<health::AgentRegistration>(parsed);
+                const bool known = target->agents().find(registration.id) != nullptr;
+                if (auto refusal = target->registerAgent(registration))
+                    return refusalReply(*refusal);
+                return agentReply(*target, registration.id, known ? 200 : 201);
+            });
     api.add(Method::Post, u"agents/{}/heartbeat"_s,
-            [target](const AdminRequest &request, const QStringList &captures) {
+            [target](const http::AdminRequest &request, const QStringList &captures) {
                 auto parsed = objectBody(request.body, true);
-                if (const auto *error = std::get_if<http::ApiError>(&parsed))
-                    return AdminReply::error(*error);
+                if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+                    return http::AdminReply::error(*error);
                 const QJsonObject body = std::get<QJsonObject>(parsed);
                 if (auto error = unknownField(body, {u"busy"_s}))
-                    return AdminReply::error(*error);
+                    return http::AdminReply::error(*error);
                 std::optional<bool> busy;
                 if (body.contains(u"busy"_s)) {
                     if (!body.value(u"busy"_s).isBool())
-                        return AdminReply::error(
+                        return http::AdminReply::error(
                             invalid(u"'busy' must be true or false."_s, u"busy"_s));
                     busy = body.value(u"busy"_s).toBool();
                 }
@@ -448,10 +581,10 @@ void registerRoutingAdmin(AdminApi &api, routing::Router &router)
                 return agentReply(*target, captures[0]);
             });
     api.add(Method::Delete, u"agents/{}"_s,
-            [target](const AdminRequest &, const QStringList &captures) {
+            [target](const http::AdminRequest &, const QStringList &captures) {
                 if (auto refusal = target->removeAgent(captures[0]))
                     return refusalReply(*refusal);
-                return AdminReply::json(
+                return http::AdminReply::json(
                     QJsonDocument(QJsonObject{{u"id"_s, captures[0]}, {u"removed"_s, true}}));
             });
 }

@@ -1,66 +1,66 @@
 #pragma once
 
-#include "config/config.h"
-#include "engine_snapshot.h"
-#include "routes_state.h"
+#include "config/routing_config.h"
+#include "control/engine_snapshot.h"
+#include "control/routes_state.h"
 
+#include <QByteArray>
+#include <QList>
 #include <QObject>
-#include <QPointer>
+#include <QPair>
+#include <QString>
+#include <QStringList>
 #include <chrono>
-#include <memory>
 #include <optional>
-
-class QThread;
 
 namespace switchyard {
 
-class Engine;
-namespace sim {
-class SimulatorHost;
-class DemoTraffic;
-} // namespace sim
-
-// The one door between whoever drives Switchyard (the console, headless main, tests) and the
-// engine. It owns the engine and simulator threads; it hands out value snapshots and takes
-// commands as queued calls, so its owner's thread never blocks on engine work after start().
+// The one door between the console and the engine: value snapshots in, commands out. Qt Core
+// only, so the console links nothing of the engine but this and the value types it carries.
+// EngineHost is the real one (it runs the engine on its own thread); console tests may put a
+// fake in its place. Every command is answered asynchronously: the caller's thread never blocks
+// on engine work. Commands map one to one onto control::OperatorCommands, which the admin API
+// uses too.
 class EngineBridge : public QObject {
     Q_OBJECT
 public:
-    explicit EngineBridge(config::Config config, QObject *parent = nullptr);
-    ~EngineBridge() override;
-
-    // Starts the simulator and engine threads and waits until the gateway listens.
-    // Returns false and fills errorMessage when it cannot (port in use, bad address...).
-    bool start(QString *errorMessage);
-
-    const config::Config &config() const { return m_config; }
-    QString listenAddress() const; // "127.0.0.1:8080", valid after start()
-    quint16 port() const { return m_port; }
-    EngineSnapshot lastSnapshot() const { return m_lastSnapshot; }
-    // The rules in force and the canary splits, as routesChanged last delivered them.
-    RoutesState routesState() const { return m_routesState; }
-
     using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+    using QObject::QObject;
+    ~EngineBridge() override = default;
+
+    virtual QString listenAddress() const = 0; // "127.0.0.1:8080"
+    // The last snapshot delivered by snapshotUpdated.
+    virtual EngineSnapshot lastSnapshot() const = 0;
+    // The rules in force and the canary splits, as routesChanged last delivered them.
+    virtual RoutesState routesState() const = 0;
+
     // A dry run: the decision for a sample chat request under `rules`, or under the live rules
-    // and weights when `rules` is nullopt. Nothing is applied; routeExplained(ticket, ...) answers.
-    void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
-                      const HeaderList &headers, const QByteArray &body);
+    // and weights when `rules` is nullopt. Nothing is applied; routeExplained(ticket, ...)
+    // answers. A sample without x-request-id draws with a fixed one, so the live and the edited
+    // side of a comparison draw the same canary side.
+    virtual void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
+                              const HeaderList &headers, const QByteArray &body) = 0;
     // Validates and, when valid, swaps the live rules at once; routesApplied answers.
-    void applyRoutes(const QList<config::RouteRule> &rules);
+    virtual void applyRoutes(const QList<config::RouteRule> &rules) = 0;
     // Live canary weights in the order of the rule's branches; routesChanged shows them.
-    void setCanaryWeights(const QString &rule, const QList<int> &weights);
-    void resetCanaryWeights(const QString &rule);
+    virtual void setCanaryWeights(const QString &rule, const QList<int> &weights) = 0;
+    virtual void resetCanaryWeights(const QString &rule) = 0;
+    // Deregisters an agent; the next snapshot no longer lists it.
+    virtual void removeAgent(const QString &agentId) = 0;
 
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.
-    void setDemoTraffic(bool enabled, double requestsPerSecond);
+    virtual void setDemoTraffic(bool enabled, double requestsPerSecond) = 0;
     // Stops accepting, lets in-flight requests finish for at most `grace`, then emits stopped().
-    void shutdown(std::chrono::milliseconds grace);
+    virtual void shutdown(std::chrono::milliseconds grace) = 0;
     // Operator actions on an endpoint; the next snapshot shows the result. Unknown ids are
     // ignored (the endpoint may have been retired since the console showed it).
-    void applyProviderAction(const QString &providerId, switchyard::ProviderAction action);
+    virtual void applyProviderAction(const QString &providerId,
+                                     switchyard::ProviderAction action) = 0;
     // Live knobs of a simulated provider, for drills.
-    void setSimulatorKnobs(const QString &providerId, const switchyard::SimulatorKnobs &knobs);
+    virtual void setSimulatorKnobs(const QString &providerId,
+                                   const switchyard::SimulatorKnobs &knobs) = 0;
 
 Q_SIGNALS:
     void snapshotUpdated(const switchyard::EngineSnapshot &snapshot); // at most 10 per second
@@ -68,22 +68,6 @@ Q_SIGNALS:
     void routeExplained(quint64 ticket, const switchyard::RouteExplanation &explanation);
     void routesApplied(bool ok, const QStringList &problems);
     void routesChanged(const switchyard::RoutesState &state);
-
-private:
-    void stopThreads();
-
-    config::Config m_config;
-    quint16 m_port = 0;
-    EngineSnapshot m_lastSnapshot;
-    RoutesState m_routesState;
-    QThread *m_engineThread = nullptr;
-    QThread *m_simulatorThread = nullptr;
-    Engine *m_engine = nullptr;                // lives on m_engineThread
-    sim::SimulatorHost *m_simulator = nullptr; // lives on m_simulatorThread
-    sim::DemoTraffic *m_demoTraffic = nullptr; // lives on m_simulatorThread
-    bool m_shuttingDown = false;
-    bool m_demoRunning = false;
-    double m_demoRate = 0.0;
 };
 
 } // namespace switchyard

@@ -1,6 +1,7 @@
-#include "engine_bridge.h"
+#include "bridge/engine_host.h"
 
-#include "engine.h"
+#include "control/operator_commands.h"
+#include "engine/engine.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
 
@@ -10,6 +11,11 @@
 namespace switchyard {
 
 namespace {
+
+// The canary key a console dry run draws with when its sample has no x-request-id: fixed, so the
+// live and the edited side draw the same side and a comparison shows only what the edit changed.
+constexpr QByteArrayView kDryRunRequestId{"console-dry-run"};
+
 // Runs `work` on `object`'s thread and waits for its result.
 template <typename Result, typename Work>
 Result runOn(QObject *object, Work work)
@@ -19,23 +25,54 @@ Result runOn(QObject *object, Work work)
         object, [&] { result = work(); }, Qt::BlockingQueuedConnection);
     return result;
 }
+
+bool hasRequestId(const EngineBridge::HeaderList &headers)
+{
+    for (const auto &[name, value] : headers) {
+        if (name.compare("x-request-id", Qt::CaseInsensitive) == 0 && !value.trimmed().isEmpty())
+            return true;
+    }
+    return false;
+}
+
+RouteExplanation explanationOf(const std::variant<routing::Explanation, protocol::ApiError> &result)
+{
+    RouteExplanation explanation;
+    if (const auto *error = std::get_if<protocol::ApiError>(&result)) {
+        explanation.error = error->message;
+        return explanation;
+    }
+    const auto &answer = std::get<routing::Explanation>(result);
+    explanation.decision = answer.decision;
+    explanation.requestId = QString::fromLatin1(answer.context.requestId);
+    return explanation;
+}
+
 } // namespace
 
-EngineBridge::EngineBridge(config::Config config, QObject *parent)
-    : QObject(parent), m_config(std::move(config))
+EngineHost::EngineHost(config::Config config, QObject *parent)
+    : EngineBridge(parent), m_startConfig(std::move(config))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
+    qRegisterMetaType<switchyard::AgentState>();
 }
 
-EngineBridge::~EngineBridge()
+EngineHost::~EngineHost()
 {
     stopThreads();
 }
 
-bool EngineBridge::start(QString *errorMessage)
+bool EngineHost::start(QString *errorMessage)
 {
+    if (!m_startConfig) {
+        *errorMessage = QStringLiteral("the engine has already been started");
+        return false;
+    }
+    config::Config config = std::move(*m_startConfig);
+    m_startConfig.reset();
+
     m_simulatorThread = new QThread(this);
     m_simulatorThread->setObjectName(QStringLiteral("switchyard-simulator"));
     m_simulatorThread->start();
@@ -48,17 +85,27 @@ bool EngineBridge::start(QString *errorMessage)
     m_simulator->moveToThread(m_simulatorThread);
     QString simulatorError;
     const auto urls = runOn<QHash<QString, QUrl>>(
-        m_simulator, [&] { return m_simulator->start(m_config.providers, &simulatorError); });
+        m_simulator, [&] { return m_simulator->start(config.providers, &simulatorError); });
     if (!simulatorError.isEmpty()) {
         *errorMessage = simulatorError;
         return false;
     }
-    sim::applySimulatorUrls(m_config, urls);
+    sim::applySimulatorUrls(config, urls);
 
-    m_engine = new Engine(m_config);
+    // What the demo traffic needs, read before the engine's store takes the config over.
+    QStringList models;
+    for (const config::ProviderConfig &provider : config.providers) {
+        for (const config::ModelRoute &model : provider.models) {
+            if (!models.contains(model.publicName))
+                models.append(model.publicName);
+        }
+    }
+    const QString listenHost = config.server.listenHost;
+
+    m_engine = new Engine(std::move(config));
     // Knobs travel engine thread -> simulator thread as queued calls; the simulator outlives
     // the engine (stopThreads deletes the engine first), so the pointer stays valid.
-    m_engine->setSimulatorControl(
+    m_engine->commands().setSimulatorControl(
         [simulator = m_simulator](const QString &providerId, const SimulatorKnobs &knobs) {
             QMetaObject::invokeMethod(simulator, [simulator, providerId, knobs] {
                 simulator->setKnobs(providerId, knobs);
@@ -71,24 +118,19 @@ bool EngineBridge::start(QString *errorMessage)
         return false;
     }
     m_port = m_engine->port();
-    m_routesState = runOn<RoutesState>(m_engine, [&] { return m_engine->routesState(); });
-    connect(m_engine, &Engine::routesChanged, this, [this](const RoutesState &state) {
-        m_routesState = state;
-        emit routesChanged(state);
-    });
+    m_listenAddress = config::formatListenAddress(listenHost, m_port);
+    m_routesState =
+        runOn<RoutesState>(m_engine, [&] { return m_engine->commands().routesState(); });
+    connect(&m_engine->commands(), &control::OperatorCommands::routesChanged, this,
+            [this](const RoutesState &state) {
+                m_routesState = state;
+                emit routesChanged(state);
+            });
     m_lastSnapshot.listenAddress = listenAddress();
 
-    QStringList models;
-    for (const config::ProviderConfig &provider : m_config.providers) {
-        for (const config::ModelRoute &model : provider.models) {
-            if (!models.contains(model.publicName))
-                models.append(model.publicName);
-        }
-    }
-    const QString host = m_config.server.listenHost == QLatin1String("0.0.0.0") ||
-                                 m_config.server.listenHost == QLatin1String("::")
+    const QString host = listenHost == QLatin1String("0.0.0.0") || listenHost == QLatin1String("::")
                              ? QStringLiteral("127.0.0.1")
-                             : m_config.server.listenHost;
+                             : listenHost;
     QUrl gateway;
     gateway.setScheme(QStringLiteral("http"));
     gateway.setHost(host);
@@ -108,12 +150,7 @@ bool EngineBridge::start(QString *errorMessage)
     return true;
 }
 
-QString EngineBridge::listenAddress() const
-{
-    return config::formatListenAddress(m_config.server.listenHost, m_port);
-}
-
-void EngineBridge::setDemoTraffic(bool enabled, double requestsPerSecond)
+void EngineHost::setDemoTraffic(bool enabled, double requestsPerSecond)
 {
     if (!m_demoTraffic)
         return;
@@ -124,67 +161,78 @@ void EngineBridge::setDemoTraffic(bool enabled, double requestsPerSecond)
     });
 }
 
-void EngineBridge::applyProviderAction(const QString &providerId, ProviderAction action)
+void EngineHost::applyProviderAction(const QString &providerId, ProviderAction action)
 {
     if (!m_engine)
         return;
     QMetaObject::invokeMethod(m_engine, [engine = m_engine, providerId, action] {
-        engine->applyProviderAction(providerId, action);
+        engine->commands().applyProviderAction(providerId, action);
     });
 }
 
-void EngineBridge::setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs)
+void EngineHost::setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs)
 {
     if (!m_engine)
         return;
     QMetaObject::invokeMethod(m_engine, [engine = m_engine, providerId, knobs] {
-        engine->setSimulatorKnobs(providerId, knobs);
+        engine->commands().setSimulatorKnobs(providerId, knobs);
     });
 }
 
-void EngineBridge::explainRoute(quint64 ticket,
-                                const std::optional<QList<config::RouteRule>> &rules,
-                                const HeaderList &headers, const QByteArray &body)
+void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
+                              const HeaderList &headers, const QByteArray &body)
 {
     if (!m_engine)
         return;
-    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, ticket, rules, headers, body] {
-        const RouteExplanation explanation = engine->explainRoute(rules, headers, body);
+    HeaderList sample = headers;
+    if (!hasRequestId(sample))
+        sample.append({"x-request-id", kDryRunRequestId.toByteArray()});
+    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, ticket, rules, sample, body] {
+        const RouteExplanation explanation =
+            explanationOf(engine->commands().explain(sample, body, rules));
         // Queued back to the bridge's thread; dropped if the bridge is gone by then.
         QMetaObject::invokeMethod(
             this, [this, ticket, explanation] { emit routeExplained(ticket, explanation); });
     });
 }
 
-void EngineBridge::applyRoutes(const QList<config::RouteRule> &rules)
+void EngineHost::applyRoutes(const QList<config::RouteRule> &rules)
 {
     if (!m_engine)
         return;
     QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, rules] {
-        const QStringList problems = engine->applyRoutes(rules);
+        const QStringList problems = engine->commands().applyRoutes(rules);
         QMetaObject::invokeMethod(
             this, [this, problems] { emit routesApplied(problems.isEmpty(), problems); });
     });
 }
 
-void EngineBridge::setCanaryWeights(const QString &rule, const QList<int> &weights)
+void EngineHost::setCanaryWeights(const QString &rule, const QList<int> &weights)
 {
     if (!m_engine)
         return;
     QMetaObject::invokeMethod(m_engine, [engine = m_engine, rule, weights] {
-        engine->router().setCanaryWeights(rule, weights);
+        engine->commands().setCanaryWeights(rule, weights);
     });
 }
 
-void EngineBridge::resetCanaryWeights(const QString &rule)
+void EngineHost::resetCanaryWeights(const QString &rule)
 {
     if (!m_engine)
         return;
     QMetaObject::invokeMethod(
-        m_engine, [engine = m_engine, rule] { engine->router().resetCanaryWeights(rule); });
+        m_engine, [engine = m_engine, rule] { engine->commands().resetCanaryWeights(rule); });
 }
 
-void EngineBridge::shutdown(std::chrono::milliseconds grace)
+void EngineHost::removeAgent(const QString &agentId)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(
+        m_engine, [engine = m_engine, agentId] { engine->commands().removeAgent(agentId); });
+}
+
+void EngineHost::shutdown(std::chrono::milliseconds grace)
 {
     if (m_shuttingDown)
         return;
@@ -198,7 +246,7 @@ void EngineBridge::shutdown(std::chrono::milliseconds grace)
                               [engine = m_engine, grace] { engine->beginShutdown(grace); });
 }
 
-void EngineBridge::stopThreads()
+void EngineHost::stopThreads()
 {
     // Each object is deleted on its own thread, then the thread ends: nothing is left running.
     const auto deleteOn = [](QObject *&object) {

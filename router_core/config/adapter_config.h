@@ -1,8 +1,7 @@
 #pragma once
 
-#include "upstream/adapters/json_path.h"
-#include "upstream/adapters/json_template.h"
-
+#include "json/json_path.h"
+#include "json/json_template.h"
 #include <QByteArray>
 #include <QList>
 #include <QPair>
@@ -22,22 +21,22 @@ struct AnthropicSettings {
 
 // Where token counts are in a mapped provider's answer or stream events.
 struct MappedUsagePaths {
-    std::optional<upstream::adapters::JsonPath> promptTokens;
-    std::optional<upstream::adapters::JsonPath> completionTokens;
+    std::optional<json::JsonPath> promptTokens;
+    std::optional<json::JsonPath> completionTokens;
 };
 
 // `mapping.stream:` of a mapped provider that can stream. Without it, a streamed client request
 // is sent to the provider unstreamed and its answer replayed as chunks.
 struct MappedStreamConfig {
     bool enabled = false;
-    QString path;                                     // request path when streaming; empty: `path`
-    upstream::adapters::JsonPath delta;               // the text piece in each event; `$` for the
-                                                      // event's data taken as plain text
-    std::optional<upstream::adapters::JsonPath> done; // an event where this is true ends it
-    QByteArray doneData;                              // an event whose data is exactly this ends it
-    std::optional<upstream::adapters::JsonPath> finishReason;
+    QString path;                       // request path when streaming; empty: `path`
+    json::JsonPath delta;               // the text piece in each event; `$` for the
+                                        // event's data taken as plain text
+    std::optional<json::JsonPath> done; // an event where this is true ends it
+    QByteArray doneData;                // an event whose data is exactly this ends it
+    std::optional<json::JsonPath> finishReason;
     MappedUsagePaths usage;
-    std::optional<upstream::adapters::JsonPath> error; // an event with this is an error event
+    std::optional<json::JsonPath> error; // an event with this is an error event
 
     // Without a done signal, the end of the response is the end of the answer (and a cut
     // stream cannot be told from a finished one).
@@ -51,11 +50,11 @@ struct MappingConfig {
     QList<QPair<QByteArray, QByteArray>> headers; // sent with every call
     QByteArray apiKeyHeader = "Authorization";    // where the key from api_key_env goes
     QByteArray apiKeyPrefix = "Bearer ";          // written before the key
-    upstream::adapters::RequestTemplate request;  // the body, from the OpenAI request
-    upstream::adapters::JsonPath answer;          // the reply text in a whole answer
-    std::optional<upstream::adapters::JsonPath> finishReason;
+    json::RequestTemplate request;                // the body, from the OpenAI request
+    json::JsonPath answer;                        // the reply text in a whole answer
+    std::optional<json::JsonPath> finishReason;
     MappedUsagePaths usage;
-    std::optional<upstream::adapters::JsonPath> error; // the message in an error answer
+    std::optional<json::JsonPath> error; // the message in an error answer
     MappedStreamConfig stream;
 };
 

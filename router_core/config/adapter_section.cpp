@@ -10,8 +10,8 @@
 namespace switchyard::config {
 
 using namespace Qt::StringLiterals;
-using upstream::adapters::JsonPath;
-using upstream::adapters::RequestTemplate;
+using json::JsonPath;
+using json::RequestTemplate;
 
 namespace {
 

@@ -1,5 +1,6 @@
 #include "config/config_sections.h"
-#include "routing/rule_validation.h"
+#include "config/route_rules_io.h"
+#include "config/rule_validation.h"
 
 #include <QHash>
 #include <QSet>
@@ -42,7 +43,7 @@ QString joined(const QList<QLatin1StringView> &names)
 }
 
 // Reads the routing section of a config file into RoutingConfig. Shape errors (wrong types,
-// unknown keys) are found here; what the rules mean is checked by routing::validateRoutes, the
+// unknown keys) are found here; what the rules mean is checked by config::validateRoutes, the
 // same function a form in the console calls, so both say the same thing about a rule.
 class RoutingChecker {
 public:
@@ -338,7 +339,7 @@ std::optional<RouteCondition> RoutingChecker::checkCondition(const YAML::Node &n
     }
     // Keys are read here rather than with readKeys: a wrong key in a condition is almost always a
     // misspelt operator, and the message should say so.
-    const QStringList operators = routing::operatorNames();
+    const QStringList operators = config::operatorNames();
     QList<QLatin1StringView> allowed{"field"_L1};
     allowed += kCombinators;
     QList<QByteArray> operatorStorage;
@@ -421,7 +422,7 @@ std::optional<RouteCondition> RoutingChecker::checkCondition(const YAML::Node &n
                                          *fieldName, operators.join(u", "_s)));
         return std::nullopt;
     }
-    condition.op = *routing::operatorFromName(operatorEntry->name);
+    condition.op = *config::operatorFromName(operatorEntry->name);
     condition.valuePosition = valuePosition(*operatorEntry);
     if (condition.op == ConditionOperator::In) {
         const auto values = m_reader.readStringList(*operatorEntry);
@@ -633,8 +634,8 @@ void RoutingChecker::validateRoutes()
         standIn.id = id;
         known.providers.append(standIn);
     }
-    for (const routing::RuleProblem &problem :
-         routing::validateRoutes(m_config.routing.routes, known)) {
+    for (const config::RuleProblem &problem :
+         config::validateRoutes(m_config.routing.routes, known)) {
         YAML::Mark mark;
         mark.line = problem.position.line - 1;
         mark.column = problem.position.column - 1;
@@ -643,6 +644,45 @@ void RoutingChecker::validateRoutes()
 }
 
 } // namespace
+
+std::variant<QList<RouteRule>, QList<ConfigError>>
+readRouteRules(const QByteArray &text, const QString &sourceName, const Config &live,
+               const QList<QLatin1StringView> &otherRootKeys)
+{
+    YamlReader reader(sourceName);
+    YAML::Node root;
+    try {
+        root = YAML::Load(text.toStdString());
+    } catch (const YAML::Exception &syntaxError) {
+        const YAML::Mark &mark = syntaxError.mark;
+        const SourceLocation where =
+            mark.is_null() ? SourceLocation{sourceName, 1, 1}
+                           : SourceLocation{sourceName, mark.line + 1, mark.column + 1};
+        return QList<ConfigError>{
+            {where, u"invalid JSON or YAML: %1"_s.arg(QString::fromStdString(syntaxError.msg))}};
+    }
+    if (!root.IsMap()) {
+        reader.report(root.Mark(), u"expected a map with `routes`, got %1"_s.arg(describe(root)));
+        return reader.takeErrors();
+    }
+    const KeyedMap keys =
+        reader.readKeys(root, QList<QLatin1StringView>{"routes"_L1} + otherRootKeys);
+    const MapEntry *routes = keys.find("routes"_L1);
+    if (!routes)
+        reader.reportMissing(root, u"the document"_s, "routes"_L1);
+    if (reader.errorCount() > 0)
+        return reader.takeErrors();
+    // The rules are judged against the live providers and tiers, as an Apply would judge them.
+    Config trial = live;
+    trial.routing.routes.clear();
+    RoutingChecker checker(reader, trial);
+    checker.checkRoutes(*routes);
+    if (reader.errorCount() == 0)
+        checker.validateRoutes();
+    if (reader.errorCount() > 0)
+        return reader.takeErrors();
+    return trial.routing.routes;
+}
 
 QList<QLatin1StringView> routingRootKeys()
 {

@@ -1,4 +1,4 @@
-#include "routing/rule_validation.h"
+#include "config/rule_validation.h"
 
 #include "config/yaml_reader.h"
 
@@ -7,12 +7,9 @@
 #include <QSet>
 #include <cmath>
 
-namespace switchyard::routing {
+namespace switchyard::config {
 
 using namespace Qt::StringLiterals;
-using config::ConditionOperator;
-using config::RouteCondition;
-using config::RouteTarget;
 
 namespace {
 
@@ -71,7 +68,7 @@ QString withSuggestion(const QString &message, const QString &typed, const QStri
     return suggestion.isEmpty() ? message : message + u" (did you mean `%1`?)"_s.arg(suggestion);
 }
 
-QStringList providerIds(const config::Config &config)
+QStringList providerIds(const Config &config)
 {
     QStringList ids;
     ids.reserve(config.providers.size());
@@ -82,13 +79,13 @@ QStringList providerIds(const config::Config &config)
 
 class RuleChecker {
 public:
-    explicit RuleChecker(const config::Config &config)
+    explicit RuleChecker(const Config &config)
         : m_config(config), m_providerIds(providerIds(config))
     {}
 
     QList<RuleProblem> problems;
 
-    void checkRule(const config::RouteRule &rule)
+    void checkRule(const RouteRule &rule)
     {
         if (rule.name.isEmpty())
             problems.append({rule.position, u"route is missing required key `name`"_s});
@@ -291,7 +288,7 @@ private:
         }
     }
 
-    const config::Config &m_config;
+    const Config &m_config;
     QStringList m_providerIds;
 };
 
@@ -345,32 +342,31 @@ QStringList operatorNames()
     return names;
 }
 
-QString splitKeyName(config::SplitKey key)
+QString splitKeyName(SplitKey key)
 {
     switch (key) {
-    case config::SplitKey::User:
+    case SplitKey::User:
         return u"user"_s;
-    case config::SplitKey::Tenant:
+    case SplitKey::Tenant:
         return u"tenant"_s;
-    case config::SplitKey::Session:
+    case SplitKey::Session:
         return u"session"_s;
     }
     return {};
 }
 
-QList<RuleProblem> validateRule(const config::RouteRule &rule, const config::Config &config)
+QList<RuleProblem> validateRule(const RouteRule &rule, const Config &config)
 {
     RuleChecker checker(config);
     checker.checkRule(rule);
     return checker.problems;
 }
 
-QList<RuleProblem> validateRoutes(const QList<config::RouteRule> &rules,
-                                  const config::Config &config)
+QList<RuleProblem> validateRoutes(const QList<RouteRule> &rules, const Config &config)
 {
     RuleChecker checker(config);
-    QHash<QString, const config::RouteRule *> firstByName;
-    for (const config::RouteRule &rule : rules) {
+    QHash<QString, const RouteRule *> firstByName;
+    for (const RouteRule &rule : rules) {
         checker.checkRule(rule);
         if (rule.name.isEmpty())
             continue;
@@ -388,4 +384,4 @@ QList<RuleProblem> validateRoutes(const QList<config::RouteRule> &rules,
     return checker.problems;
 }
 
-} // namespace switchyard::routing
+} // namespace switchyard::config

@@ -7,7 +7,7 @@
 #include <QStringList>
 #include <optional>
 
-namespace switchyard::routing {
+namespace switchyard::config {
 
 // A request field a condition can read.
 struct FieldRef {
@@ -23,11 +23,11 @@ std::optional<FieldRef> parseField(const QString &field);
 // The fields a form offers, in the order docs/routing.md lists them.
 QStringList fieldNames(); // model ... tokens.input, header.<name>, meta.<key>
 
-QString operatorName(config::ConditionOperator op); // "eq", "in", "exists"...
-std::optional<config::ConditionOperator> operatorFromName(const QString &name);
+QString operatorName(ConditionOperator op); // "eq", "in", "exists"...
+std::optional<ConditionOperator> operatorFromName(const QString &name);
 QStringList operatorNames();
 
-QString splitKeyName(config::SplitKey key); // "user", "tenant", "session"
+QString splitKeyName(SplitKey key); // "user", "tenant", "session"
 
 // One thing wrong with a rule: what and where. The config loader reports each as
 // "FILE:LINE:COL: message"; a form shows the message beside the field it names.
@@ -39,9 +39,8 @@ struct RuleProblem {
 // What a rule means, checked against the providers and tiers of `config`: known fields, values
 // that fit their operator, regexes that compile, targets that name something, split weights. The
 // config loader reports exactly these messages, so a rule a form accepts loads from a file too.
-QList<RuleProblem> validateRule(const config::RouteRule &rule, const config::Config &config);
+QList<RuleProblem> validateRule(const RouteRule &rule, const Config &config);
 // Every rule, plus a name used twice.
-QList<RuleProblem> validateRoutes(const QList<config::RouteRule> &rules,
-                                  const config::Config &config);
+QList<RuleProblem> validateRoutes(const QList<RouteRule> &rules, const Config &config);
 
-} // namespace switchyard::routing
+} // namespace switchyard::config

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/config.h"
 #include "config/routing_config.h"
 #include "routing/route_decision.h"
 #include "routing/router.h"
@@ -7,6 +8,8 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
+#include <memory>
 
 namespace switchyard {
 
@@ -23,9 +26,27 @@ struct RouteExplanation {
 struct RoutesState {
     QList<config::RouteRule> rules; // in file order; the router orders them by priority
     QList<routing::CanarySplitState> canarySplits;
+    // The snapshot those rules belong to (immutable, shared, never copied): the providers and
+    // tiers an editor offers and validates edited rules against.
+    std::shared_ptr<const config::Config> snapshot;
+    quint64 configVersion = 0; // the store's version of that snapshot
+};
+
+// A registered agent as operators see it (console and GET /admin/v1/agents).
+struct AgentState {
+    QString id;
+    QString baseUrl;
+    QStringList capabilities;
+    QStringList models;
+    int capacity = 0;
+    bool busy = false;
+    bool live = true; // heartbeats arrive within the TTL
+    qint64 registeredAtMsSinceEpoch = 0;
+    qint64 lastHeartbeatMsSinceEpoch = 0;
 };
 
 } // namespace switchyard
 
 Q_DECLARE_METATYPE(switchyard::RouteExplanation)
 Q_DECLARE_METATYPE(switchyard::RoutesState)
+Q_DECLARE_METATYPE(switchyard::AgentState)

@@ -1,8 +1,8 @@
-#include "routing/agent_registry.h"
+#include "health/agent_registry.h"
 
-namespace switchyard::routing {
+namespace switchyard::health {
 
-const AgentRecord &AgentRegistry::upsert(const AgentRegistration &registration, int providerIndex)
+const AgentRecord &AgentRegistry::upsert(const AgentRegistration &registration, int endpoint)
 {
     AgentRecord *record = nullptr;
     for (AgentRecord &agent : m_agents) {
@@ -14,7 +14,7 @@ const AgentRecord &AgentRegistry::upsert(const AgentRegistration &registration, 
         record->registeredAtMsSinceEpoch = m_clock.msSinceEpoch();
     }
     record->registration = registration;
-    record->providerIndex = providerIndex;
+    record->endpoint = endpoint;
     record->busy = false;
     record->lastHeartbeat = m_clock.now();
     record->lastHeartbeatMsSinceEpoch = m_clock.msSinceEpoch();
@@ -65,7 +65,7 @@ const AgentRecord *AgentRegistry::find(const QString &id) const
 
 bool AgentRegistry::isLive(const AgentRecord &agent) const
 {
-    return m_clock.now() - agent.lastHeartbeat < m_ttl;
+    return m_clock.now() - agent.lastHeartbeat < m_ttl();
 }
 
 QList<const AgentRecord *> AgentRegistry::offering(const QString &intent) const
@@ -78,4 +78,4 @@ QList<const AgentRecord *> AgentRegistry::offering(const QString &intent) const
     return found;
 }
 
-} // namespace switchyard::routing
+} // namespace switchyard::health

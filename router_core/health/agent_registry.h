@@ -7,9 +7,10 @@
 #include <QStringList>
 #include <QUrl>
 #include <chrono>
+#include <functional>
 #include <optional>
 
-namespace switchyard::routing {
+namespace switchyard::health {
 
 // What an agent says about itself when it registers (POST /admin/v1/agents).
 struct AgentRegistration {
@@ -22,28 +23,29 @@ struct AgentRegistration {
 
 struct AgentRecord {
     AgentRegistration registration;
-    int providerIndex = -1; // its endpoint in the health registry
-    bool busy = false;      // said so in its last heartbeat: skipped until it says otherwise
-    health::Clock::TimePoint lastHeartbeat{};
+    int endpoint = -1; // its endpoint's slot in the health registry
+    bool busy = false; // said so in its last heartbeat: skipped until it says otherwise
+    Clock::TimePoint lastHeartbeat{};
     qint64 registeredAtMsSinceEpoch = 0;
     qint64 lastHeartbeatMsSinceEpoch = 0;
 };
 
 // Agents that registered themselves, with their heartbeats. An agent that has not sent a
 // heartbeat for the TTL is gone: never chosen again and removed by the next expire(). Pure
-// bookkeeping on an injected clock; the Router turns agents into health registry endpoints.
+// bookkeeping on an injected clock, owned by the health registry with the rest of the
+// per-endpoint state; the Router registers agents as endpoints there.
 class AgentRegistry {
 public:
-    AgentRegistry(const health::Clock &clock, std::chrono::milliseconds ttl)
-        : m_clock(clock), m_ttl(ttl)
-    {}
+    // The TTL is asked for each time it matters, so a new config snapshot applies at once.
+    using TtlSource = std::function<std::chrono::milliseconds()>;
 
-    std::chrono::milliseconds ttl() const { return m_ttl; }
-    void setTtl(std::chrono::milliseconds ttl) { m_ttl = ttl; }
+    AgentRegistry(const Clock &clock, TtlSource ttl) : m_clock(clock), m_ttl(std::move(ttl)) {}
+
+    std::chrono::milliseconds ttl() const { return m_ttl(); }
 
     // Adds the agent, or replaces the registration of one with the same id (a registration is
     // also a heartbeat and clears busy).
-    const AgentRecord &upsert(const AgentRegistration &registration, int providerIndex);
+    const AgentRecord &upsert(const AgentRegistration &registration, int endpoint);
     // False when no live agent has this id. `busy` unset leaves the busy flag as it was.
     bool heartbeat(const QString &id, std::optional<bool> busy);
     // Removes the agent; returns its record, or nothing when unknown.
@@ -58,9 +60,9 @@ public:
     const QList<AgentRecord> &agents() const { return m_agents; }
 
 private:
-    const health::Clock &m_clock;
-    std::chrono::milliseconds m_ttl;
+    const Clock &m_clock;
+    TtlSource m_ttl;
     QList<AgentRecord> m_agents;
 };
 
-} // namespace switchyard::routing
+} // namespace switchyard::health

@@ -68,21 +68,9 @@ struct BreakerEvent {
     quint64 sequence = 0; // 1 for the engine's first event, +1 for each after: a stable identity
 };
 
-struct EngineSnapshot {
-    QString listenAddress;          // "127.0.0.1:8080"
-    double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
-    quint64 totalRequests = 0;
-    int inFlight = 0;
-    bool demoTrafficRunning = false;
-    double demoRequestsPerSecond = 0.0;
-    QList<ProviderHealth> providers;
-    QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
-};
-
 } // namespace switchyard
 
 Q_DECLARE_METATYPE(switchyard::ProviderHealth)
-Q_DECLARE_METATYPE(switchyard::EngineSnapshot)
 Q_DECLARE_METATYPE(switchyard::BreakerEvent)
 Q_DECLARE_METATYPE(switchyard::SimulatorKnobs)
 Q_DECLARE_METATYPE(switchyard::ProviderAction)

@@ -1,6 +1,7 @@
 #include "health/health_registry.h"
 
 #include <QLoggingCategory>
+#include <QSet>
 #include <algorithm>
 
 Q_LOGGING_CATEGORY(lcHealth, "switchyard.health")
@@ -90,22 +91,50 @@ std::optional<ProviderAction> providerActionFromName(const QString &name)
 
 HealthRegistry::ProviderRecord::ProviderRecord(const config::ProviderConfig &provider,
                                                const config::BreakerConfig &breakerConfig)
-    : config(provider), kind(config::kindName(provider.kind)), recent(breakerConfig.window),
+    : recent(breakerConfig.window),
       slow(breakerConfig.slowWindow,
            breakerConfig.slowP95Factor * double(provider.latencyObjective.count()))
-{
-    for (const config::ModelRoute &model : provider.models)
-        models.append(model.publicName);
-}
+{}
 
-HealthRegistry::HealthRegistry(const QList<config::ProviderConfig> &providers,
-                               const config::BreakerConfig &breaker,
-                               const config::ProbeConfig &probes, const Clock &clock)
-    : m_breakerConfig(breaker), m_probeConfig(probes), m_clock(clock)
+HealthRegistry::HealthRegistry(const config::ConfigStore &store, const Clock &clock)
+    : m_store(store), m_clock(clock),
+      m_agents(clock, [&store] { return store.config().routing.agents.ttl; })
 {
+    const QList<config::ProviderConfig> &providers = store.config().providers;
     m_providers.reserve(std::size_t(providers.size()));
     for (const config::ProviderConfig &provider : providers)
-        addProvider(provider);
+        addEndpoint(provider, false);
+}
+
+void HealthRegistry::describe(ProviderRecord &record, const config::ProviderConfig &provider)
+{
+    record.config = provider;
+    record.kind = config::kindName(provider.kind);
+    record.models.clear();
+    for (const config::ModelRoute &model : provider.models)
+        record.models.append(model.publicName);
+}
+
+void HealthRegistry::syncConfiguredEndpoints(const QList<config::ProviderConfig> &providers)
+{
+    QSet<QString> kept;
+    for (const config::ProviderConfig &provider : providers) {
+        kept.insert(provider.id);
+        const int slot = indexOf(provider.id);
+        if (slot >= 0 && !m_providers[slot].agent) {
+            describe(m_providers[slot], provider);
+            continue;
+        }
+        if (slot >= 0)
+            retireProvider(slot); // a configured provider takes the id over from an agent
+        addEndpoint(provider, false);
+        qCInfo(lcHealth).noquote() << "provider" << provider.id << "added";
+    }
+    for (int slot = 0; slot < providerCount(); ++slot) {
+        const ProviderRecord &record = m_providers[slot];
+        if (!record.retired && !record.agent && !kept.contains(record.config.id))
+            retireProvider(slot);
+    }
 }
 
 int HealthRegistry::indexOf(const QString &providerId) const
@@ -119,7 +148,14 @@ int HealthRegistry::indexOf(const QString &providerId) const
 
 int HealthRegistry::addProvider(const config::ProviderConfig &provider)
 {
-    ProviderRecord &record = m_providers.emplace_back(provider, m_breakerConfig);
+    return addEndpoint(provider, true);
+}
+
+int HealthRegistry::addEndpoint(const config::ProviderConfig &provider, bool agent)
+{
+    ProviderRecord &record = m_providers.emplace_back(provider, breakerRules());
+    describe(record, provider);
+    record.agent = agent;
     record.closedSince = m_clock.now();
     return providerCount() - 1;
 }
@@ -131,6 +167,26 @@ void HealthRegistry::retireProvider(int provider)
         return;
     record.retired = true;
     qCInfo(lcHealth).noquote() << "provider" << record.config.id << "retired";
+}
+
+bool HealthRegistry::tryStartFailover(int provider, int limit)
+{
+    ProviderRecord &record = m_providers[provider];
+    if (record.failoverInFlight >= limit)
+        return false;
+    ++record.failoverInFlight;
+    return true;
+}
+
+void HealthRegistry::failoverFinished(int provider)
+{
+    ProviderRecord &record = m_providers[provider];
+    record.failoverInFlight = std::max(0, record.failoverInFlight - 1);
+}
+
+void HealthRegistry::setSimulatorKnobs(int provider, const SimulatorKnobs &knobs)
+{
+    m_providers[provider].simulatorKnobs = knobs;
 }
 
 // ---- admission ----------------------------------------------------------------------------------
@@ -252,7 +308,7 @@ void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed, doubl
 {
     record.recent.record(failed);
     record.consecutiveFailures = failed ? record.consecutiveFailures + 1 : 0;
-    const bool slowRuleOn = m_breakerConfig.slowP95Factor > 0;
+    const bool slowRuleOn = breakerRules().slowP95Factor > 0;
     if (!failed && slowRuleOn)
         record.slow.record(m_clock.now(), slowMeasureMs);
     if (const std::optional<QString> reason = tripReason(record, failed))
@@ -261,7 +317,7 @@ void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed, doubl
 
 std::optional<QString> HealthRegistry::tripReason(ProviderRecord &record, bool failed)
 {
-    const config::BreakerConfig &rules = m_breakerConfig;
+    const config::BreakerConfig &rules = breakerRules();
     if (failed && record.consecutiveFailures >= rules.consecutiveFailures)
         return u"%1 consecutive call failures"_s.arg(record.consecutiveFailures);
     const int seen = record.recent.size();
@@ -295,7 +351,7 @@ void HealthRegistry::probeResult(int provider, bool ok, const QString &detail)
         record.probeFailuresInRow = 0;
         ++record.probeSuccessesInRow;
         if (record.probeUnhealthy) {
-            if (record.probeSuccessesInRow >= m_probeConfig.healthyAfter) {
+            if (record.probeSuccessesInRow >= probeRules().healthyAfter) {
                 record.probeUnhealthy = false;
                 close(record, u"%1 successful health probes"_s.arg(record.probeSuccessesInRow),
                       true);
@@ -313,7 +369,7 @@ void HealthRegistry::probeResult(int provider, bool ok, const QString &detail)
                                 << "health probe failed:" << detail;
     if (record.probeUnhealthy)
         return;
-    if (record.probeFailuresInRow >= m_probeConfig.unhealthyAfter) {
+    if (record.probeFailuresInRow >= probeRules().unhealthyAfter) {
         record.probeUnhealthy = true;
         record.probeCallOut = false;
         record.rampStartedAt.reset();
@@ -334,7 +390,7 @@ void HealthRegistry::applyAction(int provider, ProviderAction action)
     const auto setOperatorState = [&](OperatorState to, const QString &reason) {
         const bool wasOut = record.operatorState != OperatorState::Enabled;
         record.operatorState = to;
-        if (to == OperatorState::Enabled && wasOut && m_breakerConfig.ramp.count() > 0)
+        if (to == OperatorState::Enabled && wasOut && breakerRules().ramp.count() > 0)
             record.rampStartedAt = m_clock.now();
         publish(record, record.breaker, record.breaker, reason);
     };
@@ -386,8 +442,8 @@ void HealthRegistry::advanceTimedState(ProviderRecord &record)
 milliseconds HealthRegistry::openPeriod(int tripLevel) const
 {
     const int doublings = std::clamp(tripLevel - 1, 0, kMaxDoublings);
-    const milliseconds doubled = m_breakerConfig.openFor * (qint64(1) << doublings);
-    return std::min(doubled, m_breakerConfig.maxOpenFor);
+    const milliseconds doubled = breakerRules().openFor * (qint64(1) << doublings);
+    return std::min(doubled, breakerRules().maxOpenFor);
 }
 
 void HealthRegistry::open(ProviderRecord &record, const QString &reason)
@@ -396,7 +452,7 @@ void HealthRegistry::open(ProviderRecord &record, const QString &reason)
     // An endpoint that stayed closed for a whole maximum open period starts over at the base
     // period; one that trips again sooner keeps doubling, so a flapping endpoint backs off.
     if (record.breaker == BreakerState::Closed &&
-        now - record.closedSince >= m_breakerConfig.maxOpenFor)
+        now - record.closedSince >= breakerRules().maxOpenFor)
         record.tripLevel = 0;
     record.tripLevel = std::min(record.tripLevel + 1, kMaxDoublings + 1);
     record.openUntil = now + openPeriod(record.tripLevel);
@@ -414,7 +470,7 @@ void HealthRegistry::close(ProviderRecord &record, const QString &reason, bool r
     record.consecutiveFailures = 0;
     record.recent.clear();
     record.slow.clear();
-    if (ramp && m_breakerConfig.ramp.count() > 0)
+    if (ramp && breakerRules().ramp.count() > 0)
         record.rampStartedAt = now;
     setBreaker(record, BreakerState::Closed, reason);
 }
@@ -456,7 +512,7 @@ void HealthRegistry::publish(const ProviderRecord &record, BreakerState from, Br
 
 bool HealthRegistry::rampingNow(const ProviderRecord &record) const
 {
-    return record.rampStartedAt && m_clock.now() - *record.rampStartedAt < m_breakerConfig.ramp;
+    return record.rampStartedAt && m_clock.now() - *record.rampStartedAt < breakerRules().ramp;
 }
 
 double HealthRegistry::trafficShare(int provider) const
@@ -465,14 +521,14 @@ double HealthRegistry::trafficShare(int provider) const
     if (!admitsNow(record))
         return 0.0;
     if (record.breaker != BreakerState::Closed)
-        return m_breakerConfig.rampStart; // half-open: the probe's share
+        return breakerRules().rampStart; // half-open: the probe's share
     if (!rampingNow(record))
         return 1.0;
     const double elapsed = duration_cast<std::chrono::duration<double, std::milli>>(
                                m_clock.now() - *record.rampStartedAt)
                                .count();
-    const double progress = elapsed / double(m_breakerConfig.ramp.count());
-    const double start = m_breakerConfig.rampStart;
+    const double progress = elapsed / double(breakerRules().ramp.count());
+    const double start = breakerRules().rampStart;
     return std::min(1.0, start + (1.0 - start) * progress);
 }
 
@@ -554,6 +610,7 @@ QList<ProviderHealth> HealthRegistry::snapshot() const
         health.trafficShare = trafficShare(i);
         health.unusableAnswers = record.unusableAnswers;
         health.simulated = record.config.kind == config::ProviderKind::Simulated;
+        health.simulatorMode = record.simulatorKnobs.mode;
         providers.append(std::move(health));
     }
     return providers;

@@ -2,9 +2,11 @@
 
 #include "config/breaker_config.h"
 #include "config/config.h"
-#include "engine_snapshot.h"
+#include "config/config_store.h"
+#include "health/agent_registry.h"
 #include "health/call_windows.h"
 #include "health/clock.h"
+#include "health/endpoint_state.h"
 #include "health/latency_window.h"
 
 #include <QList>
@@ -24,9 +26,13 @@ enum class CallOutcome {
     Cancelled,    // the client went away first: says nothing about the provider
 };
 
-// The single owner of per-endpoint state: circuit breaker, operator state, probe health,
-// counters, latency windows, in-flight calls, recovery ramp. Routing and execution read it; the
-// console gets copies; every state change is published as a BreakerEvent.
+// The single owner of per-endpoint state: identity, circuit breaker, operator state, probe health,
+// counters, latency windows, in-flight and failed-over calls, recovery ramp, simulator knobs and
+// registered agents. Routing and execution read it; the console gets copies; every state change
+// is published as a BreakerEvent. An endpoint is known by its id; its slot (the int every method
+// takes) is fixed for the registry's life and never reused, so a slot read under one config
+// snapshot still names the same endpoint under the next. The breaker and probe rules are read
+// from the config store's current snapshot whenever they apply.
 // Lives on the engine thread; not thread-safe by design (the hot path takes no locks).
 //
 // The breaker (DESIGN.md, "Circuit breaker"):
@@ -41,22 +47,25 @@ public:
     // Breaker events kept for the console's timeline; older ones are dropped.
     static constexpr int kEventCapacity = 200;
 
-    explicit HealthRegistry(const QList<config::ProviderConfig> &providers,
-                            const config::BreakerConfig &breaker = {},
-                            const config::ProbeConfig &probes = {},
+    // Starts with an endpoint for each provider of the store's current snapshot.
+    explicit HealthRegistry(const config::ConfigStore &store,
                             const Clock &clock = SteadyClock::instance());
     HealthRegistry(const HealthRegistry &) = delete;
     HealthRegistry &operator=(const HealthRegistry &) = delete;
 
-    // Indices are stable for the registry's life: a retired endpoint keeps its index.
+    // Slots are stable for the registry's life: a retired endpoint keeps its slot.
     int providerCount() const { return int(m_providers.size()); }
     // The live endpoint with this id; -1 when none (retired endpoints are not found).
     int indexOf(const QString &providerId) const;
+    // Brings the configured endpoints in line with a new snapshot's providers before it is
+    // applied: an id it keeps keeps its slot and its state (its definition is refreshed), a new
+    // id gets a new slot, an id it drops is retired. Registered agents are left alone.
+    void syncConfiguredEndpoints(const QList<config::ProviderConfig> &providers);
     const config::ProviderConfig &providerConfig(int provider) const
     {
         return m_providers[provider].config;
     }
-    // Adds an endpoint at runtime (registered agents); returns its index.
+    // Adds an endpoint at runtime (registered agents); returns its slot.
     int addProvider(const config::ProviderConfig &provider);
     // Takes an endpoint out for good: never selectable, hidden from snapshots and probes.
     void retireProvider(int provider);
@@ -87,6 +96,24 @@ public:
     OperatorState operatorState(int provider) const { return m_providers[provider].operatorState; }
     bool probeHealthy(int provider) const { return !m_providers[provider].probeUnhealthy; }
     int inFlight(int provider) const { return m_providers[provider].inFlight; }
+
+    // Failed-over calls in flight on an endpoint (DESIGN.md, "Admission"): a call may start only
+    // while fewer than `limit` are.
+    bool tryStartFailover(int provider, int limit);
+    void failoverFinished(int provider);
+    int failoverInFlight(int provider) const { return m_providers[provider].failoverInFlight; }
+
+    // The knobs last set for a simulated endpoint (defaults when never set). The simulator
+    // itself runs on its own thread; whoever sets knobs here also hands them over to it.
+    const SimulatorKnobs &simulatorKnobs(int provider) const
+    {
+        return m_providers[provider].simulatorKnobs;
+    }
+    void setSimulatorKnobs(int provider, const SimulatorKnobs &knobs);
+
+    // Agents that registered themselves; each is also an endpoint here.
+    AgentRegistry &agents() { return m_agents; }
+    const AgentRegistry &agents() const { return m_agents; }
     int providersUp() const; // live endpoints not reported down
     bool anyProviderUp() const { return providersUp() > 0; }
 
@@ -113,10 +140,11 @@ private:
         ProviderRecord(const config::ProviderConfig &provider,
                        const config::BreakerConfig &breaker);
 
-        config::ProviderConfig config;
+        config::ProviderConfig config; // the endpoint's definition: its snapshot's, or an agent's
         QString kind;
         QStringList models;
         bool retired = false;
+        bool agent = false; // registered at runtime, not from the config file
 
         BreakerState breaker = BreakerState::Closed;
         QString breakerReason;
@@ -132,6 +160,8 @@ private:
 
         QString lastFailure;
         int inFlight = 0;
+        int failoverInFlight = 0;
+        SimulatorKnobs simulatorKnobs;
         quint64 requests = 0;
         quint64 errors = 0;
         quint64 unusableAnswers = 0;
@@ -154,9 +184,17 @@ private:
                  const QString &reason);
     std::chrono::milliseconds openPeriod(int tripLevel) const;
 
-    config::BreakerConfig m_breakerConfig;
-    config::ProbeConfig m_probeConfig;
+    const config::BreakerConfig &breakerRules() const
+    {
+        return m_store.config().resilience.breaker;
+    }
+    const config::ProbeConfig &probeRules() const { return m_store.config().resilience.probes; }
+    void describe(ProviderRecord &record, const config::ProviderConfig &provider);
+    int addEndpoint(const config::ProviderConfig &provider, bool agent);
+
+    const config::ConfigStore &m_store;
     const Clock &m_clock;
+    AgentRegistry m_agents;
     std::vector<ProviderRecord> m_providers;
     QList<BreakerEvent> m_events;
     quint64 m_eventSequence = 0;

@@ -1,6 +1,6 @@
-#include "admin/admin_api.h"
+#include "http/admin_endpoints.h"
 
-namespace switchyard::admin {
+namespace switchyard::http {
 
 using namespace Qt::StringLiterals;
 
@@ -53,7 +53,7 @@ AdminReply AdminReply::json(const QJsonDocument &document, int status)
     return reply;
 }
 
-AdminReply AdminReply::error(const http::ApiError &error)
+AdminReply AdminReply::error(const protocol::ApiError &error)
 {
     AdminReply reply;
     reply.status = error.status;
@@ -63,12 +63,12 @@ AdminReply AdminReply::error(const http::ApiError &error)
     return reply;
 }
 
-void AdminApi::add(QHttpServerRequest::Method method, const QString &pattern, Handler handler)
+void AdminEndpoints::add(QHttpServerRequest::Method method, const QString &pattern, Handler handler)
 {
     m_endpoints.append({method, pattern.split(u'/'), std::move(handler)});
 }
 
-AdminReply AdminApi::dispatch(const AdminRequest &request) const
+AdminReply AdminEndpoints::dispatch(const AdminRequest &request) const
 {
     const QStringList segments = request.path.split(u'/');
     QStringList captures;
@@ -82,11 +82,12 @@ AdminReply AdminApi::dispatch(const AdminRequest &request) const
     }
     const QString fullPath = u"/admin/v1/"_s + request.path;
     if (allowed.isEmpty())
-        return AdminReply::error(http::ApiError::notFound(methodText(request.method), fullPath));
-    AdminReply reply =
-        AdminReply::error(http::ApiError::methodNotAllowed(methodText(request.method), fullPath));
+        return AdminReply::error(
+            protocol::ApiError::notFound(methodText(request.method), fullPath));
+    AdminReply reply = AdminReply::error(
+        protocol::ApiError::methodNotAllowed(methodText(request.method), fullPath));
     reply.headers.append({"Allow"_ba, allowed.join(u", "_s).toLatin1()});
     return reply;
 }
 
-} // namespace switchyard::admin
+} // namespace switchyard::http

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 
 #include <QByteArray>
 #include <QHttpServerRequest>
@@ -11,7 +11,7 @@
 #include <QStringList>
 #include <functional>
 
-namespace switchyard::admin {
+namespace switchyard::http {
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
@@ -28,14 +28,14 @@ struct AdminReply {
     HeaderList headers;
 
     static AdminReply json(const QJsonDocument &document, int status = 200);
-    static AdminReply error(const http::ApiError &error);
+    static AdminReply error(const protocol::ApiError &error);
 };
 
 // The admin API's table of endpoints under /admin/v1/. Each part of the engine registers its own
 // endpoints (providers, simulator, routes, agents...) so this file never grows with them.
 // Patterns are path segments where `{}` matches any one segment and is passed to the handler:
 // "providers/{}/{}" matches "providers/sim-a/trip" with captures ["sim-a", "trip"].
-class AdminApi {
+class AdminEndpoints {
 public:
     using Handler = std::function<AdminReply(const AdminRequest &, const QStringList &captures)>;
 
@@ -52,4 +52,4 @@ private:
     QList<Endpoint> m_endpoints;
 };
 
-} // namespace switchyard::admin
+} // namespace switchyard::http

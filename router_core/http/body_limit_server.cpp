@@ -1,7 +1,7 @@
 #include "http/body_limit_server.h"
 
 #include "http/chunked_encoding.h"
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
 #include <QTcpSocket>
@@ -80,7 +80,7 @@ private:
                 m_chunkedBodyBytes += decoded.size();
                 position += consumed;
                 if (m_chunkedBodyBytes > m_maxBodyBytes) {
-                    refuse(ApiError::payloadTooLarge(m_maxBodyBytes));
+                    refuse(protocol::ApiError::payloadTooLarge(m_maxBodyBytes));
                     return;
                 }
                 if (status == ChunkedDecoder::Status::Malformed)
@@ -106,14 +106,15 @@ private:
             if ((end.found() ? end.blockBytes : m_headerBlock.size()) > kMaxHeaderBytes) {
                 // Refused rather than left to Qt: a guard that stopped following here would
                 // let the body after these headers through unmeasured.
-                refuse(ApiError{431,
-                                QStringLiteral("Request headers are larger than the limit of %1 "
-                                               "bytes.")
-                                    .arg(kMaxHeaderBytes),
-                                QStringLiteral("invalid_request_error"),
-                                {},
-                                QStringLiteral("headers_too_large"),
-                                {}});
+                refuse(protocol::ApiError{
+                    431,
+                    QStringLiteral("Request headers are larger than the limit of %1 "
+                                   "bytes.")
+                        .arg(kMaxHeaderBytes),
+                    QStringLiteral("invalid_request_error"),
+                    {},
+                    QStringLiteral("headers_too_large"),
+                    {}});
                 return;
             }
             if (!end.found())
@@ -152,17 +153,17 @@ private:
                 expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
         }
         if (!validContentLength || contentLength < 0) {
-            refuse(ApiError{400,
-                            QStringLiteral("Invalid Content-Length header: it must be a "
-                                           "non-negative number of bytes."),
-                            QStringLiteral("invalid_request_error"),
-                            {},
-                            QStringLiteral("invalid_content_length"),
-                            {}});
+            refuse(protocol::ApiError{400,
+                                      QStringLiteral("Invalid Content-Length header: it must be a "
+                                                     "non-negative number of bytes."),
+                                      QStringLiteral("invalid_request_error"),
+                                      {},
+                                      QStringLiteral("invalid_content_length"),
+                                      {}});
             return false;
         }
         if (contentLength > m_maxBodyBytes) {
-            refuse(ApiError::payloadTooLarge(m_maxBodyBytes));
+            refuse(protocol::ApiError::payloadTooLarge(m_maxBodyBytes));
             return false;
         }
         if (expectsContinue)
@@ -178,7 +179,7 @@ private:
         return true;
     }
 
-    void refuse(const ApiError &error)
+    void refuse(const protocol::ApiError &error)
     {
         m_state = State::Unframed;
         // Take the connection away from Qt's parser: it must never buffer this body.
@@ -217,8 +218,8 @@ private:
 
 } // namespace
 
-BodyLimitServer::BodyLimitServer(qint64 maxBodyBytes, QObject *parent)
-    : QTcpServer(parent), m_maxBodyBytes(maxBodyBytes)
+BodyLimitServer::BodyLimitServer(const config::ConfigStore &store, QObject *parent)
+    : QTcpServer(parent), m_store(store)
 {}
 
 void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
@@ -231,7 +232,7 @@ void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
     // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    new RequestFramingGuard(socket, m_maxBodyBytes);
+    new RequestFramingGuard(socket, m_store.config().server.maxBodyBytes);
     addPendingConnection(socket);
 }
 

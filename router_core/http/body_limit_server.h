@@ -1,5 +1,7 @@
 #pragma once
 
+#include "config/config_store.h"
+
 #include <QTcpServer>
 
 namespace switchyard::http {
@@ -11,13 +13,14 @@ namespace switchyard::http {
 class BodyLimitServer final : public QTcpServer {
     Q_OBJECT
 public:
-    BodyLimitServer(qint64 maxBodyBytes, QObject *parent = nullptr);
+    // The limit is the store's current `limits.max_body_bytes`, read for each new connection.
+    BodyLimitServer(const config::ConfigStore &store, QObject *parent = nullptr);
 
 protected:
     void incomingConnection(qintptr socketDescriptor) override;
 
 private:
-    qint64 m_maxBodyBytes;
+    const config::ConfigStore &m_store;
 };
 
 } // namespace switchyard::http

@@ -33,9 +33,9 @@ constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
 // How soon a client refused for want of an endpoint may usefully ask again.
 constexpr auto kRetryAfterNoEndpoint = "1";
 
-ApiError upstreamError(int status, const QString &code, const QString &message)
+protocol::ApiError upstreamError(int status, const QString &code, const QString &message)
 {
-    return ApiError{status, message, QStringLiteral("upstream_error"), {}, code, {}};
+    return protocol::ApiError{status, message, QStringLiteral("upstream_error"), {}, code, {}};
 }
 
 QString millisecondsText(milliseconds duration)
@@ -73,9 +73,9 @@ QString roleName(routing::CandidateRole role)
 } // namespace
 
 ChatExchange::ChatExchange(ExchangeServices services, std::shared_ptr<const config::Config> config,
-                           ChatRequest request, QByteArray body, routing::RequestContext context,
-                           routing::RouteDecision decision, telemetry::TraceBuilder trace,
-                           ResponseWriter writer, QObject *parent)
+                           protocol::ChatRequest request, QByteArray body,
+                           routing::RequestContext context, routing::RouteDecision decision,
+                           telemetry::TraceBuilder trace, ResponseWriter writer, QObject *parent)
     : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
       m_request(std::move(request)), m_body(std::move(body)), m_context(std::move(context)),
       m_decision(std::move(decision)), m_trace(std::move(trace)), m_writer(std::move(writer)),
@@ -200,13 +200,14 @@ void ChatExchange::tryNextCandidate()
         [this, &tookFailoverSlot](const routing::RouteCandidate &next,
                                   bool failover) -> std::optional<resilience::SkipReason> {
         // Reversible checks first: a half-open breaker's admission is its one probe call.
-        const int provider = next.providerIndex;
-        if (failover && !m_services.admission.tryStartFailover(
-                            provider, m_services.health.providerConfig(provider).capacity))
+        const int provider = next.endpoint;
+        if (failover && !m_services.health.tryStartFailover(
+                            provider, m_services.admission.failoverLimit(
+                                          m_services.health.providerConfig(provider).capacity)))
             return resilience::SkipReason::FailoverCapacityFull;
         if (!m_services.health.tryAdmit(provider)) {
             if (failover)
-                m_services.admission.failoverFinished(provider);
+                m_services.health.failoverFinished(provider);
             return resilience::SkipReason::BreakerOpen;
         }
         tookFailoverSlot = failover;
@@ -243,8 +244,8 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
 
     // The registry's copy, not the snapshot's: agents registered at runtime are endpoints too.
     // Held by the attempt, because its adapter refers to it until the attempt ends.
-    m_attempt.provider = std::make_unique<config::ProviderConfig>(
-        m_services.health.providerConfig(chosen.providerIndex));
+    m_attempt.provider =
+        std::make_unique<config::ProviderConfig>(m_services.health.providerConfig(chosen.endpoint));
     const config::ProviderConfig &provider = *m_attempt.provider;
     m_trace.trace().provider = provider.id;
 
@@ -262,7 +263,7 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
          // The loop guard: a Switchyard behind this one sees one hop more.
          {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
     auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
-    if (const ApiError *refusal = std::get_if<ApiError>(&prepared)) {
+    if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
         refuseForProvider(*refusal);
         return;
     }
@@ -301,7 +302,7 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
         m_attempt.answerCutByBudget = m_watchCutByBudget;
     }
 
-    m_services.health.callStarted(chosen.providerIndex);
+    m_services.health.callStarted(chosen.endpoint);
     m_attempt.open = true;
     m_attempt.span = m_trace.openSpan(
         QStringLiteral("upstream attempt"),
@@ -315,17 +316,17 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
     m_call = m_services.transport.start(call, this);
 }
 
-void ChatExchange::refuseForProvider(const ApiError &refusal)
+void ChatExchange::refuseForProvider(const protocol::ApiError &refusal)
 {
     // The request asks for something this provider's protocol cannot express: the client's
     // fault, so nothing is sent and the endpoint's health is untouched. A half-open breaker's
     // probe admission is handed back by a cancelled call, which counts nothing.
     const routing::RouteCandidate &chosen = candidate();
-    m_services.health.callStarted(chosen.providerIndex);
-    m_services.health.callFinished(chosen.providerIndex, CallOutcome::Cancelled, 0.0, -1.0, {});
+    m_services.health.callStarted(chosen.endpoint);
+    m_services.health.callFinished(chosen.endpoint, CallOutcome::Cancelled, 0.0, -1.0, {});
     if (m_attempt.holdsFailoverSlot) {
         m_attempt.holdsFailoverSlot = false;
-        m_services.admission.failoverFinished(chosen.providerIndex);
+        m_services.health.failoverFinished(chosen.endpoint);
     }
     m_trace.pointEvent(QStringLiteral("refused by adapter"),
                        QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
@@ -461,7 +462,7 @@ void ChatExchange::writeStreamEvents(const QList<upstream::SseEvent> &events, bo
     m_writer.writeStreamData(wire, sendNow);
 }
 
-void ChatExchange::sendErrorAnswer(const ApiError &error, const HeaderList &headers)
+void ChatExchange::sendErrorAnswer(const protocol::ApiError &error, const HeaderList &headers)
 {
     if (m_ingress)
         MessagesIngress::sendError(m_writer, error, headers);
@@ -509,7 +510,7 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
         const bool cutByBudget =
             (result.error == TransportError::ConnectTimeout && m_attempt.connectCutByBudget) ||
             (result.error == TransportError::TotalTimeout && m_attempt.answerCutByBudget);
-        ApiError error;
+        protocol::ApiError error;
         if (cutByBudget) {
             error = budgetCutError();
         } else if (m_phase == Phase::Streaming) {
@@ -609,7 +610,7 @@ void ChatExchange::relayUpstreamError()
     // status the client is shown.
     const ErrorClass errorClass =
         resilience::classify(TransportError::None, status, resilience::TimeoutKind::None);
-    ApiError error =
+    protocol::ApiError error =
         m_attempt.adapter->translateError(status, m_attempt.head.headers, m_attempt.answer);
     std::optional<milliseconds> retryAfter;
     if (errorClass == ErrorClass::RateLimited) {
@@ -642,7 +643,7 @@ void ChatExchange::onTimeout()
         // stream. The provider was not slow by its own contract: not its failure.
         m_call.reset();
         m_budgetRanOut = true;
-        const ApiError error = budgetError();
+        const protocol::ApiError error = budgetError();
         endAttempt(CallOutcome::Cancelled, QStringLiteral("time budget ran out mid-stream"));
         m_finishing = true;
         sendStreamError(error);
@@ -689,8 +690,9 @@ void ChatExchange::onClientDisconnected()
     complete(499, QStringLiteral("client_disconnected"));
 }
 
-void ChatExchange::attemptFailed(ErrorClass errorClass, ApiError error, const QString &description,
-                                 bool cutByBudget, std::optional<milliseconds> retryAfter)
+void ChatExchange::attemptFailed(ErrorClass errorClass, protocol::ApiError error,
+                                 const QString &description, bool cutByBudget,
+                                 std::optional<milliseconds> retryAfter)
 {
     m_call.reset();
     m_timer.stop();
@@ -758,7 +760,7 @@ void ChatExchange::retryAfterWait()
     }
     const int index = m_plan.lastCandidate();
     const routing::RouteCandidate &same = m_plan.candidates()[index];
-    if (!m_services.health.tryAdmit(same.providerIndex)) {
+    if (!m_services.health.tryAdmit(same.endpoint)) {
         m_trace.pointEvent(
             QStringLiteral("skipped endpoint"),
             QStringLiteral("%1: %2").arg(
@@ -784,12 +786,11 @@ void ChatExchange::endAttempt(CallOutcome outcome, const QString &detail)
                                           .arg(ended.providerId)
                                           .arg(m_attempt.number)
                                           .arg(detail));
-    m_services.health.callFinished(ended.providerIndex, outcome, latencyMs,
-                                   m_attempt.timeToFirstTokenMs,
+    m_services.health.callFinished(ended.endpoint, outcome, latencyMs, m_attempt.timeToFirstTokenMs,
                                    outcome == CallOutcome::Success ? QString() : detail);
     if (m_attempt.holdsFailoverSlot) {
         m_attempt.holdsFailoverSlot = false;
-        m_services.admission.failoverFinished(ended.providerIndex);
+        m_services.health.failoverFinished(ended.endpoint);
     }
     releaseRetrySlot();
 }
@@ -802,7 +803,7 @@ void ChatExchange::releaseRetrySlot()
     m_services.retryBudget.retryFinished();
 }
 
-ApiError ChatExchange::budgetCutError() const
+protocol::ApiError ChatExchange::budgetCutError() const
 {
     return upstreamError(504, QStringLiteral("upstream_timeout"),
                          QStringLiteral("Provider `%1` had not answered when the request's time "
@@ -810,7 +811,7 @@ ApiError ChatExchange::budgetCutError() const
                              .arg(providerId()));
 }
 
-ApiError ChatExchange::budgetError() const
+protocol::ApiError ChatExchange::budgetError() const
 {
     const QString last =
         m_lastError ? m_lastError->message : QStringLiteral("no provider answered in time.");
@@ -824,14 +825,14 @@ ApiError ChatExchange::budgetError() const
             .arg(last));
 }
 
-ApiError ChatExchange::finalError() const
+protocol::ApiError ChatExchange::finalError() const
 {
     if (m_budgetRanOut && m_deadlineIsClientBudget)
         return budgetError();
     if (m_lastError)
         return *m_lastError;
     if (m_shed) {
-        ApiError error = ApiError::serviceUnavailable(
+        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
             QStringLiteral("Every endpoint of tier `%1` is unavailable and its fallbacks take "
                            "only part of its traffic; this request was not admitted. Retry "
                            "shortly.")
@@ -842,7 +843,7 @@ ApiError ChatExchange::finalError() const
     }
     if (m_decision.candidates.isEmpty()) {
         // The router found no endpoint it could choose (all unavailable, or no agent idle).
-        ApiError error = ApiError::serviceUnavailable(
+        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
             QStringLiteral("No endpoint can take this request now: %1.")
                 .arg(m_decision.steps.isEmpty() ? QString() : m_decision.steps.last().detail));
         error.code = QStringLiteral("no_route_candidate");
@@ -855,7 +856,7 @@ ApiError ChatExchange::finalError() const
                            .arg(m_plan.candidates()[skip.candidateIndex].providerId,
                                 resilience::skipReasonText(skip.reason)));
     }
-    ApiError error = ApiError::serviceUnavailable(
+    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
         QStringLiteral("No endpoint for model `%1` could take the request: %2.")
             .arg(m_request.model, reasons.join(QStringLiteral(", "))));
     error.code = QStringLiteral("no_endpoint_available");
@@ -865,7 +866,7 @@ ApiError ChatExchange::finalError() const
 
 void ChatExchange::finishWithoutAnswer()
 {
-    const ApiError error = finalError();
+    const protocol::ApiError error = finalError();
     // The ladder's lower rungs answer for providers that failed, never for a request that
     // every provider would refuse.
     if (m_lastErrorClass != ErrorClass::RequestRejected) {
@@ -926,7 +927,7 @@ void ChatExchange::answerDegraded(int level, const QString &content, const QStri
     complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
 }
 
-void ChatExchange::sendStreamError(const ApiError &error)
+void ChatExchange::sendStreamError(const protocol::ApiError &error)
 {
     // After the first byte the status line is gone: the failure becomes an event the OpenAI SDKs
     // raise as an error, and the stream ends without [DONE] so it never looks complete.

@@ -2,9 +2,9 @@
 
 #include "config/config.h"
 #include "health/health_registry.h"
-#include "http/chat_request.h"
 #include "http/messages_ingress.h"
 #include "http/response_writer.h"
+#include "protocol/chat_request.h"
 #include "resilience/attempt_plan.h"
 #include "resilience/error_class.h"
 #include "resilience/retry_policy.h"
@@ -51,7 +51,7 @@ class ChatExchange final : public QObject, private upstream::UpstreamObserver {
     Q_OBJECT
 public:
     ChatExchange(ExchangeServices services, std::shared_ptr<const config::Config> config,
-                 ChatRequest request, QByteArray body, routing::RequestContext context,
+                 protocol::ChatRequest request, QByteArray body, routing::RequestContext context,
                  routing::RouteDecision decision, telemetry::TraceBuilder trace,
                  ResponseWriter writer, QObject *parent = nullptr);
     ~ChatExchange() override;
@@ -113,7 +113,7 @@ private:
     void tryNextCandidate();
     void startAttempt(int candidateIndex, bool failover);
     void retryAfterWait();
-    void refuseForProvider(const ApiError &refusal);
+    void refuseForProvider(const protocol::ApiError &refusal);
     void watch(Watch what, std::chrono::milliseconds limit);
     std::optional<std::chrono::milliseconds> remainingBudget() const;
 
@@ -122,20 +122,20 @@ private:
     // acts on a failure among them. Returns false when the exchange ended or its attempt failed.
     bool relayStreamOutput(upstream::adapters::StreamOutput output);
     void writeStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow);
-    void sendErrorAnswer(const ApiError &error, const HeaderList &headers);
+    void sendErrorAnswer(const protocol::ApiError &error, const HeaderList &headers);
     void relayUpstreamError();
     void noteUsage(const upstream::adapters::Usage &usage);
-    void attemptFailed(resilience::ErrorClass errorClass, ApiError error,
+    void attemptFailed(resilience::ErrorClass errorClass, protocol::ApiError error,
                        const QString &description, bool cutByBudget,
                        std::optional<std::chrono::milliseconds> retryAfter = std::nullopt);
     void endAttempt(health::CallOutcome outcome, const QString &detail);
     void releaseRetrySlot();
     void finishWithoutAnswer();
     void answerDegraded(int level, const QString &content, const QString &reason);
-    ApiError finalError() const;
-    ApiError budgetError() const;
-    ApiError budgetCutError() const; // the attempt the budget cut short
-    void sendStreamError(const ApiError &error);
+    protocol::ApiError finalError() const;
+    protocol::ApiError budgetError() const;
+    protocol::ApiError budgetCutError() const; // the attempt the budget cut short
+    void sendStreamError(const protocol::ApiError &error);
     void streamAnswerComplete();
     void complete(int status, const QString &outcomeCode);
 
@@ -145,7 +145,7 @@ private:
 
     ExchangeServices m_services;
     std::shared_ptr<const config::Config> m_config; // the snapshot this request started with
-    ChatRequest m_request;
+    protocol::ChatRequest m_request;
     QByteArray m_body;
     routing::RequestContext m_context;
     routing::RouteDecision m_decision;
@@ -170,7 +170,7 @@ private:
     bool m_shed = false; // a degraded tier's fallbacks did not admit this request
     bool m_budgetRanOut = false;
     QList<resilience::CandidateSkip> m_skips;
-    std::optional<ApiError> m_lastError;
+    std::optional<protocol::ApiError> m_lastError;
     QString m_lastErrorProvider;
     resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
 

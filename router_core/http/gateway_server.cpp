@@ -3,8 +3,8 @@
 #include "health/health_registry.h"
 #include "http/body_limit_server.h"
 #include "http/chat_exchange.h"
-#include "http/chat_request.h"
 #include "http/messages_ingress.h"
+#include "protocol/chat_request.h"
 #include "telemetry/trace.h"
 
 #include <QDateTime>
@@ -104,24 +104,17 @@ double RequestRateMeter::perSecond() const
     return double(total) / double(seconds);
 }
 
-GatewayServer::GatewayServer(std::shared_ptr<const config::Config> config,
-                             upstream::UpstreamTransport &transport, health::HealthRegistry &health,
-                             telemetry::TraceRing &traces, QObject *parent)
-    : QAbstractHttpServer(parent), m_config(std::move(config)), m_transport(transport),
-      m_health(health), m_traces(traces),
-      m_router(new routing::Router(m_config, health, health::SteadyClock::instance(), this)),
-      m_startedAtSecs(QDateTime::currentSecsSinceEpoch()),
-      m_admission(m_config->resilience.admission),
-      m_retryBudget(m_config->resilience.retries.budgetPercent,
-                    m_config->resilience.retries.minRetriesInFlight)
+GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
+    : QAbstractHttpServer(parent), m_services(services),
+      m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
 {}
 
 GatewayServer::~GatewayServer()
 {
-    // Exchanges still open are deleted here, while the members they borrow (admission, retry
-    // budget, router) still exist: left to QObject's child cleanup they would outlive those
-    // members, and a client socket closing in that cleanup would call into a destroyed
-    // admission controller. Their destructors abort the upstream calls.
+    // Exchanges still open are deleted here, while the services they borrow still exist: left
+    // to QObject's child cleanup they could outlive them, and a client socket closing in that
+    // cleanup would call into a destroyed retry budget. Their destructors abort the upstream
+    // calls.
     const QList<ChatExchange *> open = m_exchanges.keys();
     m_exchanges.clear();
     for (ChatExchange *exchange : open) {
@@ -139,7 +132,7 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         *errorMessage = QStringLiteral("`%1` is not an IP address to listen on").arg(host);
         return 0;
     }
-    auto *listener = new BodyLimitServer(m_config->server.maxBodyBytes, this);
+    auto *listener = new BodyLimitServer(m_services.config, this);
     // Qt's default backlog of 50 makes a burst of new clients wait for SYN retries.
     listener->setListenBacklogSize(1024);
     if (!listener->listen(address, port)) {
@@ -241,7 +234,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
             return true;
         HeaderList headers = identity;
         headers.append({QByteArray("Allow"), QByteArray(allowHeader)});
-        writer.sendError(ApiError::methodNotAllowed(methodName(method), path), headers);
+        writer.sendError(protocol::ApiError::methodNotAllowed(methodName(method), path), headers);
         return false;
     };
 
@@ -265,7 +258,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     } else if (path.startsWith(QLatin1String("/admin/v1/"))) {
         handleAdmin(request, std::move(writer), identity);
     } else {
-        writer.sendError(ApiError::notFound(methodName(method), path), identity);
+        writer.sendError(protocol::ApiError::notFound(methodName(method), path), identity);
     }
 }
 
@@ -274,7 +267,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
 {
     // The admin API can take providers down; until it has tokens it answers only this machine.
     if (!request.remoteAddress.isLoopback()) {
-        ApiError refusal;
+        protocol::ApiError refusal;
         refusal.status = 403;
         refusal.type = QStringLiteral("permission_error");
         refusal.code = QStringLiteral("admin_loopback_only");
@@ -282,7 +275,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         writer.sendError(refusal, identity);
         return;
     }
-    const admin::AdminReply reply =
+    const http::AdminReply reply =
         m_admin.dispatch({request.method, request.path.mid(qsizetype(sizeof("/admin/v1/") - 1)),
                           request.headers, request.body});
     writer.sendWhole(reply.status, identity + reply.headers, "application/json",
@@ -292,7 +285,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
 {
     QJsonArray data;
-    for (const auto &[model, owner] : m_router->models()) {
+    for (const auto &[model, owner] : m_services.router.models()) {
         data.append(QJsonObject{{QStringLiteral("id"), model},
                                 {QStringLiteral("object"), QStringLiteral("model")},
                                 {QStringLiteral("created"), m_startedAtSecs},
@@ -305,24 +298,26 @@ void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identi
 
 void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identity)
 {
-    const int up = m_health.providersUp();
+    const int up = m_services.health.providersUp();
     const bool ready = m_accepting && up > 0;
-    writer.sendWhole(ready ? 200 : 503, identity, "application/json",
-                     compactJson({{QStringLiteral("status"),
-                                   ready ? QStringLiteral("ready") : QStringLiteral("not_ready")},
-                                  {QStringLiteral("providers_up"), up},
-                                  {QStringLiteral("providers"), m_health.providerCount()}}));
+    writer.sendWhole(
+        ready ? 200 : 503, identity, "application/json",
+        compactJson({{QStringLiteral("status"),
+                      ready ? QStringLiteral("ready") : QStringLiteral("not_ready")},
+                     {QStringLiteral("providers_up"), up},
+                     {QStringLiteral("providers"), m_services.health.providerCount()}}));
 }
 
 void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
-                           const ApiError &error, Ingress ingress)
+                           const protocol::ApiError &error, Ingress ingress)
 {
     if (ingress == Ingress::Messages)
         MessagesIngress::sendError(writer, error, identityHeaders(trace.trace()));
     else
         writer.sendError(error, identityHeaders(trace.trace()));
     trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
-    m_traces.add(trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
+    m_services.traces.add(
+        trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
 void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
@@ -332,7 +327,7 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
 
     if (!m_accepting) {
         refuse(writer, trace,
-               ApiError::serviceUnavailable(
+               protocol::ApiError::serviceUnavailable(
                    QStringLiteral("Switchyard is shutting down and takes no new requests.")),
                ingress);
         return;
@@ -340,33 +335,37 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     ++m_totalRequests;
     m_rate.record();
 
+    // The one moment this request takes the config: everything that serves it reads this
+    // snapshot, so an Apply while it runs changes nothing for it.
+    const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
+    const qint64 maxBodyBytes = table->config().server.maxBodyBytes;
     QByteArray body = std::move(request.body);
-    if (body.size() > m_config->server.maxBodyBytes) {
-        refuse(writer, trace, ApiError::payloadTooLarge(m_config->server.maxBodyBytes), ingress);
+    if (body.size() > maxBodyBytes) {
+        refuse(writer, trace, protocol::ApiError::payloadTooLarge(maxBodyBytes), ingress);
         return;
     }
     if (ingress == Ingress::Messages) {
         // From here on the request is an OpenAI chat request like any other.
         auto converted = MessagesIngress::chatRequestFrom(body);
-        if (const auto *error = std::get_if<ApiError>(&converted)) {
+        if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
             refuse(writer, trace, *error, ingress);
             return;
         }
         body = std::get<QByteArray>(std::move(converted));
     }
-    auto parsed = parseChatRequest(body);
-    if (const auto *error = std::get_if<ApiError>(&parsed)) {
+    auto parsed = protocol::parseChatRequest(body);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed)) {
         refuse(writer, trace, *error, ingress);
         return;
     }
-    ChatRequest chat = std::get<ChatRequest>(std::move(parsed));
+    protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
     trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
                                      .arg(chat.model)
                                      .arg(chat.messageCount)
                                      .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
 
     auto built = routing::buildRequestContext(request.headers, chat);
-    if (const auto *error = std::get_if<ApiError>(&built)) {
+    if (const auto *error = std::get_if<protocol::ApiError>(&built)) {
         refuse(writer, trace, *error, ingress);
         return;
     }
@@ -374,16 +373,16 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     context.requestId = trace.trace().requestId;
     // Admission before routing: a refusal is fast and costs no provider anything.
     const resilience::AdmissionVerdict admission =
-        m_admission.admit(context.tenant, context.depth, int(m_exchanges.size()));
+        m_services.admission.admit(context.tenant, context.depth, int(m_exchanges.size()));
     if (!admission.admitted()) {
         trace.trace().model = chat.model;
         refuse(writer, trace, admission.error, ingress);
         return;
     }
-    routing::RouteDecision decision = m_router->route(context);
+    routing::RouteDecision decision = m_services.router.route(*table, context);
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel) {
         trace.trace().model = chat.model;
-        refuse(writer, trace, ApiError::modelNotFound(chat.model), ingress);
+        refuse(writer, trace, protocol::ApiError::modelNotFound(chat.model), ingress);
         return;
     }
     // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
@@ -392,11 +391,11 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     const QByteArray forwarded = routing::forwardedBody(chat, body);
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
-    const ExchangeServices services{m_transport,   m_health,    m_traces,
-                                    m_retryBudget, m_admission, jitter};
-    auto *exchange =
-        new ChatExchange(services, m_config, std::move(chat), forwarded, std::move(context),
-                         std::move(decision), std::move(trace), std::move(writer), this);
+    const ExchangeServices services{m_services.transport,   m_services.health,    m_services.traces,
+                                    m_services.retryBudget, m_services.admission, jitter};
+    auto *exchange = new ChatExchange(services, table->snapshot(), std::move(chat), forwarded,
+                                      std::move(context), std::move(decision), std::move(trace),
+                                      std::move(writer), this);
     if (ingress == Ingress::Messages)
         exchange->setMessagesIngress(std::make_unique<MessagesIngress>());
     m_exchanges.insert(exchange, true);

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "admin/admin_api.h"
-#include "config/config.h"
-#include "http/openai_error.h"
+#include "config/config_store.h"
+#include "http/admin_endpoints.h"
 #include "http/response_writer.h"
+#include "protocol/openai_error.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
@@ -29,6 +29,18 @@ class UpstreamTransport;
 }
 
 namespace switchyard::http {
+
+// What the server borrows from the engine that composes it; all of it lives on the engine thread
+// and outlives the server.
+struct GatewayServices {
+    const config::ConfigStore &config;
+    routing::Router &router;
+    health::HealthRegistry &health;
+    telemetry::TraceRing &traces;
+    upstream::UpstreamTransport &transport;
+    resilience::AdmissionController &admission;
+    resilience::RetryBudget &retryBudget;
+};
 
 class ChatExchange;
 class ConnectionQueue;
@@ -62,9 +74,7 @@ private:
 class GatewayServer final : public QAbstractHttpServer {
     Q_OBJECT
 public:
-    GatewayServer(std::shared_ptr<const config::Config> config,
-                  upstream::UpstreamTransport &transport, health::HealthRegistry &health,
-                  telemetry::TraceRing &traces, QObject *parent = nullptr);
+    explicit GatewayServer(GatewayServices services, QObject *parent = nullptr);
     ~GatewayServer() override;
 
     // Listens on the configured address (port 0 picks a free one). Returns the port, or 0 and an
@@ -76,12 +86,8 @@ public:
     int inFlight() const { return int(m_exchanges.size()); }
     quint64 totalRequests() const { return m_totalRequests; }
     // The parts of the engine register their /admin/v1/ endpoints here.
-    admin::AdminApi &admin() { return m_admin; }
-    // Rules, tiers, canary weights and agents; the same router serves traffic and explain.
-    routing::Router &router() { return *m_router; }
+    AdminEndpoints &admin() { return m_admin; }
     double requestsPerSecond() const { return m_rate.perSecond(); }
-    // Retries in flight against their budget, for the console and tests.
-    const resilience::RetryBudget &retryBudget() const { return m_retryBudget; }
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -102,22 +108,16 @@ private:
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void handleAdmin(const IncomingRequest &request, ResponseWriter writer,
                      const HeaderList &identity);
-    void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace, const ApiError &error,
-                Ingress ingress = Ingress::OpenAi);
+    void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                const protocol::ApiError &error, Ingress ingress = Ingress::OpenAi);
 
-    std::shared_ptr<const config::Config> m_config;
-    upstream::UpstreamTransport &m_transport;
-    health::HealthRegistry &m_health;
-    telemetry::TraceRing &m_traces;
-    routing::Router *m_router; // child: lives on the engine thread with the server
-    admin::AdminApi m_admin;
+    GatewayServices m_services;
+    AdminEndpoints m_admin;
     qint64 m_startedAtSecs;
     QHash<ChatExchange *, bool> m_exchanges;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate;
-    resilience::AdmissionController m_admission;
-    resilience::RetryBudget m_retryBudget;
 };
 
 } // namespace switchyard::http

@@ -2,17 +2,19 @@
 
 namespace switchyard::http {
 
-std::variant<QByteArray, ApiError> MessagesIngress::chatRequestFrom(const QByteArray &messagesBody)
+std::variant<QByteArray, protocol::ApiError>
+MessagesIngress::chatRequestFrom(const QByteArray &messagesBody)
 {
     return upstream::adapters::chatRequestFromMessages(messagesBody);
 }
 
-QByteArray MessagesIngress::errorBody(const ApiError &error)
+QByteArray MessagesIngress::errorBody(const protocol::ApiError &error)
 {
     return upstream::adapters::anthropicErrorJson(error);
 }
 
-void MessagesIngress::sendError(ResponseWriter &writer, const ApiError &error, HeaderList headers)
+void MessagesIngress::sendError(ResponseWriter &writer, const protocol::ApiError &error,
+                                HeaderList headers)
 {
     if (!error.retryAfter.isEmpty())
         headers.append({"Retry-After", error.retryAfter});
@@ -23,7 +25,7 @@ MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
                                                      const QByteArray &completionJson) const
 {
     auto converted = upstream::adapters::messageFromCompletion(completionJson);
-    if (const ApiError *error = std::get_if<ApiError>(&converted))
+    if (const protocol::ApiError *error = std::get_if<protocol::ApiError>(&converted))
         return {error->status, errorBody(*error)};
     return {status, std::get<QByteArray>(std::move(converted))};
 }
@@ -38,7 +40,7 @@ QByteArray MessagesIngress::streamEvents(const QList<upstream::SseEvent> &openAi
     return wire;
 }
 
-QByteArray MessagesIngress::streamError(const ApiError &error)
+QByteArray MessagesIngress::streamError(const protocol::ApiError &error)
 {
     QByteArray wire;
     for (const upstream::SseEvent &event : m_stream.fail(error))

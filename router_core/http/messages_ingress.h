@@ -1,7 +1,7 @@
 #pragma once
 
-#include "http/openai_error.h"
 #include "http/response_writer.h"
+#include "protocol/openai_error.h"
 #include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/sse_parser.h"
 
@@ -18,13 +18,15 @@ namespace switchyard::http {
 class MessagesIngress {
 public:
     // The chat request to parse and route, or the refusal to send with errorBody().
-    static std::variant<QByteArray, ApiError> chatRequestFrom(const QByteArray &messagesBody);
+    static std::variant<QByteArray, protocol::ApiError>
+    chatRequestFrom(const QByteArray &messagesBody);
 
     // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
     // caller keeps its Retry-After header.
-    static QByteArray errorBody(const ApiError &error);
+    static QByteArray errorBody(const protocol::ApiError &error);
     // The error answer in that shape, with Retry-After when the error carries one.
-    static void sendError(ResponseWriter &writer, const ApiError &error, HeaderList headers);
+    static void sendError(ResponseWriter &writer, const protocol::ApiError &error,
+                          HeaderList headers);
 
     struct WholeAnswer {
         int status = 200;
@@ -39,7 +41,7 @@ public:
     QByteArray streamEvents(const QList<upstream::SseEvent> &openAiEvents);
     // The bytes of Anthropic's `error` event, instead of the OpenAI error event the executor
     // sends when a stream fails after it began.
-    QByteArray streamError(const ApiError &error);
+    QByteArray streamError(const protocol::ApiError &error);
     bool streamCompleted() const { return m_stream.completed(); }
 
 private:

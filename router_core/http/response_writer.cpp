@@ -66,7 +66,7 @@ void ResponseWriter::flush()
         m_socket->flush();
 }
 
-void ResponseWriter::sendError(const ApiError &error, const HeaderList &headers)
+void ResponseWriter::sendError(const protocol::ApiError &error, const HeaderList &headers)
 {
     HeaderList all = headers;
     if (!error.retryAfter.isEmpty())

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 
 #include <QByteArray>
 #include <QHttpServerResponder>
@@ -41,7 +41,7 @@ public:
     // A complete answer with a Content-Length.
     void sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
                    QByteArrayView body);
-    void sendError(const ApiError &error, const HeaderList &headers);
+    void sendError(const protocol::ApiError &error, const HeaderList &headers);
 
     // A chunked text/event-stream answer, written event by event as it arrives.
     void beginEventStream(const HeaderList &headers);

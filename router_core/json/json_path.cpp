@@ -1,9 +1,9 @@
-#include "upstream/adapters/json_path.h"
+#include "json/json_path.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::json {
 
 using namespace Qt::StringLiterals;
 
@@ -205,4 +205,4 @@ void JsonPath::collect(const QJsonValue &value, qsizetype stepIndex,
     }
 }
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::json

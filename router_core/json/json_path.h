@@ -7,7 +7,7 @@
 #include <optional>
 #include <variant>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::json {
 
 // A path into a JSON value, in a small subset of JSONPath that mapped providers use to say where
 // things are (docs/adapters.md, "Paths"):
@@ -54,4 +54,4 @@ private:
     QString m_text;
 };
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::json

@@ -1,4 +1,4 @@
-#include "upstream/adapters/json_template.h"
+#include "json/json_template.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -7,7 +7,7 @@
 #include <map>
 #include <vector>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::json {
 
 using namespace Qt::StringLiterals;
 
@@ -448,4 +448,4 @@ QJsonValue RequestTemplate::render(const QJsonValue &request) const
     return renderNode(*m_root, request, QJsonValue()).value_or(QJsonObject());
 }
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::json

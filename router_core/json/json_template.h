@@ -1,14 +1,13 @@
 #pragma once
 
-#include "upstream/adapters/json_path.h"
-
+#include "json/json_path.h"
 #include <QJsonValue>
 #include <QList>
 #include <QString>
 #include <memory>
 #include <variant>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::json {
 
 // A JSON body built from a template with references into the incoming OpenAI chat request
 // (docs/adapters.md, "Request templates"). Every JSON value stands for itself except:
@@ -47,4 +46,4 @@ private:
 // by newlines, anything else empty.
 QString contentText(const QJsonValue &content);
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::json

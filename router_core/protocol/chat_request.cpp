@@ -1,4 +1,4 @@
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -7,7 +7,7 @@
 #include <cctype>
 #include <simdjson.h>
 
-namespace switchyard::http {
+namespace switchyard::protocol {
 
 namespace {
 
@@ -474,4 +474,4 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     return request;
 }
 
-} // namespace switchyard::http
+} // namespace switchyard::protocol

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 
 #include <QByteArray>
 #include <QList>
@@ -8,7 +8,7 @@
 #include <QString>
 #include <variant>
 
-namespace switchyard::http {
+namespace switchyard::protocol {
 
 // What the gateway needs from a chat completion body, read with simdjson without building a DOM
 // of Qt objects. The original bytes are forwarded untouched unless something must be rewritten.
@@ -39,4 +39,4 @@ struct ChatRequest {
 // "Invalid type for 'messages[1].content': expected ...".
 std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body);
 
-} // namespace switchyard::http
+} // namespace switchyard::protocol

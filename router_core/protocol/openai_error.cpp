@@ -1,9 +1,9 @@
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 
-namespace switchyard::http {
+namespace switchyard::protocol {
 
 QByteArray ApiError::toJson() const
 {
@@ -70,4 +70,4 @@ ApiError ApiError::serviceUnavailable(const QString &message)
     return {503, message, QStringLiteral("server_error"), {}, QStringLiteral("unavailable"), {}};
 }
 
-} // namespace switchyard::http
+} // namespace switchyard::protocol

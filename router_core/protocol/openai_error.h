@@ -3,7 +3,7 @@
 #include <QByteArray>
 #include <QString>
 
-namespace switchyard::http {
+namespace switchyard::protocol {
 
 // An error as OpenAI clients expect it: {"error":{"message","type","param","code"}} with an HTTP
 // status. Every error Switchyard produces, on any path, goes through this one type.
@@ -25,4 +25,4 @@ struct ApiError {
     static ApiError serviceUnavailable(const QString &message);
 };
 
-} // namespace switchyard::http
+} // namespace switchyard::protocol

@@ -69,55 +69,54 @@ void InMemoryTenantQuota::dropFullBuckets(health::Clock::TimePoint now)
     }
 }
 
-AdmissionController::AdmissionController(config::AdmissionConfig config, const health::Clock &clock,
+AdmissionController::AdmissionController(const config::ConfigStore &store,
+                                         const health::Clock &clock,
                                          std::unique_ptr<TenantQuota> quota)
-    : m_config(std::move(config)), m_clock(clock),
+    : m_store(store), m_clock(clock),
       m_quota(quota ? std::move(quota) : std::make_unique<InMemoryTenantQuota>())
 {}
 
 AdmissionController::~AdmissionController() = default;
 
-void AdmissionController::configure(config::AdmissionConfig config)
-{
-    m_config = std::move(config);
-}
-
 std::optional<config::TenantLimit> AdmissionController::limitFor(const QString &tenant) const
 {
-    if (const auto it = m_config.tenants.constFind(tenant); it != m_config.tenants.cend())
+    const config::AdmissionConfig &rules = this->rules();
+    if (const auto it = rules.tenants.constFind(tenant); it != rules.tenants.cend())
         return *it;
-    if (m_config.defaultTenantRpm > 0)
-        return config::TenantLimit{m_config.defaultTenantRpm, 0};
+    if (rules.defaultTenantRpm > 0)
+        return config::TenantLimit{rules.defaultTenantRpm, 0};
     return std::nullopt;
 }
 
 AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, int requestsInFlight)
 {
-    if (depth > m_config.maxDepth) {
-        return {AdmissionVerdict::Kind::LoopDetected,
-                http::ApiError{508,
+    const config::AdmissionConfig &rules = this->rules();
+    if (depth > rules.maxDepth) {
+        return {
+            AdmissionVerdict::Kind::LoopDetected,
+            protocol::ApiError{508,
                                QStringLiteral("The request has already passed through %1 "
                                               "Switchyard hop(s) (x-switchyard-depth: %1), more "
                                               "than `admission.max_depth` (%2) allows; it is "
                                               "probably looping between gateways.")
                                    .arg(depth)
-                                   .arg(m_config.maxDepth),
+                                   .arg(rules.maxDepth),
                                QStringLiteral("invalid_request_error"),
                                QStringLiteral("x-switchyard-depth"),
                                QStringLiteral("loop_detected"),
                                {}}};
     }
-    if (requestsInFlight >= m_config.maxInFlight) {
+    if (requestsInFlight >= rules.maxInFlight) {
         return {AdmissionVerdict::Kind::Overloaded,
-                http::ApiError{503,
-                               QStringLiteral("Switchyard already has %1 request(s) in flight, "
-                                              "its limit (`admission.max_in_flight`); retry "
-                                              "shortly.")
-                                   .arg(requestsInFlight),
-                               QStringLiteral("server_error"),
-                               {},
-                               QStringLiteral("gateway_overloaded"),
-                               QByteArray("1")}};
+                protocol::ApiError{503,
+                                   QStringLiteral("Switchyard already has %1 request(s) in flight, "
+                                                  "its limit (`admission.max_in_flight`); retry "
+                                                  "shortly.")
+                                       .arg(requestsInFlight),
+                                   QStringLiteral("server_error"),
+                                   {},
+                                   QStringLiteral("gateway_overloaded"),
+                                   QByteArray("1")}};
     }
     const std::optional<config::TenantLimit> limit = limitFor(tenant);
     if (!limit)
@@ -136,38 +135,21 @@ AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, in
                                   .arg(tenant)
                                   .arg(limit->requestsPerMinute);
     return {AdmissionVerdict::Kind::TenantRateLimited,
-            http::ApiError{429,
-                           who + QStringLiteral("; retry in %1 s.").arg(seconds),
-                           QStringLiteral("rate_limit_error"),
-                           {},
-                           QStringLiteral("tenant_rate_limited"),
-                           QByteArray::number(seconds)}};
+            protocol::ApiError{429,
+                               who + QStringLiteral("; retry in %1 s.").arg(seconds),
+                               QStringLiteral("rate_limit_error"),
+                               {},
+                               QStringLiteral("tenant_rate_limited"),
+                               QByteArray::number(seconds)}};
 }
 
 int AdmissionController::failoverLimit(int capacity) const
 {
-    if (m_config.failoverCapacityShare <= 0.0)
+    const double share = rules().failoverCapacityShare;
+    if (share <= 0.0)
         return 0;
     // At least one, so an endpoint with a small capacity can still back up another at all.
-    return std::max(1, int(std::floor(m_config.failoverCapacityShare * capacity + 1e-9)));
-}
-
-bool AdmissionController::tryStartFailover(int provider, int capacity)
-{
-    int &inFlight = m_failoverInFlight[provider];
-    if (inFlight >= failoverLimit(capacity))
-        return false;
-    ++inFlight;
-    return true;
-}
-
-void AdmissionController::failoverFinished(int provider)
-{
-    const auto it = m_failoverInFlight.find(provider);
-    if (it == m_failoverInFlight.end())
-        return;
-    if (--*it <= 0)
-        m_failoverInFlight.erase(it);
+    return std::max(1, int(std::floor(share * capacity + 1e-9)));
 }
 
 bool AdmissionController::admitsToDegradedFallback(QByteArrayView requestId) const
@@ -175,7 +157,7 @@ bool AdmissionController::admitsToDegradedFallback(QByteArrayView requestId) con
     // Its own seed, so the requests shed are not the ones a canary split sends one way.
     constexpr quint64 kShedSeed = 0x73686564; // "shed" in ASCII
     return routing::unitInterval(routing::stableHash(requestId, kShedSeed)) <
-           m_config.degradedAdmitShare;
+           rules().degradedAdmitShare;
 }
 
 } // namespace switchyard::resilience

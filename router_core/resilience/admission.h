@@ -1,8 +1,9 @@
 #pragma once
 
+#include "config/config_store.h"
 #include "config/resilience_config.h"
 #include "health/clock.h"
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 
 #include <QByteArrayView>
 #include <QHash>
@@ -48,36 +49,32 @@ private:
 struct AdmissionVerdict {
     enum class Kind { Admitted, LoopDetected, Overloaded, TenantRateLimited };
     Kind kind = Kind::Admitted;
-    http::ApiError error; // meaningful unless admitted; carries Retry-After where it helps
+    protocol::ApiError error; // meaningful unless admitted; carries Retry-After where it helps
 
     bool admitted() const { return kind == Kind::Admitted; }
 };
 
 // Admission control (DESIGN.md, "Admission and back-pressure"): the loop guard, the global
-// in-flight gate and per-tenant rates before routing; during execution, the share of an
-// endpoint's capacity that failed-over traffic may take and the share of a degraded tier's
-// traffic let through to its fallbacks. Engine thread only.
+// in-flight gate and per-tenant rates before routing; during execution, how many failed-over
+// calls an endpoint may take (the health registry counts them) and the share of a degraded
+// tier's traffic let through to its fallbacks. The rules are the config store's current
+// `admission` section, read at each question, so a new snapshot applies at once and the
+// tenants' buckets survive it. Engine thread only.
 class AdmissionController {
 public:
-    // The clock (the health registry's seam for time) must outlive the controller.
-    explicit AdmissionController(config::AdmissionConfig config,
+    // The store and the clock (the health registry's seam for time) must outlive the controller.
+    explicit AdmissionController(const config::ConfigStore &store,
                                  const health::Clock &clock = health::SteadyClock::instance(),
                                  std::unique_ptr<TenantQuota> quota = nullptr);
     ~AdmissionController();
 
-    // A new config keeps the tenants' buckets and the failover counts.
-    void configure(config::AdmissionConfig config);
-    const config::AdmissionConfig &config() const { return m_config; }
+    const config::AdmissionConfig &rules() const { return m_store.config().resilience.admission; }
 
     // Checked in this order: depth (a loop), the global gate, the tenant's rate. A refused
     // request takes nothing from its tenant's allowance.
     AdmissionVerdict admit(const QString &tenant, int depth, int requestsInFlight);
 
-    // Failed-over calls in flight per endpoint; a call may start only while fewer than
-    // failoverLimit(capacity) are.
-    bool tryStartFailover(int provider, int capacity);
-    void failoverFinished(int provider);
-    int failoverInFlight(int provider) const { return m_failoverInFlight.value(provider); }
+    // Failed-over calls an endpoint of this capacity may have in flight at once.
     int failoverLimit(int capacity) const;
 
     // Whether this request is among the share of a degraded tier's traffic let through to its
@@ -88,10 +85,9 @@ public:
 private:
     std::optional<config::TenantLimit> limitFor(const QString &tenant) const;
 
-    config::AdmissionConfig m_config;
+    const config::ConfigStore &m_store;
     const health::Clock &m_clock;
     std::unique_ptr<TenantQuota> m_quota;
-    QHash<int, int> m_failoverInFlight;
 };
 
 } // namespace switchyard::resilience

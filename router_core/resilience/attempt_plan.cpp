@@ -6,7 +6,7 @@ namespace {
 
 QString triedKey(const routing::RouteCandidate &candidate)
 {
-    return QString::number(candidate.providerIndex) + QLatin1Char('/') + candidate.upstreamModel;
+    return QString::number(candidate.endpoint) + QLatin1Char('/') + candidate.upstreamModel;
 }
 
 } // namespace
@@ -100,7 +100,7 @@ bool AttemptPlan::isFailover(int candidateIndex) const
     const routing::RouteCandidate &candidate = m_candidates[candidateIndex];
     if (m_attempts == 0)
         return candidate.role != routing::CandidateRole::Primary;
-    return m_lastTaken < 0 || m_candidates[m_lastTaken].providerIndex != candidate.providerIndex;
+    return m_lastTaken < 0 || m_candidates[m_lastTaken].endpoint != candidate.endpoint;
 }
 
 } // namespace switchyard::resilience

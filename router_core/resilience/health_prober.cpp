@@ -56,7 +56,7 @@ public:
     {
         if (result.error == upstream::TransportError::TotalTimeout) {
             m_prober.finishProbe(m_provider, false,
-                                 u"timed out after %1 ms"_s.arg(m_prober.m_config.timeout.count()));
+                                 u"timed out after %1 ms"_s.arg(m_prober.rules().timeout.count()));
         } else if (result.error != upstream::TransportError::None) {
             m_prober.finishProbe(m_provider, false,
                                  result.description.isEmpty() ? upstream::describe(result.error)
@@ -75,12 +75,12 @@ private:
     std::unique_ptr<upstream::UpstreamCall> m_call;
 };
 
-HealthProber::HealthProber(config::ProbeConfig config, health::HealthRegistry &health,
+HealthProber::HealthProber(const config::ConfigStore &store, health::HealthRegistry &health,
                            upstream::UpstreamTransport &transport, QObject *parent)
-    : QObject(parent), m_config(std::move(config)), m_health(health), m_transport(transport)
+    : QObject(parent), m_store(store), m_health(health), m_transport(transport)
 {
     const milliseconds tick =
-        std::clamp(m_config.interval / kTicksPerInterval, kShortestTick, kLongestTick);
+        std::clamp(rules().interval / kTicksPerInterval, kShortestTick, kLongestTick);
     m_timer.setInterval(tick);
     connect(&m_timer, &QTimer::timeout, this, &HealthProber::tick);
     m_reaper.setSingleShot(true);
@@ -101,10 +101,10 @@ void HealthProber::start()
     const int count = std::max(1, m_health.providerCount());
     m_slots.resize(std::size_t(m_health.providerCount()));
     for (int i = 0; i < int(m_slots.size()); ++i)
-        m_slots[std::size_t(i)].nextAt = now + m_config.interval + m_config.interval * i / count;
+        m_slots[std::size_t(i)].nextAt = now + rules().interval + rules().interval * i / count;
     m_timer.start();
     qCInfo(lcProber).noquote() << "probing" << m_health.providerCount() << "provider(s) every"
-                               << m_config.interval.count() << "ms";
+                               << rules().interval.count() << "ms";
 }
 
 void HealthProber::stop()
@@ -124,12 +124,12 @@ void HealthProber::tick()
     const auto now = steady_clock::now();
     // Endpoints added at runtime are first probed one interval after they are seen.
     while (int(m_slots.size()) < m_health.providerCount())
-        m_slots.push_back(Slot{now + m_config.interval, nullptr});
+        m_slots.push_back(Slot{now + rules().interval, nullptr});
     for (int i = 0; i < int(m_slots.size()); ++i) {
         Slot &slot = m_slots[std::size_t(i)];
         if (slot.running || now < slot.nextAt || m_health.isRetired(i))
             continue;
-        slot.nextAt = now + m_config.interval;
+        slot.nextAt = now + rules().interval;
         startProbe(i);
     }
 }
@@ -137,7 +137,7 @@ void HealthProber::tick()
 void HealthProber::startProbe(int provider)
 {
     const std::optional<upstream::UpstreamRequest> request =
-        probeRequest(m_config, m_health.providerConfig(provider));
+        probeRequest(rules(), m_health.providerConfig(provider));
     if (!request)
         return;
     Slot &slot = m_slots[std::size_t(provider)];

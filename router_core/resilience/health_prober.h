@@ -2,6 +2,7 @@
 
 #include "config/breaker_config.h"
 #include "config/config.h"
+#include "config/config_store.h"
 #include "upstream/upstream_transport.h"
 
 #include <QElapsedTimer>
@@ -27,7 +28,8 @@ namespace switchyard::resilience {
 class HealthProber final : public QObject {
     Q_OBJECT
 public:
-    HealthProber(config::ProbeConfig config, health::HealthRegistry &health,
+    // Probes as the store's current `probes` section says, read at each tick.
+    HealthProber(const config::ConfigStore &store, health::HealthRegistry &health,
                  upstream::UpstreamTransport &transport, QObject *parent = nullptr);
     ~HealthProber() override;
 
@@ -54,7 +56,9 @@ private:
     void startProbe(int provider);
     void finishProbe(int provider, bool ok, const QString &detail);
 
-    config::ProbeConfig m_config;
+    const config::ProbeConfig &rules() const { return m_store.config().resilience.probes; }
+
+    const config::ConfigStore &m_store;
     health::HealthRegistry &m_health;
     upstream::UpstreamTransport &m_transport;
     std::vector<Slot> m_slots; // by provider index; grows as the registry does

@@ -83,21 +83,14 @@ RetryDecision decideRetry(const RetryInput &input, const config::RetryConfig &co
         why + QStringLiteral("next endpoint after a backoff of %1").arg(msText(backoff))};
 }
 
-RetryBudget::RetryBudget(double budgetPercent, int minRetriesInFlight)
-    : m_budgetPercent(budgetPercent), m_minRetriesInFlight(minRetriesInFlight)
-{}
-
-void RetryBudget::configure(double budgetPercent, int minRetriesInFlight)
-{
-    m_budgetPercent = budgetPercent;
-    m_minRetriesInFlight = minRetriesInFlight;
-}
+RetryBudget::RetryBudget(const config::ConfigStore &store) : m_store(store) {}
 
 int RetryBudget::allowedRetriesInFlight() const
 {
     // The small epsilon keeps 20 % of 10 at 2 despite 0.2 having no exact binary form.
-    const int share = int(std::floor(m_budgetPercent / 100.0 * m_requestsInFlight + 1e-9));
-    return std::max(m_minRetriesInFlight, share);
+    const config::RetryConfig &rules = m_store.config().resilience.retries;
+    const int share = int(std::floor(rules.budgetPercent / 100.0 * m_requestsInFlight + 1e-9));
+    return std::max(rules.minRetriesInFlight, share);
 }
 
 bool RetryBudget::tryStartRetry()

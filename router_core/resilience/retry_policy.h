@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/config_store.h"
 #include "config/resilience_config.h"
 #include "resilience/error_class.h"
 
@@ -54,12 +55,11 @@ RetryDecision decideRetry(const RetryInput &input, const config::RetryConfig &co
 
 // Caps retries in flight at a share of the requests in flight, so an outage cannot multiply the
 // load on what still works (Envoy's retry budget). A retry holds its slot from the moment it is
-// decided, through its backoff, until its attempt ends. Engine thread only.
+// decided, through its backoff, until its attempt ends. The share and the floor are the config
+// store's current `retries` section, read at each question. Engine thread only.
 class RetryBudget {
 public:
-    RetryBudget(double budgetPercent, int minRetriesInFlight);
-
-    void configure(double budgetPercent, int minRetriesInFlight);
+    explicit RetryBudget(const config::ConfigStore &store);
 
     void requestStarted() { ++m_requestsInFlight; }
     void requestFinished() { --m_requestsInFlight; }
@@ -77,8 +77,7 @@ public:
     int peakRetriesInFlight() const { return m_peak; }
 
 private:
-    double m_budgetPercent;
-    int m_minRetriesInFlight;
+    const config::ConfigStore &m_store;
     int m_requestsInFlight = 0;
     int m_retriesInFlight = 0;
     quint64 m_granted = 0;

@@ -10,7 +10,7 @@ namespace switchyard::routing {
 
 // What the config says about an endpoint; fixed for a config snapshot.
 struct EndpointProfile {
-    int providerIndex = -1;
+    int endpoint = -1;
     int weight = 1;
     int capacity = 64;
     double latencyObjectiveMs = 2500.0;

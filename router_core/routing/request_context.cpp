@@ -32,10 +32,11 @@ QString shown(const QByteArray &value)
     return text;
 }
 
-http::ApiError invalidHeader(QByteArrayView name, const QString &expected, const QByteArray &value)
+protocol::ApiError invalidHeader(QByteArrayView name, const QString &expected,
+                                 const QByteArray &value)
 {
     const QString header = QString::fromLatin1(name);
-    http::ApiError error = http::ApiError::invalidRequest(
+    protocol::ApiError error = protocol::ApiError::invalidRequest(
         u"Invalid value for header '%1': expected %2, but got '%3'."_s.arg(header, expected,
                                                                            shown(value)),
         header);
@@ -130,8 +131,8 @@ bool isIntent(QByteArrayView value)
     return segments == 3;
 }
 
-std::optional<http::ApiError> readHeader(MetadataHeader which, QByteArrayView name,
-                                         const QByteArray &value, RequestContext &context)
+std::optional<protocol::ApiError> readHeader(MetadataHeader which, QByteArrayView name,
+                                             const QByteArray &value, RequestContext &context)
 {
     switch (which) {
     case MetadataHeader::Tenant:
@@ -234,9 +235,9 @@ QByteArray acceptedRequestId(const QList<QPair<QByteArray, QByteArray>> &headers
     return {};
 }
 
-std::variant<RequestContext, http::ApiError>
+std::variant<RequestContext, protocol::ApiError>
 buildRequestContext(const QList<QPair<QByteArray, QByteArray>> &headers,
-                    const http::ChatRequest &chat)
+                    const protocol::ChatRequest &chat)
 {
     RequestContext context;
     context.model = chat.model;
@@ -275,7 +276,7 @@ buildRequestContext(const QList<QPair<QByteArray, QByteArray>> &headers,
     return context;
 }
 
-QByteArray forwardedBody(const http::ChatRequest &chat, const QByteArray &body)
+QByteArray forwardedBody(const protocol::ChatRequest &chat, const QByteArray &body)
 {
     return chat.withoutRoutingObject(body);
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "http/chat_request.h"
-#include "http/openai_error.h"
+#include "protocol/chat_request.h"
+#include "protocol/openai_error.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -64,9 +64,9 @@ struct RequestContext {
 // (parseChatRequest reads the `switchyard` object and the features in the same pass). A metadata
 // header with an invalid value gives a 400 error whose `param` names the header. The request id
 // is the client's x-request-id when acceptedRequestId takes it, else empty for the caller to fill.
-std::variant<RequestContext, http::ApiError>
+std::variant<RequestContext, protocol::ApiError>
 buildRequestContext(const QList<QPair<QByteArray, QByteArray>> &headers,
-                    const http::ChatRequest &chat);
+                    const protocol::ChatRequest &chat);
 
 // The client's x-request-id when it is a sane token (at most 128 letters, digits, `-`, `_`, `.`,
 // `:`), else empty: a hostile header can never break the response headers it is echoed into.
@@ -74,6 +74,6 @@ QByteArray acceptedRequestId(const QList<QPair<QByteArray, QByteArray>> &headers
 
 // The body to send upstream: `body` without its top-level `switchyard` object, or `body` itself
 // when it has none (the common case costs nothing).
-QByteArray forwardedBody(const http::ChatRequest &chat, const QByteArray &body);
+QByteArray forwardedBody(const protocol::ChatRequest &chat, const QByteArray &body);
 
 } // namespace switchyard::routing

@@ -34,7 +34,9 @@ struct ScoreFactors {
 
 // One endpoint that may serve the request, with the model name it must be sent.
 struct RouteCandidate {
-    int providerIndex = -1; // index into Config::providers and the health registry
+    // The endpoint's slot in the health registry: its identity for the life of the process, the
+    // same under every config snapshot. Never a position in Config::providers.
+    int endpoint = -1;
     QString providerId;
     QString upstreamModel;
     QString tier; // tier whose contract (timeout, retries) applies; empty when none

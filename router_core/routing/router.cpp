@@ -1,12 +1,12 @@
 #include "routing/router.h"
 
+#include "config/rule_validation.h"
 #include "health/health_registry.h"
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 #include "routing/endpoint_scoring.h"
 #include "routing/gearbox.h"
 #include "routing/number_text.h"
 #include "routing/rule_matcher.h"
-#include "routing/rule_validation.h"
 #include "routing/stable_hash.h"
 #include "telemetry/trace.h"
 
@@ -90,37 +90,37 @@ struct CompiledRule {
     CompiledCondition when;
     CompiledTarget target;
     QList<CompiledBranch> split;
+    QStringList splitTargets; // the branches' target labels, for matching live weights
     config::SplitKey splitKey = config::SplitKey::User;
     quint64 seed = 0; // canary hash seed: each rule splits users independently
 };
 
 } // namespace
 
-struct Router::Compiled {
-    QList<EndpointProfile> profiles; // by provider index
+struct RoutingTable::Compiled {
+    QHash<int, EndpointProfile> profiles; // by endpoint slot
     QHash<QString, ModelServers> serversByModel;
-    QStringList firstUpstreamModel; // by provider index: sent when it does not serve the model
+    QHash<int, QString> firstUpstreamModel; // by slot: sent when it does not serve the model
     QList<int> lightPool;
     QList<int> proPool;
     QList<int> fallbackChain;
     QList<CompiledRule> rules; // highest priority first; equal priorities in file order
 
-    QList<int> indexesOf(const config::Config &config, const QStringList &ids) const
+    // Providers by id to their endpoint slots. The health registry knows every provider of a
+    // snapshot before the snapshot is applied (it syncs first), so every id resolves.
+    static QList<int> slotsOf(const health::HealthRegistry &health, const QStringList &ids)
     {
-        QList<int> indexes;
+        QList<int> found;
         for (const QString &id : ids) {
-            for (int i = 0; i < config.providers.size(); ++i) {
-                if (config.providers[i].id == id) {
-                    indexes.append(i);
-                    break;
-                }
-            }
+            const int slot = health.indexOf(id);
+            if (slot >= 0)
+                found.append(slot);
         }
-        return indexes;
+        return found;
     }
 
-    CompiledTarget compileTarget(const config::Config &config,
-                                 const config::RouteTarget &target) const
+    static CompiledTarget compileTarget(const health::HealthRegistry &health,
+                                        const config::RouteTarget &target)
     {
         CompiledTarget compiled;
         compiled.kind = target.kind;
@@ -128,30 +128,32 @@ struct Router::Compiled {
         if (target.kind == config::RouteTarget::Kind::Tier)
             compiled.tier = target.names.value(0);
         else
-            compiled.pool = indexesOf(config, target.names);
+            compiled.pool = slotsOf(health, target.names);
         return compiled;
     }
 
-    explicit Compiled(const config::Config &config)
+    Compiled(const config::Config &config, const health::HealthRegistry &health)
     {
-        for (int i = 0; i < config.providers.size(); ++i) {
-            const config::ProviderConfig &provider = config.providers[i];
-            profiles.append({i, provider.weight, provider.capacity,
-                             double(provider.latencyObjective.count()),
-                             stableHash(QStringView(provider.id))});
+        for (const config::ProviderConfig &provider : config.providers) {
+            const int slot = health.indexOf(provider.id);
+            if (slot < 0)
+                continue;
+            profiles.insert(slot, {slot, provider.weight, provider.capacity,
+                                   double(provider.latencyObjective.count()),
+                                   stableHash(QStringView(provider.id))});
             for (const config::ModelRoute &model : provider.models) {
                 ModelServers &servers = serversByModel[model.publicName];
-                servers.providers.append(i);
-                servers.upstreamNames.insert(i, model.upstreamName);
+                servers.providers.append(slot);
+                servers.upstreamNames.insert(slot, model.upstreamName);
             }
-            firstUpstreamModel.append(
-                provider.models.isEmpty() ? QString() : provider.models.first().upstreamName);
+            firstUpstreamModel.insert(
+                slot, provider.models.isEmpty() ? QString() : provider.models.first().upstreamName);
         }
         if (const config::TierConfig *light = config.routing.tier(kLight))
-            lightPool = indexesOf(config, light->pool);
+            lightPool = slotsOf(health, light->pool);
         if (const config::TierConfig *pro = config.routing.tier(kPro))
-            proPool = indexesOf(config, pro->pool);
-        fallbackChain = indexesOf(config, config.routing.fallbackChain);
+            proPool = slotsOf(health, pro->pool);
+        fallbackChain = slotsOf(health, config.routing.fallbackChain);
 
         for (const config::RouteRule &rule : config.routing.routes) {
             CompiledRule compiled;
@@ -160,9 +162,11 @@ struct Router::Compiled {
             compiled.hasCondition = rule.when.has_value();
             if (rule.when)
                 compiled.when = CompiledCondition::compile(*rule.when);
-            compiled.target = compileTarget(config, rule.to);
-            for (const config::SplitBranch &branch : rule.split)
-                compiled.split.append({compileTarget(config, branch.target), branch.weight});
+            compiled.target = compileTarget(health, rule.to);
+            for (const config::SplitBranch &branch : rule.split) {
+                compiled.split.append({compileTarget(health, branch.target), branch.weight});
+                compiled.splitTargets.append(compiled.split.last().target.label);
+            }
             compiled.splitKey = rule.splitKey;
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
@@ -182,11 +186,18 @@ struct Router::Compiled {
     }
 };
 
+RoutingTable::RoutingTable(std::shared_ptr<const config::Config> config,
+                           const health::HealthRegistry &health)
+    : m_config(std::move(config)), m_compiled(std::make_unique<const Compiled>(*m_config, health))
+{}
+
+RoutingTable::~RoutingTable() = default;
+
 // Builds one decision. Everything it reads is either the compiled snapshot, the request, or the
 // health registry's read methods, so the same request in the same state gets the same decision.
 struct Router::DecisionBuilder {
     const Router &router;
-    const Compiled &compiled;
+    const RoutingTable::Compiled &compiled;
     const config::Config &config;
     const RequestContext &context;
     RouteDecision decision;
@@ -195,8 +206,8 @@ struct Router::DecisionBuilder {
     double draw = 0.0;                     // from the request id: the same request draws the same
     const ModelServers *servers = nullptr; // configured providers serving the requested model
 
-    DecisionBuilder(const Router &owner, const RequestContext &request)
-        : router(owner), compiled(*owner.m_compiled), config(*owner.m_config), context(request),
+    DecisionBuilder(const Router &owner, const RoutingTable &table, const RequestContext &request)
+        : router(owner), compiled(table.compiled()), config(table.config()), context(request),
           listed(owner.m_health.providerCount(), false)
     {
         decision.model = context.model;
@@ -210,17 +221,17 @@ struct Router::DecisionBuilder {
             servers = &*found;
     }
 
-    QString upstreamModelOf(int index, const config::ProviderConfig &provider) const
+    QString upstreamModelOf(int slot, const config::ProviderConfig &provider) const
     {
-        if (index >= compiled.firstUpstreamModel.size())
+        const auto first = compiled.firstUpstreamModel.constFind(slot);
+        if (first == compiled.firstUpstreamModel.cend())
             return upstreamModelFor(provider, context.model); // a registered agent
         if (servers) {
-            const auto served = servers->upstreamNames.constFind(index);
+            const auto served = servers->upstreamNames.constFind(slot);
             if (served != servers->upstreamNames.cend())
                 return *served;
         }
-        const QString &first = compiled.firstUpstreamModel[index];
-        return first.isEmpty() ? context.model : first;
+        return first->isEmpty() ? context.model : *first;
     }
 
     void step(const QString &stage, const QString &detail)
@@ -228,11 +239,11 @@ struct Router::DecisionBuilder {
         decision.steps.append({stage, detail});
     }
 
-    const config::ProviderConfig &providerConfig(int index) const
+    // The endpoint's definition as the registry holds it: the snapshot's for a configured
+    // provider (the registry syncs before a snapshot is applied), the agent's own for an agent.
+    const config::ProviderConfig &providerConfig(int slot) const
     {
-        if (index < config.providers.size())
-            return config.providers[index];
-        return router.m_health.providerConfig(index); // a registered agent
+        return router.m_health.providerConfig(slot);
     }
 
     EndpointHealth healthOf(int index) const
@@ -262,18 +273,18 @@ struct Router::DecisionBuilder {
         const QVarLengthArray<EndpointProfile, 64> &profiles = members;
         QVarLengthArray<EndpointHealth, 64> health;
         for (const EndpointProfile &member : members)
-            health.append(healthOf(member.providerIndex));
+            health.append(healthOf(member.endpoint));
         const PoolRanking ranking = rankPool(profiles.constData(), health.constData(),
                                              profiles.size(), weights, order, sessionHash, draw);
 
         for (int skipped : ranking.skipped) {
             step(u"pool"_s,
                  u"%1: skipped `%2`: not selectable (breaker open, disabled, draining or "
-                 u"retired)"_s.arg(poolName, providerConfig(profiles[skipped].providerIndex).id));
+                 u"retired)"_s.arg(poolName, providerConfig(profiles[skipped].endpoint).id));
         }
         for (qsizetype r = 0; r < ranking.ranked.size(); ++r) {
             const ScoredEndpoint &scored = ranking.ranked[r];
-            const int index = profiles[scored.member].providerIndex;
+            const int index = profiles[scored.member].endpoint;
             const config::ProviderConfig &provider = providerConfig(index);
             const QString &reason = role != CandidateRole::Primary
                                         ? (role == CandidateRole::CrossTier      ? kReasonCrossTier
@@ -285,7 +296,7 @@ struct Router::DecisionBuilder {
                                                                                  : kReasonRanked;
             // Built whole and moved in: copy-constructing its strings is cheaper than assigning.
             decision.candidates.append(RouteCandidate{
-                .providerIndex = index,
+                .endpoint = index,
                 .providerId = provider.id,
                 .upstreamModel = upstreamModelOf(index, provider),
                 .tier = tier,
@@ -319,9 +330,9 @@ struct Router::DecisionBuilder {
                            int degradationLevel, PoolOrder order, const QString &poolName)
     {
         QVarLengthArray<EndpointProfile, 64> members;
-        for (int index : indexes) {
-            if (index >= listed.size() || !listed[index])
-                members.append(compiled.profiles[index]);
+        for (int slot : indexes) {
+            if (slot >= listed.size() || !listed[slot])
+                members.append(compiled.profiles.value(slot));
         }
         return addPool(members, role, tier, degradationLevel, order, config.routing.scoring,
                        poolName);
@@ -344,11 +355,11 @@ struct Router::DecisionBuilder {
         // Live weights when set (the override is shared, not copied), else the file's.
         const auto override = router.m_canaryOverrides.constFind(rule.name);
         const bool live =
-            override != router.m_canaryOverrides.cend() && override->size() == rule.split.size();
+            override != router.m_canaryOverrides.cend() && override->targets == rule.splitTargets;
         const auto weightOf = [&](qsizetype branch) {
-            return std::max(0, live ? override->at(branch) : rule.split[branch].weight);
+            return std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight);
         };
-        const QString keyName = splitKeyName(rule.splitKey);
+        const QString keyName = config::splitKeyName(rule.splitKey);
         const QString &key = rule.splitKey == config::SplitKey::User     ? context.user
                              : rule.splitKey == config::SplitKey::Tenant ? context.tenant
                                                                          : context.session;
@@ -448,8 +459,8 @@ struct Router::DecisionBuilder {
 
     void routeIntent()
     {
-        const AgentRegistry &agents = router.m_agents;
-        const QList<const AgentRecord *> offering = agents.offering(context.intent);
+        const health::AgentRegistry &agents = router.m_health.agents();
+        const QList<const health::AgentRecord *> offering = agents.offering(context.intent);
         if (offering.isEmpty()) {
             decision.refusal = RouteDecision::Refusal::NoCandidate;
             step(u"intent"_s, u"no live, idle agent offers `%1` (%2 agent(s) registered)"_s.arg(
@@ -459,9 +470,9 @@ struct Router::DecisionBuilder {
         step(u"intent"_s,
              u"%1 agent(s) offer `%2`"_s.arg(QString::number(offering.size()), context.intent));
         QVarLengthArray<EndpointProfile, 64> members;
-        for (const AgentRecord *agent : offering) {
-            const config::ProviderConfig &provider = providerConfig(agent->providerIndex);
-            members.append({agent->providerIndex, provider.weight, provider.capacity,
+        for (const health::AgentRecord *agent : offering) {
+            const config::ProviderConfig &provider = providerConfig(agent->endpoint);
+            members.append({agent->endpoint, provider.weight, provider.capacity,
                             double(provider.latencyObjective.count()),
                             stableHash(QStringView(provider.id))});
         }
@@ -510,11 +521,11 @@ struct Router::DecisionBuilder {
     }
 };
 
-Router::Router(std::shared_ptr<const config::Config> config, health::HealthRegistry &health,
-               const health::Clock &clock, QObject *parent)
-    : QObject(parent), m_health(health), m_agents(clock, config->routing.agents.ttl)
+Router::Router(const config::ConfigStore &store, health::HealthRegistry &health, QObject *parent)
+    : QObject(parent), m_store(store), m_health(health)
 {
-    setConfig(std::move(config));
+    compile(store.current());
+    connect(&store, &config::ConfigStore::replaced, this, &Router::compile);
     m_agentSweep.setInterval(kAgentSweepInterval);
     connect(&m_agentSweep, &QTimer::timeout, this, &Router::expireAgents);
     m_agentSweep.start();
@@ -522,51 +533,41 @@ Router::Router(std::shared_ptr<const config::Config> config, health::HealthRegis
 
 Router::~Router() = default;
 
-void Router::setConfig(std::shared_ptr<const config::Config> config)
+void Router::compile(const std::shared_ptr<const config::Config> &snapshot)
 {
-    auto compiled = std::make_unique<const Compiled>(*config);
-    // Live canary weights outlive a reload only when their rule keeps its branches.
+    m_table = std::make_shared<const RoutingTable>(snapshot, m_health);
+    // Live canary weights outlive a new snapshot only when their rule keeps its branches.
     for (auto it = m_canaryOverrides.begin(); it != m_canaryOverrides.end();) {
-        const CompiledRule *before = m_compiled ? m_compiled->rule(it.key()) : nullptr;
-        const CompiledRule *after = compiled->rule(it.key());
-        bool same = before && after && before->split.size() == after->split.size();
-        for (qsizetype i = 0; same && i < after->split.size(); ++i)
-            same = before->split[i].target.label == after->split[i].target.label;
-        it = same ? std::next(it) : m_canaryOverrides.erase(it);
+        const CompiledRule *after = m_table->compiled().rule(it.key());
+        it = after && after->splitTargets == it->targets ? std::next(it)
+                                                         : m_canaryOverrides.erase(it);
     }
-    m_compiled = std::move(compiled);
-    m_config = std::move(config);
-    m_agents.setTtl(m_config->routing.agents.ttl);
 }
 
-const std::shared_ptr<const config::Config> &Router::config() const
+RouteDecision Router::route(const RoutingTable &table, const RequestContext &context) const
 {
-    return m_config;
-}
-
-RouteDecision Router::route(const RequestContext &context) const
-{
-    DecisionBuilder builder(*this, context);
+    DecisionBuilder builder(*this, table, context);
     builder.routeRequest();
     return std::move(builder.decision);
 }
 
-std::variant<Explanation, http::ApiError>
-Router::explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body) const
+std::variant<Explanation, protocol::ApiError>
+Router::explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
+                const QByteArray &body) const
 {
-    auto parsed = http::parseChatRequest(body);
-    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+    auto parsed = protocol::parseChatRequest(body);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         return *error;
-    const http::ChatRequest &chat = std::get<http::ChatRequest>(parsed);
+    const protocol::ChatRequest &chat = std::get<protocol::ChatRequest>(parsed);
     auto built = buildRequestContext(headers, chat);
-    if (const auto *error = std::get_if<http::ApiError>(&built))
+    if (const auto *error = std::get_if<protocol::ApiError>(&built))
         return *error;
     Explanation explanation;
     explanation.context = std::get<RequestContext>(std::move(built));
     // The same id rule as live traffic, so the same x-request-id draws the same endpoint.
     if (explanation.context.requestId.isEmpty())
         explanation.context.requestId = telemetry::newRequestId();
-    explanation.decision = route(explanation.context);
+    explanation.decision = route(table, explanation.context);
     explanation.stripsRoutingObject = chat.hasRoutingObject;
     return explanation;
 }
@@ -574,10 +575,10 @@ Router::explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByte
 QList<QPair<QString, QString>> Router::models() const
 {
     QList<QPair<QString, QString>> models;
-    for (auto it = m_compiled->serversByModel.cbegin(); it != m_compiled->serversByModel.cend();
-         ++it) {
-        // Indexes are in file order: the provider listed first owns the model in /v1/models.
-        models.append({it.key(), m_config->providers[it->providers.first()].id});
+    const RoutingTable::Compiled &compiled = m_table->compiled();
+    for (auto it = compiled.serversByModel.cbegin(); it != compiled.serversByModel.cend(); ++it) {
+        // Servers are in file order: the provider listed first owns the model in /v1/models.
+        models.append({it.key(), m_health.providerConfig(it->providers.first()).id});
     }
     std::sort(models.begin(), models.end());
     return models;
@@ -586,7 +587,7 @@ QList<QPair<QString, QString>> Router::models() const
 QList<CanarySplitState> Router::canarySplits() const
 {
     QList<CanarySplitState> splits;
-    for (const CompiledRule &rule : m_compiled->rules) {
+    for (const CompiledRule &rule : m_table->compiled().rules) {
         if (rule.split.isEmpty())
             continue;
         CanarySplitState state;
@@ -597,7 +598,7 @@ QList<CanarySplitState> Router::canarySplits() const
         for (qsizetype i = 0; i < rule.split.size(); ++i) {
             const int configured = rule.split[i].weight;
             state.branches.append({rule.split[i].target.label, configured,
-                                   state.overridden ? override->value(i) : configured});
+                                   state.overridden ? override->weights.value(i) : configured});
         }
         splits.append(state);
     }
@@ -606,7 +607,7 @@ QList<CanarySplitState> Router::canarySplits() const
 
 QString Router::setCanaryWeights(const QString &ruleName, const QList<int> &weights)
 {
-    const CompiledRule *rule = m_compiled->rule(ruleName);
+    const CompiledRule *rule = m_table->compiled().rule(ruleName);
     if (!rule || rule->split.isEmpty())
         return u"no route named `%1` has a split"_s.arg(ruleName);
     if (weights.size() != rule->split.size())
@@ -620,7 +621,7 @@ QString Router::setCanaryWeights(const QString &ruleName, const QList<int> &weig
     }
     if (total <= 0)
         return u"split weights must add up to more than 0"_s;
-    m_canaryOverrides.insert(ruleName, weights);
+    m_canaryOverrides.insert(ruleName, {rule->splitTargets, weights});
     qCInfo(lcRouting).noquote() << "canary" << ruleName << "weights set to" << weights;
     emit canaryWeightsChanged(ruleName);
     return {};
@@ -628,7 +629,7 @@ QString Router::setCanaryWeights(const QString &ruleName, const QList<int> &weig
 
 bool Router::resetCanaryWeights(const QString &ruleName)
 {
-    const CompiledRule *rule = m_compiled->rule(ruleName);
+    const CompiledRule *rule = m_table->compiled().rule(ruleName);
     if (!rule || rule->split.isEmpty())
         return false;
     if (m_canaryOverrides.remove(ruleName) > 0)
@@ -636,7 +637,7 @@ bool Router::resetCanaryWeights(const QString &ruleName)
     return true;
 }
 
-std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &registration)
+std::optional<AgentRefusal> Router::registerAgent(const health::AgentRegistration &registration)
 {
     using Reason = AgentRefusal::Reason;
     static const QRegularExpression idPattern(u"^[A-Za-z0-9._-]+$"_s);
@@ -644,7 +645,7 @@ std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &regis
         !idPattern.match(registration.id).hasMatch())
         return AgentRefusal{Reason::Invalid,
                             u"`id` must be 1 to 64 letters, digits, `.`, `_` or `-`"_s};
-    if (m_config->provider(registration.id))
+    if (m_store.config().provider(registration.id))
         return AgentRefusal{Reason::IdTaken,
                             u"`%1` is a configured provider; an agent needs an id of its own"_s.arg(
                                 registration.id)};
@@ -673,7 +674,7 @@ std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &regis
     provider.kind = config::ProviderKind::OpenAi;
     provider.baseUrl = registration.baseUrl;
     provider.capacity = registration.capacity > 0 ? registration.capacity
-                                                  : m_config->routing.agents.defaultCapacity;
+                                                  : m_store.config().routing.agents.defaultCapacity;
     provider.latencyObjective = std::chrono::milliseconds(qint64(kAgentLatencyObjectiveMs));
     for (const QString &model : registration.models)
         provider.models.append({model, model});
@@ -681,19 +682,19 @@ std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &regis
     // A re-registration with the same address keeps its endpoint and health history; a moved
     // agent is a new endpoint (calls in flight to the old address finish there).
     int index = -1;
-    if (const AgentRecord *existing = m_agents.find(registration.id)) {
-        const config::ProviderConfig &before = m_health.providerConfig(existing->providerIndex);
+    if (const health::AgentRecord *existing = m_health.agents().find(registration.id)) {
+        const config::ProviderConfig &before = m_health.providerConfig(existing->endpoint);
         const bool same = before.baseUrl == provider.baseUrl &&
                           before.capacity == provider.capacity &&
                           registration.models == existing->registration.models;
         if (same)
-            index = existing->providerIndex;
+            index = existing->endpoint;
         else
-            m_health.retireProvider(existing->providerIndex);
+            m_health.retireProvider(existing->endpoint);
     }
     if (index < 0)
         index = m_health.addProvider(provider);
-    m_agents.upsert(registration, index);
+    m_health.agents().upsert(registration, index);
     qCInfo(lcRouting).noquote() << "agent" << registration.id << "registered at"
                                 << registration.baseUrl.toString() << "offering"
                                 << registration.capabilities.join(u", "_s);
@@ -701,9 +702,14 @@ std::optional<AgentRefusal> Router::registerAgent(const AgentRegistration &regis
     return std::nullopt;
 }
 
+const health::AgentRegistry &Router::agents() const
+{
+    return m_health.agents();
+}
+
 std::optional<AgentRefusal> Router::agentHeartbeat(const QString &id, std::optional<bool> busy)
 {
-    if (!m_agents.heartbeat(id, busy))
+    if (!m_health.agents().heartbeat(id, busy))
         return AgentRefusal{AgentRefusal::Reason::Unknown,
                             u"no registered agent `%1`; register it again with POST "
                             u"/admin/v1/agents"_s.arg(id)};
@@ -714,10 +720,10 @@ std::optional<AgentRefusal> Router::agentHeartbeat(const QString &id, std::optio
 
 std::optional<AgentRefusal> Router::removeAgent(const QString &id)
 {
-    const std::optional<AgentRecord> removed = m_agents.remove(id);
+    const std::optional<health::AgentRecord> removed = m_health.agents().remove(id);
     if (!removed)
         return AgentRefusal{AgentRefusal::Reason::Unknown, u"no registered agent `%1`"_s.arg(id)};
-    m_health.retireProvider(removed->providerIndex);
+    m_health.retireProvider(removed->endpoint);
     qCInfo(lcRouting).noquote() << "agent" << id << "deregistered";
     emit agentsChanged();
     return std::nullopt;
@@ -725,12 +731,12 @@ std::optional<AgentRefusal> Router::removeAgent(const QString &id)
 
 void Router::expireAgents()
 {
-    const QList<AgentRecord> expired = m_agents.expire();
-    for (const AgentRecord &agent : expired) {
-        m_health.retireProvider(agent.providerIndex);
+    const QList<health::AgentRecord> expired = m_health.agents().expire();
+    for (const health::AgentRecord &agent : expired) {
+        m_health.retireProvider(agent.endpoint);
         qCInfo(lcRouting).noquote()
             << "agent" << agent.registration.id << "removed: no heartbeat for"
-            << m_agents.ttl().count() << "ms";
+            << m_health.agents().ttl().count() << "ms";
     }
     if (!expired.isEmpty())
         emit agentsChanged();

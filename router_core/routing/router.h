@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/config.h"
-#include "health/clock.h"
-#include "routing/agent_registry.h"
+#include "config/config_store.h"
+#include "health/agent_registry.h"
 #include "routing/request_context.h"
 #include "routing/route_decision.h"
 
@@ -51,31 +51,63 @@ struct AgentRefusal {
     QString message;
 };
 
+// One config snapshot compiled for routing: its rules by priority with their regexes, its pools,
+// tiers and model table, with every provider resolved to its endpoint slot in the health
+// registry. Immutable. A request takes the table in force once and is routed and executed under
+// it, so an Apply while it runs changes nothing for it; a dry run compiles a trial table of its
+// own and routes through the same Router::route() live traffic uses.
+class RoutingTable {
+public:
+    RoutingTable(std::shared_ptr<const config::Config> config,
+                 const health::HealthRegistry &health);
+    ~RoutingTable();
+    RoutingTable(const RoutingTable &) = delete;
+    RoutingTable &operator=(const RoutingTable &) = delete;
+
+    const std::shared_ptr<const config::Config> &snapshot() const { return m_config; }
+    const config::Config &config() const { return *m_config; }
+
+    struct Compiled; // defined in router.cpp: only the router reads it
+    const Compiled &compiled() const { return *m_compiled; }
+
+private:
+    std::shared_ptr<const config::Config> m_config;
+    std::unique_ptr<const Compiled> m_compiled;
+};
+
 // The router of DESIGN.md ("Router"): turns a RequestContext into a RouteDecision. Rules first
 // (by priority, first match wins), then the target: a provider, a pool, a tier or the gearbox's
 // cascade, optionally through a canary split; then the endpoints of the chosen pool ranked by
 // score, with failover candidates after them. Lives on the engine thread; route() is const and
-// the only path for both live traffic and explain, so an explanation cannot disagree with what
-// traffic does. Reads endpoint health only through the health registry's public read methods.
+// the only path for live traffic, explain and the dry run of edited rules, so an explanation
+// cannot disagree with what traffic does. Keeps no config of its own: it compiles the store's
+// snapshot into a RoutingTable whenever the store replaces it. Its own state is what operators
+// set live (canary weights); endpoint health and agents are the health registry's.
 class Router final : public QObject {
     Q_OBJECT
 public:
-    Router(std::shared_ptr<const config::Config> config, health::HealthRegistry &health,
-           const health::Clock &clock = health::SteadyClock::instance(), QObject *parent = nullptr);
+    Router(const config::ConfigStore &store, health::HealthRegistry &health,
+           QObject *parent = nullptr);
     ~Router() override;
 
-    // Compiles the rules of a new snapshot (regexes, pools, hashes) once. Live canary weights
-    // survive when the rule keeps the same branches; otherwise they are dropped.
-    void setConfig(std::shared_ptr<const config::Config> config);
-    const std::shared_ptr<const config::Config> &config() const;
+    // The table of the snapshot in force.
+    const std::shared_ptr<const RoutingTable> &table() const { return m_table; }
 
-    RouteDecision route(const RequestContext &context) const;
+    // The decision under the table in force, or under `table` (a request's own, or a dry run's).
+    RouteDecision route(const RequestContext &context) const { return route(*m_table, context); }
+    RouteDecision route(const RoutingTable &table, const RequestContext &context) const;
     // A chat request's headers and body as the gateway would receive them, parsed and routed as
     // live traffic is, without calling anything: POST /admin/v1/route/explain and the console's
     // dry-run. A request without a sane x-request-id gets a fresh one (it decides the draw). A
     // body or header the gateway would refuse gives the same 400.
-    std::variant<Explanation, http::ApiError>
-    explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body) const;
+    std::variant<Explanation, protocol::ApiError>
+    explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body) const
+    {
+        return explain(*m_table, headers, body);
+    }
+    std::variant<Explanation, protocol::ApiError>
+    explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
+            const QByteArray &body) const;
 
     // Every model any configured provider serves, sorted, each with the first provider that
     // serves it (GET /v1/models).
@@ -88,12 +120,12 @@ public:
     // Back to the file's weights; false when the rule has no split.
     bool resetCanaryWeights(const QString &rule);
 
-    // ---- registered agents ----
+    // ---- registered agents (kept in the health registry with the other endpoints) ----
     // Registers or re-registers an agent as an endpoint. Nothing on success.
-    std::optional<AgentRefusal> registerAgent(const AgentRegistration &registration);
+    std::optional<AgentRefusal> registerAgent(const health::AgentRegistration &registration);
     std::optional<AgentRefusal> agentHeartbeat(const QString &id, std::optional<bool> busy);
     std::optional<AgentRefusal> removeAgent(const QString &id);
-    const AgentRegistry &agents() const { return m_agents; }
+    const health::AgentRegistry &agents() const;
     // Retires agents whose heartbeats stopped; runs on a timer, callable directly in tests.
     void expireAgents();
 
@@ -102,14 +134,20 @@ Q_SIGNALS:
     void agentsChanged();
 
 private:
-    struct Compiled;
     struct DecisionBuilder;
+    // Live weights for one split, with the branch targets they were set for: they apply to any
+    // table whose rule of that name splits between the same targets.
+    struct CanaryOverride {
+        QStringList targets;
+        QList<int> weights;
+    };
 
-    std::shared_ptr<const config::Config> m_config;
-    std::unique_ptr<const Compiled> m_compiled;
+    void compile(const std::shared_ptr<const config::Config> &snapshot);
+
+    const config::ConfigStore &m_store;
     health::HealthRegistry &m_health;
-    AgentRegistry m_agents;
-    QHash<QString, QList<int>> m_canaryOverrides; // rule name -> weights in branch order
+    std::shared_ptr<const RoutingTable> m_table;
+    QHash<QString, CanaryOverride> m_canaryOverrides; // by rule name
     QTimer m_agentSweep{this};
 };
 

@@ -58,7 +58,7 @@ CompiledCondition CompiledCondition::compile(const RouteCondition &condition)
         }
         return compiled;
     }
-    if (const std::optional<FieldRef> field = parseField(condition.field)) {
+    if (const std::optional<config::FieldRef> field = config::parseField(condition.field)) {
         compiled.m_field = *field;
         compiled.m_fieldValid = true;
         compiled.m_headerName = field->name.toLatin1();
@@ -81,7 +81,8 @@ CompiledCondition CompiledCondition::compile(const RouteCondition &condition)
     const QString shownValue = condition.op == ConditionOperator::In
                                    ? u'[' + condition.values.join(u", "_s) + u']'
                                    : compiled.m_value;
-    compiled.m_text = condition.field + u' ' + operatorName(condition.op) + u' ' + shownValue;
+    compiled.m_text =
+        condition.field + u' ' + config::operatorName(condition.op) + u' ' + shownValue;
     return compiled;
 }
 
@@ -100,34 +101,34 @@ std::optional<QStringView> CompiledCondition::fieldText(const RequestContext &co
 {
     const QString *text = nullptr;
     switch (m_field.kind) {
-    case FieldRef::Kind::Model:
+    case config::FieldRef::Kind::Model:
         return QStringView(context.model);
-    case FieldRef::Kind::Tenant:
+    case config::FieldRef::Kind::Tenant:
         text = &context.tenant;
         break;
-    case FieldRef::Kind::User:
+    case config::FieldRef::Kind::User:
         text = &context.user;
         break;
-    case FieldRef::Kind::Task:
+    case config::FieldRef::Kind::Task:
         text = &context.task;
         break;
-    case FieldRef::Kind::Sensitivity:
+    case config::FieldRef::Kind::Sensitivity:
         text = &context.sensitivity;
         break;
-    case FieldRef::Kind::Priority:
+    case config::FieldRef::Kind::Priority:
         text = &context.priority;
         break;
-    case FieldRef::Kind::TokensInput:
+    case config::FieldRef::Kind::TokensInput:
         scratch = QString::number(context.estimatedInputTokens);
         return QStringView(scratch);
-    case FieldRef::Kind::Header: {
+    case config::FieldRef::Kind::Header: {
         const QByteArray *value = headerValue(context);
         if (!value)
             return std::nullopt;
         scratch = QString::fromUtf8(QByteArrayView(*value).trimmed());
         return QStringView(scratch);
     }
-    case FieldRef::Kind::Meta: {
+    case config::FieldRef::Kind::Meta: {
         const auto found = context.meta.constFind(m_field.name);
         if (found == context.meta.cend())
             return std::nullopt;
@@ -165,12 +166,12 @@ bool CompiledCondition::compare(const RequestContext &context) const
 {
     if (!m_fieldValid)
         return false;
-    if (m_field.kind == FieldRef::Kind::Header &&
+    if (m_field.kind == config::FieldRef::Kind::Header &&
         (m_op == ConditionOperator::Exists || m_op == ConditionOperator::Eq ||
          m_op == ConditionOperator::Ne || m_op == ConditionOperator::In))
         return compareHeaderBytes(context);
     // tokens.input is a number already: compare it without making text of it.
-    if (m_field.kind == FieldRef::Kind::TokensInput && m_numberValid) {
+    if (m_field.kind == config::FieldRef::Kind::TokensInput && m_numberValid) {
         const double tokens = context.estimatedInputTokens;
         switch (m_op) {
         case ConditionOperator::Eq:

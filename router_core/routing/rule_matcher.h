@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/routing_config.h"
+#include "config/rule_validation.h"
 #include "routing/request_context.h"
-#include "routing/rule_validation.h"
 
 #include <QByteArray>
 #include <QList>
@@ -18,7 +18,7 @@ namespace switchyard::routing {
 class CompiledCondition {
 public:
     CompiledCondition() = default;
-    // The condition must have passed validateRule; anything it would reject never matches.
+    // The condition must have passed config::validateRule; anything it would reject never matches.
     static CompiledCondition compile(const config::RouteCondition &condition);
 
     bool matches(const RequestContext &context) const;
@@ -34,7 +34,7 @@ private:
     bool compare(const RequestContext &context) const;
 
     config::RouteCondition::Kind m_kind = config::RouteCondition::Kind::Compare;
-    FieldRef m_field;
+    config::FieldRef m_field;
     QByteArray m_headerName; // Header fields: the name, lower-cased
     bool m_fieldValid = false;
     config::ConditionOperator m_op = config::ConditionOperator::Eq;

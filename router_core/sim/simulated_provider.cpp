@@ -1,7 +1,7 @@
 #include "sim/simulated_provider.h"
 
-#include "http/openai_error.h"
 #include "http/response_writer.h"
+#include "protocol/openai_error.h"
 #include "upstream/sse_parser.h"
 
 #include <QDateTime>
@@ -100,20 +100,20 @@ private:
         }
         switch (m_plan.ending) {
         case Ending::ServerError:
-            finishWithError(http::ApiError{500,
-                                           QStringLiteral("simulated provider failure"),
-                                           QStringLiteral("server_error"),
-                                           {},
-                                           QStringLiteral("simulated"),
-                                           {}});
+            finishWithError(protocol::ApiError{500,
+                                               QStringLiteral("simulated provider failure"),
+                                               QStringLiteral("server_error"),
+                                               {},
+                                               QStringLiteral("simulated"),
+                                               {}});
             return;
         case Ending::RateLimited:
-            finishWithError(http::ApiError{429,
-                                           QStringLiteral("simulated rate limit"),
-                                           QStringLiteral("rate_limit_error"),
-                                           {},
-                                           QStringLiteral("rate_limit_exceeded"),
-                                           "1"});
+            finishWithError(protocol::ApiError{429,
+                                               QStringLiteral("simulated rate limit"),
+                                               QStringLiteral("rate_limit_error"),
+                                               {},
+                                               QStringLiteral("rate_limit_exceeded"),
+                                               "1"});
             return;
         case Ending::Reset:
             m_writer.socket()->abort();
@@ -139,7 +139,7 @@ private:
         streamStep();
     }
 
-    void finishWithError(const http::ApiError &error)
+    void finishWithError(const protocol::ApiError &error)
     {
         m_writer.sendError(error, {});
         deleteLater();
@@ -251,7 +251,8 @@ bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSoc
     http::ResponseWriter writer(makeResponder(request, socket));
     if (request.url().path() != QLatin1String("/v1/chat/completions") ||
         request.method() != QHttpServerRequest::Method::Post) {
-        writer.sendError(http::ApiError::notFound(QStringLiteral("?"), request.url().path()), {});
+        writer.sendError(protocol::ApiError::notFound(QStringLiteral("?"), request.url().path()),
+                         {});
         return true;
     }
     const QJsonObject body = QJsonDocument::fromJson(request.body()).object();

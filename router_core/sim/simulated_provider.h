@@ -1,7 +1,7 @@
 #pragma once
 
 #include "config/config.h"
-#include "engine_snapshot.h"
+#include "health/endpoint_state.h"
 
 #include <QAbstractHttpServer>
 #include <QRandomGenerator>

@@ -7,7 +7,7 @@
 
 #include "config/config_loader.h"
 #include "health/health_registry.h"
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 #include "routing/request_context.h"
 #include "routing/router.h"
 
@@ -128,8 +128,8 @@ double nanosecondsPerContext(const QByteArray &body,
     for (int run = 0; run < kRuns; ++run) {
         const double start = threadCpuNanoseconds();
         for (int i = 0; i < iterations; ++i) {
-            auto parsed = http::parseChatRequest(body);
-            const auto &chat = std::get<http::ChatRequest>(parsed);
+            auto parsed = protocol::parseChatRequest(body);
+            const auto &chat = std::get<protocol::ChatRequest>(parsed);
             auto built = routing::buildRequestContext(headers, chat);
             sink += std::size_t(std::get<routing::RequestContext>(built).estimatedInputTokens);
         }
@@ -160,9 +160,8 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "routing_bench: %s\n", qPrintable(loaded.errors.first().toString()));
         return 1;
     }
-    const auto config = std::make_shared<const config::Config>(std::move(*loaded.config));
-    health::HealthRegistry health(config->providers, config->resilience.breaker,
-                                  config->resilience.probes);
+    const config::ConfigStore store(std::move(*loaded.config));
+    health::HealthRegistry health(store);
     // Traffic history, so every factor of the score is measured rather than neutral.
     for (int i = 0; i < kEndpoints; ++i) {
         for (int call = 0; call < 20; ++call) {
@@ -174,7 +173,7 @@ int main(int argc, char **argv)
         for (int open = 0; open < i % 4; ++open)
             health.callStarted(i);
     }
-    routing::Router router(config, health);
+    routing::Router router(store, health);
 
     routing::RequestContext base;
     base.model = u"model-1"_s;

@@ -4,11 +4,12 @@
 // or as the last event of a stream that had begun), nothing stays in flight, every attempt the
 // providers saw is one the client was told about, and retries stay within their budget.
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "fake_upstream.h"
 #include "gateway_harness.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "resilience/retry_policy.h"
 #include "test_client.h"
 
 #include <QJsonArray>
@@ -240,7 +241,7 @@ void ChaosTest::everyRequestIsAnsweredWellUnderChaos()
     // Nothing is left behind.
     QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
     QCOMPARE(healthInFlight(*m_engine), 0);
-    const resilience::RetryBudget &budget = server->retryBudget();
+    const resilience::RetryBudget &budget = m_engine->retryBudget();
     QCOMPARE(budget.requestsInFlight(), 0);
     QCOMPARE(budget.retriesInFlight(), 0);
 

@@ -89,7 +89,7 @@ Answer get(quint16 port, const QByteArray &path)
     return {client.status(), client.body(), {}, {}, {}};
 }
 
-QJsonObject json(const QByteArray &body)
+QJsonObject jsonOf(const QByteArray &body)
 {
     return QJsonDocument::fromJson(body).object();
 }
@@ -153,7 +153,7 @@ private Q_SLOTS:
             withId.append({"x-request-id", "same-request-" + QByteArray::number(i)});
             const Answer explained = send(engine->port(), "/admin/v1/route/explain", body, withId);
             QCOMPARE(explained.status, 200);
-            const QString predicted = firstCandidate(json(explained.body));
+            const QString predicted = firstCandidate(jsonOf(explained.body));
             QVERIFY(!predicted.isEmpty());
 
             const Answer live = send(engine->port(), "/v1/chat/completions", body, withId);
@@ -175,7 +175,7 @@ private Q_SLOTS:
             send(engine->port(), "/admin/v1/route/explain", chatBody("small", false),
                  {{"x-request-id", "explain-1"}, {"x-switchyard-tenant", "acme"}});
         QCOMPARE(explained.status, 200);
-        const QJsonObject answer = json(explained.body);
+        const QJsonObject answer = jsonOf(explained.body);
         QCOMPARE(answer.value(u"request_id"_s).toString(), u"explain-1"_s);
         const QJsonObject decision = answer.value(u"decision"_s).toObject();
         QCOMPARE(decision.value(u"rule"_s).toString(), u"gearbox"_s);
@@ -205,7 +205,7 @@ private Q_SLOTS:
         const Answer unknown =
             send(engine->port(), "/admin/v1/route/explain", chatBody("nope", false));
         QCOMPARE(unknown.status, 200);
-        QCOMPARE(json(unknown.body).value(u"decision"_s).toObject().value(u"refusal"_s),
+        QCOMPARE(jsonOf(unknown.body).value(u"decision"_s).toObject().value(u"refusal"_s),
                  QJsonValue(u"unknown_model"_s));
         const Answer badHeader =
             send(engine->port(), "/admin/v1/route/explain", chatBody("test-model", false),
@@ -270,7 +270,8 @@ private Q_SLOTS:
         QVERIFY(engine);
         const Answer listed = get(engine->port(), "/admin/v1/routes/canary");
         QCOMPARE(listed.status, 200);
-        const QJsonObject split = json(listed.body).value(u"splits"_s).toArray().first().toObject();
+        const QJsonObject split =
+            jsonOf(listed.body).value(u"splits"_s).toArray().first().toObject();
         QCOMPARE(split.value(u"rule"_s).toString(), u"big-canary"_s);
         QCOMPARE(split.value(u"key"_s).toString(), u"user"_s);
         QCOMPARE(split.value(u"branches"_s).toArray()[1].toObject().value(u"weight"_s).toInt(), 10);
@@ -278,7 +279,7 @@ private Q_SLOTS:
         const Answer moved = send(engine->port(), "/admin/v1/routes/canary",
                                   R"({"rule":"big-canary","weights":{"pro-a":0,"pro-b":100}})");
         QCOMPARE(moved.status, 200);
-        QVERIFY(json(moved.body).value(u"overridden"_s).toBool());
+        QVERIFY(jsonOf(moved.body).value(u"overridden"_s).toBool());
         for (int user = 0; user < 5; ++user) {
             const Answer answer =
                 send(engine->port(), "/v1/chat/completions", chatBody("big", false),
@@ -299,7 +300,7 @@ private Q_SLOTS:
         const Answer reset = send(engine->port(), "/admin/v1/routes/canary",
                                   R"({"rule":"big-canary","reset":true})");
         QCOMPARE(reset.status, 200);
-        QVERIFY(!json(reset.body).value(u"overridden"_s).toBool());
+        QVERIFY(!jsonOf(reset.body).value(u"overridden"_s).toBool());
     }
 
     void agentsRegisterBeatAndLeaveThroughTheAdminApi()
@@ -312,19 +313,19 @@ private Q_SLOTS:
                  R"({"id":"flight-booker","base_url":")" + agent.baseUrl() +
                      R"(","capabilities":["travel/book/flight"],"capacity":4})");
         QCOMPARE(registered.status, 201);
-        QCOMPARE(json(registered.body).value(u"id"_s).toString(), u"flight-booker"_s);
-        QCOMPARE(json(registered.body).value(u"capacity"_s).toInt(), 4);
+        QCOMPARE(jsonOf(registered.body).value(u"id"_s).toString(), u"flight-booker"_s);
+        QCOMPARE(jsonOf(registered.body).value(u"capacity"_s).toInt(), 4);
 
         const Headers intent{{"x-switchyard-intent", "travel/book/flight"},
                              {"x-request-id", "intent-1"}};
         const Answer explained =
             send(engine->port(), "/admin/v1/route/explain", chatBody("test-model", false), intent);
-        QCOMPARE(firstCandidate(json(explained.body)), u"flight-booker"_s);
+        QCOMPARE(firstCandidate(jsonOf(explained.body)), u"flight-booker"_s);
 
         const Answer busy =
             send(engine->port(), "/admin/v1/agents/flight-booker/heartbeat", R"({"busy":true})");
         QCOMPARE(busy.status, 200);
-        QVERIFY(json(busy.body).value(u"busy"_s).toBool());
+        QVERIFY(jsonOf(busy.body).value(u"busy"_s).toBool());
         const Answer refused =
             send(engine->port(), "/v1/chat/completions", chatBody("test-model", false), intent);
         QCOMPARE(refused.status, 503);
@@ -350,7 +351,7 @@ private Q_SLOTS:
         QVERIFY(remover.waitForFinished());
         QCOMPARE(remover.status(), 200);
         const Answer listed = get(engine->port(), "/admin/v1/agents");
-        QVERIFY(json(listed.body).value(u"agents"_s).toArray().isEmpty());
+        QVERIFY(jsonOf(listed.body).value(u"agents"_s).toArray().isEmpty());
     }
 
     // An agent is an endpoint of the health registry, not of the config file: the executor

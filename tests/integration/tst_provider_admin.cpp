@@ -3,7 +3,8 @@
 // probes taking a failing endpoint out and bringing it back, and the bridge carrying actions
 // and knobs across threads.
 
-#include "engine_bridge.h"
+#include "bridge/engine_host.h"
+#include "control/operator_commands.h"
 #include "fake_upstream.h"
 #include "gateway_harness.h"
 #include "health/health_registry.h"
@@ -166,7 +167,7 @@ void ProviderAdminTest::startSimulatedGateway()
     sim::applySimulatorUrls(config, m_simulatorUrls);
     m_engine = startEngine(config);
     QVERIFY(m_engine);
-    m_engine->setSimulatorControl(
+    m_engine->commands().setSimulatorControl(
         [simulator = m_simulator.get()](const QString &id, const SimulatorKnobs &knobs) {
             simulator->setKnobs(id, knobs);
         });
@@ -542,7 +543,7 @@ void ProviderAdminTest::simulatorKnobsOnlyForRunningSimulatedProviders()
                          u"not_simulated"_s));
 
     // An engine whose simulated providers nobody runs cannot change them.
-    m_engine->setSimulatorControl({});
+    m_engine->commands().setSimulatorControl({});
     const AdminAnswer stopped = admin(port(), "POST", "simulator/sim-a", R"({"mode":"500"})");
     QCOMPARE(stopped.status, 503);
     QCOMPARE(stopped.body.value(u"error"_s).toObject().value(u"message"_s).toString(),
@@ -607,7 +608,7 @@ void ProviderAdminTest::bridgeCarriesActionsAndKnobsAcrossThreads()
 {
     config::Config config = gatewayConfig({simulatedProvider(u"sim-a"_s)});
     config.resilience.probes.enabled = false;
-    EngineBridge bridge(config);
+    EngineHost bridge(config);
     QString error;
     QVERIFY2(bridge.start(&error), qPrintable(error));
     const auto row = [&bridge]() -> ProviderHealth {

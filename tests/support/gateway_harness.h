@@ -1,8 +1,8 @@
 #pragma once
 
 #include "config/config.h"
-#include "engine.h"
-#include "engine_snapshot.h"
+#include "engine/engine.h"
+#include "health/endpoint_state.h"
 
 #include <QByteArray>
 #include <QJsonObject>

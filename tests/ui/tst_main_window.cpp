@@ -1,7 +1,7 @@
 #include "breaker_events_model.h"
+#include "bridge/engine_host.h"
 #include "config/config_loader.h"
 #include "drills_panel.h"
-#include "engine_bridge.h"
 #include "health_matrix_model.h"
 #include "main_window.h"
 #include "request_rate_chart.h"
@@ -25,6 +25,7 @@
 
 using switchyard::BreakerState;
 using switchyard::EngineBridge;
+using switchyard::EngineHost;
 using switchyard::OperatorState;
 using switchyard::ProviderAction;
 using switchyard::ProviderHealth;
@@ -108,7 +109,7 @@ private Q_SLOTS:
 private:
     QString screenshotPath(const QString &fileName) const;
 
-    std::unique_ptr<EngineBridge> m_bridge;
+    std::unique_ptr<EngineHost> m_bridge;
     QTemporaryDir m_scratch;
 };
 
@@ -127,7 +128,7 @@ void MainWindowTest::initTestCase()
     config::Config demo = *loaded.config;
     demo.server.listenPort = 0; // never a fixed port in tests
 
-    m_bridge = std::make_unique<EngineBridge>(demo);
+    m_bridge = std::make_unique<EngineHost>(demo);
     QString error;
     QVERIFY2(m_bridge->start(&error), qPrintable(error));
     QVERIFY(m_bridge->port() != 0);

@@ -1,8 +1,8 @@
 // The Routes page against a real engine: rules in priority order, validation with the config
 // loader's messages, the dry run comparing live and edited rules, Apply, and live canary sliders.
 
+#include "bridge/engine_host.h"
 #include "config/config_loader.h"
-#include "engine_bridge.h"
 #include "main_window.h"
 #include "route_rules_model.h"
 #include "routes_view.h"
@@ -27,6 +27,7 @@
 
 using namespace Qt::StringLiterals;
 using switchyard::EngineBridge;
+using switchyard::EngineHost;
 using switchyard::ui::MainWindow;
 using switchyard::ui::RouteRulesModel;
 using switchyard::ui::RoutesView;
@@ -113,7 +114,7 @@ private Q_SLOTS:
     void rendersThePage();
 
 private:
-    std::unique_ptr<EngineBridge> m_bridge;
+    std::unique_ptr<EngineHost> m_bridge;
     QList<config::RouteRule> m_fileRules;
     QTemporaryDir m_scratch;
 };
@@ -126,7 +127,7 @@ void RoutesViewTest::initTestCase()
         kRoutesYaml, u"routes.yaml"_s, [](const QString &) { return std::optional<QByteArray>(); });
     QVERIFY2(loaded.ok(), qPrintable(loaded.errors.value(0).toString()));
     m_fileRules = loaded.config->routing.routes;
-    m_bridge = std::make_unique<EngineBridge>(*loaded.config);
+    m_bridge = std::make_unique<EngineHost>(*loaded.config);
     QString error;
     QVERIFY2(m_bridge->start(&error), qPrintable(error));
     QCOMPARE(m_bridge->routesState().rules.size(), 3);

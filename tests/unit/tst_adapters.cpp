@@ -7,12 +7,12 @@
 
 #include "config/config_loader.h"
 #include "upstream/adapters/anthropic_ingress.h"
-#include "upstream/adapters/json_path.h"
-#include "upstream/adapters/json_template.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/provider_adapter.h"
 #include "upstream/sse_parser.h"
 
+#include "json/json_path.h"
+#include "json/json_template.h"
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -97,7 +97,7 @@ QJsonValue dataValue(const QByteArray &data)
     return QString::fromUtf8(data);
 }
 
-QJsonObject errorJson(const http::ApiError &error)
+QJsonObject errorJson(const protocol::ApiError &error)
 {
     QJsonObject object{{u"status"_s, error.status},
                        {u"body"_s, QJsonDocument::fromJson(error.toJson()).object()}};
@@ -384,7 +384,7 @@ void TestAdapters::goldenRequests()
     const QJsonObject actual =
         std::holds_alternative<PreparedRequest>(prepared)
             ? requestJson(std::get<PreparedRequest>(prepared))
-            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(prepared))}};
+            : QJsonObject{{u"refused"_s, errorJson(std::get<protocol::ApiError>(prepared))}};
     compareWithGolden(prefix + u".request.out.json"_s, actual);
 }
 
@@ -447,7 +447,7 @@ void TestAdapters::goldenErrors()
     const QJsonValue body = input.value(u"body"_s);
     const QByteArray bytes =
         body.isString() ? body.toString().toUtf8() : QJsonDocument(body.toObject()).toJson();
-    const http::ApiError error =
+    const protocol::ApiError error =
         golden.adapter->translateError(input.value(u"status"_s).toInt(), headers, bytes);
     compareWithGolden(prefix + u".error.out.json"_s, errorJson(error));
 }
@@ -496,7 +496,7 @@ void TestAdapters::ingressRequests()
     const QJsonObject actual =
         std::holds_alternative<QByteArray>(converted)
             ? QJsonObject{{u"chat_request"_s, dataValue(std::get<QByteArray>(converted))}}
-            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(converted))}};
+            : QJsonObject{{u"refused"_s, errorJson(std::get<protocol::ApiError>(converted))}};
     compareWithGolden(prefix + u".request.out.json"_s, actual);
 }
 
@@ -515,7 +515,7 @@ void TestAdapters::ingressAnswers()
     const QJsonObject actual =
         std::holds_alternative<QByteArray>(converted)
             ? QJsonObject{{u"message"_s, dataValue(std::get<QByteArray>(converted))}}
-            : QJsonObject{{u"refused"_s, errorJson(std::get<http::ApiError>(converted))}};
+            : QJsonObject{{u"refused"_s, errorJson(std::get<protocol::ApiError>(converted))}};
     compareWithGolden(prefix + u".answer.out.json"_s, actual);
 }
 
@@ -562,7 +562,7 @@ void TestAdapters::ingressErrorShapes()
 {
     QFETCH(int, status);
     QFETCH(QString, anthropicType);
-    const http::ApiError error{status, u"What went wrong."_s, u"upstream_error"_s, {}, {}, {}};
+    const protocol::ApiError error{status, u"What went wrong."_s, u"upstream_error"_s, {}, {}, {}};
     QCOMPARE(QString::fromUtf8(upstream::adapters::anthropicErrorJson(error)),
              uR"({"error":{"message":"What went wrong.","type":"%1"},"type":"error"})"_s.arg(
                  anthropicType));
@@ -575,8 +575,8 @@ void TestAdapters::ingressStreamFailure()
     chunk.data = R"({"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":)"
                  R"({"role":"assistant","content":"Hel"},"finish_reason":null}]})";
     QCOMPARE(writer.feed(chunk).size(), 3); // message_start, content_block_start, delta
-    const QList<SseEvent> failure =
-        writer.fail(http::ApiError{502, u"Provider `x` broke off the stream."_s, {}, {}, {}, {}});
+    const QList<SseEvent> failure = writer.fail(
+        protocol::ApiError{502, u"Provider `x` broke off the stream."_s, {}, {}, {}, {}});
     QCOMPARE(failure.size(), 1);
     QCOMPARE(failure.first().event, "error"_ba);
     QCOMPARE(failure.first().data,
@@ -635,9 +635,8 @@ void TestAdapters::adapterForEveryKind()
     provider.id = u"p"_s;
     provider.kind = kind;
     provider.baseUrl = QUrl(u"http://127.0.0.1:8001/v1/"_s);
-    provider.adapter.mapping.request =
-        std::get<upstream::adapters::RequestTemplate>(upstream::adapters::RequestTemplate::compile(
-            QJsonObject{{u"prompt"_s, u"$.messages[-1].content"_s}}));
+    provider.adapter.mapping.request = std::get<json::RequestTemplate>(
+        json::RequestTemplate::compile(QJsonObject{{u"prompt"_s, u"$.messages[-1].content"_s}}));
     const auto adapter = upstream::adapters::adapterFor(provider);
     QCOMPARE(adapter->canStream(), canStream);
     AdapterRequest request;
@@ -683,7 +682,7 @@ void TestAdapters::providerHttpErrorClassifies()
     QFETCH(QString, code);
     QFETCH(QString, message);
     QFETCH(QByteArray, retryAfter);
-    const http::ApiError error =
+    const protocol::ApiError error =
         upstream::adapters::providerHttpError(u"p"_s, upstreamStatus, u"why"_s, "7");
     QCOMPARE(error.status, clientStatus);
     QCOMPARE(error.type, type);
@@ -711,10 +710,10 @@ void TestAdapters::jsonPathParses()
     QFETCH(QString, text);
     QFETCH(int, steps);
     QFETCH(bool, picksOne);
-    const auto parsed = upstream::adapters::JsonPath::parse(text);
-    QVERIFY2(std::holds_alternative<upstream::adapters::JsonPath>(parsed),
+    const auto parsed = json::JsonPath::parse(text);
+    QVERIFY2(std::holds_alternative<json::JsonPath>(parsed),
              qPrintable(std::get_if<QString>(&parsed) ? *std::get_if<QString>(&parsed) : text));
-    const auto &path = std::get<upstream::adapters::JsonPath>(parsed);
+    const auto &path = std::get<json::JsonPath>(parsed);
     QCOMPARE(path.steps().size(), steps);
     QCOMPARE(path.picksOne(), picksOne);
     QCOMPARE(path.text(), text);
@@ -750,7 +749,7 @@ void TestAdapters::jsonPathRejects()
 {
     QFETCH(QString, text);
     QFETCH(QString, message);
-    const auto parsed = upstream::adapters::JsonPath::parse(text);
+    const auto parsed = json::JsonPath::parse(text);
     QVERIFY(std::holds_alternative<QString>(parsed));
     QCOMPARE(std::get<QString>(parsed), message);
 }
@@ -781,9 +780,7 @@ void TestAdapters::jsonPathFinds()
             R"({"reply":"hello","usage":{"input":12},"nothing":null,"odd":{"a.b":true},)"
             R"("items":[{"name":"a"},{"name":"b","size":2},{"name":"c"}]})")
             .object();
-    const auto value =
-        std::get<upstream::adapters::JsonPath>(upstream::adapters::JsonPath::parse(path))
-            .find(document);
+    const auto value = std::get<json::JsonPath>(json::JsonPath::parse(path)).find(document);
     if (found == "none") {
         QVERIFY(!value);
         return;
@@ -822,9 +819,9 @@ void TestAdapters::templateRenders()
 {
     QFETCH(QByteArray, templateJson);
     QFETCH(QByteArray, rendered);
-    const auto compiled = upstream::adapters::RequestTemplate::compile(
-        QJsonDocument::fromJson(templateJson).object());
-    QVERIFY(std::holds_alternative<upstream::adapters::RequestTemplate>(compiled));
+    const auto compiled =
+        json::RequestTemplate::compile(QJsonDocument::fromJson(templateJson).object());
+    QVERIFY(std::holds_alternative<json::RequestTemplate>(compiled));
     const QJsonObject request =
         QJsonDocument::fromJson(R"({"model":"agent-v2","temperature":0.2,"messages":[)"
                                 R"({"role":"system","content":"Be brief."},)"
@@ -832,8 +829,7 @@ void TestAdapters::templateRenders()
                                 R"({"type":"image_url","image_url":{"url":"https://x/y.png"}},)"
                                 R"({"type":"text","text":"there"}]}]})")
             .object();
-    const QJsonValue value =
-        std::get<upstream::adapters::RequestTemplate>(compiled).render(request);
+    const QJsonValue value = std::get<json::RequestTemplate>(compiled).render(request);
     QCOMPARE(QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact), rendered);
 }
 
@@ -893,10 +889,10 @@ void TestAdapters::templateRejects()
     QFETCH(QString, where);
     QFETCH(QString, message);
     const QJsonDocument document = QJsonDocument::fromJson(templateJson);
-    const auto compiled = upstream::adapters::RequestTemplate::compile(
+    const auto compiled = json::RequestTemplate::compile(
         document.isObject() ? QJsonValue(document.object()) : QJsonValue(document.array()));
-    QVERIFY(std::holds_alternative<QList<upstream::adapters::RequestTemplate::Error>>(compiled));
-    const auto &errors = std::get<QList<upstream::adapters::RequestTemplate::Error>>(compiled);
+    QVERIFY(std::holds_alternative<QList<json::RequestTemplate::Error>>(compiled));
+    const auto &errors = std::get<QList<json::RequestTemplate::Error>>(compiled);
     QCOMPARE(errors.size(), 1);
     QString location;
     for (const auto &step : errors.first().where) {

@@ -3,16 +3,16 @@
 // leaves as the bytes an Anthropic client expects. The translations themselves have golden
 // files (tst_adapters); this checks the wire bytes and the hand-off to parseChatRequest.
 
-#include "http/chat_request.h"
 #include "http/messages_ingress.h"
+#include "protocol/chat_request.h"
 #include "upstream/sse_parser.h"
 
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
-using switchyard::http::ApiError;
-using switchyard::http::ChatRequest;
 using switchyard::http::MessagesIngress;
+using switchyard::protocol::ApiError;
+using switchyard::protocol::ChatRequest;
 using switchyard::upstream::SseEvent;
 
 namespace {
@@ -62,7 +62,7 @@ void TestAdaptersIngress::convertedRequestPassesTheChatParser()
     QFETCH(int, messageCount);
     const auto converted = MessagesIngress::chatRequestFrom(messagesBody);
     QVERIFY(std::holds_alternative<QByteArray>(converted));
-    const auto parsed = switchyard::http::parseChatRequest(std::get<QByteArray>(converted));
+    const auto parsed = switchyard::protocol::parseChatRequest(std::get<QByteArray>(converted));
     QVERIFY(std::holds_alternative<ChatRequest>(parsed));
     QCOMPARE(std::get<ChatRequest>(parsed).model, u"m"_s);
     QCOMPARE(std::get<ChatRequest>(parsed).stream, stream);

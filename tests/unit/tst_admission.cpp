@@ -2,7 +2,9 @@
 // before routing; failover capacity and degraded-tier shedding during execution. Time is a
 // manual clock, stepped by hand.
 
+#include "config/config_store.h"
 #include "health/clock.h"
+#include "health/health_registry.h"
 #include "resilience/admission.h"
 
 #include <QtTest>
@@ -10,6 +12,7 @@
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using switchyard::config::AdmissionConfig;
+using switchyard::config::ConfigStore;
 using switchyard::config::TenantLimit;
 using switchyard::health::ManualClock;
 using switchyard::resilience::AdmissionController;
@@ -25,6 +28,17 @@ AdmissionConfig tenantConfig(int defaultRpm = 0)
     config.maxInFlight = 4;
     config.tenants.insert(u"acme"_s, TenantLimit{60, 2});
     config.defaultTenantRpm = defaultRpm;
+    return config;
+}
+
+// A config whose admission section is `admission`, with one endpoint for the failover counts.
+switchyard::config::Config withAdmission(const AdmissionConfig &admission)
+{
+    switchyard::config::Config config;
+    config.resilience.admission = admission;
+    switchyard::config::ProviderConfig endpoint;
+    endpoint.id = u"p"_s;
+    config.providers = {endpoint};
     return config;
 }
 
@@ -88,7 +102,8 @@ void TestAdmission::refusesWhatMayNotEnter()
     QFETCH(QString, message);
     QFETCH(QByteArray, retryAfter);
     ManualClock clock;
-    AdmissionController admission(tenantConfig(), clock);
+    const ConfigStore admissionRules(withAdmission(tenantConfig()));
+    AdmissionController admission(admissionRules, clock);
 
     const AdmissionVerdict verdict = admission.admit(tenant, depth, inFlight);
 
@@ -104,7 +119,8 @@ void TestAdmission::refusesWhatMayNotEnter()
 void TestAdmission::tenantBucketRefillsAtItsRate()
 {
     ManualClock clock;
-    AdmissionController admission(tenantConfig(), clock);
+    const ConfigStore admissionRules(withAdmission(tenantConfig()));
+    AdmissionController admission(admissionRules, clock);
 
     // A burst of 2, then one request per second.
     QVERIFY(admission.admit(u"acme"_s, 0, 0).admitted());
@@ -136,7 +152,8 @@ void TestAdmission::burstDefaultsToTheRatePerMinute()
     ManualClock clock;
     AdmissionConfig config;
     config.tenants.insert(u"slow"_s, TenantLimit{3, 0});
-    AdmissionController admission(config, clock);
+    const ConfigStore admissionRules(withAdmission(config));
+    AdmissionController admission(admissionRules, clock);
 
     for (int i = 0; i < 3; ++i)
         QVERIFY(admission.admit(u"slow"_s, 0, 0).admitted());
@@ -151,11 +168,13 @@ void TestAdmission::burstDefaultsToTheRatePerMinute()
 void TestAdmission::unlistedTenantsUseTheDefaultRate()
 {
     ManualClock clock;
-    AdmissionController unlimited(tenantConfig(0), clock);
+    const ConfigStore unlimitedRules(withAdmission(tenantConfig(0)));
+    AdmissionController unlimited(unlimitedRules, clock);
     for (int i = 0; i < 100; ++i)
         QVERIFY(unlimited.admit(u"other"_s, 0, 0).admitted());
 
-    AdmissionController limited(tenantConfig(1), clock);
+    const ConfigStore limitedRules(withAdmission(tenantConfig(1)));
+    AdmissionController limited(limitedRules, clock);
     QVERIFY(limited.admit(u"other"_s, 0, 0).admitted());
     QVERIFY(limited.admit(u"third"_s, 0, 0).admitted()); // a bucket per tenant
     QCOMPARE(limited.admit(u"other"_s, 0, 0).kind, Kind::TenantRateLimited);
@@ -169,7 +188,8 @@ void TestAdmission::unlistedTenantsUseTheDefaultRate()
 void TestAdmission::refusedRequestsTakeNothingFromTheTenant()
 {
     ManualClock clock;
-    AdmissionController admission(tenantConfig(), clock);
+    const ConfigStore admissionRules(withAdmission(tenantConfig()));
+    AdmissionController admission(admissionRules, clock);
 
     QCOMPARE(admission.admit(u"acme"_s, 0, 4).kind, Kind::Overloaded);
     QCOMPARE(admission.admit(u"acme"_s, 7, 0).kind, Kind::LoopDetected);
@@ -199,18 +219,26 @@ void TestAdmission::failoverTakesAtMostItsShareOfCapacity()
     ManualClock clock;
     AdmissionConfig config;
     config.failoverCapacityShare = share;
-    AdmissionController admission(config, clock);
+    const ConfigStore admissionRules(withAdmission(config));
+    AdmissionController admission(admissionRules, clock);
+
+    // The health registry counts failed-over calls per endpoint, up to the admission's limit.
+    switchyard::config::Config twoEndpoints = withAdmission(config);
+    twoEndpoints.providers.append(twoEndpoints.providers.first());
+    twoEndpoints.providers.last().id = u"q"_s;
+    const ConfigStore store(twoEndpoints);
+    switchyard::health::HealthRegistry health(store, clock);
 
     QCOMPARE(admission.failoverLimit(capacity), limit);
     for (int i = 0; i < limit; ++i)
-        QVERIFY(admission.tryStartFailover(7, capacity));
-    QVERIFY(!admission.tryStartFailover(7, capacity));
-    QCOMPARE(admission.failoverInFlight(7), limit);
-    QCOMPARE(admission.failoverInFlight(8), 0); // counted per endpoint
+        QVERIFY(health.tryStartFailover(0, admission.failoverLimit(capacity)));
+    QVERIFY(!health.tryStartFailover(0, admission.failoverLimit(capacity)));
+    QCOMPARE(health.failoverInFlight(0), limit);
+    QCOMPARE(health.failoverInFlight(1), 0); // counted per endpoint
     if (limit == 0)
         return;
-    admission.failoverFinished(7);
-    QVERIFY(admission.tryStartFailover(7, capacity));
+    health.failoverFinished(0);
+    QVERIFY(health.tryStartFailover(0, admission.failoverLimit(capacity)));
 }
 
 void TestAdmission::degradedTierAdmitsItsShareDeterministically()
@@ -218,11 +246,14 @@ void TestAdmission::degradedTierAdmitsItsShareDeterministically()
     ManualClock clock;
     AdmissionConfig config;
     config.degradedAdmitShare = 0.5;
-    AdmissionController half(config, clock);
+    const ConfigStore halfRules(withAdmission(config));
+    AdmissionController half(halfRules, clock);
     config.degradedAdmitShare = 0.0;
-    AdmissionController none(config, clock);
+    const ConfigStore noneRules(withAdmission(config));
+    AdmissionController none(noneRules, clock);
     config.degradedAdmitShare = 1.0;
-    AdmissionController all(config, clock);
+    const ConfigStore allRules(withAdmission(config));
+    AdmissionController all(allRules, clock);
 
     int admitted = 0;
     constexpr int kRequests = 2000;

@@ -19,7 +19,7 @@ RouteCandidate candidate(int provider, const QString &tier, CandidateRole role,
                          int degradationLevel = 0, const QString &model = u"m"_s)
 {
     RouteCandidate result;
-    result.providerIndex = provider;
+    result.endpoint = provider;
     result.providerId = u"p%1"_s.arg(provider);
     result.upstreamModel = model;
     result.tier = tier;
@@ -49,7 +49,7 @@ QList<int> walk(AttemptPlan &plan, QList<CandidateSkip> *skipped = nullptr)
     for (int next = plan.takeNext(admitAll, skipped); next >= 0;
          next = plan.takeNext(admitAll, skipped)) {
         plan.recordAttempt(next);
-        providers.append(plan.candidates()[next].providerIndex);
+        providers.append(plan.candidates()[next].endpoint);
     }
     return providers;
 }
@@ -152,10 +152,10 @@ void TestAttemptPlan::asksTheGateLastAndSkipsWhatItRefuses()
     QList<int> asked;
     const AttemptPlan::Gate gate = [&asked](const RouteCandidate &next,
                                             bool) -> std::optional<SkipReason> {
-        asked.append(next.providerIndex);
-        if (next.providerIndex == 0)
+        asked.append(next.endpoint);
+        if (next.endpoint == 0)
             return SkipReason::BreakerOpen;
-        if (next.providerIndex == 2)
+        if (next.endpoint == 2)
             return SkipReason::FailoverCapacityFull;
         return std::nullopt;
     };

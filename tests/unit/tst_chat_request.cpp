@@ -1,12 +1,12 @@
 // Hot-path request parsing: the fields routing needs, and the precise 400s for bad bodies.
 
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
-using namespace switchyard::http;
+using namespace switchyard::protocol;
 
 class TestChatRequest : public QObject {
     Q_OBJECT

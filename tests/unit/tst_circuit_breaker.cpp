@@ -33,10 +33,20 @@ config::ProviderConfig endpoint(const QString &id)
 }
 
 // One registry with one endpoint ("p", index 0) on a manual clock, recording every event.
+// One endpoint under the given breaker and probe rules.
+config::Config withRules(const config::BreakerConfig &breaker, const config::ProbeConfig &probes)
+{
+    config::Config config;
+    config.providers = {endpoint(u"p"_s)};
+    config.resilience.breaker = breaker;
+    config.resilience.probes = probes;
+    return config;
+}
+
 struct Fixture {
     explicit Fixture(const config::BreakerConfig &breaker = {},
                      const config::ProbeConfig &probes = {})
-        : registry({endpoint(u"p"_s)}, breaker, probes, clock)
+        : store(withRules(breaker, probes)), registry(store, clock)
     {
         registry.setEventSink([this](const BreakerEvent &event) { events.append(event); });
     }
@@ -73,6 +83,7 @@ struct Fixture {
     QString lastReason() const { return events.isEmpty() ? QString() : events.last().reason; }
 
     ManualClock clock;
+    config::ConfigStore store;
     HealthRegistry registry;
     QList<BreakerEvent> events;
 };

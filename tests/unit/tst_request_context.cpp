@@ -2,7 +2,7 @@
 // precise 400 for a bad one), the body's `switchyard` object into meta.<key> and out of the
 // forwarded body, and the cheap features the gearbox reads.
 
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 #include "routing/request_context.h"
 
 #include <QTest>
@@ -13,12 +13,12 @@ using Headers = QList<QPair<QByteArray, QByteArray>>;
 
 namespace {
 
-http::ChatRequest parse(const QByteArray &body)
+protocol::ChatRequest parse(const QByteArray &body)
 {
-    auto parsed = http::parseChatRequest(body);
-    if (const auto *error = std::get_if<http::ApiError>(&parsed))
+    auto parsed = protocol::parseChatRequest(body);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         qFatal("test body does not parse: %s", qPrintable(error->message));
-    return std::get<http::ChatRequest>(parsed);
+    return std::get<protocol::ChatRequest>(parsed);
 }
 
 QByteArray userMessage(const QByteArray &content)
@@ -138,7 +138,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, value);
         QFETCH(QString, message);
         const auto built = routing::buildRequestContext({{name, value}}, parse(userMessage("x")));
-        const auto *error = std::get_if<http::ApiError>(&built);
+        const auto *error = std::get_if<protocol::ApiError>(&built);
         QVERIFY(error);
         QCOMPARE(error->status, 400);
         QCOMPARE(error->type, u"invalid_request_error"_s);
@@ -190,8 +190,8 @@ private Q_SLOTS:
         QFETCH(QByteArray, body);
         QFETCH(QString, param);
         QFETCH(QString, message);
-        const auto parsed = http::parseChatRequest(body);
-        const auto *error = std::get_if<http::ApiError>(&parsed);
+        const auto parsed = protocol::parseChatRequest(body);
+        const auto *error = std::get_if<protocol::ApiError>(&parsed);
         QVERIFY(error);
         QCOMPARE(error->status, 400);
         QCOMPARE(error->param, param);
@@ -220,7 +220,7 @@ private Q_SLOTS:
     {
         QFETCH(QByteArray, body);
         QFETCH(QByteArray, forwarded);
-        const http::ChatRequest chat = parse(body);
+        const protocol::ChatRequest chat = parse(body);
         QCOMPARE(routing::forwardedBody(chat, body), forwarded);
     }
 
@@ -240,7 +240,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, content);
         QFETCH(int, tokens);
         QFETCH(int, characters);
-        const http::ChatRequest chat = parse(userMessage(content));
+        const protocol::ChatRequest chat = parse(userMessage(content));
         QCOMPARE(chat.estimatedInputTokens, tokens);
         QCOMPARE(chat.characterCount, characters);
     }
@@ -253,7 +253,7 @@ private Q_SLOTS:
             R"({"role":"system","content":"be brief"},)"
             R"({"role":"user","content":[{"type":"text","text":"```py\nx\n```\nand ```y```"}]},)"
             R"({"role":"assistant","content":null}]})";
-        const http::ChatRequest chat = parse(body);
+        const protocol::ChatRequest chat = parse(body);
         const auto context =
             std::get<routing::RequestContext>(routing::buildRequestContext({}, chat));
         QCOMPARE(context.messageCount, 3);

@@ -14,6 +14,7 @@ using switchyard::resilience::ErrorClass;
 using switchyard::resilience::RetryAction;
 using switchyard::resilience::TimeoutKind;
 using switchyard::upstream::TransportError;
+namespace config = switchyard::config;
 namespace resilience = switchyard::resilience;
 
 using OptionalMs = std::optional<milliseconds>;
@@ -316,7 +317,11 @@ void TestRetryPolicy::budgetAllowsAShareOfRequestsInFlight()
     QFETCH(int, minimum);
     QFETCH(int, requestsInFlight);
     QFETCH(int, allowed);
-    resilience::RetryBudget budget(percent, minimum);
+    config::Config rules;
+    rules.resilience.retries.budgetPercent = percent;
+    rules.resilience.retries.minRetriesInFlight = minimum;
+    const config::ConfigStore store(rules);
+    resilience::RetryBudget budget(store);
     for (int i = 0; i < requestsInFlight; ++i)
         budget.requestStarted();
 
@@ -332,7 +337,11 @@ void TestRetryPolicy::budgetAllowsAShareOfRequestsInFlight()
 
 void TestRetryPolicy::budgetSlotsAreGivenBack()
 {
-    resilience::RetryBudget budget(20.0, 1);
+    config::Config rules;
+    rules.resilience.retries.budgetPercent = 20.0;
+    rules.resilience.retries.minRetriesInFlight = 1;
+    const config::ConfigStore store(rules);
+    resilience::RetryBudget budget(store);
     budget.requestStarted();
     QVERIFY(budget.tryStartRetry());
     QVERIFY(!budget.tryStartRetry());

@@ -67,15 +67,20 @@ std::shared_ptr<const config::Config> loadConfig(const char *yaml)
 // A router over a real health registry, both on a clock the test moves by hand.
 struct Fixture {
     explicit Fixture(const char *yaml = kRoutedConfig)
-        : config(loadConfig(yaml)),
-          health(config->providers, config->resilience.breaker, config->resilience.probes, clock),
-          router(config, health, clock)
+        : config(loadConfig(yaml)), store(config), health(store, clock), router(store, health)
     {}
 
     int index(const QString &id) const { return health.indexOf(id); }
+    // A new snapshot, applied as the engine applies one: endpoints first, then the store.
+    void apply(std::shared_ptr<const config::Config> next)
+    {
+        health.syncConfiguredEndpoints(next->providers);
+        store.replace(std::move(next));
+    }
 
     health::ManualClock clock;
     std::shared_ptr<const config::Config> config;
+    config::ConfigStore store;
     health::HealthRegistry health;
     routing::Router router;
 };
@@ -213,7 +218,7 @@ private Q_SLOTS:
         QVERIFY(!std::get<routing::Explanation>(withoutId).context.requestId.isEmpty());
 
         const auto refused = fixture.router.explain({{"x-switchyard-depth", "deep"}}, body);
-        QCOMPARE(std::get<http::ApiError>(refused).param, u"x-switchyard-depth"_s);
+        QCOMPARE(std::get<protocol::ApiError>(refused).param, u"x-switchyard-depth"_s);
     }
 
     // ---- the gearbox ----
@@ -595,7 +600,7 @@ private Q_SLOTS:
     {
         Fixture fixture;
         QCOMPARE(fixture.router.setCanaryWeights(u"canary"_s, {50, 50}), QString());
-        fixture.router.setConfig(loadConfig(kRoutedConfig));
+        fixture.apply(loadConfig(kRoutedConfig));
         routing::CanarySplitState split = fixture.router.canarySplits().first();
         QVERIFY(split.overridden);
         QCOMPARE(split.branches[1].weight, 50);
@@ -603,7 +608,7 @@ private Q_SLOTS:
 
         QByteArray changed(kRoutedConfig);
         changed.replace("{target: pro-b, weight: 5}", "{target: backup, weight: 5}");
-        fixture.router.setConfig(loadConfig(changed.constData()));
+        fixture.apply(loadConfig(changed.constData()));
         split = fixture.router.canarySplits().first();
         QVERIFY(!split.overridden);
         QCOMPARE(split.branches[1].target, u"backup"_s);
@@ -615,7 +620,7 @@ private Q_SLOTS:
     void agentRegistryForgetsSilentAgents()
     {
         health::ManualClock clock;
-        routing::AgentRegistry registry(clock, 30s);
+        health::AgentRegistry registry(clock, [] { return 30s; });
         registry.upsert(
             {u"planner"_s, QUrl(u"http://127.0.0.1:9001/v1"_s), {u"travel/plan/trip"_s}, 4, {}}, 7);
         clock.advance(29s);
@@ -626,16 +631,16 @@ private Q_SLOTS:
         clock.advance(1s); // 30 s since the last heartbeat
         QVERIFY(registry.offering(u"travel/plan/trip"_s).isEmpty());
         QVERIFY(!registry.heartbeat(u"planner"_s, std::nullopt)); // too late: register again
-        const QList<routing::AgentRecord> expired = registry.expire();
+        const QList<health::AgentRecord> expired = registry.expire();
         QCOMPARE(expired.size(), 1);
-        QCOMPARE(expired.first().providerIndex, 7);
+        QCOMPARE(expired.first().endpoint, 7);
         QVERIFY(registry.agents().isEmpty());
     }
 
     void busyAgentsAreSkippedUntilTheySayOtherwise()
     {
         health::ManualClock clock;
-        routing::AgentRegistry registry(clock, 30s);
+        health::AgentRegistry registry(clock, [] { return 30s; });
         registry.upsert({u"a"_s, QUrl(u"http://127.0.0.1:9001"_s), {u"x/y/z"_s}, 0, {}}, 1);
         QVERIFY(registry.heartbeat(u"a"_s, true));
         QVERIFY(registry.offering(u"x/y/z"_s).isEmpty());
@@ -666,7 +671,7 @@ private Q_SLOTS:
         context.intent = u"travel/book/flight"_s;
         const routing::RouteDecision decision = fixture.router.route(context);
         QCOMPARE(providers(decision), QStringList{u"booker"_s});
-        QCOMPARE(decision.candidates.first().providerIndex, configured);
+        QCOMPARE(decision.candidates.first().endpoint, configured);
         QCOMPARE(decision.candidates.first().upstreamModel, u"whatever"_s);
         QCOMPARE(fixture.health.providerConfig(configured).baseUrl,
                  QUrl(u"http://127.0.0.1:9002/v1"_s));
@@ -721,16 +726,16 @@ private Q_SLOTS:
     void reRegistrationKeepsTheEndpointUnlessItMoved()
     {
         Fixture fixture;
-        const routing::AgentRegistration agent{
+        const health::AgentRegistration agent{
             u"a"_s, QUrl(u"http://127.0.0.1:9001"_s), {u"x/y/z"_s}, 0, {}};
         QVERIFY(!fixture.router.registerAgent(agent));
-        const int first = fixture.router.agents().find(u"a"_s)->providerIndex;
+        const int first = fixture.router.agents().find(u"a"_s)->endpoint;
         QVERIFY(!fixture.router.registerAgent(agent));
-        QCOMPARE(fixture.router.agents().find(u"a"_s)->providerIndex, first);
-        routing::AgentRegistration moved = agent;
+        QCOMPARE(fixture.router.agents().find(u"a"_s)->endpoint, first);
+        health::AgentRegistration moved = agent;
         moved.baseUrl = QUrl(u"http://127.0.0.1:9005"_s);
         QVERIFY(!fixture.router.registerAgent(moved));
-        QVERIFY(fixture.router.agents().find(u"a"_s)->providerIndex != first);
+        QVERIFY(fixture.router.agents().find(u"a"_s)->endpoint != first);
         QVERIFY(fixture.health.isRetired(first));
     }
 };

@@ -3,10 +3,10 @@
 // the same words a console form gets from validateRule.
 
 #include "config/config_loader.h"
+#include "config/rule_validation.h"
 #include "config_error_lines.h"
 #include "routing/request_context.h"
 #include "routing/rule_matcher.h"
-#include "routing/rule_validation.h"
 
 #include <QTest>
 
@@ -392,9 +392,9 @@ private Q_SLOTS:
         rule.when = condition;
         rule.to.kind = config::RouteTarget::Kind::Provider;
         rule.to.names = {u"lokal"_s};
-        const QList<routing::RuleProblem> problems = routing::validateRule(rule, *loaded.config);
+        const QList<config::RuleProblem> problems = config::validateRule(rule, *loaded.config);
         QStringList messages;
-        for (const routing::RuleProblem &problem : problems) {
+        for (const config::RuleProblem &problem : problems) {
             QCOMPARE(problem.position.line, 0);
             messages.append(problem.message);
         }
@@ -405,18 +405,18 @@ private Q_SLOTS:
 
         rule.when->values = {u"gpt-4.*"_s};
         rule.to.names = {u"local"_s};
-        QVERIFY(routing::validateRule(rule, *loaded.config).isEmpty());
+        QVERIFY(config::validateRule(rule, *loaded.config).isEmpty());
     }
 
     void fieldAndOperatorNamesForForms()
     {
-        QCOMPARE(routing::operatorNames(),
+        QCOMPARE(config::operatorNames(),
                  (QStringList{u"eq"_s, u"ne"_s, u"in"_s, u"glob"_s, u"regex"_s, u"lt"_s, u"le"_s,
                               u"gt"_s, u"ge"_s, u"exists"_s}));
-        QCOMPARE(routing::fieldNames().last(), u"meta.<key>"_s);
-        QCOMPARE(routing::parseField(u"header.X-Team"_s)->name, u"x-team"_s);
-        QVERIFY(!routing::parseField(u"header."_s));
-        QCOMPARE(routing::operatorFromName(u"ge"_s), config::ConditionOperator::Ge);
+        QCOMPARE(config::fieldNames().last(), u"meta.<key>"_s);
+        QCOMPARE(config::parseField(u"header.X-Team"_s)->name, u"x-team"_s);
+        QVERIFY(!config::parseField(u"header."_s));
+        QCOMPARE(config::operatorFromName(u"ge"_s), config::ConditionOperator::Ge);
     }
 };
 

@@ -118,7 +118,10 @@ private Q_SLOTS:
         config::ProviderConfig provider;
         provider.id = QStringLiteral("p");
         provider.models = {{QStringLiteral("m"), QStringLiteral("m")}};
-        health::HealthRegistry registry({provider});
+        config::Config config;
+        config.providers = {provider};
+        const config::ConfigStore store(config);
+        health::HealthRegistry registry(store);
         QCOMPARE(registry.indexOf(QStringLiteral("p")), 0);
         QCOMPARE(registry.indexOf(QStringLiteral("nope")), -1);
 

@@ -1,9 +1,9 @@
 #include "upstream/adapters/anthropic_adapter.h"
 
 #include "config/config.h"
-#include "upstream/adapters/json_template.h"
 #include "upstream/adapters/openai_shapes.h"
 
+#include "json/json_template.h"
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -223,7 +223,7 @@ private:
             const QString param = u"messages[%1]"_s.arg(index);
             const QJsonValue content = message.value(u"content"_s);
             if (role == u"system"_s || role == u"developer"_s) {
-                system.append(contentText(content));
+                system.append(json::contentText(content));
             } else if (role == u"user"_s) {
                 QJsonArray blocks;
                 if (content.isString()) {
@@ -271,7 +271,7 @@ private:
                 appendTurn(turns, u"user"_s,
                            QJsonArray{QJsonObject{{u"type"_s, u"tool_result"_s},
                                                   {u"tool_use_id"_s, id},
-                                                  {u"content"_s, contentText(content)}}});
+                                                  {u"content"_s, json::contentText(content)}}});
             } else {
                 refuse(u"Invalid value for '%1.role': `%2` is not one of system, developer, "
                        u"user, assistant, tool."_s.arg(param, role),
@@ -539,14 +539,14 @@ Usage usageFromAnthropic(const QJsonObject &usage, Usage known)
     return known;
 }
 
-std::variant<PreparedRequest, http::ApiError>
+std::variant<PreparedRequest, protocol::ApiError>
 AnthropicAdapter::buildRequest(const AdapterRequest &request) const
 {
     const QJsonObject chat = QJsonDocument::fromJson(request.openAiBody).object();
     MessagesRequestBuilder builder(m_provider, chat);
     const QJsonObject messages = builder.build(request.upstreamModel, request.stream);
     if (builder.refusal)
-        return http::ApiError::invalidRequest(builder.refusal->message, builder.refusal->param);
+        return protocol::ApiError::invalidRequest(builder.refusal->message, builder.refusal->param);
 
     PreparedRequest prepared;
     UpstreamRequest &call = prepared.request;
@@ -625,8 +625,8 @@ std::unique_ptr<StreamTranslator> AnthropicAdapter::startStream(const AnswerShap
     return std::make_unique<AnthropicStreamTranslator>(m_provider.id, shape);
 }
 
-http::ApiError AnthropicAdapter::translateError(int status, const HeaderList &headers,
-                                                QByteArrayView body) const
+protocol::ApiError AnthropicAdapter::translateError(int status, const HeaderList &headers,
+                                                    QByteArrayView body) const
 {
     // {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}
     const QJsonObject error =

@@ -39,22 +39,23 @@ QString typeName(const QJsonValue &value)
     return u"nothing"_s;
 }
 
-http::ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
+protocol::ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
 {
-    return http::ApiError::invalidRequest(
+    return protocol::ApiError::invalidRequest(
         u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
                                                                          typeName(got)),
         param);
 }
 
-http::ApiError missing(const QString &param)
+protocol::ApiError missing(const QString &param)
 {
-    return http::ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param), param);
+    return protocol::ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param),
+                                              param);
 }
 
-http::ApiError unsupported(const QString &what, const QString &param)
+protocol::ApiError unsupported(const QString &what, const QString &param)
 {
-    return http::ApiError::invalidRequest(
+    return protocol::ApiError::invalidRequest(
         u"%1 in '%2' is not supported on /v1/messages by this gateway."_s.arg(what, param), param);
 }
 
@@ -74,7 +75,7 @@ QString blocksText(const QJsonValue &content)
 
 class ChatRequestBuilder {
 public:
-    std::optional<http::ApiError> error;
+    std::optional<protocol::ApiError> error;
 
     QJsonArray convertMessages(const QJsonObject &request)
     {
@@ -98,7 +99,7 @@ public:
             const QString role = message.value(u"role"_s).toString();
             const QJsonValue content = message.value(u"content"_s);
             if (role != u"user"_s && role != u"assistant"_s) {
-                fail(http::ApiError::invalidRequest(
+                fail(protocol::ApiError::invalidRequest(
                     u"Invalid value for '%1.role': expected `user` or `assistant`%2."_s.arg(
                         param, role == u"system"_s
                                    ? u"; a system prompt goes in the top-level `system` field"_s
@@ -164,7 +165,7 @@ public:
     }
 
 private:
-    void fail(http::ApiError problem)
+    void fail(protocol::ApiError problem)
     {
         if (!error)
             error = std::move(problem);
@@ -250,12 +251,12 @@ private:
 
 } // namespace
 
-std::variant<QByteArray, http::ApiError> chatRequestFromMessages(QByteArrayView messagesBody)
+std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayView messagesBody)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(messagesBody.toByteArray(), &parseError);
     if (!document.isObject()) {
-        return http::ApiError::invalidRequest(
+        return protocol::ApiError::invalidRequest(
             u"We could not parse the JSON body of your request (%1). The body must be a JSON "
             u"object."_s.arg(parseError.error == QJsonParseError::NoError
                                  ? u"not an object"_s
@@ -311,7 +312,7 @@ QString stopReasonFromFinishReason(const QString &finishReason)
     return u"end_turn"_s;
 }
 
-std::variant<QByteArray, http::ApiError> messageFromCompletion(QByteArrayView completionJson)
+std::variant<QByteArray, protocol::ApiError> messageFromCompletion(QByteArrayView completionJson)
 {
     const QJsonObject completion = QJsonDocument::fromJson(completionJson.toByteArray()).object();
     const QJsonObject choice = completion.value(u"choices"_s).toArray().at(0).toObject();
@@ -377,7 +378,7 @@ QString anthropicErrorType(int status)
     return status >= 400 && status < 500 ? u"invalid_request_error"_s : u"api_error"_s;
 }
 
-QByteArray anthropicErrorJson(const http::ApiError &error)
+QByteArray anthropicErrorJson(const protocol::ApiError &error)
 {
     return compact(
         QJsonObject{{u"type"_s, u"error"_s},
@@ -507,7 +508,7 @@ QList<SseEvent> MessagesStreamWriter::feed(const SseEvent &openAiEvent)
     return events;
 }
 
-QList<SseEvent> MessagesStreamWriter::fail(const http::ApiError &error)
+QList<SseEvent> MessagesStreamWriter::fail(const protocol::ApiError &error)
 {
     if (m_completed || m_failed)
         return {};

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 #include "upstream/adapters/provider_adapter.h"
 
 #include <QByteArray>
@@ -20,14 +20,14 @@ namespace switchyard::upstream::adapters {
 // stream_options.include_usage, so the final message_delta can carry the token counts. Errors
 // are 400s whose message names the field, as in OpenAI's errors; render them with
 // anthropicErrorJson.
-std::variant<QByteArray, http::ApiError> chatRequestFromMessages(QByteArrayView messagesBody);
+std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayView messagesBody);
 
 // An OpenAI chat.completion as an Anthropic message. An error when the completion cannot be
 // expressed (a tool call whose arguments are not a JSON object): the provider's fault, 502.
-std::variant<QByteArray, http::ApiError> messageFromCompletion(QByteArrayView completionJson);
+std::variant<QByteArray, protocol::ApiError> messageFromCompletion(QByteArrayView completionJson);
 
 // {"type":"error","error":{"type":"...","message":"..."}} for an error; the HTTP status stays.
-QByteArray anthropicErrorJson(const http::ApiError &error);
+QByteArray anthropicErrorJson(const protocol::ApiError &error);
 // Anthropic's error type for an HTTP status: 400 invalid_request_error ... 529 overloaded_error.
 QString anthropicErrorType(int status);
 // Anthropic's stop_reason for OpenAI's finish_reason.
@@ -40,7 +40,7 @@ class MessagesStreamWriter {
 public:
     QList<SseEvent> feed(const SseEvent &openAiEvent);
     // The stream failed after it began: Anthropic's `error` event. Nothing may follow it.
-    QList<SseEvent> fail(const http::ApiError &error);
+    QList<SseEvent> fail(const protocol::ApiError &error);
     bool completed() const { return m_completed; }
 
 private:

@@ -61,7 +61,7 @@ QString describeJson(const QJsonValue &value)
 }
 
 // An error message found at `path`: text as is, anything else as compact JSON.
-QString messageAt(const std::optional<JsonPath> &path, const QJsonValue &document)
+QString messageAt(const std::optional<json::JsonPath> &path, const QJsonValue &document)
 {
     if (!path)
         return {};
@@ -80,7 +80,7 @@ QString messageAt(const std::optional<JsonPath> &path, const QJsonValue &documen
 // Counts at the usage paths, kept over `known` where the document has none.
 Usage usageAt(const MappedUsagePaths &paths, const QJsonValue &document, Usage known)
 {
-    const auto count = [&document](const std::optional<JsonPath> &path) -> qint64 {
+    const auto count = [&document](const std::optional<json::JsonPath> &path) -> qint64 {
         if (!path)
             return -1;
         const std::optional<QJsonValue> found = path->find(document);
@@ -112,9 +112,9 @@ bool isTruthy(const QJsonValue &value)
     return false;
 }
 
-bool namesWholeDocument(const JsonPath &path)
+bool namesWholeDocument(const json::JsonPath &path)
 {
-    return path.root() == JsonPath::Root::Document && path.steps().isEmpty();
+    return path.root() == json::JsonPath::Root::Document && path.steps().isEmpty();
 }
 
 class MappedStreamTranslator final : public StreamTranslator {
@@ -237,7 +237,7 @@ bool MappedAdapter::canStream() const
     return m_provider.adapter.mapping.stream.enabled;
 }
 
-std::variant<PreparedRequest, http::ApiError>
+std::variant<PreparedRequest, protocol::ApiError>
 MappedAdapter::buildRequest(const AdapterRequest &request) const
 {
     const config::MappingConfig &mapping = m_provider.adapter.mapping;
@@ -326,8 +326,8 @@ std::unique_ptr<StreamTranslator> MappedAdapter::startStream(const AnswerShape &
     return std::make_unique<MappedStreamTranslator>(m_provider, shape);
 }
 
-http::ApiError MappedAdapter::translateError(int status, const HeaderList &headers,
-                                             QByteArrayView body) const
+protocol::ApiError MappedAdapter::translateError(int status, const HeaderList &headers,
+                                                 QByteArrayView body) const
 {
     QString detail;
     if (const std::optional<QJsonValue> document = parseJson(body))

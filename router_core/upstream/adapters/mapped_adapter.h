@@ -11,13 +11,13 @@ class MappedAdapter final : public ProviderAdapter {
 public:
     explicit MappedAdapter(const config::ProviderConfig &provider) : m_provider(provider) {}
 
-    std::variant<PreparedRequest, http::ApiError>
+    std::variant<PreparedRequest, protocol::ApiError>
     buildRequest(const AdapterRequest &request) const override;
     AnswerTranslation translateAnswer(const AnswerShape &shape,
                                       const QByteArray &body) const override;
     std::unique_ptr<StreamTranslator> startStream(const AnswerShape &shape) const override;
-    http::ApiError translateError(int status, const HeaderList &headers,
-                                  QByteArrayView body) const override;
+    protocol::ApiError translateError(int status, const HeaderList &headers,
+                                      QByteArrayView body) const override;
     bool canStream() const override;
 
 private:

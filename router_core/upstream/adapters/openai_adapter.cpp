@@ -1,7 +1,7 @@
 #include "upstream/adapters/openai_adapter.h"
 
 #include "config/config.h"
-#include "http/chat_request.h"
+#include "protocol/chat_request.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -134,7 +134,7 @@ QString openAiErrorMessage(QByteArrayView body)
     return text.isEmpty() ? u"no details given"_s : text;
 }
 
-std::variant<PreparedRequest, http::ApiError>
+std::variant<PreparedRequest, protocol::ApiError>
 OpenAiAdapter::buildRequest(const AdapterRequest &request) const
 {
     PreparedRequest prepared;
@@ -143,7 +143,7 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     // The fast path: the client's bytes as they came unless the model is renamed.
     call.body = request.upstreamModel == request.clientModel
                     ? request.openAiBody
-                    : http::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+                    : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
     call.headers = {{"Content-Type", "application/json"},
                     {"Accept", request.stream ? "text/event-stream" : "application/json"}};
     call.headers.append(request.extraHeaders);
@@ -178,8 +178,8 @@ std::unique_ptr<StreamTranslator> OpenAiAdapter::startStream(const AnswerShape &
     return std::make_unique<OpenAiStreamTranslator>(m_provider.id);
 }
 
-http::ApiError OpenAiAdapter::translateError(int status, const HeaderList &headers,
-                                             QByteArrayView body) const
+protocol::ApiError OpenAiAdapter::translateError(int status, const HeaderList &headers,
+                                                 QByteArrayView body) const
 {
     QByteArray retryAfter;
     for (const auto &[name, value] : headers) {

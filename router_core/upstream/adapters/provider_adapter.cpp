@@ -28,10 +28,10 @@ std::unique_ptr<ProviderAdapter> adapterFor(const config::ProviderConfig &provid
     return std::make_unique<OpenAiAdapter>(provider);
 }
 
-http::ApiError providerHttpError(const QString &providerId, int status, const QString &detail,
-                                 const QByteArray &retryAfter)
+protocol::ApiError providerHttpError(const QString &providerId, int status, const QString &detail,
+                                     const QByteArray &retryAfter)
 {
-    http::ApiError error;
+    protocol::ApiError error;
     error.param = QString();
     switch (status) {
     case 400:
@@ -74,17 +74,17 @@ http::ApiError providerHttpError(const QString &providerId, int status, const QS
     return error;
 }
 
-http::ApiError providerStreamError(const QString &providerId, int status, const QString &detail)
+protocol::ApiError providerStreamError(const QString &providerId, int status, const QString &detail)
 {
-    http::ApiError error = providerHttpError(providerId, status, detail, {});
+    protocol::ApiError error = providerHttpError(providerId, status, detail, {});
     error.message = u"Provider `%1` reported an error in the stream: %2"_s.arg(providerId, detail);
     return error;
 }
 
-http::ApiError unusableAnswer(const QString &message)
+protocol::ApiError unusableAnswer(const QString &message)
 {
-    return http::ApiError{502, message, u"upstream_error"_s, {}, u"invalid_upstream_response"_s,
-                          {}};
+    return protocol::ApiError{502, message, u"upstream_error"_s, {}, u"invalid_upstream_response"_s,
+                              {}};
 }
 
 QList<SseEvent> completionAsChunks(const AnswerShape &shape, QByteArrayView completionJson)

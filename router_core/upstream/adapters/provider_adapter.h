@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/openai_error.h"
+#include "protocol/openai_error.h"
 #include "upstream/sse_parser.h"
 #include "upstream/upstream_transport.h"
 
@@ -71,7 +71,7 @@ struct AnswerTranslation {
     };
     Kind kind = Kind::Ok;
     QByteArray openAiJson;
-    http::ApiError error; // Unusable: 502 `invalid_upstream_response` saying what was wrong
+    protocol::ApiError error; // Unusable: 502 `invalid_upstream_response` saying what was wrong
     Usage usage;
 };
 
@@ -83,7 +83,7 @@ struct StreamFailure {
         Unusable,      // an event that cannot be read: quality, not a call failure
     };
     Kind kind = Kind::ProviderError;
-    http::ApiError error;
+    protocol::ApiError error;
 };
 
 // What one upstream event (or the end of the stream) turns into.
@@ -113,7 +113,7 @@ public:
 
     // The provider's request for this attempt, or a 400 for a request this kind of provider
     // cannot serve (the client's fault: nothing was sent, no health outcome).
-    virtual std::variant<PreparedRequest, http::ApiError>
+    virtual std::variant<PreparedRequest, protocol::ApiError>
     buildRequest(const AdapterRequest &request) const = 0;
 
     // A 2xx answer to a request that was not streamed upstream.
@@ -124,8 +124,8 @@ public:
     virtual std::unique_ptr<StreamTranslator> startStream(const AnswerShape &shape) const = 0;
 
     // A non-2xx answer as the client's error. `headers` are the response's, names lower-cased.
-    virtual http::ApiError translateError(int status, const HeaderList &headers,
-                                          QByteArrayView body) const = 0;
+    virtual protocol::ApiError translateError(int status, const HeaderList &headers,
+                                              QByteArrayView body) const = 0;
 
     // False when the provider cannot stream: a streamed client request is then sent unstreamed
     // (shape.upstreamStreams false) and its answer replayed with completionAsChunks().
@@ -140,15 +140,16 @@ std::unique_ptr<ProviderAdapter> adapterFor(const config::ProviderConfig &provid
 // The error a non-2xx provider answer becomes, the same for every kind: the request's own faults
 // (400, 401, 403, 404, 413, 422) keep their status, 429 keeps Retry-After, 503 and 504 pass
 // through, anything else is 502. `detail` is the provider's own message.
-http::ApiError providerHttpError(const QString &providerId, int status, const QString &detail,
-                                 const QByteArray &retryAfter);
+protocol::ApiError providerHttpError(const QString &providerId, int status, const QString &detail,
+                                     const QByteArray &retryAfter);
 
 // An error the provider reported inside a stream, classified as an HTTP answer with `status`
 // would be (Anthropic's overloaded_error as 529, a generic one as 502).
-http::ApiError providerStreamError(const QString &providerId, int status, const QString &detail);
+protocol::ApiError providerStreamError(const QString &providerId, int status,
+                                       const QString &detail);
 
 // The 502 for an answer that arrived but cannot be used.
-http::ApiError unusableAnswer(const QString &message);
+protocol::ApiError unusableAnswer(const QString &message);
 
 // A whole chat.completion replayed as chunk events ending with [DONE], for a streamed client
 // request served by a provider that answered whole.

@@ -1,0 +1,71 @@
+#pragma once
+
+#include "bridge/engine_bridge.h"
+#include "config/config.h"
+
+#include <QObject>
+#include <chrono>
+#include <optional>
+
+class QThread;
+
+namespace switchyard {
+
+class Engine;
+namespace sim {
+class SimulatorHost;
+class DemoTraffic;
+} // namespace sim
+
+// The real engine bridge: it owns the engine and simulator threads, hands out value snapshots
+// and takes commands as queued calls, so its owner's thread never blocks on engine work after
+// start(). The console, headless main and tests drive Switchyard through it.
+class EngineHost final : public EngineBridge {
+    Q_OBJECT
+public:
+    // `config` is only read by start(): after it, the engine's config store is its one owner.
+    explicit EngineHost(config::Config config, QObject *parent = nullptr);
+    ~EngineHost() override;
+
+    // Starts the simulator and engine threads and waits until the gateway listens.
+    // Returns false and fills errorMessage when it cannot (port in use, bad address...).
+    bool start(QString *errorMessage);
+    quint16 port() const { return m_port; }
+
+    QString listenAddress() const override { return m_listenAddress; }
+    EngineSnapshot lastSnapshot() const override { return m_lastSnapshot; }
+    RoutesState routesState() const override { return m_routesState; }
+
+    void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
+                      const HeaderList &headers, const QByteArray &body) override;
+    void applyRoutes(const QList<config::RouteRule> &rules) override;
+    void setCanaryWeights(const QString &rule, const QList<int> &weights) override;
+    void resetCanaryWeights(const QString &rule) override;
+    void removeAgent(const QString &agentId) override;
+
+public Q_SLOTS:
+    void setDemoTraffic(bool enabled, double requestsPerSecond) override;
+    void shutdown(std::chrono::milliseconds grace) override;
+    void applyProviderAction(const QString &providerId, switchyard::ProviderAction action) override;
+    void setSimulatorKnobs(const QString &providerId,
+                           const switchyard::SimulatorKnobs &knobs) override;
+
+private:
+    void stopThreads();
+
+    std::optional<config::Config> m_startConfig; // until start() hands it to the engine
+    quint16 m_port = 0;
+    QString m_listenAddress;
+    EngineSnapshot m_lastSnapshot;
+    RoutesState m_routesState;
+    QThread *m_engineThread = nullptr;
+    QThread *m_simulatorThread = nullptr;
+    Engine *m_engine = nullptr;                // lives on m_engineThread
+    sim::SimulatorHost *m_simulator = nullptr; // lives on m_simulatorThread
+    sim::DemoTraffic *m_demoTraffic = nullptr; // lives on m_simulatorThread
+    bool m_shuttingDown = false;
+    bool m_demoRunning = false;
+    double m_demoRate = 0.0;
+};
+
+} // namespace switchyard

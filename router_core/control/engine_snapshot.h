@@ -1,0 +1,28 @@
+#pragma once
+
+#include "control/routes_state.h"
+#include "health/endpoint_state.h"
+
+#include <QList>
+#include <QMetaType>
+#include <QString>
+
+namespace switchyard {
+
+// What the console's overview shows, made on the engine thread every publishing tick and handed
+// over by value.
+struct EngineSnapshot {
+    QString listenAddress;          // "127.0.0.1:8080"
+    double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
+    quint64 totalRequests = 0;
+    int inFlight = 0;
+    bool demoTrafficRunning = false;
+    double demoRequestsPerSecond = 0.0;
+    QList<ProviderHealth> providers;
+    QList<AgentState> agents;                // registered agents, in registration order
+    QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+};
+
+} // namespace switchyard
+
+Q_DECLARE_METATYPE(switchyard::EngineSnapshot)

@@ -1,0 +1,175 @@
+#include "control/operator_commands.h"
+
+#include "config/rule_validation.h"
+#include "health/health_registry.h"
+
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcCommands, "switchyard.commands")
+
+namespace switchyard::control {
+
+using namespace Qt::StringLiterals;
+
+OperatorCommands::OperatorCommands(config::ConfigStore &store, health::HealthRegistry &health,
+                                   routing::Router &router, QObject *parent)
+    : QObject(parent), m_store(store), m_health(health), m_router(router)
+{
+    connect(&m_router, &routing::Router::canaryWeightsChanged, this,
+            [this] { emit routesChanged(routesState()); });
+    connect(&m_router, &routing::Router::agentsChanged, this, &OperatorCommands::agentsChanged);
+}
+
+// ---- endpoints ----------------------------------------------------------------------------------
+
+QList<ProviderHealth> OperatorCommands::providers() const
+{
+    return m_health.snapshot();
+}
+
+std::optional<ProviderHealth> OperatorCommands::provider(const QString &providerId) const
+{
+    if (!hasProvider(providerId))
+        return std::nullopt;
+    for (const ProviderHealth &provider : m_health.snapshot()) {
+        if (provider.id == providerId)
+            return provider;
+    }
+    return std::nullopt;
+}
+
+bool OperatorCommands::hasProvider(const QString &providerId) const
+{
+    return m_health.indexOf(providerId) >= 0;
+}
+
+bool OperatorCommands::applyProviderAction(const QString &providerId, ProviderAction action)
+{
+    const int slot = m_health.indexOf(providerId);
+    if (slot < 0)
+        return false;
+    m_health.applyAction(slot, action);
+    return true;
+}
+
+// ---- simulated providers ------------------------------------------------------------------------
+
+bool OperatorCommands::isSimulated(const QString &providerId) const
+{
+    const int slot = m_health.indexOf(providerId);
+    return slot >= 0 && m_health.providerConfig(slot).kind == config::ProviderKind::Simulated;
+}
+
+SimulatorKnobs OperatorCommands::simulatorKnobs(const QString &providerId) const
+{
+    const int slot = m_health.indexOf(providerId);
+    return slot >= 0 ? m_health.simulatorKnobs(slot) : SimulatorKnobs{};
+}
+
+bool OperatorCommands::setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs)
+{
+    if (!isSimulated(providerId) || !m_simulatorControl)
+        return false;
+    m_health.setSimulatorKnobs(m_health.indexOf(providerId), knobs);
+    m_simulatorControl(providerId, knobs);
+    return true;
+}
+
+// ---- rules and canary weights -------------------------------------------------------------------
+
+RoutesState OperatorCommands::routesState() const
+{
+    return {m_store.config().routing.routes, m_router.canarySplits(), m_store.current(),
+            m_store.version()};
+}
+
+QStringList OperatorCommands::problemsWith(const QList<config::RouteRule> &rules) const
+{
+    QStringList problems;
+    for (const config::RuleProblem &problem : config::validateRoutes(rules, m_store.config()))
+        problems.append(problem.message);
+    return problems;
+}
+
+QStringList OperatorCommands::applyRoutes(const QList<config::RouteRule> &rules)
+{
+    const QStringList problems = problemsWith(rules);
+    if (!problems.isEmpty())
+        return problems;
+    auto next = std::make_shared<config::Config>(m_store.config());
+    next->routing.routes = rules;
+    // The providers do not change with the rules; a new snapshot that changed them would sync
+    // the registry's endpoints first (m_health.syncConfiguredEndpoints), so ids resolve.
+    m_store.replace(std::move(next));
+    qCInfo(lcCommands).noquote() << "applied" << rules.size() << "route rule(s); config version"
+                                 << m_store.version();
+    emit routesChanged(routesState());
+    return {};
+}
+
+QString OperatorCommands::setCanaryWeights(const QString &rule, const QList<int> &weights)
+{
+    return m_router.setCanaryWeights(rule, weights);
+}
+
+bool OperatorCommands::resetCanaryWeights(const QString &rule)
+{
+    return m_router.resetCanaryWeights(rule);
+}
+
+// ---- explain and dry run ------------------------------------------------------------------------
+
+std::variant<routing::Explanation, protocol::ApiError>
+OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
+                          const std::optional<QList<config::RouteRule>> &rules) const
+{
+    if (!rules)
+        return m_router.explain(headers, body);
+    const QStringList problems = problemsWith(*rules);
+    if (!problems.isEmpty()) {
+        protocol::ApiError error = protocol::ApiError::invalidRequest(
+            u"The edited rules do not validate: %1"_s.arg(problems.join(u"; "_s)), u"routes"_s);
+        error.code = u"invalid_routes"_s;
+        return error;
+    }
+    // The trial differs from the snapshot in force in its rules and nothing else.
+    auto trial = std::make_shared<config::Config>(m_store.config());
+    trial->routing.routes = *rules;
+    const routing::RoutingTable table(std::move(trial), m_health);
+    return m_router.explain(table, headers, body);
+}
+
+// ---- registered agents --------------------------------------------------------------------------
+
+QList<AgentState> OperatorCommands::agentStates() const
+{
+    QList<AgentState> states;
+    const health::AgentRegistry &registry = m_router.agents();
+    for (const health::AgentRecord &agent : registry.agents()) {
+        const health::AgentRegistration &registration = agent.registration;
+        states.append({registration.id, registration.baseUrl.toString(), registration.capabilities,
+                       registration.models, m_health.providerConfig(agent.endpoint).capacity,
+                       agent.busy, registry.isLive(agent), agent.registeredAtMsSinceEpoch,
+                       agent.lastHeartbeatMsSinceEpoch});
+    }
+    return states;
+}
+
+std::optional<routing::AgentRefusal>
+OperatorCommands::registerAgent(const health::AgentRegistration &registration)
+{
+    return m_router.registerAgent(registration);
+}
+
+std::optional<routing::AgentRefusal> OperatorCommands::agentHeartbeat(const QString &id,
+                                                                      std::optional<bool> busy)
+{
+    return m_router.agentHeartbeat(id, busy);
+}
+
+std::optional<routing::AgentRefusal> OperatorCommands::removeAgent(const QString &id)
+{
+    return m_router.removeAgent(id);
+}
+
+} // namespace switchyard::control

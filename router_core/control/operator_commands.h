@@ -1,0 +1,102 @@
+#pragma once
+
+#include "config/config_store.h"
+#include "control/routes_state.h"
+#include "health/endpoint_state.h"
+#include "protocol/openai_error.h"
+#include "routing/router.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QObject>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <optional>
+#include <variant>
+
+namespace switchyard::health {
+class HealthRegistry;
+}
+
+namespace switchyard::control {
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+// Every command an operator can give the running engine, in one place: the console (through the
+// engine bridge) and the admin API (/admin/v1/) both call these and nothing else, so whatever
+// one can do the other can, and both get the same answer in the same words. Engine thread only.
+//
+// It owns no state of its own beyond how simulator knobs reach the simulator thread: endpoints,
+// agents and knobs are the health registry's, rules and canary weights the router's, the config
+// snapshot the store's.
+class OperatorCommands final : public QObject {
+    Q_OBJECT
+public:
+    // Hands knobs over to the simulator's own thread; installed by whoever runs the simulator.
+    using SimulatorControl =
+        std::function<void(const QString &providerId, const SimulatorKnobs &knobs)>;
+
+    OperatorCommands(config::ConfigStore &store, health::HealthRegistry &health,
+                     routing::Router &router, QObject *parent = nullptr);
+
+    // ---- endpoints ----
+    QList<ProviderHealth> providers() const;
+    std::optional<ProviderHealth> provider(const QString &providerId) const;
+    bool hasProvider(const QString &providerId) const;
+    // False when no live endpoint has this id.
+    bool applyProviderAction(const QString &providerId, ProviderAction action);
+
+    // ---- simulated providers (failover drills) ----
+    void setSimulatorControl(SimulatorControl control) { m_simulatorControl = std::move(control); }
+    bool simulatorRunning() const { return bool(m_simulatorControl); }
+    bool isSimulated(const QString &providerId) const;
+    // The knobs last set (defaults when never set, or when the id is not a live endpoint).
+    SimulatorKnobs simulatorKnobs(const QString &providerId) const;
+    // False when the provider is not simulated or no simulator runs.
+    bool setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs);
+
+    // ---- rules and canary weights ----
+    RoutesState routesState() const;
+    // Validates `rules` against the snapshot in force; when they pass, a new snapshot holding
+    // them replaces it (requests in flight keep theirs). Returns the problems, empty on success.
+    QStringList applyRoutes(const QList<config::RouteRule> &rules);
+    QList<routing::CanarySplitState> canarySplits() const { return m_router.canarySplits(); }
+    QString setCanaryWeights(const QString &rule, const QList<int> &weights);
+    bool resetCanaryWeights(const QString &rule);
+
+    // ---- explain and dry run ----
+    // What live traffic would get for this request (its headers and chat body), without calling
+    // anyone: the router's own route() under the snapshot in force, or, given `rules`, under a
+    // trial snapshot that differs from it in those rules alone. Either way the live agents,
+    // canary weights and endpoint health decide. A body or header the gateway would refuse gives
+    // its 400; rules that do not validate give a 400 listing every problem.
+    std::variant<routing::Explanation, protocol::ApiError>
+    explain(const HeaderList &headers, const QByteArray &body,
+            const std::optional<QList<config::RouteRule>> &rules = std::nullopt) const;
+
+    // ---- registered agents ----
+    const health::AgentRegistry &agents() const { return m_router.agents(); }
+    QList<AgentState> agentStates() const;
+    std::optional<routing::AgentRefusal>
+    registerAgent(const health::AgentRegistration &registration);
+    std::optional<routing::AgentRefusal> agentHeartbeat(const QString &id,
+                                                        std::optional<bool> busy);
+    std::optional<routing::AgentRefusal> removeAgent(const QString &id);
+
+Q_SIGNALS:
+    // The rules or a canary weight changed.
+    void routesChanged(const switchyard::RoutesState &state);
+    void agentsChanged();
+
+private:
+    QStringList problemsWith(const QList<config::RouteRule> &rules) const;
+
+    config::ConfigStore &m_store;
+    health::HealthRegistry &m_health;
+    routing::Router &m_router;
+    SimulatorControl m_simulatorControl;
+};
+
+} // namespace switchyard::control
