@@ -738,6 +738,59 @@ private Q_SLOTS:
         QVERIFY(fixture.router.agents().find(u"a"_s)->endpoint != first);
         QVERIFY(fixture.health.isRetired(first));
     }
+
+    // ---- snapshots and endpoint identity ----
+
+    void aRequestKeepsTheTableItTookWhenRulesChange()
+    {
+        Fixture fixture;
+        const std::shared_ptr<const routing::RoutingTable> taken = fixture.router.table();
+        auto next = std::make_shared<config::Config>(*fixture.config);
+        next->routing.routes.removeIf(
+            [](const config::RouteRule &rule) { return rule.name == u"local-only"_s; });
+        fixture.apply(std::move(next));
+
+        routing::RequestContext sensitive = request(u"small"_s);
+        sensitive.sensitivity = u"high"_s;
+        QCOMPARE(fixture.router.route(*taken, sensitive).rule, u"local-only"_s);
+        QCOMPARE(providers(fixture.router.route(*taken, sensitive)), QStringList{u"light-a"_s});
+        QCOMPARE(fixture.router.route(sensitive).rule, QString()); // the new table has no rule
+        QCOMPARE(taken->config().routing.routes.size(), 4);        // the old snapshot is intact
+        QCOMPARE(fixture.store.config().routing.routes.size(), 3);
+    }
+
+    void endpointsKeepTheirIdentityAcrossSnapshots()
+    {
+        Fixture fixture(kPlainConfig);
+        const int first = fixture.index(u"first"_s);
+        const int second = fixture.index(u"second"_s);
+        fixture.health.applyAction(second, ProviderAction::Trip);
+
+        // `first` leaves, `third` arrives, `second` moves to the top of the file.
+        fixture.apply(loadConfig(R"(
+providers:
+  - {id: second, kind: simulated, models: [shared]}
+  - {id: third, kind: simulated, models: [shared, only-third]}
+)"));
+        QCOMPARE(fixture.index(u"second"_s), second); // same slot, same state
+        QCOMPARE(fixture.health.breakerState(second), BreakerState::Open);
+        QCOMPARE(fixture.index(u"first"_s), -1);
+        QVERIFY(fixture.health.isRetired(first));
+        const int third = fixture.index(u"third"_s);
+        QVERIFY(third != first && third != second); // slots are never reused
+
+        // Positions in the new file are not slots: the decision names the right endpoints.
+        const routing::RouteDecision decision = fixture.router.route(request(u"only-third"_s));
+        QCOMPARE(decision.candidates.size(), 1);
+        QCOMPARE(decision.candidates.first().providerId, u"third"_s);
+        QCOMPARE(decision.candidates.first().endpoint, third);
+        QCOMPARE(fixture.health.providerConfig(third).id, u"third"_s);
+        // `second` is open: only `third` can take the shared model now.
+        QCOMPARE(providers(fixture.router.route(request(u"shared"_s))), QStringList{u"third"_s});
+        QCOMPARE(fixture.router.models(),
+                 (QList<QPair<QString, QString>>{{u"only-third"_s, u"third"_s},
+                                                 {u"shared"_s, u"second"_s}}));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRouter)
