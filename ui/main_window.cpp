@@ -7,6 +7,7 @@
 #include "request_rate_chart.h"
 #include "routes_view.h"
 #include "state_pill_delegate.h"
+#include "widget_helpers.h"
 
 #include <QEvent>
 #include <QFrame>
@@ -41,70 +42,6 @@ constexpr int minimumDemoRate = 1;
 constexpr int maximumDemoRate = 200;
 constexpr qint64 localDemoChangeGraceMs = 2000;
 
-// One restrained palette: neutral greys, a single blue accent, and the state colours of the
-// health matrix. Sizes stay in the widgets' own fonts so the console follows the desktop's DPI.
-QString consoleStyleSheet()
-{
-    return QStringLiteral(R"(
-QMainWindow, QWidget#consoleCentral, QWidget#routesView { background: #f4f5f7; }
-QTabWidget#consoleTabs::pane { border: none; }
-QTabWidget#consoleTabs QTabBar { background: #ffffff; }
-QTabWidget#consoleTabs QTabBar::tab {
-    background: #ffffff; color: #6b7280; border: none; border-bottom: 2px solid transparent;
-    padding: 8px 18px; margin-left: 8px; font-weight: 600;
-}
-QTabWidget#consoleTabs QTabBar::tab:hover { color: #111827; }
-QTabWidget#consoleTabs QTabBar::tab:selected { color: #1d4ed8; border-bottom-color: #1d4ed8; }
-QToolBar#consoleControls {
-    background: #ffffff; border: none; border-bottom: 1px solid #e3e6ea; padding: 0; spacing: 0;
-}
-QLabel[textRole="brand"] { color: #111827; }
-QLabel[textRole="control"] { color: #4b5563; }
-QPushButton#demoTrafficToggle {
-    background: #ffffff; color: #1f2937; border: 1px solid #d0d5dc; border-radius: 6px;
-    padding: 6px 16px 6px 14px; font-weight: 600;
-}
-QPushButton#demoTrafficToggle:hover { background: #f3f4f6; }
-QPushButton#demoTrafficToggle:checked {
-    background: #16a34a; color: #ffffff; border-color: #15803d;
-}
-QPushButton#demoTrafficToggle:checked:hover { background: #15803d; }
-QFrame[card="true"] { background: #ffffff; border: 1px solid #e3e6ea; border-radius: 10px; }
-QLabel[textRole="caption"] { color: #6b7280; }
-QLabel[textRole="value"] { color: #111827; }
-QLabel[textRole="hint"] { color: #9ca3af; }
-QLabel[textRole="hint"][tone="good"] { color: #15803d; }
-QLabel[textRole="hint"][tone="warn"] { color: #b45309; }
-QLabel[textRole="hint"][tone="bad"] { color: #b91c1c; }
-QLabel[textRole="sectionTitle"] { color: #111827; }
-QLabel[textRole="sectionHint"] { color: #9ca3af; }
-QLabel[textRole="columnHeader"] { color: #6b7280; font-weight: 600; }
-QTableView#healthMatrix, QTableView#breakerEvents {
-    border: none; background: #ffffff; alternate-background-color: #f9fafb;
-    selection-background-color: #e8f0fe; selection-color: #111827;
-}
-QTableView#healthMatrix QHeaderView::section, QTableView#breakerEvents QHeaderView::section {
-    background: #ffffff; color: #6b7280; border: none; border-bottom: 1px solid #e3e6ea;
-    padding: 6px 8px; font-weight: 600;
-}
-QPushButton[providerAction="true"] {
-    background: #ffffff; color: #1f2937; border: 1px solid #d0d5dc; border-radius: 6px;
-    padding: 3px 12px;
-}
-QPushButton[providerAction="true"]:hover { background: #f3f4f6; }
-QPushButton[providerAction="true"]:disabled { color: #9ca3af; border-color: #e5e7eb; }
-QPushButton[flat="true"] {
-    background: transparent; color: #1d4ed8; border: none; padding: 3px 6px; font-weight: 600;
-}
-QPushButton[flat="true"]:hover { color: #1e40af; text-decoration: underline; }
-QPushButton[flat="true"]:disabled { color: #9ca3af; }
-
-QStatusBar { background: #ffffff; border-top: 1px solid #e3e6ea; color: #4b5563; }
-QStatusBar::item { border: none; }
-QStatusBar QLabel { padding: 3px 8px; }
-)");
-}
-
 // A dot that is grey while demo traffic is off and white on the green "on" button.
 QIcon toggleIcon(qreal devicePixelRatio)
 {
@@ -126,50 +63,13 @@ QIcon toggleIcon(qreal devicePixelRatio)
     return icon;
 }
 
-// Desktop fonts come in points on most platforms and in pixels on some; scale whichever is set.
-QFont scaledFont(const QFont &base, qreal factor, QFont::Weight weight)
-{
-    QFont font = base;
-    if (base.pointSizeF() > 0)
-        font.setPointSizeF(base.pointSizeF() * factor);
-    else
-        font.setPixelSize(int(std::lround(base.pixelSize() * factor)));
-    font.setWeight(weight);
-    return font;
-}
-
-QString cssFontSize(const QFont &font)
-{
-    return font.pointSizeF() > 0 ? QString::number(font.pointSizeF()) + QStringLiteral("pt")
-                                 : QString::number(font.pixelSize()) + QStringLiteral("px");
-}
-
-QLabel *makeLabel(const char *textRole, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setProperty("textRole", QString::fromLatin1(textRole));
-    return label;
-}
-
-// Re-applies the style sheet to a label whose tone changed; done only on change because a
-// re-polish at 10 Hz would be wasted work.
-void setTone(QLabel *label, const char *tone)
-{
-    const QString next = QString::fromLatin1(tone);
-    if (label->property("tone").toString() == next)
-        return;
-    label->setProperty("tone", next);
-    label->style()->unpolish(label);
-    label->style()->polish(label);
-}
-
 } // namespace
 
 MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
     : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
 {
     setObjectName(QStringLiteral("switchyardMainWindow"));
-    setStyleSheet(consoleStyleSheet());
+    setStyleSheet(consoleStyleSheet()); // the only place a style sheet is set
     m_clock.start();
 
     buildControls();
@@ -237,7 +137,7 @@ void MainWindow::buildControls()
     layout->setSpacing(0);
 
     // Name and subtitle share one rich-text label so they sit on a common baseline.
-    m_brand = makeLabel("brand", bar);
+    m_brand = makeLabel(TextRole::Brand, bar);
     m_brand->setTextFormat(Qt::RichText);
     layout->addWidget(m_brand);
     layout->addStretch(1);
@@ -251,7 +151,7 @@ void MainWindow::buildControls()
     layout->addWidget(m_demoToggle);
     layout->addSpacing(20);
 
-    m_rateLabel = makeLabel("control", bar);
+    m_rateLabel = makeLabel(TextRole::Control, bar);
     m_rateSpin = new QSpinBox(bar);
     m_rateSpin->setObjectName(QStringLiteral("demoRateSpinBox"));
     m_rateSpin->setRange(minimumDemoRate, maximumDemoRate);
@@ -283,12 +183,12 @@ MainWindow::StatCard MainWindow::makeStatCard(const QString &objectName)
     auto *layout = new QVBoxLayout(card.frame);
     layout->setContentsMargins(16, 12, 16, 12);
     layout->setSpacing(2);
-    card.caption = makeLabel("caption", card.frame);
+    card.caption = makeLabel(TextRole::Caption, card.frame);
     card.caption->setFont(scaledFont(font(), 0.92, QFont::Medium));
-    card.value = makeLabel("value", card.frame);
+    card.value = makeLabel(TextRole::Value, card.frame);
     card.value->setObjectName(objectName + QStringLiteral("Value"));
     card.value->setFont(scaledFont(font(), 1.9, QFont::DemiBold));
-    card.hint = makeLabel("hint", card.frame);
+    card.hint = makeLabel(TextRole::Hint, card.frame);
     card.hint->setFont(scaledFont(font(), 0.88, QFont::Normal));
     layout->addStretch(1);
     layout->addWidget(card.caption);
@@ -325,9 +225,9 @@ QWidget *MainWindow::buildChartCard()
     layout->setContentsMargins(16, 12, 16, 8);
     layout->setSpacing(4);
     auto *header = new QHBoxLayout;
-    m_chartTitle = makeLabel("sectionTitle", card);
-    m_chartTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_chartHint = makeLabel("sectionHint", card);
+    m_chartTitle = makeLabel(TextRole::SectionTitle, card);
+    m_chartTitle->setFont(sectionTitleFont(font()));
+    m_chartHint = makeLabel(TextRole::SectionHint, card);
     header->addWidget(m_chartTitle);
     header->addStretch(1);
     header->addWidget(m_chartHint);
@@ -348,9 +248,9 @@ QWidget *MainWindow::buildMatrixCard()
     layout->setSpacing(8);
     auto *header = new QHBoxLayout;
     header->setContentsMargins(4, 0, 4, 0);
-    m_matrixTitle = makeLabel("sectionTitle", card);
-    m_matrixTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_matrixHint = makeLabel("sectionHint", card);
+    m_matrixTitle = makeLabel(TextRole::SectionTitle, card);
+    m_matrixTitle->setFont(sectionTitleFont(font()));
+    m_matrixHint = makeLabel(TextRole::SectionHint, card);
     header->addWidget(m_matrixTitle);
     header->addSpacing(12);
     header->addWidget(m_matrixHint, 1);
@@ -418,9 +318,9 @@ QWidget *MainWindow::buildEventsCard()
     layout->setSpacing(6);
     auto *header = new QHBoxLayout;
     header->setContentsMargins(4, 0, 4, 0);
-    m_eventsTitle = makeLabel("sectionTitle", card);
-    m_eventsTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_eventsHint = makeLabel("sectionHint", card);
+    m_eventsTitle = makeLabel(TextRole::SectionTitle, card);
+    m_eventsTitle->setFont(sectionTitleFont(font()));
+    m_eventsHint = makeLabel(TextRole::SectionHint, card);
     header->addWidget(m_eventsTitle);
     header->addStretch(1);
     header->addWidget(m_eventsHint);
@@ -442,7 +342,7 @@ QWidget *MainWindow::buildEventsCard()
     m_eventsView->horizontalHeader()->setHighlightSections(false);
     m_eventsView->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     layout->addWidget(m_eventsView, 1);
-    m_eventsEmpty = makeLabel("sectionHint", card);
+    m_eventsEmpty = makeLabel(TextRole::SectionHint, card);
     m_eventsEmpty->setAlignment(Qt::AlignCenter);
     m_eventsEmpty->setWordWrap(true);
     layout->addWidget(m_eventsEmpty, 1);
@@ -699,14 +599,14 @@ void MainWindow::refreshSummary()
         tr("%1 / %2").arg(locale.toString(up), locale.toString(qint64(total))));
     if (total == 0) {
         m_providersCard.hint->setText(tr("no providers configured"));
-        setTone(m_providersCard.hint, "");
+        setTone(m_providersCard.hint, Tone::Neutral);
     } else if (degraded == 0 && down == 0) {
         m_providersCard.hint->setText(tr("all healthy"));
-        setTone(m_providersCard.hint, "good");
+        setTone(m_providersCard.hint, Tone::Good);
     } else {
         m_providersCard.hint->setText(
             tr("%1 degraded, %2 down").arg(locale.toString(degraded), locale.toString(down)));
-        setTone(m_providersCard.hint, down > 0 ? "bad" : "warn");
+        setTone(m_providersCard.hint, down > 0 ? Tone::Bad : Tone::Warning);
     }
 }
 

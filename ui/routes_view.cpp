@@ -3,6 +3,7 @@
 #include "engine_bridge.h"
 #include "route_rules_model.h"
 #include "routing/rule_validation.h"
+#include "widget_helpers.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -31,29 +32,6 @@ namespace {
 // Long enough to coalesce a slider drag into a few engine calls, short enough to feel live.
 constexpr int kCanaryDebounceMs = 150;
 constexpr int kLongDocumentParagraphs = 400;
-
-QLabel *makeLabel(const char *textRole, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setProperty("textRole", QString::fromLatin1(textRole));
-    return label;
-}
-
-QFrame *makeCard(const QString &objectName)
-{
-    auto *card = new QFrame;
-    card->setObjectName(objectName);
-    card->setProperty("card", true);
-    return card;
-}
-
-QFont titleFont(const QFont &base)
-{
-    QFont font = base;
-    font.setPointSizeF(base.pointSizeF() * 1.1);
-    font.setWeight(QFont::DemiBold);
-    return font;
-}
 
 QStringList splitList(const QString &text)
 {
@@ -114,15 +92,6 @@ QString roleText(routing::CandidateRole role)
     return {};
 }
 
-// Takes a widget out of the page at once (its object names must not be found any more) and
-// deletes it later: the widget may be the one whose signal is being handled.
-void retire(QWidget *widget)
-{
-    widget->hide();
-    widget->setParent(nullptr);
-    widget->deleteLater();
-}
-
 int percentOf(int weight, int total)
 {
     return total > 0 ? int(qRound(100.0 * weight / total)) : 0;
@@ -166,9 +135,9 @@ QWidget *RoutesView::buildRulesCard()
     QFrame *card = makeCard(QStringLiteral("routesRulesCard"));
     auto *layout = new QVBoxLayout(card);
     layout->setContentsMargins(16, 14, 16, 14);
-    m_rulesTitle = makeLabel("sectionTitle", card);
-    m_rulesTitle->setFont(titleFont(font()));
-    m_rulesHint = makeLabel("sectionHint", card);
+    m_rulesTitle = makeLabel(TextRole::SectionTitle, card);
+    m_rulesTitle->setFont(sectionTitleFont(font()));
+    m_rulesHint = makeLabel(TextRole::SectionHint, card);
     m_rulesHint->setWordWrap(true);
     layout->addWidget(m_rulesTitle);
     layout->addWidget(m_rulesHint);
@@ -209,7 +178,7 @@ QWidget *RoutesView::buildRulesCard()
     buttons->addWidget(m_revertButton);
     buttons->addWidget(m_applyButton);
     layout->addLayout(buttons);
-    m_applyResult = makeLabel("hint", card);
+    m_applyResult = makeLabel(TextRole::Hint, card);
     m_applyResult->setObjectName(QStringLiteral("applyResult"));
     m_applyResult->setWordWrap(true);
     layout->addWidget(m_applyResult);
@@ -229,8 +198,8 @@ QWidget *RoutesView::buildEditorCard()
     QFrame *card = makeCard(QStringLiteral("routeEditorCard"));
     auto *outer = new QVBoxLayout(card);
     outer->setContentsMargins(16, 14, 16, 14);
-    m_editorTitle = makeLabel("sectionTitle", card);
-    m_editorTitle->setFont(titleFont(font()));
+    m_editorTitle = makeLabel(TextRole::SectionTitle, card);
+    m_editorTitle->setFont(sectionTitleFont(font()));
     outer->addWidget(m_editorTitle);
 
     m_editorForm = new QWidget(card);
@@ -238,14 +207,14 @@ QWidget *RoutesView::buildEditorCard()
     layout->setContentsMargins(0, 0, 0, 0);
     auto *grid = new QGridLayout;
     grid->setHorizontalSpacing(10);
-    m_nameLabel = makeLabel("caption", m_editorForm);
+    m_nameLabel = makeLabel(TextRole::Caption, m_editorForm);
     m_nameEdit = new QLineEdit(m_editorForm);
     m_nameEdit->setObjectName(QStringLiteral("ruleNameEdit"));
-    m_priorityLabel = makeLabel("caption", m_editorForm);
+    m_priorityLabel = makeLabel(TextRole::Caption, m_editorForm);
     m_prioritySpin = new QSpinBox(m_editorForm);
     m_prioritySpin->setObjectName(QStringLiteral("rulePrioritySpin"));
     m_prioritySpin->setRange(-1000000, 1000000);
-    m_matchLabel = makeLabel("caption", m_editorForm);
+    m_matchLabel = makeLabel(TextRole::Caption, m_editorForm);
     m_matchCombo = new QComboBox(m_editorForm);
     m_matchCombo->setObjectName(QStringLiteral("conditionMatchCombo"));
     m_matchCombo->addItems({QString(), QString()}); // texts set by retranslateUi
@@ -258,12 +227,12 @@ QWidget *RoutesView::buildEditorCard()
     grid->setColumnStretch(1, 1);
     layout->addLayout(grid);
 
-    m_conditionHeader = makeLabel("columnHeader", m_editorForm);
+    m_conditionHeader = makeLabel(TextRole::ColumnHeader, m_editorForm);
     layout->addWidget(m_conditionHeader);
     m_conditionLayout = new QVBoxLayout;
     m_conditionLayout->setSpacing(4);
     layout->addLayout(m_conditionLayout);
-    m_nestedLabel = makeLabel("hint", m_editorForm);
+    m_nestedLabel = makeLabel(TextRole::Hint, m_editorForm);
     m_nestedLabel->setObjectName(QStringLiteral("nestedConditionLabel"));
     m_nestedLabel->setWordWrap(true);
     m_nestedLabel->hide();
@@ -277,7 +246,7 @@ QWidget *RoutesView::buildEditorCard()
 
     auto *targetGrid = new QGridLayout;
     targetGrid->setHorizontalSpacing(10);
-    m_targetLabel = makeLabel("columnHeader", m_editorForm);
+    m_targetLabel = makeLabel(TextRole::ColumnHeader, m_editorForm);
     m_targetKind = new QComboBox(m_editorForm);
     m_targetKind->setObjectName(QStringLiteral("targetKindCombo"));
     m_targetKind->addItems({QString(), QString(), QString(), QString()});
@@ -291,9 +260,9 @@ QWidget *RoutesView::buildEditorCard()
     targetGrid->setColumnStretch(1, 1);
     layout->addLayout(targetGrid);
 
-    m_problemsLabel = makeLabel("hint", m_editorForm);
+    m_problemsLabel = makeLabel(TextRole::Hint, m_editorForm);
     m_problemsLabel->setObjectName(QStringLiteral("ruleProblems"));
-    m_problemsLabel->setProperty("tone", QStringLiteral("bad"));
+    setTone(m_problemsLabel, Tone::Bad);
     m_problemsLabel->setWordWrap(true);
     m_problemsLabel->setTextFormat(Qt::PlainText);
     layout->addWidget(m_problemsLabel);
@@ -334,12 +303,12 @@ QWidget *RoutesView::buildDryRunCard()
     QFrame *card = makeCard(QStringLiteral("dryRunCard"));
     auto *layout = new QVBoxLayout(card);
     layout->setContentsMargins(16, 14, 16, 14);
-    m_dryRunTitle = makeLabel("sectionTitle", card);
-    m_dryRunTitle->setFont(titleFont(font()));
+    m_dryRunTitle = makeLabel(TextRole::SectionTitle, card);
+    m_dryRunTitle->setFont(sectionTitleFont(font()));
     layout->addWidget(m_dryRunTitle);
 
     auto *presetRow = new QHBoxLayout;
-    m_presetLabel = makeLabel("caption", card);
+    m_presetLabel = makeLabel(TextRole::Caption, card);
     m_presetCombo = new QComboBox(card);
     m_presetCombo->setObjectName(QStringLiteral("dryRunPresetCombo"));
     m_presetCombo->addItems({QString(), QString(), QString(), QString(), QString()});
@@ -350,11 +319,11 @@ QWidget *RoutesView::buildDryRunCard()
     presetRow->addWidget(m_runButton);
     layout->addLayout(presetRow);
 
-    m_bodyLabel = makeLabel("caption", card);
+    m_bodyLabel = makeLabel(TextRole::Caption, card);
     m_bodyEdit = new QPlainTextEdit(card);
     m_bodyEdit->setObjectName(QStringLiteral("dryRunBody"));
     m_bodyEdit->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-    m_headersLabel = makeLabel("caption", card);
+    m_headersLabel = makeLabel(TextRole::Caption, card);
     m_headersEdit = new QPlainTextEdit(card);
     m_headersEdit->setObjectName(QStringLiteral("dryRunHeaders"));
     QFont mono = font();
@@ -368,8 +337,8 @@ QWidget *RoutesView::buildDryRunCard()
     layout->addWidget(m_headersEdit, 1);
 
     auto *results = new QGridLayout;
-    m_liveTitle = makeLabel("columnHeader", card);
-    m_editedTitle = makeLabel("columnHeader", card);
+    m_liveTitle = makeLabel(TextRole::ColumnHeader, card);
+    m_editedTitle = makeLabel(TextRole::ColumnHeader, card);
     m_liveResult = new QTextBrowser(card);
     m_liveResult->setObjectName(QStringLiteral("dryRunLiveResult"));
     m_editedResult = new QTextBrowser(card);
@@ -395,10 +364,10 @@ QWidget *RoutesView::buildCanaryCard()
     QFrame *card = makeCard(QStringLiteral("canaryCard"));
     auto *outer = new QVBoxLayout(card);
     outer->setContentsMargins(16, 14, 16, 14);
-    m_canaryTitle = makeLabel("sectionTitle", card);
-    m_canaryTitle->setFont(titleFont(font()));
+    m_canaryTitle = makeLabel(TextRole::SectionTitle, card);
+    m_canaryTitle->setFont(sectionTitleFont(font()));
     outer->addWidget(m_canaryTitle);
-    m_canaryEmpty = makeLabel("hint", card);
+    m_canaryEmpty = makeLabel(TextRole::Hint, card);
     m_canaryEmpty->setWordWrap(true);
     outer->addWidget(m_canaryEmpty);
     auto *holder = new QWidget(card);
@@ -797,16 +766,14 @@ void RoutesView::deleteRule()
 void RoutesView::applyRules()
 {
     m_applyButton->setEnabled(false);
-    m_applyResult->setProperty("tone", QString());
+    setTone(m_applyResult, Tone::Neutral);
     m_applyResult->setText(tr("Applying..."));
     m_bridge.applyRoutes(m_model->rules());
 }
 
 void RoutesView::onRoutesApplied(bool ok, const QStringList &problems)
 {
-    m_applyResult->setProperty("tone", ok ? QStringLiteral("good") : QStringLiteral("bad"));
-    m_applyResult->style()->unpolish(m_applyResult);
-    m_applyResult->style()->polish(m_applyResult);
+    setTone(m_applyResult, ok ? Tone::Good : Tone::Bad);
     if (ok) {
         m_applyResult->setText(tr("Applied: new requests use these rules now."));
         m_dirty = false;
@@ -954,7 +921,7 @@ void RoutesView::rebuildCanary(const QList<routing::CanarySplitState> &splits)
         controls.box = new QWidget;
         auto *grid = new QGridLayout(controls.box);
         grid->setContentsMargins(0, 4, 0, 8);
-        controls.title = makeLabel("value", controls.box);
+        controls.title = makeLabel(TextRole::Value, controls.box);
         controls.reset = new QPushButton(tr("Reset to file"), controls.box);
         controls.reset->setObjectName(QStringLiteral("canaryReset:%1").arg(split.rule));
         grid->addWidget(controls.title, 0, 0, 1, 2);
@@ -962,12 +929,12 @@ void RoutesView::rebuildCanary(const QList<routing::CanarySplitState> &splits)
         const QString rule = split.rule;
         for (int i = 0; i < split.branches.size(); ++i) {
             BranchSlider branch;
-            auto *name = makeLabel("caption", controls.box);
+            auto *name = makeLabel(TextRole::Caption, controls.box);
             name->setText(split.branches[i].target);
             branch.slider = new QSlider(Qt::Horizontal, controls.box);
             branch.slider->setObjectName(QStringLiteral("canarySlider:%1:%2").arg(rule).arg(i));
             branch.slider->setRange(0, 100);
-            branch.label = makeLabel("hint", controls.box);
+            branch.label = makeLabel(TextRole::Hint, controls.box);
             branch.label->setObjectName(QStringLiteral("canaryWeight:%1:%2").arg(rule).arg(i));
             grid->addWidget(name, i + 1, 0);
             grid->addWidget(branch.slider, i + 1, 1);
