@@ -356,6 +356,29 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Starting the gateway…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 req/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::OverviewPage</name>
+    <message>
         <source>Total requests</source>
         <translation type="unfinished"></translation>
     </message>
@@ -384,48 +407,19 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>since start</source>
+        <source>Select a provider to act on it; right-click for the same actions</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>demo traffic at %1 req/s</source>
+        <source>Breaker timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>client requests</source>
+        <source>newest first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 / %2</source>
-        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no providers configured</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all healthy</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 degraded, %2 down</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Starting the gateway…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 req/s</source>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -469,27 +463,40 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Overview</source>
+        <source>since start</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Routes</source>
+        <source>%1 req/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Select a provider to act on it; right-click for the same actions</source>
+        <source>demo traffic at %1 req/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
+        <source>client requests</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>newest first</source>
+        <source>across all providers</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <source>%1 / %2</source>
+        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no providers configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all healthy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 degraded, %2 down</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -355,6 +355,29 @@ Models: %3</source>
         <translation>演示流量的速率，单位为每秒请求数</translation>
     </message>
     <message>
+        <source>Starting the gateway…</source>
+        <translation>正在启动网关…</translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
+        <translation>正在监听 %1  ·  OpenAI 客户端请使用 http://%1/v1</translation>
+    </message>
+    <message>
+        <source>%1 req/s</source>
+        <translation>%1 请求/秒</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation>路由</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::OverviewPage</name>
+    <message>
         <source>Total requests</source>
         <translation>请求总数</translation>
     </message>
@@ -383,49 +406,20 @@ Models: %3</source>
         <translation>提供商</translation>
     </message>
     <message>
-        <source>since start</source>
-        <translation>自启动以来</translation>
+        <source>Select a provider to act on it; right-click for the same actions</source>
+        <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
     </message>
     <message>
-        <source>demo traffic at %1 req/s</source>
-        <translation>演示流量 %1 请求/秒</translation>
+        <source>Breaker timeline</source>
+        <translation>熔断器时间线</translation>
     </message>
     <message>
-        <source>client requests</source>
-        <translation>客户端请求</translation>
+        <source>newest first</source>
+        <translation>最新的在前</translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation>所有提供商合计</translation>
-    </message>
-    <message>
-        <source>%1 / %2</source>
-        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
-        <translation>%1 / %2</translation>
-    </message>
-    <message>
-        <source>no providers configured</source>
-        <translation>未配置任何提供商</translation>
-    </message>
-    <message>
-        <source>all healthy</source>
-        <translation>全部正常</translation>
-    </message>
-    <message>
-        <source>%1 degraded, %2 down</source>
-        <translation>%1 个降级，%2 个不可用</translation>
-    </message>
-    <message>
-        <source>Starting the gateway…</source>
-        <translation>正在启动网关…</translation>
-    </message>
-    <message>
-        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
-        <translation>正在监听 %1  ·  OpenAI 客户端请使用 http://%1/v1</translation>
-    </message>
-    <message>
-        <source>%1 req/s</source>
-        <translation>%1 请求/秒</translation>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
     </message>
     <message>
         <source>Enable</source>
@@ -468,28 +462,41 @@ Models: %3</source>
         <translation>闭合所选提供商的熔断器并清除其失败记录</translation>
     </message>
     <message>
-        <source>Overview</source>
-        <translation>概览</translation>
+        <source>since start</source>
+        <translation>自启动以来</translation>
     </message>
     <message>
-        <source>Routes</source>
-        <translation>路由</translation>
+        <source>%1 req/s</source>
+        <translation>%1 请求/秒</translation>
     </message>
     <message>
-        <source>Select a provider to act on it; right-click for the same actions</source>
-        <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
+        <source>demo traffic at %1 req/s</source>
+        <translation>演示流量 %1 请求/秒</translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
-        <translation>熔断器时间线</translation>
+        <source>client requests</source>
+        <translation>客户端请求</translation>
     </message>
     <message>
-        <source>newest first</source>
-        <translation>最新的在前</translation>
+        <source>across all providers</source>
+        <translation>所有提供商合计</translation>
     </message>
     <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
-        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
+        <source>%1 / %2</source>
+        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>no providers configured</source>
+        <translation>未配置任何提供商</translation>
+    </message>
+    <message>
+        <source>all healthy</source>
+        <translation>全部正常</translation>
+    </message>
+    <message>
+        <source>%1 degraded, %2 down</source>
+        <translation>%1 个降级，%2 个不可用</translation>
     </message>
 </context>
 <context>

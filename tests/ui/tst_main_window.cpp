@@ -4,6 +4,7 @@
 #include "engine_bridge.h"
 #include "health_matrix_model.h"
 #include "main_window.h"
+#include "overview_page.h"
 #include "request_rate_chart.h"
 #include "translation.h"
 
@@ -181,7 +182,7 @@ void MainWindowTest::demoToggleDrivesTheBridgeAndTheMatrixFills()
     QCOMPARE(rate->value(), 10);
     QCOMPARE(rate->minimum(), 1);
     QCOMPARE(rate->maximum(), 200);
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3); // the demo config's three simulated providers
 
     QTest::mouseClick(toggle, Qt::LeftButton);
@@ -224,23 +225,23 @@ void MainWindowTest::operatorActionsReachTheEngine()
     MainWindow window(*m_bridge);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3);
     const QString id = QStringLiteral("sim-deep");
 
-    QPushButton *disable = window.actionButton(ProviderAction::Disable);
-    QPushButton *trip = window.actionButton(ProviderAction::Trip);
-    QPushButton *reset = window.actionButton(ProviderAction::Reset);
+    QPushButton *disable = window.overviewPage()->actionButton(ProviderAction::Disable);
+    QPushButton *trip = window.overviewPage()->actionButton(ProviderAction::Trip);
+    QPushButton *reset = window.overviewPage()->actionButton(ProviderAction::Reset);
     QVERIFY(disable && trip && reset);
     QVERIFY(!trip->isEnabled()); // nothing selected yet
-    QVERIFY(window.selectProvider(id));
+    QVERIFY(window.overviewPage()->selectProvider(id));
     QVERIFY(trip->isEnabled());
 
     trip->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, id), HealthMatrixModel::ProviderStatus::Open,
                               trafficTimeoutMs);
     QVERIFY(shownProvider(model, id).msUntilHalfOpen > 0);
-    const BreakerEventsModel &events = *window.breakerEventsModel();
+    const BreakerEventsModel &events = *window.overviewPage()->breakerEventsModel();
     QTRY_VERIFY(events.rowCount() > 0);
     QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(), id);
     QCOMPARE(events.index(0, BreakerEventsModel::ChangeColumn).data().toString(),
@@ -268,9 +269,9 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
     window.resize(1280, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3);
-    DrillsPanel &drills = *window.drillsPanel();
+    DrillsPanel &drills = *window.overviewPage()->drillsPanel();
     QTRY_COMPARE(drills.rowCount(), 3);
     auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
     auto *rate = window.findChild<QSpinBox *>(QStringLiteral("demoRateSpinBox"));
@@ -294,7 +295,7 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
                               BreakerState::Open, trafficTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
                               SimulatorKnobs::Mode::ServerError, trafficTimeoutMs);
-    const BreakerEventsModel &events = *window.breakerEventsModel();
+    const BreakerEventsModel &events = *window.overviewPage()->breakerEventsModel();
     QTRY_VERIFY(events.rowCount() > 0);
     QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(),
              QStringLiteral("sim-swift"));
@@ -312,8 +313,8 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
     restore->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
                               SimulatorKnobs::Mode::Ok, trafficTimeoutMs);
-    QVERIFY(window.selectProvider(QStringLiteral("sim-swift")));
-    window.actionButton(ProviderAction::Reset)->click();
+    QVERIFY(window.overviewPage()->selectProvider(QStringLiteral("sim-swift")));
+    window.overviewPage()->actionButton(ProviderAction::Reset)->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).breaker,
                               BreakerState::Closed, trafficTimeoutMs);
     QTest::mouseClick(toggle, Qt::LeftButton);
@@ -340,9 +341,9 @@ void MainWindowTest::chineseTranslationTranslatesTheConsole()
     QVERIFY(QCoreApplication::installTranslator(&translator));
     QTRY_COMPARE(toggle->text(), QStringLiteral("演示流量"));
     QCOMPARE(window.windowTitle(), QStringLiteral("Switchyard"));
-    QCOMPARE(
-        window.healthMatrixModel()->headerData(HealthMatrixModel::ProviderColumn, Qt::Horizontal),
-        QVariant(QStringLiteral("提供商")));
+    QCOMPARE(window.overviewPage()->healthMatrixModel()->headerData(
+                 HealthMatrixModel::ProviderColumn, Qt::Horizontal),
+             QVariant(QStringLiteral("提供商")));
     // Taller CJK text relayouts the window through posted events; let that finish before the
     // picture, so the status bar is not caught at its old height.
     auto *listen = window.statusBar()->findChild<QLabel *>(QStringLiteral("listenLabel"));
