@@ -57,6 +57,33 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::CanaryPanel</name>
+    <message>
+        <source>Canary splits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -128,6 +155,153 @@
     </message>
     <message>
         <source>%1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DryRunPanel</name>
+    <message>
+        <source>not used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -546,69 +720,20 @@ Models: %3</source>
 <context>
     <name>switchyard::ui::RoutesView</name>
     <message>
-        <source>not used</source>
+        <source>Applying...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>1, explicit hint</source>
+        <source>Applied: new requests use these rules now.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>2, task tag</source>
+        <source>Not applied: %1</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>3, input tokens</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>4, complexity score</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>5, default</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>primary</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>cross-tier failover</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>fallback chain</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>lighter model</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Rules</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>In priority order: the first rule that matches a request wins.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Add rule</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Delete rule</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Revert</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Apply</source>
-        <translation type="unfinished"></translation>
-    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleEditorPanel</name>
     <message>
         <source>Edit rule</source>
         <translation type="unfinished"></translation>
@@ -670,147 +795,34 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Dry run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sample</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Simple chat</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Code generation (pro)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Sensitive data</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Long document</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Agent canary user</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Request body</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Headers, one &quot;name: value&quot; per line</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Live rules</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>With your edits</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Canary splits</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No rule splits its traffic.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reset to file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
         <translation type="unfinished"></translation>
     </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleListPanel</name>
     <message>
-        <source>Applying...</source>
+        <source>Rules</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Applied: new requests use these rules now.</source>
+        <source>In priority order: the first rule that matches a request wins.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Not applied: %1</source>
+        <source>Add rule</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Running...</source>
+        <source>Delete rule</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No decision: %1</source>
+        <source>Revert</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Rule: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>none matched</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tier: none (the rule pins the target)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tier: %1, cascade step %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Complexity score: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Canary side: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refused: no provider serves model %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refused: no endpoint of the target can take the request</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Candidates:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1. %2 (%3), score %4, %5</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1, by %2 (live weights)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1, by %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>live %1 % · file %2 %</source>
+        <source>Apply</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

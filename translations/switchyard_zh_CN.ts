@@ -57,6 +57,33 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::CanaryPanel</name>
+    <message>
+        <source>Canary splits</source>
+        <translation>金丝雀分流</translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation>没有规则对其流量分流。</translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation>重置为文件配置</translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation>%1，按 %2（生效权重）</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1，按 %2</translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
+        <translation>生效 %1 % · 文件 %2 %</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -129,6 +156,153 @@
     <message>
         <source>%1%</source>
         <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DryRunPanel</name>
+    <message>
+        <source>not used</source>
+        <translation>未使用</translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation>1，显式提示</translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation>2，任务标签</translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation>3，输入 Token 数</translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation>4，复杂度评分</translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation>5，默认</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>主选</translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation>跨档位故障转移</translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation>回退链</translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation>更轻量的模型</translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation>试运行</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation>简单对话</translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation>代码生成（pro）</translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation>敏感数据</translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation>长文档</translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation>智能体金丝雀用户</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation>请求体</translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation>请求头，每行一个 &quot;name: value&quot;</translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation>生效中的规则</translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation>含您的修改</translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation>未得出决策：%1</translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation>规则：%1</translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation>档位：无（规则已固定目标）</translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation>档位：%1，级联步骤 %2</translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation>复杂度评分：%1</translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation>金丝雀分支：%1</translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation>已拒绝：没有提供商提供模型 %1</translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation>已拒绝：目标的所有端点都无法接收该请求</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>候选：</translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation>%1. %2（%3），评分 %4，%5</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
@@ -545,69 +719,20 @@ Models: %3</source>
 <context>
     <name>switchyard::ui::RoutesView</name>
     <message>
-        <source>not used</source>
-        <translation>未使用</translation>
+        <source>Applying...</source>
+        <translation>正在应用…</translation>
     </message>
     <message>
-        <source>1, explicit hint</source>
-        <translation>1，显式提示</translation>
+        <source>Applied: new requests use these rules now.</source>
+        <translation>已应用：新请求现在使用这些规则。</translation>
     </message>
     <message>
-        <source>2, task tag</source>
-        <translation>2，任务标签</translation>
+        <source>Not applied: %1</source>
+        <translation>未应用：%1</translation>
     </message>
-    <message>
-        <source>3, input tokens</source>
-        <translation>3，输入 Token 数</translation>
-    </message>
-    <message>
-        <source>4, complexity score</source>
-        <translation>4，复杂度评分</translation>
-    </message>
-    <message>
-        <source>5, default</source>
-        <translation>5，默认</translation>
-    </message>
-    <message>
-        <source>primary</source>
-        <translation>主选</translation>
-    </message>
-    <message>
-        <source>cross-tier failover</source>
-        <translation>跨档位故障转移</translation>
-    </message>
-    <message>
-        <source>fallback chain</source>
-        <translation>回退链</translation>
-    </message>
-    <message>
-        <source>lighter model</source>
-        <translation>更轻量的模型</translation>
-    </message>
-    <message>
-        <source>Rules</source>
-        <translation>规则</translation>
-    </message>
-    <message>
-        <source>In priority order: the first rule that matches a request wins.</source>
-        <translation>按优先级排序：第一条匹配请求的规则生效。</translation>
-    </message>
-    <message>
-        <source>Add rule</source>
-        <translation>添加规则</translation>
-    </message>
-    <message>
-        <source>Delete rule</source>
-        <translation>删除规则</translation>
-    </message>
-    <message>
-        <source>Revert</source>
-        <translation>还原</translation>
-    </message>
-    <message>
-        <source>Apply</source>
-        <translation>应用</translation>
-    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleEditorPanel</name>
     <message>
         <source>Edit rule</source>
         <translation>编辑规则</translation>
@@ -669,148 +794,35 @@ Models: %3</source>
         <translation>值；`in` 用：a, b, c</translation>
     </message>
     <message>
-        <source>Dry run</source>
-        <translation>试运行</translation>
-    </message>
-    <message>
-        <source>Sample</source>
-        <translation>示例</translation>
-    </message>
-    <message>
-        <source>Simple chat</source>
-        <translation>简单对话</translation>
-    </message>
-    <message>
-        <source>Code generation (pro)</source>
-        <translation>代码生成（pro）</translation>
-    </message>
-    <message>
-        <source>Sensitive data</source>
-        <translation>敏感数据</translation>
-    </message>
-    <message>
-        <source>Long document</source>
-        <translation>长文档</translation>
-    </message>
-    <message>
-        <source>Agent canary user</source>
-        <translation>智能体金丝雀用户</translation>
-    </message>
-    <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Request body</source>
-        <translation>请求体</translation>
-    </message>
-    <message>
-        <source>Headers, one &quot;name: value&quot; per line</source>
-        <translation>请求头，每行一个 &quot;name: value&quot;</translation>
-    </message>
-    <message>
-        <source>Live rules</source>
-        <translation>生效中的规则</translation>
-    </message>
-    <message>
-        <source>With your edits</source>
-        <translation>含您的修改</translation>
-    </message>
-    <message>
-        <source>Canary splits</source>
-        <translation>金丝雀分流</translation>
-    </message>
-    <message>
-        <source>No rule splits its traffic.</source>
-        <translation>没有规则对其流量分流。</translation>
-    </message>
-    <message>
-        <source>Reset to file</source>
-        <translation>重置为文件配置</translation>
-    </message>
-    <message>
         <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
         <translation>此规则的条件包含嵌套分组，已在上方以文本显示。请在配置文件中编辑条件；规则的其余部分可在此处编辑。</translation>
     </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleListPanel</name>
     <message>
-        <source>Applying...</source>
-        <translation>正在应用…</translation>
+        <source>Rules</source>
+        <translation>规则</translation>
     </message>
     <message>
-        <source>Applied: new requests use these rules now.</source>
-        <translation>已应用：新请求现在使用这些规则。</translation>
+        <source>In priority order: the first rule that matches a request wins.</source>
+        <translation>按优先级排序：第一条匹配请求的规则生效。</translation>
     </message>
     <message>
-        <source>Not applied: %1</source>
-        <translation>未应用：%1</translation>
+        <source>Add rule</source>
+        <translation>添加规则</translation>
     </message>
     <message>
-        <source>Running...</source>
-        <translation>正在运行…</translation>
+        <source>Delete rule</source>
+        <translation>删除规则</translation>
     </message>
     <message>
-        <source>No decision: %1</source>
-        <translation>未得出决策：%1</translation>
+        <source>Revert</source>
+        <translation>还原</translation>
     </message>
     <message>
-        <source>Rule: %1</source>
-        <translation>规则：%1</translation>
-    </message>
-    <message>
-        <source>none matched</source>
-        <translation>无匹配</translation>
-    </message>
-    <message>
-        <source>Tier: none (the rule pins the target)</source>
-        <translation>档位：无（规则已固定目标）</translation>
-    </message>
-    <message>
-        <source>Tier: %1, cascade step %2</source>
-        <translation>档位：%1，级联步骤 %2</translation>
-    </message>
-    <message>
-        <source>Complexity score: %1</source>
-        <translation>复杂度评分：%1</translation>
-    </message>
-    <message>
-        <source>Canary side: %1</source>
-        <translation>金丝雀分支：%1</translation>
-    </message>
-    <message>
-        <source>Refused: no provider serves model %1</source>
-        <translation>已拒绝：没有提供商提供模型 %1</translation>
-    </message>
-    <message>
-        <source>Refused: no endpoint of the target can take the request</source>
-        <translation>已拒绝：目标的所有端点都无法接收该请求</translation>
-    </message>
-    <message>
-        <source>Candidates:</source>
-        <translation>候选：</translation>
-    </message>
-    <message>
-        <source>%1. %2 (%3), score %4, %5</source>
-        <translation>%1. %2（%3），评分 %4，%5</translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation>原因：</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
-        <source>%1, by %2 (live weights)</source>
-        <translation>%1，按 %2（生效权重）</translation>
-    </message>
-    <message>
-        <source>%1, by %2</source>
-        <translation>%1，按 %2</translation>
-    </message>
-    <message>
-        <source>live %1 % · file %2 %</source>
-        <translation>生效 %1 % · 文件 %2 %</translation>
+        <source>Apply</source>
+        <translation>应用</translation>
     </message>
 </context>
 </TS>

@@ -2,6 +2,7 @@
 // loader's messages, the dry run comparing live and edited rules, Apply, and live canary sliders.
 
 #include "config/config_loader.h"
+#include "dry_run_panel.h"
 #include "engine_bridge.h"
 #include "main_window.h"
 #include "route_rules_model.h"
@@ -27,6 +28,7 @@
 
 using namespace Qt::StringLiterals;
 using switchyard::EngineBridge;
+using switchyard::ui::DryRunPanel;
 using switchyard::ui::MainWindow;
 using switchyard::ui::RouteRulesModel;
 using switchyard::ui::RoutesView;
@@ -214,7 +216,7 @@ void RoutesViewTest::dryRunComparesLiveAndEditedRules()
     RoutesView view(*m_bridge);
     auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);
     auto *edited = child<QTextBrowser>(view, u"dryRunEditedResult"_s);
-    view.loadPreset(RoutesView::Preset::SensitiveData);
+    view.dryRunPanel()->loadPreset(DryRunPanel::Preset::SensitiveData);
     child<QPushButton>(view, u"dryRunButton"_s)->click();
     QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"Rule: local-only\n"_s),
                              kEngineTimeoutMs);
@@ -246,7 +248,7 @@ void RoutesViewTest::dryRunComparesLiveAndEditedRules()
     QVERIFY(!child<QPushButton>(view, u"applyRulesButton"_s)->isEnabled());
 
     // A body that is not a chat request says why.
-    view.loadPreset(RoutesView::Preset::SimpleChat);
+    view.dryRunPanel()->loadPreset(DryRunPanel::Preset::SimpleChat);
     child<QPlainTextEdit>(view, u"dryRunBody"_s)->setPlainText(u"{\"model\": 1}"_s);
     child<QPushButton>(view, u"dryRunButton"_s)->click();
     QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"No decision: "_s), kEngineTimeoutMs);
@@ -353,7 +355,7 @@ void RoutesViewTest::rendersThePage()
     // An edit that changes the decision, so the picture shows both sides differing.
     child<QTableView>(view, u"routeRules"_s)->selectRow(2);
     child<QComboBox>(view, u"targetValueCombo"_s)->setCurrentText(u"light"_s);
-    view.loadPreset(RoutesView::Preset::CodeGeneration);
+    view.dryRunPanel()->loadPreset(DryRunPanel::Preset::CodeGeneration);
     child<QPushButton>(view, u"dryRunButton"_s)->click();
     auto *edited = child<QTextBrowser>(view, u"dryRunEditedResult"_s);
     auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);

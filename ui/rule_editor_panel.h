@@ -1,0 +1,84 @@
+#pragma once
+
+#include "config/config.h"
+
+#include <QFrame>
+#include <QList>
+#include <optional>
+
+QT_BEGIN_NAMESPACE
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QToolButton;
+class QVBoxLayout;
+QT_END_NAMESPACE
+
+namespace switchyard::ui {
+
+// The Routes page's rule editor: one rule's name, priority, condition and target as a form.
+// Every change is announced with the whole edited rule, the value the engine validates and
+// applies; problems found by the page's validation are shown below the form.
+class RuleEditorPanel final : public QFrame {
+    Q_OBJECT
+public:
+    // `config` gives the providers and tiers the form offers.
+    explicit RuleEditorPanel(const config::Config &config, QWidget *parent = nullptr);
+
+    // Loads a rule into the form; nullopt when no rule is selected (the form is then disabled).
+    void showRule(const std::optional<config::RouteRule> &rule);
+    // The rule as the form now says, keeping what the form does not show (file positions).
+    config::RouteRule rule() const { return m_formBase; }
+    void setProblems(const QStringList &problems);
+    void focusName();
+
+Q_SIGNALS:
+    void ruleEdited(const switchyard::config::RouteRule &rule);
+
+protected:
+    void changeEvent(QEvent *event) override;
+
+private:
+    struct ConditionRow {
+        QWidget *row = nullptr;
+        QComboBox *field = nullptr;
+        QComboBox *op = nullptr;
+        QLineEdit *value = nullptr;
+        QToolButton *remove = nullptr;
+    };
+
+    void retranslateUi();
+    ConditionRow &addConditionRow(const config::RouteCondition &condition);
+    void clearConditionRows();
+    void fillTargetChoices();
+    void formEdited();
+    config::RouteRule ruleFromForm() const;
+
+    config::Config m_config;
+    bool m_hasRule = false;
+    bool m_loadingForm = false;
+    bool m_nestedCondition = false; // the rule's condition has groups the form can't edit
+    config::RouteRule m_formBase;   // the rule as loaded: keeps what the form does not show
+
+    QLabel *m_title = nullptr;
+    QWidget *m_editorForm = nullptr;
+    QLabel *m_nameLabel = nullptr;
+    QLineEdit *m_nameEdit = nullptr;
+    QLabel *m_priorityLabel = nullptr;
+    QSpinBox *m_prioritySpin = nullptr;
+    QLabel *m_matchLabel = nullptr;
+    QComboBox *m_matchCombo = nullptr;
+    QLabel *m_conditionHeader = nullptr;
+    QVBoxLayout *m_conditionLayout = nullptr;
+    QList<ConditionRow> m_conditionRows;
+    QLabel *m_nestedLabel = nullptr;
+    QPushButton *m_addConditionButton = nullptr;
+    QLabel *m_targetLabel = nullptr;
+    QComboBox *m_targetKind = nullptr;
+    QComboBox *m_targetValue = nullptr;
+    QLabel *m_problemsLabel = nullptr;
+};
+
+} // namespace switchyard::ui
