@@ -84,6 +84,53 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ConditionTreeEditor</name>
+    <message>
+        <source>all of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;None of the conditions&quot; matches a request that meets none of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this group and everything in it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a nested group, to mix &quot;all of&quot; and &quot;any of&quot; in one condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -747,23 +794,7 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Match</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all of the conditions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>any of the conditions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Conditions (field, operator, value)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Add condition</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -784,18 +815,6 @@ Models: %3</source>
     </message>
     <message>
         <source>Canary split</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Remove this condition</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>value; for `in`: a, b, c</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -84,6 +84,53 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ConditionTreeEditor</name>
+    <message>
+        <source>all of the conditions</source>
+        <translation>全部条件</translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation>任一条件</translation>
+    </message>
+    <message>
+        <source>none of the conditions</source>
+        <translation>无一条件</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>匹配</translation>
+    </message>
+    <message>
+        <source>&quot;None of the conditions&quot; matches a request that meets none of them</source>
+        <translation>“无一条件”匹配其中任何条件都不满足的请求</translation>
+    </message>
+    <message>
+        <source>Remove this group and everything in it</source>
+        <translation>删除此条件组及其中的全部内容</translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation>添加条件</translation>
+    </message>
+    <message>
+        <source>Add group</source>
+        <translation>添加条件组</translation>
+    </message>
+    <message>
+        <source>Add a nested group, to mix &quot;all of&quot; and &quot;any of&quot; in one condition</source>
+        <translation>添加嵌套条件组，以便在一个条件中组合“全部条件”与“任一条件”</translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation>值；`in` 用：a, b, c</translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation>移除此条件</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -746,24 +793,8 @@ Models: %3</source>
         <translation>优先级</translation>
     </message>
     <message>
-        <source>Match</source>
-        <translation>匹配</translation>
-    </message>
-    <message>
-        <source>all of the conditions</source>
-        <translation>全部条件</translation>
-    </message>
-    <message>
-        <source>any of the conditions</source>
-        <translation>任一条件</translation>
-    </message>
-    <message>
         <source>Conditions (field, operator, value)</source>
         <translation>条件（字段、运算符、值）</translation>
-    </message>
-    <message>
-        <source>Add condition</source>
-        <translation>添加条件</translation>
     </message>
     <message>
         <source>Target</source>
@@ -784,18 +815,6 @@ Models: %3</source>
     <message>
         <source>Canary split</source>
         <translation>金丝雀分流</translation>
-    </message>
-    <message>
-        <source>Remove this condition</source>
-        <translation>移除此条件</translation>
-    </message>
-    <message>
-        <source>value; for `in`: a, b, c</source>
-        <translation>值；`in` 用：a, b, c</translation>
-    </message>
-    <message>
-        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
-        <translation>此规则的条件包含嵌套分组，已在上方以文本显示。请在配置文件中编辑条件；规则的其余部分可在此处编辑。</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 #include "rule_editor_panel.h"
 
+#include "condition_editor.h"
 #include "route_rules_model.h"
 #include "routing/rule_validation.h"
 #include "widget_helpers.h"
@@ -13,9 +14,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
-#include <QToolButton>
 #include <QVBoxLayout>
-#include <algorithm>
 
 namespace switchyard::ui {
 
@@ -57,35 +56,18 @@ RuleEditorPanel::RuleEditorPanel(const config::Config &config, QWidget *parent)
     m_prioritySpin = new QSpinBox(m_editorForm);
     m_prioritySpin->setObjectName(QStringLiteral("rulePrioritySpin"));
     m_prioritySpin->setRange(-1000000, 1000000);
-    m_matchLabel = makeLabel(TextRole::Caption, m_editorForm);
-    m_matchCombo = new QComboBox(m_editorForm);
-    m_matchCombo->setObjectName(QStringLiteral("conditionMatchCombo"));
-    m_matchCombo->addItems({QString(), QString()}); // texts set by retranslateUi
     grid->addWidget(m_nameLabel, 0, 0);
     grid->addWidget(m_nameEdit, 0, 1);
     grid->addWidget(m_priorityLabel, 1, 0);
     grid->addWidget(m_prioritySpin, 1, 1);
-    grid->addWidget(m_matchLabel, 2, 0);
-    grid->addWidget(m_matchCombo, 2, 1);
     grid->setColumnStretch(1, 1);
     layout->addLayout(grid);
 
     m_conditionHeader = makeLabel(TextRole::ColumnHeader, m_editorForm);
     layout->addWidget(m_conditionHeader);
-    m_conditionLayout = new QVBoxLayout;
-    m_conditionLayout->setSpacing(4);
-    layout->addLayout(m_conditionLayout);
-    m_nestedLabel = makeLabel(TextRole::Hint, m_editorForm);
-    m_nestedLabel->setObjectName(QStringLiteral("nestedConditionLabel"));
-    m_nestedLabel->setWordWrap(true);
-    m_nestedLabel->hide();
-    layout->addWidget(m_nestedLabel);
-    m_addConditionButton = new QPushButton(m_editorForm);
-    m_addConditionButton->setObjectName(QStringLiteral("addConditionButton"));
-    auto *addRow = new QHBoxLayout;
-    addRow->addWidget(m_addConditionButton);
-    addRow->addStretch(1);
-    layout->addLayout(addRow);
+    m_conditions = new ConditionTreeEditor(m_editorForm);
+    layout->addWidget(m_conditions);
+    layout->addSpacing(6);
 
     auto *targetGrid = new QGridLayout;
     targetGrid->setHorizontalSpacing(10);
@@ -121,13 +103,8 @@ RuleEditorPanel::RuleEditorPanel(const config::Config &config, QWidget *parent)
 
     connect(m_nameEdit, &QLineEdit::textEdited, this, &RuleEditorPanel::formEdited);
     connect(m_prioritySpin, &QSpinBox::valueChanged, this, &RuleEditorPanel::formEdited);
-    connect(m_matchCombo, &QComboBox::currentIndexChanged, this, &RuleEditorPanel::formEdited);
-    connect(m_addConditionButton, &QPushButton::clicked, this, [this] {
-        config::RouteCondition condition;
-        condition.field = QStringLiteral("model");
-        addConditionRow(condition);
-        formEdited();
-    });
+    connect(m_conditions, &ConditionTreeEditor::conditionEdited, this,
+            &RuleEditorPanel::formEdited);
     connect(m_targetKind, &QComboBox::currentIndexChanged, this, [this] {
         if (m_loadingForm)
             return;
@@ -147,22 +124,12 @@ void RuleEditorPanel::retranslateUi()
     m_title->setText(tr("Edit rule"));
     m_nameLabel->setText(tr("Name"));
     m_priorityLabel->setText(tr("Priority"));
-    m_matchLabel->setText(tr("Match"));
-    m_matchCombo->setItemText(0, tr("all of the conditions"));
-    m_matchCombo->setItemText(1, tr("any of the conditions"));
     m_conditionHeader->setText(tr("Conditions (field, operator, value)"));
-    if (m_hasRule && !m_loadingForm)
-        showRule(m_formBase);
-    m_addConditionButton->setText(tr("Add condition"));
     m_targetLabel->setText(tr("Target"));
     m_targetKind->setItemText(0, tr("Provider"));
     m_targetKind->setItemText(1, tr("Pool"));
     m_targetKind->setItemText(2, tr("Tier"));
     m_targetKind->setItemText(3, tr("Canary split"));
-    for (const ConditionRow &row : std::as_const(m_conditionRows)) {
-        row.remove->setToolTip(tr("Remove this condition"));
-        row.value->setPlaceholderText(tr("value; for `in`: a, b, c"));
-    }
 }
 
 void RuleEditorPanel::changeEvent(QEvent *event)
@@ -188,48 +155,19 @@ void RuleEditorPanel::showRule(const std::optional<config::RouteRule> &rule)
 {
     m_loadingForm = true;
     m_hasRule = rule.has_value();
-    clearConditionRows();
     m_editorForm->setEnabled(rule.has_value());
-    m_nestedCondition = false;
     if (!rule) {
+        m_formBase = {};
         m_nameEdit->clear();
         m_prioritySpin->setValue(0);
-        m_nestedLabel->hide();
+        m_conditions->setCondition(std::nullopt);
         m_loadingForm = false;
         return;
     }
     m_formBase = *rule;
     m_nameEdit->setText(m_formBase.name);
     m_prioritySpin->setValue(m_formBase.priority);
-    m_matchCombo->setCurrentIndex(0);
-    if (m_formBase.when) {
-        const config::RouteCondition &when = *m_formBase.when;
-        const auto allCompare = [](const QList<config::RouteCondition> &children) {
-            return std::all_of(children.begin(), children.end(), [](const auto &child) {
-                return child.kind == config::RouteCondition::Kind::Compare;
-            });
-        };
-        if (when.kind == config::RouteCondition::Kind::Compare) {
-            addConditionRow(when);
-        } else if ((when.kind == config::RouteCondition::Kind::All ||
-                    when.kind == config::RouteCondition::Kind::Any) &&
-                   allCompare(when.children)) {
-            m_matchCombo->setCurrentIndex(when.kind == config::RouteCondition::Kind::Any ? 1 : 0);
-            for (const config::RouteCondition &child : when.children)
-                addConditionRow(child);
-        } else {
-            m_nestedCondition = true;
-        }
-    }
-    m_nestedLabel->setVisible(m_nestedCondition);
-    m_nestedLabel->setText(m_nestedCondition
-                               ? conditionSummary(m_formBase.when) + QStringLiteral("\n\n") +
-                                     tr("This rule's condition has nested groups, shown above as "
-                                        "text. Edit it in the configuration file; the rest of "
-                                        "the rule can be edited here.")
-                               : QString());
-    m_matchCombo->setEnabled(!m_nestedCondition);
-    m_addConditionButton->setEnabled(!m_nestedCondition);
+    m_conditions->setCondition(m_formBase.when);
 
     int kind = 2;
     if (!m_formBase.split.isEmpty())
@@ -244,63 +182,6 @@ void RuleEditorPanel::showRule(const std::optional<config::RouteRule> &rule)
                                   : kind == 1 ? m_formBase.to.names.join(QStringLiteral(", "))
                                               : m_formBase.to.names.value(0));
     m_loadingForm = false;
-}
-
-RuleEditorPanel::ConditionRow &
-RuleEditorPanel::addConditionRow(const config::RouteCondition &condition)
-{
-    const int index = int(m_conditionRows.size());
-    ConditionRow row;
-    row.row = new QWidget(m_editorForm);
-    auto *layout = new QHBoxLayout(row.row);
-    layout->setContentsMargins(0, 0, 0, 0);
-    row.field = new QComboBox(row.row);
-    row.field->setObjectName(QStringLiteral("conditionField%1").arg(index));
-    row.field->setEditable(true);
-    row.field->setInsertPolicy(QComboBox::NoInsert);
-    row.field->addItems(routing::fieldNames());
-    row.field->setCurrentText(condition.field);
-    row.op = new QComboBox(row.row);
-    row.op->setObjectName(QStringLiteral("conditionOperator%1").arg(index));
-    row.op->addItems(routing::operatorNames());
-    row.op->setCurrentText(routing::operatorName(condition.op));
-    row.value = new QLineEdit(row.row);
-    row.value->setObjectName(QStringLiteral("conditionValue%1").arg(index));
-    row.value->setText(condition.values.join(QStringLiteral(", ")));
-    row.value->setPlaceholderText(tr("value; for `in`: a, b, c"));
-    row.remove = new QToolButton(row.row);
-    row.remove->setObjectName(QStringLiteral("removeCondition%1").arg(index));
-    row.remove->setText(QStringLiteral("✕"));
-    row.remove->setToolTip(tr("Remove this condition"));
-    layout->addWidget(row.field, 3);
-    layout->addWidget(row.op, 2);
-    layout->addWidget(row.value, 4);
-    layout->addWidget(row.remove);
-    m_conditionLayout->addWidget(row.row);
-
-    QWidget *rowWidget = row.row;
-    connect(row.field, &QComboBox::currentTextChanged, this, &RuleEditorPanel::formEdited);
-    connect(row.op, &QComboBox::currentTextChanged, this, &RuleEditorPanel::formEdited);
-    connect(row.value, &QLineEdit::textChanged, this, &RuleEditorPanel::formEdited);
-    connect(row.remove, &QToolButton::clicked, this, [this, rowWidget] {
-        for (qsizetype i = 0; i < m_conditionRows.size(); ++i) {
-            if (m_conditionRows[i].row == rowWidget) {
-                m_conditionRows.removeAt(i);
-                retire(rowWidget);
-                break;
-            }
-        }
-        formEdited();
-    });
-    m_conditionRows.append(row);
-    return m_conditionRows.last();
-}
-
-void RuleEditorPanel::clearConditionRows()
-{
-    for (const ConditionRow &row : std::as_const(m_conditionRows))
-        retire(row.row);
-    m_conditionRows.clear();
 }
 
 void RuleEditorPanel::fillTargetChoices()
@@ -331,30 +212,7 @@ config::RouteRule RuleEditorPanel::ruleFromForm() const
     config::RouteRule rule = m_formBase;
     rule.name = m_nameEdit->text().trimmed();
     rule.priority = m_prioritySpin->value();
-    if (!m_nestedCondition) {
-        QList<config::RouteCondition> conditions;
-        for (const ConditionRow &row : m_conditionRows) {
-            config::RouteCondition condition;
-            condition.field = row.field->currentText().trimmed();
-            condition.op = routing::operatorFromName(row.op->currentText())
-                               .value_or(config::ConditionOperator::Eq);
-            condition.values = condition.op == config::ConditionOperator::In
-                                   ? splitList(row.value->text())
-                                   : QStringList{row.value->text().trimmed()};
-            conditions.append(condition);
-        }
-        if (conditions.isEmpty()) {
-            rule.when.reset();
-        } else if (conditions.size() == 1) {
-            rule.when = conditions.first();
-        } else {
-            config::RouteCondition group;
-            group.kind = m_matchCombo->currentIndex() == 1 ? config::RouteCondition::Kind::Any
-                                                           : config::RouteCondition::Kind::All;
-            group.children = conditions;
-            rule.when = group;
-        }
-    }
+    rule.when = m_conditions->condition();
     const int kind = m_targetKind->currentIndex();
     if (kind == 3) {
         if (m_formBase.split.isEmpty()) {
@@ -370,18 +228,21 @@ config::RouteRule RuleEditorPanel::ruleFromForm() const
         return rule;
     }
     rule.split.clear();
-    rule.to = {};
+    config::RouteTarget target;
     const QString value = m_targetValue->currentText().trimmed();
     if (kind == 0) {
-        rule.to.kind = config::RouteTarget::Kind::Provider;
-        rule.to.names = {value};
+        target.kind = config::RouteTarget::Kind::Provider;
+        target.names = {value};
     } else if (kind == 1) {
-        rule.to.kind = config::RouteTarget::Kind::Pool;
-        rule.to.names = splitList(value);
+        target.kind = config::RouteTarget::Kind::Pool;
+        target.names = splitList(value);
     } else {
-        rule.to.kind = config::RouteTarget::Kind::Tier;
-        rule.to.names = {value};
+        target.kind = config::RouteTarget::Kind::Tier;
+        target.names = {value};
     }
+    // An unchanged target keeps where the file wrote it.
+    if (target.kind != rule.to.kind || target.names != rule.to.names)
+        rule.to = target;
     return rule;
 }
 

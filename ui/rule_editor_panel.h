@@ -10,13 +10,12 @@ QT_BEGIN_NAMESPACE
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QPushButton;
 class QSpinBox;
-class QToolButton;
-class QVBoxLayout;
 QT_END_NAMESPACE
 
 namespace switchyard::ui {
+
+class ConditionTreeEditor;
 
 // The Routes page's rule editor: one rule's name, priority, condition and target as a form.
 // Every change is announced with the whole edited rule, the value the engine validates and
@@ -41,17 +40,7 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    struct ConditionRow {
-        QWidget *row = nullptr;
-        QComboBox *field = nullptr;
-        QComboBox *op = nullptr;
-        QLineEdit *value = nullptr;
-        QToolButton *remove = nullptr;
-    };
-
     void retranslateUi();
-    ConditionRow &addConditionRow(const config::RouteCondition &condition);
-    void clearConditionRows();
     void fillTargetChoices();
     void formEdited();
     config::RouteRule ruleFromForm() const;
@@ -59,8 +48,7 @@ private:
     config::Config m_config;
     bool m_hasRule = false;
     bool m_loadingForm = false;
-    bool m_nestedCondition = false; // the rule's condition has groups the form can't edit
-    config::RouteRule m_formBase;   // the rule as loaded: keeps what the form does not show
+    config::RouteRule m_formBase; // the rule as loaded: keeps what the form does not show
 
     QLabel *m_title = nullptr;
     QWidget *m_editorForm = nullptr;
@@ -68,13 +56,8 @@ private:
     QLineEdit *m_nameEdit = nullptr;
     QLabel *m_priorityLabel = nullptr;
     QSpinBox *m_prioritySpin = nullptr;
-    QLabel *m_matchLabel = nullptr;
-    QComboBox *m_matchCombo = nullptr;
     QLabel *m_conditionHeader = nullptr;
-    QVBoxLayout *m_conditionLayout = nullptr;
-    QList<ConditionRow> m_conditionRows;
-    QLabel *m_nestedLabel = nullptr;
-    QPushButton *m_addConditionButton = nullptr;
+    ConditionTreeEditor *m_conditions = nullptr;
     QLabel *m_targetLabel = nullptr;
     QComboBox *m_targetKind = nullptr;
     QComboBox *m_targetValue = nullptr;

@@ -6,20 +6,24 @@
 #include "main_window.h"
 #include "overview_page.h"
 #include "request_rate_chart.h"
+#include "routes_view.h"
 #include "translation.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPixmap>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTranslator>
 #include <cmath>
 #include <memory>
@@ -34,6 +38,7 @@ using switchyard::ui::BreakerEventsModel;
 using switchyard::ui::DrillsPanel;
 using switchyard::ui::HealthMatrixModel;
 using switchyard::ui::MainWindow;
+using switchyard::ui::RoutesView;
 namespace config = switchyard::config;
 
 namespace {
@@ -102,6 +107,7 @@ private Q_SLOTS:
     void operatorActionsReachTheEngine();
     void drillOpensTheBreakerAndTheTimelineShowsIt();
     void chineseTranslationTranslatesTheConsole();
+    void routesPageRendersWithTheDemo();
     void rateChartKeepsOnlyTheLastMinute();
     void rateChartAxisUsesRoundNumbers_data();
     void rateChartAxisUsesRoundNumbers();
@@ -353,6 +359,56 @@ void MainWindowTest::chineseTranslationTranslatesTheConsole()
 
     QVERIFY(QCoreApplication::removeTranslator(&translator));
     QTRY_COMPARE(toggle->text(), QStringLiteral("Demo traffic"));
+}
+
+void MainWindowTest::routesPageRendersWithTheDemo()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1480, 900);
+    auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("consoleTabs"));
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(window.routesView());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    QVERIFY(toggle);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+
+    // The demo's canary rule, with a nested group added to its condition, and a dry run of a
+    // demo request against the live and the edited rules.
+    RoutesView &view = *window.routesView();
+    auto *rules = view.findChild<QTableView *>(QStringLiteral("routeRules"));
+    QVERIFY(rules);
+    rules->selectRow(0);
+    QCOMPARE(view.findChild<QLineEdit *>(QStringLiteral("ruleNameEdit"))->text(),
+             QStringLiteral("chat-canary"));
+    view.findChild<QPushButton *>(QStringLiteral("addGroupButton"))->click();
+    view.findChild<QComboBox *>(QStringLiteral("conditionField1.0"))
+        ->setCurrentText(QStringLiteral("tenant"));
+    view.findChild<QLineEdit *>(QStringLiteral("conditionValue1.0"))
+        ->setText(QStringLiteral("acme"));
+    view.findChild<QPushButton *>(QStringLiteral("addCondition1"))->click();
+    view.findChild<QComboBox *>(QStringLiteral("conditionField1.1"))
+        ->setCurrentText(QStringLiteral("header.x-team"));
+    view.findChild<QLineEdit *>(QStringLiteral("conditionValue1.1"))
+        ->setText(QStringLiteral("search"));
+    view.findChild<QPushButton *>(QStringLiteral("dryRunButton"))->click();
+    auto *edited = view.findChild<QTextBrowser *>(QStringLiteral("dryRunEditedResult"));
+    QVERIFY(edited);
+    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().startsWith(QStringLiteral("Rule: ")),
+                             trafficTimeoutMs);
+    if (updatingScreenshots())
+        QTest::qWait(3000); // some demo traffic in the canary's live weights
+
+    const QPixmap shot = window.grab();
+    QCOMPARE(shot.size(), QSize(1480, 900));
+    const QString path = screenshotPath(QStringLiteral("routes.png"));
+    QVERIFY2(shot.save(path), qPrintable(path));
+    qInfo("routes screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
+
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
 }
 
 void MainWindowTest::rateChartKeepsOnlyTheLastMinute()
