@@ -845,4 +845,64 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
+<context>
+    <name>switchyard::ui::SplitEditor</name>
+    <message>
+        <source>Provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Split by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The request value that keeps a client on one side of the split; requests without it use their request id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Branch target</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Relative to the other branches; 0 sends this branch nothing</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this branch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add branch</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
 </TS>

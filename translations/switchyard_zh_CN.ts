@@ -844,4 +844,64 @@ Models: %3</source>
         <translation>应用</translation>
     </message>
 </context>
+<context>
+    <name>switchyard::ui::SplitEditor</name>
+    <message>
+        <source>Provider</source>
+        <translation>提供商</translation>
+    </message>
+    <message>
+        <source>Pool</source>
+        <translation>池</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>档位</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>Split by</source>
+        <translation>分流依据</translation>
+    </message>
+    <message>
+        <source>The request value that keeps a client on one side of the split; requests without it use their request id</source>
+        <translation>让同一客户端始终落在分流同一侧的请求值；没有该值的请求改用其请求 ID</translation>
+    </message>
+    <message>
+        <source>Branch target</source>
+        <translation>分支目标</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Relative to the other branches; 0 sends this branch nothing</source>
+        <translation>相对于其他分支的权重；为 0 时此分支不接收流量</translation>
+    </message>
+    <message>
+        <source>Remove this branch</source>
+        <translation>删除此分支</translation>
+    </message>
+    <message>
+        <source>Add branch</source>
+        <translation>添加分支</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
+        <translation>%1 %</translation>
+    </message>
+</context>
 </TS>

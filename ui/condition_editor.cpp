@@ -286,7 +286,7 @@ QWidget *ConditionTreeEditor::buildComparison(const config::RouteCondition &comp
     remove->setText(QStringLiteral("✕"));
     remove->setToolTip(tr("Remove this condition"));
     // Narrow minimums: nested rows must still fit a narrow card; the value takes what is left.
-    field->setMinimumContentsLength(10);
+    field->setMinimumContentsLength(8);
     field->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     op->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     value->setMinimumWidth(60);

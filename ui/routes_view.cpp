@@ -30,9 +30,10 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     left->setSpacing(12);
     left->addWidget(m_ruleList, 3);
     left->addWidget(m_canary, 2);
-    layout->addLayout(left, 5);
-    layout->addWidget(m_editor, 4);
-    layout->addWidget(m_dryRun, 6);
+    // The editor gets as much width as the dry run: nested groups and split branches need it.
+    layout->addLayout(left, 4);
+    layout->addWidget(m_editor, 5);
+    layout->addWidget(m_dryRun, 5);
 
     connect(m_ruleList, &RuleListPanel::currentRowChanged, this, &RoutesView::showRule);
     connect(m_ruleList, &RuleListPanel::addRequested, this, &RoutesView::addRule);

@@ -1,8 +1,8 @@
 #include "rule_editor_panel.h"
 
 #include "condition_editor.h"
-#include "route_rules_model.h"
 #include "routing/rule_validation.h"
+#include "split_editor.h"
 #include "widget_helpers.h"
 
 #include <QComboBox>
@@ -20,16 +20,11 @@ namespace switchyard::ui {
 
 namespace {
 
-QStringList splitList(const QString &text)
-{
-    QStringList items;
-    for (const QString &item : text.split(u',', Qt::SkipEmptyParts)) {
-        const QString trimmed = item.trimmed();
-        if (!trimmed.isEmpty())
-            items.append(trimmed);
-    }
-    return items;
-}
+// The target kind combo box: the three kinds of config::RouteTarget, then a canary split.
+constexpr config::RouteTarget::Kind kTargetKinds[] = {config::RouteTarget::Kind::Provider,
+                                                      config::RouteTarget::Kind::Pool,
+                                                      config::RouteTarget::Kind::Tier};
+constexpr int kSplitIndex = 3;
 
 } // namespace
 
@@ -84,6 +79,9 @@ RuleEditorPanel::RuleEditorPanel(const config::Config &config, QWidget *parent)
     targetGrid->addWidget(m_targetValue, 1, 1);
     targetGrid->setColumnStretch(1, 1);
     layout->addLayout(targetGrid);
+    m_split = new SplitEditor(m_config, m_editorForm);
+    m_split->hide();
+    layout->addWidget(m_split);
 
     m_problemsLabel = makeLabel(TextRole::Hint, m_editorForm);
     m_problemsLabel->setObjectName(QStringLiteral("ruleProblems"));
@@ -96,6 +94,8 @@ RuleEditorPanel::RuleEditorPanel(const config::Config &config, QWidget *parent)
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // Deep groups scroll down, never sideways: rows shrink to the card's width instead.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(m_editorForm);
     m_editorForm->setAutoFillBackground(false);
     scroll->viewport()->setAutoFillBackground(false);
@@ -109,11 +109,14 @@ RuleEditorPanel::RuleEditorPanel(const config::Config &config, QWidget *parent)
         if (m_loadingForm)
             return;
         m_loadingForm = true;
-        fillTargetChoices();
+        showTargetKind(m_targetKind->currentIndex());
+        if (m_targetKind->currentIndex() == kSplitIndex && m_formBase.split.isEmpty())
+            m_split->setSplit(firstSplit(), m_formBase.splitKey);
         m_targetValue->setCurrentIndex(0);
         m_loadingForm = false;
         formEdited();
     });
+    connect(m_split, &SplitEditor::splitEdited, this, &RuleEditorPanel::formEdited);
     connect(m_targetValue, &QComboBox::currentTextChanged, this, &RuleEditorPanel::formEdited);
     retranslateUi();
     showRule(std::nullopt);
@@ -171,40 +174,45 @@ void RuleEditorPanel::showRule(const std::optional<config::RouteRule> &rule)
 
     int kind = 2;
     if (!m_formBase.split.isEmpty())
-        kind = 3;
+        kind = kSplitIndex;
     else if (m_formBase.to.kind == config::RouteTarget::Kind::Provider)
         kind = 0;
     else if (m_formBase.to.kind == config::RouteTarget::Kind::Pool)
         kind = 1;
     m_targetKind->setCurrentIndex(kind);
-    fillTargetChoices();
-    m_targetValue->setCurrentText(kind == 3   ? targetSummary(m_formBase)
-                                  : kind == 1 ? m_formBase.to.names.join(QStringLiteral(", "))
-                                              : m_formBase.to.names.value(0));
+    showTargetKind(kind);
+    m_targetValue->setCurrentText(targetText(m_formBase.to));
+    m_split->setSplit(m_formBase.split, m_formBase.splitKey);
     m_loadingForm = false;
 }
 
-void RuleEditorPanel::fillTargetChoices()
+void RuleEditorPanel::showTargetKind(int index)
 {
-    const QString current = m_targetValue->currentText();
-    m_targetValue->clear();
-    switch (m_targetKind->currentIndex()) {
-    case 0:
-    case 1:
-        for (const config::ProviderConfig &provider : m_config.providers)
-            m_targetValue->addItem(provider.id);
-        break;
-    case 2:
-        m_targetValue->addItem(QStringLiteral("auto"));
-        for (const config::TierConfig &tier : m_config.routing.tiers)
-            m_targetValue->addItem(tier.name);
-        break;
-    default:
-        break;
+    const bool split = index == kSplitIndex;
+    if (!split)
+        fillTargetChoices(m_targetValue, kTargetKinds[index], m_config);
+    m_targetValue->setVisible(!split);
+    m_split->setVisible(split);
+}
+
+QList<config::SplitBranch> RuleEditorPanel::firstSplit() const
+{
+    // Turning a plain target into a split: all traffic stays on the current target, and the
+    // second branch, at weight 0, names another provider for the person to raise.
+    config::SplitBranch first;
+    first.target = m_formBase.to;
+    first.weight = 100;
+    config::SplitBranch second;
+    second.target.kind = config::RouteTarget::Kind::Provider;
+    for (const config::ProviderConfig &provider : m_config.providers) {
+        if (provider.id != first.target.label()) {
+            second.target.names = {provider.id};
+            break;
+        }
     }
-    // A split is edited live with the canary sliders, not here.
-    m_targetValue->setEnabled(m_targetKind->currentIndex() != 3);
-    m_targetValue->setCurrentText(current);
+    if (second.target.names.isEmpty())
+        second.target = first.target;
+    return {first, second};
 }
 
 config::RouteRule RuleEditorPanel::ruleFromForm() const
@@ -214,35 +222,13 @@ config::RouteRule RuleEditorPanel::ruleFromForm() const
     rule.priority = m_prioritySpin->value();
     rule.when = m_conditions->condition();
     const int kind = m_targetKind->currentIndex();
-    if (kind == 3) {
-        if (m_formBase.split.isEmpty()) {
-            // Turning a plain target into a split: both branches start on the current target,
-            // all traffic on the first, so the person can then point the second elsewhere.
-            config::SplitBranch first;
-            first.target = m_formBase.to;
-            first.weight = 100;
-            config::SplitBranch second = first;
-            second.weight = 0;
-            rule.split = {first, second};
-        }
-        return rule;
-    }
-    rule.split.clear();
-    config::RouteTarget target;
-    const QString value = m_targetValue->currentText().trimmed();
-    if (kind == 0) {
-        target.kind = config::RouteTarget::Kind::Provider;
-        target.names = {value};
-    } else if (kind == 1) {
-        target.kind = config::RouteTarget::Kind::Pool;
-        target.names = splitList(value);
+    if (kind == kSplitIndex) {
+        rule.split = m_split->branches();
+        rule.splitKey = m_split->key();
     } else {
-        target.kind = config::RouteTarget::Kind::Tier;
-        target.names = {value};
+        rule.split.clear();
+        rule.to = targetFromText(kTargetKinds[kind], m_targetValue->currentText(), rule.to);
     }
-    // An unchanged target keeps where the file wrote it.
-    if (target.kind != rule.to.kind || target.names != rule.to.names)
-        rule.to = target;
     return rule;
 }
 

@@ -16,6 +16,7 @@ QT_END_NAMESPACE
 namespace switchyard::ui {
 
 class ConditionTreeEditor;
+class SplitEditor;
 
 // The Routes page's rule editor: one rule's name, priority, condition and target as a form.
 // Every change is announced with the whole edited rule, the value the engine validates and
@@ -41,7 +42,8 @@ protected:
 
 private:
     void retranslateUi();
-    void fillTargetChoices();
+    void showTargetKind(int index);
+    QList<config::SplitBranch> firstSplit() const;
     void formEdited();
     config::RouteRule ruleFromForm() const;
 
@@ -61,6 +63,7 @@ private:
     QLabel *m_targetLabel = nullptr;
     QComboBox *m_targetKind = nullptr;
     QComboBox *m_targetValue = nullptr;
+    SplitEditor *m_split = nullptr;
     QLabel *m_problemsLabel = nullptr;
 };
 

@@ -16,6 +16,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPixmap>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -393,11 +394,19 @@ void MainWindowTest::routesPageRendersWithTheDemo()
         ->setCurrentText(QStringLiteral("header.x-team"));
     view.findChild<QLineEdit *>(QStringLiteral("conditionValue1.1"))
         ->setText(QStringLiteral("search"));
+    // A demo-chat request from no particular tenant or team: only the live rules still take it.
+    auto *body = view.findChild<QPlainTextEdit *>(QStringLiteral("dryRunBody"));
+    QVERIFY(body);
+    body->setPlainText(
+        body->toPlainText().replace(QStringLiteral("demo-light"), QStringLiteral("demo-chat")));
     view.findChild<QPushButton *>(QStringLiteral("dryRunButton"))->click();
     auto *edited = view.findChild<QTextBrowser *>(QStringLiteral("dryRunEditedResult"));
     QVERIFY(edited);
-    QTRY_VERIFY_WITH_TIMEOUT(edited->toPlainText().startsWith(QStringLiteral("Rule: ")),
+    auto *live = view.findChild<QTextBrowser *>(QStringLiteral("dryRunLiveResult"));
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(QStringLiteral("Rule: chat-canary\n")),
                              trafficTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        edited->toPlainText().startsWith(QStringLiteral("Rule: none matched\n")), trafficTimeoutMs);
     if (updatingScreenshots())
         QTest::qWait(3000); // some demo traffic in the canary's live weights
 

@@ -105,6 +105,7 @@ private Q_SLOTS:
     void dryRunComparesLiveAndEditedRules();
     void applySwapsTheLiveRules();
     void nestedGroupEditReachesDryRunAndApply();
+    void splitEditReachesTheLiveCanary();
     void canarySliderChangesLiveWeights();
     void mainWindowHasARoutesTab();
     void rendersThePage();
@@ -343,6 +344,29 @@ void RoutesViewTest::nestedGroupEditReachesDryRunAndApply()
             return false;
         }(),
         kEngineTimeoutMs);
+}
+
+void RoutesViewTest::splitEditReachesTheLiveCanary()
+{
+    RoutesView view(*m_bridge);
+    QAbstractItemModelTester tester(view.rulesModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    child<QTableView>(view, u"routeRules"_s)->selectRow(1); // agent-canary
+    QCOMPARE(child<QSpinBox>(view, u"splitBranchWeight0"_s)->value(), 90);
+    child<QSpinBox>(view, u"splitBranchWeight0"_s)->setValue(70);
+    child<QSpinBox>(view, u"splitBranchWeight1"_s)->setValue(30);
+    QCOMPARE(view.rulesModel()->index(1, RouteRulesModel::TargetColumn).data().toString(),
+             u"split by user: sim-pro 70 · sim-light 30"_s);
+
+    QSignalSpy applied(m_bridge.get(), &EngineBridge::routesApplied);
+    child<QPushButton>(view, u"applyRulesButton"_s)->click();
+    QVERIFY(applied.wait(kEngineTimeoutMs));
+    QCOMPARE(applied.first().at(0).toBool(), true);
+    QTRY_COMPARE_WITH_TIMEOUT(liveWeights(*m_bridge, u"agent-canary"_s), (QList<int>{70, 30}),
+                              kEngineTimeoutMs);
+    // The sliders follow the applied weights, which are now the file's for this split.
+    QTRY_COMPARE_WITH_TIMEOUT(child<QLabel>(view, u"canaryWeight:agent-canary:1"_s)->text(),
+                              u"live 30 % · file 30 %"_s, kEngineTimeoutMs);
 }
 
 void RoutesViewTest::canarySliderChangesLiveWeights()

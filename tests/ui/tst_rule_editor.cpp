@@ -7,9 +7,11 @@
 #include "rule_editor_panel.h"
 
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTest>
 #include <QToolButton>
 
@@ -139,6 +141,9 @@ private Q_SLOTS:
     void removesPartsAtAnyDepth();
     void noneOfSeveralPartsIsNotOfAny();
     void anEmptyGroupIsReportedByTheValidator();
+    void editsSplitBranchesAndKey();
+    void turnsATargetIntoASplitAndBack();
+    void aBranchListedTwiceIsReportedByTheValidator();
 
 private:
     config::Config m_config;
@@ -287,6 +292,89 @@ void RuleEditorTest::anEmptyGroupIsReportedByTheValidator()
     for (const routing::RuleProblem &problem : routing::validateRule(editor.rule(), m_config))
         problems.append(problem.message);
     QCOMPARE(problems, QStringList{u"`all` needs a list of at least one condition"_s});
+}
+
+void RuleEditorTest::editsSplitBranchesAndKey()
+{
+    RuleEditorPanel editor(m_config);
+    QSignalSpy edited(&editor, &RuleEditorPanel::ruleEdited);
+    const config::RouteRule original = rule(u"top-not"_s);
+    editor.showRule(original);
+    QCOMPARE(child<QComboBox>(editor, u"targetKindCombo"_s)->currentText(), u"Canary split"_s);
+    QCOMPARE(child<QComboBox>(editor, u"splitKeyCombo"_s)->currentText(), u"tenant"_s);
+    QCOMPARE(child<QComboBox>(editor, u"splitBranchTarget0"_s)->currentText(), u"sim-pro"_s);
+    QCOMPARE(child<QComboBox>(editor, u"splitBranchKind1"_s)->currentText(), u"Tier"_s);
+    QCOMPARE(child<QComboBox>(editor, u"splitBranchTarget1"_s)->currentText(), u"light"_s);
+    QCOMPARE(child<QLabel>(editor, u"splitBranchShare0"_s)->text(), u"95 %"_s);
+
+    child<QSpinBox>(editor, u"splitBranchWeight1"_s)->setValue(15);
+    QCOMPARE(child<QLabel>(editor, u"splitBranchShare1"_s)->text(), u"14 %"_s);
+    auto *key = child<QComboBox>(editor, u"splitKeyCombo"_s);
+    key->setCurrentIndex(key->findText(u"session"_s));
+
+    // A new branch names a provider no branch uses yet, and takes nothing until raised.
+    child<QPushButton>(editor, u"addSplitBranch"_s)->click();
+    QCOMPARE(child<QComboBox>(editor, u"splitBranchTarget2"_s)->currentText(), u"sim-light"_s);
+    QCOMPARE(child<QSpinBox>(editor, u"splitBranchWeight2"_s)->value(), 0);
+    auto *kind = child<QComboBox>(editor, u"splitBranchKind2"_s);
+    kind->setCurrentIndex(kind->findText(u"Pool"_s));
+    child<QComboBox>(editor, u"splitBranchTarget2"_s)->setCurrentText(u"sim-light, sim-local"_s);
+    child<QSpinBox>(editor, u"splitBranchWeight2"_s)->setValue(10);
+    child<QToolButton>(editor, u"removeSplitBranch0"_s)->click();
+
+    const config::RouteRule result = editor.rule();
+    QCOMPARE(routing::splitKeyName(result.splitKey), u"session"_s);
+    QStringList branches;
+    for (const config::SplitBranch &branch : result.split)
+        branches.append(u"%1 %2"_s.arg(branch.target.label()).arg(branch.weight));
+    QCOMPARE(branches, (QStringList{u"light 15"_s, u"[sim-light, sim-local] 10"_s}));
+    QCOMPARE(result.split.first().target.kind, config::RouteTarget::Kind::Tier);
+    QCOMPARE(result.split.last().target.kind, config::RouteTarget::Kind::Pool);
+    // The kept branch is the file's, position and all; the condition is untouched.
+    QCOMPARE(result.split.first().position.line, original.split.last().position.line);
+    QCOMPARE(dump(result.when), dump(original.when));
+    QCOMPARE(dump(edited.last().at(0).value<config::RouteRule>()), dump(result));
+    QVERIFY(routing::validateRule(result, m_config).isEmpty());
+}
+
+void RuleEditorTest::turnsATargetIntoASplitAndBack()
+{
+    RuleEditorPanel editor(m_config);
+    const config::RouteRule original = rule(u"one-comparison"_s);
+    editor.showRule(original);
+    QVERIFY(!child<QWidget>(editor, u"splitEditor"_s)->isVisibleTo(&editor));
+
+    // All traffic stays where it went; a second branch waits at weight 0 on another provider.
+    child<QComboBox>(editor, u"targetKindCombo"_s)->setCurrentIndex(3);
+    QVERIFY(child<QWidget>(editor, u"splitEditor"_s)->isVisibleTo(&editor));
+    config::RouteRule result = editor.rule();
+    QCOMPARE(result.split.size(), 2);
+    QCOMPARE(dump(result.split[0].target), dump(original.to));
+    QCOMPARE(result.split[0].weight, 100);
+    QCOMPARE(result.split[1].target.label(), u"sim-light"_s);
+    QCOMPARE(result.split[1].weight, 0);
+    QCOMPARE(child<QLabel>(editor, u"splitBranchShare0"_s)->text(), u"100 %"_s);
+    QVERIFY(routing::validateRule(result, m_config).isEmpty());
+
+    // Back to one provider: the split is gone, the target is the first provider offered.
+    child<QComboBox>(editor, u"targetKindCombo"_s)->setCurrentIndex(0);
+    result = editor.rule();
+    QVERIFY(result.split.isEmpty());
+    QCOMPARE(result.to.kind, config::RouteTarget::Kind::Provider);
+    QCOMPARE(result.to.names, QStringList{u"sim-light"_s});
+}
+
+void RuleEditorTest::aBranchListedTwiceIsReportedByTheValidator()
+{
+    RuleEditorPanel editor(m_config);
+    editor.showRule(rule(u"top-not"_s));
+    auto *kind = child<QComboBox>(editor, u"splitBranchKind1"_s);
+    kind->setCurrentIndex(kind->findText(u"Provider"_s));
+    child<QComboBox>(editor, u"splitBranchTarget1"_s)->setCurrentText(u"sim-pro"_s);
+    QStringList problems;
+    for (const routing::RuleProblem &problem : routing::validateRule(editor.rule(), m_config))
+        problems.append(problem.message);
+    QCOMPARE(problems, QStringList{u"split lists `sim-pro` twice"_s});
 }
 
 QTEST_MAIN(RuleEditorTest)
