@@ -57,6 +57,80 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::CanaryPanel</name>
+    <message>
+        <source>Canary splits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ConditionTreeEditor</name>
+    <message>
+        <source>all of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none of the conditions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&quot;None of the conditions&quot; matches a request that meets none of them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this group and everything in it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add group</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Add a nested group, to mix &quot;all of&quot; and &quot;any of&quot; in one condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -128,6 +202,153 @@
     </message>
     <message>
         <source>%1%</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DryRunPanel</name>
+    <message>
+        <source>not used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -356,6 +577,29 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Starting the gateway…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 req/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::OverviewPage</name>
+    <message>
         <source>Total requests</source>
         <translation type="unfinished"></translation>
     </message>
@@ -384,48 +628,19 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>since start</source>
+        <source>Select a provider to act on it; right-click for the same actions</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>demo traffic at %1 req/s</source>
+        <source>Breaker timeline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>client requests</source>
+        <source>newest first</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 / %2</source>
-        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>no providers configured</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all healthy</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 degraded, %2 down</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Starting the gateway…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1 req/s</source>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -469,27 +684,40 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Overview</source>
+        <source>since start</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Routes</source>
+        <source>%1 req/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Select a provider to act on it; right-click for the same actions</source>
+        <source>demo traffic at %1 req/s</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
+        <source>client requests</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>newest first</source>
+        <source>across all providers</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <source>%1 / %2</source>
+        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no providers configured</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all healthy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 degraded, %2 down</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -539,45 +767,59 @@ Models: %3</source>
 <context>
     <name>switchyard::ui::RoutesView</name>
     <message>
-        <source>not used</source>
+        <source>Applying...</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>1, explicit hint</source>
+        <source>Applied: new requests use these rules now.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>2, task tag</source>
+        <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleEditorPanel</name>
+    <message>
+        <source>Edit rule</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>3, input tokens</source>
+        <source>Name</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>4, complexity score</source>
+        <source>Priority</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>5, default</source>
+        <source>Conditions (field, operator, value)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>primary</source>
+        <source>Target</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>cross-tier failover</source>
+        <source>Provider</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>fallback chain</source>
+        <source>Pool</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>lighter model</source>
+        <source>Tier</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Canary split</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleListPanel</name>
     <message>
         <source>Rules</source>
         <translation type="unfinished"></translation>
@@ -602,42 +844,9 @@ Models: %3</source>
         <source>Apply</source>
         <translation type="unfinished"></translation>
     </message>
-    <message>
-        <source>Edit rule</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Priority</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Match</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>all of the conditions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>any of the conditions</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Conditions (field, operator, value)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Add condition</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Target</source>
-        <translation type="unfinished"></translation>
-    </message>
+</context>
+<context>
+    <name>switchyard::ui::SplitEditor</name>
     <message>
         <source>Provider</source>
         <translation type="unfinished"></translation>
@@ -651,159 +860,48 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Canary split</source>
+        <source>user</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Remove this condition</source>
+        <source>tenant</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>value; for `in`: a, b, c</source>
+        <source>session</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Dry run</source>
+        <source>Split by</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sample</source>
+        <source>The request value that keeps a client on one side of the split; requests without it use their request id</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Simple chat</source>
+        <source>Branch target</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Code generation (pro)</source>
+        <source>Weight</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Sensitive data</source>
+        <source>Relative to the other branches; 0 sends this branch nothing</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Long document</source>
+        <source>Remove this branch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Agent canary user</source>
+        <source>Add branch</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Request body</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Headers, one &quot;name: value&quot; per line</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Live rules</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>With your edits</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Canary splits</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No rule splits its traffic.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Reset to file</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Applying...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Applied: new requests use these rules now.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Not applied: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Running...</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No decision: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Rule: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>none matched</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tier: none (the rule pins the target)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tier: %1, cascade step %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Complexity score: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Canary side: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refused: no provider serves model %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Refused: no endpoint of the target can take the request</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Candidates:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1. %2 (%3), score %4, %5</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1, by %2 (live weights)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>%1, by %2</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>live %1 % · file %2 %</source>
+        <source>%1 %</source>
+        <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
         <translation type="unfinished"></translation>
     </message>
 </context>

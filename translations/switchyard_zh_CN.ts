@@ -57,6 +57,80 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::CanaryPanel</name>
+    <message>
+        <source>Canary splits</source>
+        <translation>金丝雀分流</translation>
+    </message>
+    <message>
+        <source>No rule splits its traffic.</source>
+        <translation>没有规则对其流量分流。</translation>
+    </message>
+    <message>
+        <source>Reset to file</source>
+        <translation>重置为文件配置</translation>
+    </message>
+    <message>
+        <source>%1, by %2 (live weights)</source>
+        <translation>%1，按 %2（生效权重）</translation>
+    </message>
+    <message>
+        <source>%1, by %2</source>
+        <translation>%1，按 %2</translation>
+    </message>
+    <message>
+        <source>live %1 % · file %2 %</source>
+        <translation>生效 %1 % · 文件 %2 %</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ConditionTreeEditor</name>
+    <message>
+        <source>all of the conditions</source>
+        <translation>全部条件</translation>
+    </message>
+    <message>
+        <source>any of the conditions</source>
+        <translation>任一条件</translation>
+    </message>
+    <message>
+        <source>none of the conditions</source>
+        <translation>无一条件</translation>
+    </message>
+    <message>
+        <source>Match</source>
+        <translation>匹配</translation>
+    </message>
+    <message>
+        <source>&quot;None of the conditions&quot; matches a request that meets none of them</source>
+        <translation>“无一条件”匹配其中任何条件都不满足的请求</translation>
+    </message>
+    <message>
+        <source>Remove this group and everything in it</source>
+        <translation>删除此条件组及其中的全部内容</translation>
+    </message>
+    <message>
+        <source>Add condition</source>
+        <translation>添加条件</translation>
+    </message>
+    <message>
+        <source>Add group</source>
+        <translation>添加条件组</translation>
+    </message>
+    <message>
+        <source>Add a nested group, to mix &quot;all of&quot; and &quot;any of&quot; in one condition</source>
+        <translation>添加嵌套条件组，以便在一个条件中组合“全部条件”与“任一条件”</translation>
+    </message>
+    <message>
+        <source>value; for `in`: a, b, c</source>
+        <translation>值；`in` 用：a, b, c</translation>
+    </message>
+    <message>
+        <source>Remove this condition</source>
+        <translation>移除此条件</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -129,6 +203,153 @@
     <message>
         <source>%1%</source>
         <translation>%1%</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::DryRunPanel</name>
+    <message>
+        <source>not used</source>
+        <translation>未使用</translation>
+    </message>
+    <message>
+        <source>1, explicit hint</source>
+        <translation>1，显式提示</translation>
+    </message>
+    <message>
+        <source>2, task tag</source>
+        <translation>2，任务标签</translation>
+    </message>
+    <message>
+        <source>3, input tokens</source>
+        <translation>3，输入 Token 数</translation>
+    </message>
+    <message>
+        <source>4, complexity score</source>
+        <translation>4，复杂度评分</translation>
+    </message>
+    <message>
+        <source>5, default</source>
+        <translation>5，默认</translation>
+    </message>
+    <message>
+        <source>primary</source>
+        <translation>主选</translation>
+    </message>
+    <message>
+        <source>cross-tier failover</source>
+        <translation>跨档位故障转移</translation>
+    </message>
+    <message>
+        <source>fallback chain</source>
+        <translation>回退链</translation>
+    </message>
+    <message>
+        <source>lighter model</source>
+        <translation>更轻量的模型</translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation>试运行</translation>
+    </message>
+    <message>
+        <source>Sample</source>
+        <translation>示例</translation>
+    </message>
+    <message>
+        <source>Simple chat</source>
+        <translation>简单对话</translation>
+    </message>
+    <message>
+        <source>Code generation (pro)</source>
+        <translation>代码生成（pro）</translation>
+    </message>
+    <message>
+        <source>Sensitive data</source>
+        <translation>敏感数据</translation>
+    </message>
+    <message>
+        <source>Long document</source>
+        <translation>长文档</translation>
+    </message>
+    <message>
+        <source>Agent canary user</source>
+        <translation>智能体金丝雀用户</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Request body</source>
+        <translation>请求体</translation>
+    </message>
+    <message>
+        <source>Headers, one &quot;name: value&quot; per line</source>
+        <translation>请求头，每行一个 &quot;name: value&quot;</translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation>生效中的规则</translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation>含您的修改</translation>
+    </message>
+    <message>
+        <source>Running...</source>
+        <translation>正在运行…</translation>
+    </message>
+    <message>
+        <source>No decision: %1</source>
+        <translation>未得出决策：%1</translation>
+    </message>
+    <message>
+        <source>Rule: %1</source>
+        <translation>规则：%1</translation>
+    </message>
+    <message>
+        <source>none matched</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>Tier: none (the rule pins the target)</source>
+        <translation>档位：无（规则已固定目标）</translation>
+    </message>
+    <message>
+        <source>Tier: %1, cascade step %2</source>
+        <translation>档位：%1，级联步骤 %2</translation>
+    </message>
+    <message>
+        <source>Complexity score: %1</source>
+        <translation>复杂度评分：%1</translation>
+    </message>
+    <message>
+        <source>Canary side: %1</source>
+        <translation>金丝雀分支：%1</translation>
+    </message>
+    <message>
+        <source>Refused: no provider serves model %1</source>
+        <translation>已拒绝：没有提供商提供模型 %1</translation>
+    </message>
+    <message>
+        <source>Refused: no endpoint of the target can take the request</source>
+        <translation>已拒绝：目标的所有端点都无法接收该请求</translation>
+    </message>
+    <message>
+        <source>Candidates:</source>
+        <translation>候选：</translation>
+    </message>
+    <message>
+        <source>%1. %2 (%3), score %4, %5</source>
+        <translation>%1. %2（%3），评分 %4，%5</translation>
+    </message>
+    <message>
+        <source>Why:</source>
+        <translation>原因：</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
     </message>
 </context>
 <context>
@@ -355,6 +576,29 @@ Models: %3</source>
         <translation>演示流量的速率，单位为每秒请求数</translation>
     </message>
     <message>
+        <source>Starting the gateway…</source>
+        <translation>正在启动网关…</translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
+        <translation>正在监听 %1  ·  OpenAI 客户端请使用 http://%1/v1</translation>
+    </message>
+    <message>
+        <source>%1 req/s</source>
+        <translation>%1 请求/秒</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation>路由</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::OverviewPage</name>
+    <message>
         <source>Total requests</source>
         <translation>请求总数</translation>
     </message>
@@ -383,49 +627,20 @@ Models: %3</source>
         <translation>提供商</translation>
     </message>
     <message>
-        <source>since start</source>
-        <translation>自启动以来</translation>
+        <source>Select a provider to act on it; right-click for the same actions</source>
+        <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
     </message>
     <message>
-        <source>demo traffic at %1 req/s</source>
-        <translation>演示流量 %1 请求/秒</translation>
+        <source>Breaker timeline</source>
+        <translation>熔断器时间线</translation>
     </message>
     <message>
-        <source>client requests</source>
-        <translation>客户端请求</translation>
+        <source>newest first</source>
+        <translation>最新的在前</translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation>所有提供商合计</translation>
-    </message>
-    <message>
-        <source>%1 / %2</source>
-        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
-        <translation>%1 / %2</translation>
-    </message>
-    <message>
-        <source>no providers configured</source>
-        <translation>未配置任何提供商</translation>
-    </message>
-    <message>
-        <source>all healthy</source>
-        <translation>全部正常</translation>
-    </message>
-    <message>
-        <source>%1 degraded, %2 down</source>
-        <translation>%1 个降级，%2 个不可用</translation>
-    </message>
-    <message>
-        <source>Starting the gateway…</source>
-        <translation>正在启动网关…</translation>
-    </message>
-    <message>
-        <source>Listening on %1  ·  OpenAI clients use http://%1/v1</source>
-        <translation>正在监听 %1  ·  OpenAI 客户端请使用 http://%1/v1</translation>
-    </message>
-    <message>
-        <source>%1 req/s</source>
-        <translation>%1 请求/秒</translation>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
     </message>
     <message>
         <source>Enable</source>
@@ -468,28 +683,41 @@ Models: %3</source>
         <translation>闭合所选提供商的熔断器并清除其失败记录</translation>
     </message>
     <message>
-        <source>Overview</source>
-        <translation>概览</translation>
+        <source>since start</source>
+        <translation>自启动以来</translation>
     </message>
     <message>
-        <source>Routes</source>
-        <translation>路由</translation>
+        <source>%1 req/s</source>
+        <translation>%1 请求/秒</translation>
     </message>
     <message>
-        <source>Select a provider to act on it; right-click for the same actions</source>
-        <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
+        <source>demo traffic at %1 req/s</source>
+        <translation>演示流量 %1 请求/秒</translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
-        <translation>熔断器时间线</translation>
+        <source>client requests</source>
+        <translation>客户端请求</translation>
     </message>
     <message>
-        <source>newest first</source>
-        <translation>最新的在前</translation>
+        <source>across all providers</source>
+        <translation>所有提供商合计</translation>
     </message>
     <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
-        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
+        <source>%1 / %2</source>
+        <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>no providers configured</source>
+        <translation>未配置任何提供商</translation>
+    </message>
+    <message>
+        <source>all healthy</source>
+        <translation>全部正常</translation>
+    </message>
+    <message>
+        <source>%1 degraded, %2 down</source>
+        <translation>%1 个降级，%2 个不可用</translation>
     </message>
 </context>
 <context>
@@ -538,45 +766,59 @@ Models: %3</source>
 <context>
     <name>switchyard::ui::RoutesView</name>
     <message>
-        <source>not used</source>
-        <translation>未使用</translation>
+        <source>Applying...</source>
+        <translation>正在应用…</translation>
     </message>
     <message>
-        <source>1, explicit hint</source>
-        <translation>1，显式提示</translation>
+        <source>Applied: new requests use these rules now.</source>
+        <translation>已应用：新请求现在使用这些规则。</translation>
     </message>
     <message>
-        <source>2, task tag</source>
-        <translation>2，任务标签</translation>
+        <source>Not applied: %1</source>
+        <translation>未应用：%1</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleEditorPanel</name>
+    <message>
+        <source>Edit rule</source>
+        <translation>编辑规则</translation>
     </message>
     <message>
-        <source>3, input tokens</source>
-        <translation>3，输入 Token 数</translation>
+        <source>Name</source>
+        <translation>名称</translation>
     </message>
     <message>
-        <source>4, complexity score</source>
-        <translation>4，复杂度评分</translation>
+        <source>Priority</source>
+        <translation>优先级</translation>
     </message>
     <message>
-        <source>5, default</source>
-        <translation>5，默认</translation>
+        <source>Conditions (field, operator, value)</source>
+        <translation>条件（字段、运算符、值）</translation>
     </message>
     <message>
-        <source>primary</source>
-        <translation>主选</translation>
+        <source>Target</source>
+        <translation>目标</translation>
     </message>
     <message>
-        <source>cross-tier failover</source>
-        <translation>跨档位故障转移</translation>
+        <source>Provider</source>
+        <translation>提供商</translation>
     </message>
     <message>
-        <source>fallback chain</source>
-        <translation>回退链</translation>
+        <source>Pool</source>
+        <translation>池</translation>
     </message>
     <message>
-        <source>lighter model</source>
-        <translation>更轻量的模型</translation>
+        <source>Tier</source>
+        <translation>档位</translation>
     </message>
+    <message>
+        <source>Canary split</source>
+        <translation>金丝雀分流</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::RuleListPanel</name>
     <message>
         <source>Rules</source>
         <translation>规则</translation>
@@ -601,42 +843,9 @@ Models: %3</source>
         <source>Apply</source>
         <translation>应用</translation>
     </message>
-    <message>
-        <source>Edit rule</source>
-        <translation>编辑规则</translation>
-    </message>
-    <message>
-        <source>Name</source>
-        <translation>名称</translation>
-    </message>
-    <message>
-        <source>Priority</source>
-        <translation>优先级</translation>
-    </message>
-    <message>
-        <source>Match</source>
-        <translation>匹配</translation>
-    </message>
-    <message>
-        <source>all of the conditions</source>
-        <translation>全部条件</translation>
-    </message>
-    <message>
-        <source>any of the conditions</source>
-        <translation>任一条件</translation>
-    </message>
-    <message>
-        <source>Conditions (field, operator, value)</source>
-        <translation>条件（字段、运算符、值）</translation>
-    </message>
-    <message>
-        <source>Add condition</source>
-        <translation>添加条件</translation>
-    </message>
-    <message>
-        <source>Target</source>
-        <translation>目标</translation>
-    </message>
+</context>
+<context>
+    <name>switchyard::ui::SplitEditor</name>
     <message>
         <source>Provider</source>
         <translation>提供商</translation>
@@ -650,160 +859,49 @@ Models: %3</source>
         <translation>档位</translation>
     </message>
     <message>
-        <source>Canary split</source>
-        <translation>金丝雀分流</translation>
+        <source>user</source>
+        <translation>用户</translation>
     </message>
     <message>
-        <source>Remove this condition</source>
-        <translation>移除此条件</translation>
+        <source>tenant</source>
+        <translation>租户</translation>
     </message>
     <message>
-        <source>value; for `in`: a, b, c</source>
-        <translation>值；`in` 用：a, b, c</translation>
+        <source>session</source>
+        <translation>会话</translation>
     </message>
     <message>
-        <source>Dry run</source>
-        <translation>试运行</translation>
+        <source>Split by</source>
+        <translation>分流依据</translation>
     </message>
     <message>
-        <source>Sample</source>
-        <translation>示例</translation>
+        <source>The request value that keeps a client on one side of the split; requests without it use their request id</source>
+        <translation>让同一客户端始终落在分流同一侧的请求值；没有该值的请求改用其请求 ID</translation>
     </message>
     <message>
-        <source>Simple chat</source>
-        <translation>简单对话</translation>
+        <source>Branch target</source>
+        <translation>分支目标</translation>
     </message>
     <message>
-        <source>Code generation (pro)</source>
-        <translation>代码生成（pro）</translation>
+        <source>Weight</source>
+        <translation>权重</translation>
     </message>
     <message>
-        <source>Sensitive data</source>
-        <translation>敏感数据</translation>
+        <source>Relative to the other branches; 0 sends this branch nothing</source>
+        <translation>相对于其他分支的权重；为 0 时此分支不接收流量</translation>
     </message>
     <message>
-        <source>Long document</source>
-        <translation>长文档</translation>
+        <source>Remove this branch</source>
+        <translation>删除此分支</translation>
     </message>
     <message>
-        <source>Agent canary user</source>
-        <translation>智能体金丝雀用户</translation>
+        <source>Add branch</source>
+        <translation>添加分支</translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Request body</source>
-        <translation>请求体</translation>
-    </message>
-    <message>
-        <source>Headers, one &quot;name: value&quot; per line</source>
-        <translation>请求头，每行一个 &quot;name: value&quot;</translation>
-    </message>
-    <message>
-        <source>Live rules</source>
-        <translation>生效中的规则</translation>
-    </message>
-    <message>
-        <source>With your edits</source>
-        <translation>含您的修改</translation>
-    </message>
-    <message>
-        <source>Canary splits</source>
-        <translation>金丝雀分流</translation>
-    </message>
-    <message>
-        <source>No rule splits its traffic.</source>
-        <translation>没有规则对其流量分流。</translation>
-    </message>
-    <message>
-        <source>Reset to file</source>
-        <translation>重置为文件配置</translation>
-    </message>
-    <message>
-        <source>This rule&apos;s condition has nested groups, shown above as text. Edit it in the configuration file; the rest of the rule can be edited here.</source>
-        <translation>此规则的条件包含嵌套分组，已在上方以文本显示。请在配置文件中编辑条件；规则的其余部分可在此处编辑。</translation>
-    </message>
-    <message>
-        <source>Applying...</source>
-        <translation>正在应用…</translation>
-    </message>
-    <message>
-        <source>Applied: new requests use these rules now.</source>
-        <translation>已应用：新请求现在使用这些规则。</translation>
-    </message>
-    <message>
-        <source>Not applied: %1</source>
-        <translation>未应用：%1</translation>
-    </message>
-    <message>
-        <source>Running...</source>
-        <translation>正在运行…</translation>
-    </message>
-    <message>
-        <source>No decision: %1</source>
-        <translation>未得出决策：%1</translation>
-    </message>
-    <message>
-        <source>Rule: %1</source>
-        <translation>规则：%1</translation>
-    </message>
-    <message>
-        <source>none matched</source>
-        <translation>无匹配</translation>
-    </message>
-    <message>
-        <source>Tier: none (the rule pins the target)</source>
-        <translation>档位：无（规则已固定目标）</translation>
-    </message>
-    <message>
-        <source>Tier: %1, cascade step %2</source>
-        <translation>档位：%1，级联步骤 %2</translation>
-    </message>
-    <message>
-        <source>Complexity score: %1</source>
-        <translation>复杂度评分：%1</translation>
-    </message>
-    <message>
-        <source>Canary side: %1</source>
-        <translation>金丝雀分支：%1</translation>
-    </message>
-    <message>
-        <source>Refused: no provider serves model %1</source>
-        <translation>已拒绝：没有提供商提供模型 %1</translation>
-    </message>
-    <message>
-        <source>Refused: no endpoint of the target can take the request</source>
-        <translation>已拒绝：目标的所有端点都无法接收该请求</translation>
-    </message>
-    <message>
-        <source>Candidates:</source>
-        <translation>候选：</translation>
-    </message>
-    <message>
-        <source>%1. %2 (%3), score %4, %5</source>
-        <translation>%1. %2（%3），评分 %4，%5</translation>
-    </message>
-    <message>
-        <source>Why:</source>
-        <translation>原因：</translation>
-    </message>
-    <message>
-        <source>%1: %2</source>
-        <translation>%1：%2</translation>
-    </message>
-    <message>
-        <source>%1, by %2 (live weights)</source>
-        <translation>%1，按 %2（生效权重）</translation>
-    </message>
-    <message>
-        <source>%1, by %2</source>
-        <translation>%1，按 %2</translation>
-    </message>
-    <message>
-        <source>live %1 % · file %2 %</source>
-        <translation>生效 %1 % · 文件 %2 %</translation>
+        <source>%1 %</source>
+        <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
+        <translation>%1 %</translation>
     </message>
 </context>
 </TS>

@@ -1,5 +1,7 @@
 #include "drills_panel.h"
 
+#include "widget_helpers.h"
+
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -25,13 +27,6 @@ constexpr std::array modes{SimulatorKnobs::Mode::Ok,          SimulatorKnobs::Mo
 constexpr std::array latencyChoicesMs{-1, 50, 250, 1000, 3000, 10000};
 constexpr std::array errorRateChoices{-1.0, 0.0, 0.1, 0.25, 0.5, 1.0};
 
-QLabel *makeLabel(const char *textRole, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setProperty("textRole", QString::fromLatin1(textRole));
-    return label;
-}
-
 } // namespace
 
 DrillsPanel::DrillsPanel(QWidget *parent) : QFrame(parent)
@@ -43,11 +38,9 @@ DrillsPanel::DrillsPanel(QWidget *parent) : QFrame(parent)
     layout->setSpacing(8);
 
     auto *header = new QHBoxLayout;
-    m_title = makeLabel("sectionTitle", this);
-    QFont titleFont = font();
-    titleFont.setWeight(QFont::DemiBold);
-    m_title->setFont(titleFont);
-    m_hint = makeLabel("sectionHint", this);
+    m_title = makeLabel(TextRole::SectionTitle, this);
+    m_title->setFont(sectionTitleFont(font()));
+    m_hint = makeLabel(TextRole::SectionHint, this);
     m_restore = new QPushButton(this);
     m_restore->setObjectName(QStringLiteral("restoreDrills"));
     m_restore->setProperty("flat", true);
@@ -64,14 +57,14 @@ DrillsPanel::DrillsPanel(QWidget *parent) : QFrame(parent)
     m_grid->setColumnStretch(1, 3);
     m_grid->setColumnStretch(2, 2);
     m_grid->setColumnStretch(3, 2);
-    m_modeHeader = makeLabel("columnHeader", this);
-    m_latencyHeader = makeLabel("columnHeader", this);
-    m_errorHeader = makeLabel("columnHeader", this);
+    m_modeHeader = makeLabel(TextRole::ColumnHeader, this);
+    m_latencyHeader = makeLabel(TextRole::ColumnHeader, this);
+    m_errorHeader = makeLabel(TextRole::ColumnHeader, this);
     m_grid->addWidget(m_modeHeader, 0, 1);
     m_grid->addWidget(m_latencyHeader, 0, 2);
     m_grid->addWidget(m_errorHeader, 0, 3);
     layout->addLayout(m_grid);
-    m_empty = makeLabel("sectionHint", this);
+    m_empty = makeLabel(TextRole::SectionHint, this);
     m_empty->setWordWrap(true);
     layout->addWidget(m_empty);
     layout->addStretch(1);
@@ -160,7 +153,7 @@ void DrillsPanel::rebuild(const QList<ProviderHealth> &simulated)
     for (const ProviderHealth &provider : simulated) {
         Row row;
         row.providerId = provider.id;
-        row.name = makeLabel("value", this);
+        row.name = makeLabel(TextRole::Value, this);
         row.name->setText(provider.id);
         row.mode = new QComboBox(this);
         row.mode->setObjectName(QStringLiteral("drillMode-") + provider.id);

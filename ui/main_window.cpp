@@ -1,35 +1,23 @@
 #include "main_window.h"
 
-#include "breaker_events_model.h"
 #include "bridge/engine_bridge.h"
-#include "drills_panel.h"
-#include "health_matrix_model.h"
-#include "request_rate_chart.h"
+#include "overview_page.h"
 #include "routes_view.h"
-#include "state_pill_delegate.h"
+#include "widget_helpers.h"
 
 #include <QEvent>
-#include <QFrame>
-#include <QGridLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
-#include <QMenu>
 #include <QPainter>
 #include <QPixmap>
 #include <QPushButton>
 #include <QSignalBlocker>
-#include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTabWidget>
-#include <QTableView>
 #include <QToolBar>
-#include <QVBoxLayout>
-#include <algorithm>
 #include <cmath>
 
 namespace switchyard::ui {
@@ -40,70 +28,6 @@ constexpr int defaultDemoRate = 10;
 constexpr int minimumDemoRate = 1;
 constexpr int maximumDemoRate = 200;
 constexpr qint64 localDemoChangeGraceMs = 2000;
-
-// One restrained palette: neutral greys, a single blue accent, and the state colours of the
-// health matrix. Sizes stay in the widgets' own fonts so the console follows the desktop's DPI.
-QString consoleStyleSheet()
-{
-    return QStringLiteral(R"(
-QMainWindow, QWidget#consoleCentral, QWidget#routesView { background: #f4f5f7; }
-QTabWidget#consoleTabs::pane { border: none; }
-QTabWidget#consoleTabs QTabBar { background: #ffffff; }
-QTabWidget#consoleTabs QTabBar::tab {
-    background: #ffffff; color: #6b7280; border: none; border-bottom: 2px solid transparent;
-    padding: 8px 18px; margin-left: 8px; font-weight: 600;
-}
-QTabWidget#consoleTabs QTabBar::tab:hover { color: #111827; }
-QTabWidget#consoleTabs QTabBar::tab:selected { color: #1d4ed8; border-bottom-color: #1d4ed8; }
-QToolBar#consoleControls {
-    background: #ffffff; border: none; border-bottom: 1px solid #e3e6ea; padding: 0; spacing: 0;
-}
-QLabel[textRole="brand"] { color: #111827; }
-QLabel[textRole="control"] { color: #4b5563; }
-QPushButton#demoTrafficToggle {
-    background: #ffffff; color: #1f2937; border: 1px solid #d0d5dc; border-radius: 6px;
-    padding: 6px 16px 6px 14px; font-weight: 600;
-}
-QPushButton#demoTrafficToggle:hover { background: #f3f4f6; }
-QPushButton#demoTrafficToggle:checked {
-    background: #16a34a; color: #ffffff; border-color: #15803d;
-}
-QPushButton#demoTrafficToggle:checked:hover { background: #15803d; }
-QFrame[card="true"] { background: #ffffff; border: 1px solid #e3e6ea; border-radius: 10px; }
-QLabel[textRole="caption"] { color: #6b7280; }
-QLabel[textRole="value"] { color: #111827; }
-QLabel[textRole="hint"] { color: #9ca3af; }
-QLabel[textRole="hint"][tone="good"] { color: #15803d; }
-QLabel[textRole="hint"][tone="warn"] { color: #b45309; }
-QLabel[textRole="hint"][tone="bad"] { color: #b91c1c; }
-QLabel[textRole="sectionTitle"] { color: #111827; }
-QLabel[textRole="sectionHint"] { color: #9ca3af; }
-QLabel[textRole="columnHeader"] { color: #6b7280; font-weight: 600; }
-QTableView#healthMatrix, QTableView#breakerEvents {
-    border: none; background: #ffffff; alternate-background-color: #f9fafb;
-    selection-background-color: #e8f0fe; selection-color: #111827;
-}
-QTableView#healthMatrix QHeaderView::section, QTableView#breakerEvents QHeaderView::section {
-    background: #ffffff; color: #6b7280; border: none; border-bottom: 1px solid #e3e6ea;
-    padding: 6px 8px; font-weight: 600;
-}
-QPushButton[providerAction="true"] {
-    background: #ffffff; color: #1f2937; border: 1px solid #d0d5dc; border-radius: 6px;
-    padding: 3px 12px;
-}
-QPushButton[providerAction="true"]:hover { background: #f3f4f6; }
-QPushButton[providerAction="true"]:disabled { color: #9ca3af; border-color: #e5e7eb; }
-QPushButton[flat="true"] {
-    background: transparent; color: #1d4ed8; border: none; padding: 3px 6px; font-weight: 600;
-}
-QPushButton[flat="true"]:hover { color: #1e40af; text-decoration: underline; }
-QPushButton[flat="true"]:disabled { color: #9ca3af; }
-
-QStatusBar { background: #ffffff; border-top: 1px solid #e3e6ea; color: #4b5563; }
-QStatusBar::item { border: none; }
-QStatusBar QLabel { padding: 3px 8px; }
-)");
-}
 
 // A dot that is grey while demo traffic is off and white on the green "on" button.
 QIcon toggleIcon(qreal devicePixelRatio)
@@ -126,81 +50,25 @@ QIcon toggleIcon(qreal devicePixelRatio)
     return icon;
 }
 
-// Desktop fonts come in points on most platforms and in pixels on some; scale whichever is set.
-QFont scaledFont(const QFont &base, qreal factor, QFont::Weight weight)
-{
-    QFont font = base;
-    if (base.pointSizeF() > 0)
-        font.setPointSizeF(base.pointSizeF() * factor);
-    else
-        font.setPixelSize(int(std::lround(base.pixelSize() * factor)));
-    font.setWeight(weight);
-    return font;
-}
-
-QString cssFontSize(const QFont &font)
-{
-    return font.pointSizeF() > 0 ? QString::number(font.pointSizeF()) + QStringLiteral("pt")
-                                 : QString::number(font.pixelSize()) + QStringLiteral("px");
-}
-
-QLabel *makeLabel(const char *textRole, QWidget *parent)
-{
-    auto *label = new QLabel(parent);
-    label->setProperty("textRole", QString::fromLatin1(textRole));
-    return label;
-}
-
-// Re-applies the style sheet to a label whose tone changed; done only on change because a
-// re-polish at 10 Hz would be wasted work.
-void setTone(QLabel *label, const char *tone)
-{
-    const QString next = QString::fromLatin1(tone);
-    if (label->property("tone").toString() == next)
-        return;
-    label->setProperty("tone", next);
-    label->style()->unpolish(label);
-    label->style()->polish(label);
-}
-
 } // namespace
 
 MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
     : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
 {
     setObjectName(QStringLiteral("switchyardMainWindow"));
+    // The only style sheet of the console: pages and panels are styled through it alone.
     setStyleSheet(consoleStyleSheet());
-    m_clock.start();
 
     buildControls();
 
-    auto *central = new QWidget(this);
-    central->setObjectName(QStringLiteral("consoleCentral"));
-    auto *layout = new QVBoxLayout(central);
-    layout->setContentsMargins(16, 16, 16, 12);
-    layout->setSpacing(12);
-
-    auto *topRow = new QHBoxLayout;
-    topRow->setSpacing(12);
-    topRow->addWidget(buildSummary(), 0);
-    topRow->addWidget(buildChartCard(), 1);
-    layout->addLayout(topRow, 5);
-    layout->addWidget(buildMatrixCard(), 5);
-    auto *bottomRow = new QHBoxLayout;
-    bottomRow->setSpacing(12);
-    m_drills = new DrillsPanel(central);
-    bottomRow->addWidget(m_drills, 1);
-    bottomRow->addWidget(buildEventsCard(), 1);
-    layout->addLayout(bottomRow, 4);
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("consoleTabs"));
     m_tabs->setDocumentMode(true);
-    m_tabs->addTab(central, QString());
+    m_overview = new OverviewPage(m_bridge, m_tabs);
+    m_tabs->addTab(m_overview, QString());
     m_routesView = new RoutesView(m_bridge, m_tabs);
     m_tabs->addTab(m_routesView, QString());
     setCentralWidget(m_tabs);
-
-    connect(m_drills, &DrillsPanel::knobsRequested, &m_bridge, &EngineBridge::setSimulatorKnobs);
 
     m_listenLabel = new QLabel(this);
     m_listenLabel->setObjectName(QStringLiteral("listenLabel"));
@@ -237,7 +105,7 @@ void MainWindow::buildControls()
     layout->setSpacing(0);
 
     // Name and subtitle share one rich-text label so they sit on a common baseline.
-    m_brand = makeLabel("brand", bar);
+    m_brand = makeLabel(TextRole::Brand, bar);
     m_brand->setTextFormat(Qt::RichText);
     layout->addWidget(m_brand);
     layout->addStretch(1);
@@ -251,7 +119,7 @@ void MainWindow::buildControls()
     layout->addWidget(m_demoToggle);
     layout->addSpacing(20);
 
-    m_rateLabel = makeLabel("control", bar);
+    m_rateLabel = makeLabel(TextRole::Control, bar);
     m_rateSpin = new QSpinBox(bar);
     m_rateSpin->setObjectName(QStringLiteral("demoRateSpinBox"));
     m_rateSpin->setRange(minimumDemoRate, maximumDemoRate);
@@ -273,290 +141,6 @@ void MainWindow::buildControls()
     });
 }
 
-MainWindow::StatCard MainWindow::makeStatCard(const QString &objectName)
-{
-    StatCard card;
-    card.frame = new QFrame;
-    card.frame->setObjectName(objectName);
-    card.frame->setProperty("card", true);
-    card.frame->setMinimumWidth(190);
-    auto *layout = new QVBoxLayout(card.frame);
-    layout->setContentsMargins(16, 12, 16, 12);
-    layout->setSpacing(2);
-    card.caption = makeLabel("caption", card.frame);
-    card.caption->setFont(scaledFont(font(), 0.92, QFont::Medium));
-    card.value = makeLabel("value", card.frame);
-    card.value->setObjectName(objectName + QStringLiteral("Value"));
-    card.value->setFont(scaledFont(font(), 1.9, QFont::DemiBold));
-    card.hint = makeLabel("hint", card.frame);
-    card.hint->setFont(scaledFont(font(), 0.88, QFont::Normal));
-    layout->addStretch(1);
-    layout->addWidget(card.caption);
-    layout->addWidget(card.value);
-    layout->addWidget(card.hint);
-    layout->addStretch(1);
-    return card;
-}
-
-QWidget *MainWindow::buildSummary()
-{
-    auto *summary = new QWidget;
-    summary->setObjectName(QStringLiteral("summaryStrip"));
-    auto *grid = new QGridLayout(summary);
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->setSpacing(12);
-    m_totalCard = makeStatCard(QStringLiteral("totalRequestsCard"));
-    m_rateCard = makeStatCard(QStringLiteral("requestRateCard"));
-    m_inFlightCard = makeStatCard(QStringLiteral("inFlightCard"));
-    m_providersCard = makeStatCard(QStringLiteral("providersUpCard"));
-    grid->addWidget(m_totalCard.frame, 0, 0);
-    grid->addWidget(m_rateCard.frame, 0, 1);
-    grid->addWidget(m_inFlightCard.frame, 1, 0);
-    grid->addWidget(m_providersCard.frame, 1, 1);
-    return summary;
-}
-
-QWidget *MainWindow::buildChartCard()
-{
-    auto *card = new QFrame;
-    card->setObjectName(QStringLiteral("requestRateChartCard"));
-    card->setProperty("card", true);
-    auto *layout = new QVBoxLayout(card);
-    layout->setContentsMargins(16, 12, 16, 8);
-    layout->setSpacing(4);
-    auto *header = new QHBoxLayout;
-    m_chartTitle = makeLabel("sectionTitle", card);
-    m_chartTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_chartHint = makeLabel("sectionHint", card);
-    header->addWidget(m_chartTitle);
-    header->addStretch(1);
-    header->addWidget(m_chartHint);
-    layout->addLayout(header);
-    m_rateChart = new RequestRateChart(card);
-    m_rateChart->setObjectName(QStringLiteral("requestRateChart"));
-    layout->addWidget(m_rateChart, 1);
-    return card;
-}
-
-QWidget *MainWindow::buildMatrixCard()
-{
-    auto *card = new QFrame;
-    card->setObjectName(QStringLiteral("healthMatrixCard"));
-    card->setProperty("card", true);
-    auto *layout = new QVBoxLayout(card);
-    layout->setContentsMargins(12, 12, 12, 12);
-    layout->setSpacing(8);
-    auto *header = new QHBoxLayout;
-    header->setContentsMargins(4, 0, 4, 0);
-    m_matrixTitle = makeLabel("sectionTitle", card);
-    m_matrixTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_matrixHint = makeLabel("sectionHint", card);
-    header->addWidget(m_matrixTitle);
-    header->addSpacing(12);
-    header->addWidget(m_matrixHint, 1);
-    for (ProviderAction action : {ProviderAction::Disable, ProviderAction::Drain,
-                                  ProviderAction::Trip, ProviderAction::Reset}) {
-        auto *button = new QPushButton(card);
-        button->setProperty("providerAction", true);
-        button->setCursor(Qt::PointingHandCursor);
-        header->addSpacing(6);
-        header->addWidget(button);
-        m_actionButtons.append({action, button});
-        connect(button, &QPushButton::clicked, this, [this, button] {
-            // Disable flips to Enable for a provider that is already disabled.
-            applyAction(ProviderAction(button->property("actionValue").toInt()));
-        });
-        button->setProperty("actionValue", int(action));
-    }
-    layout->addLayout(header);
-
-    m_model = new HealthMatrixModel(this);
-    m_sortModel = new QSortFilterProxyModel(this);
-    m_sortModel->setSourceModel(m_model);
-    m_sortModel->setSortRole(HealthMatrixModel::SortRole);
-    m_sortModel->setSortCaseSensitivity(Qt::CaseInsensitive);
-
-    m_matrixView = new QTableView(card);
-    m_matrixView->setObjectName(QStringLiteral("healthMatrix"));
-    m_matrixView->setModel(m_sortModel);
-    m_matrixView->setItemDelegateForColumn(HealthMatrixModel::StateColumn,
-                                           new StatePillDelegate(m_matrixView));
-    m_matrixView->setAlternatingRowColors(true);
-    m_matrixView->setShowGrid(false);
-    m_matrixView->setWordWrap(false);
-    m_matrixView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_matrixView->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_matrixView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_matrixView->setFrameShape(QFrame::NoFrame);
-    m_matrixView->setCornerButtonEnabled(false);
-    m_matrixView->verticalHeader()->hide();
-    m_matrixView->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() +
-                                                          18); // room for the state pill
-    QHeaderView *columns = m_matrixView->horizontalHeader();
-    columns->setHighlightSections(false);
-    columns->setStretchLastSection(true);
-    columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_matrixView->setSortingEnabled(true);
-    m_matrixView->sortByColumn(HealthMatrixModel::ProviderColumn, Qt::AscendingOrder);
-    // Models are in the provider's tooltip; the width goes to the reason instead.
-    m_matrixView->setColumnHidden(HealthMatrixModel::ModelsColumn, true);
-    m_matrixView->setContextMenuPolicy(Qt::CustomContextMenu);
-    connect(m_matrixView, &QWidget::customContextMenuRequested, this, &MainWindow::showMatrixMenu);
-    connect(m_matrixView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            [this] { refreshActions(); });
-    layout->addWidget(m_matrixView, 1);
-    return card;
-}
-
-QWidget *MainWindow::buildEventsCard()
-{
-    auto *card = new QFrame;
-    card->setObjectName(QStringLiteral("breakerEventsCard"));
-    card->setProperty("card", true);
-    auto *layout = new QVBoxLayout(card);
-    layout->setContentsMargins(12, 12, 12, 8);
-    layout->setSpacing(6);
-    auto *header = new QHBoxLayout;
-    header->setContentsMargins(4, 0, 4, 0);
-    m_eventsTitle = makeLabel("sectionTitle", card);
-    m_eventsTitle->setFont(scaledFont(font(), 1.0, QFont::DemiBold));
-    m_eventsHint = makeLabel("sectionHint", card);
-    header->addWidget(m_eventsTitle);
-    header->addStretch(1);
-    header->addWidget(m_eventsHint);
-    layout->addLayout(header);
-
-    m_eventsModel = new BreakerEventsModel(this);
-    m_eventsView = new QTableView(card);
-    m_eventsView->setObjectName(QStringLiteral("breakerEvents"));
-    m_eventsView->setModel(m_eventsModel);
-    m_eventsView->setShowGrid(false);
-    m_eventsView->setWordWrap(false);
-    m_eventsView->setAlternatingRowColors(true);
-    m_eventsView->setSelectionMode(QAbstractItemView::NoSelection);
-    m_eventsView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_eventsView->setFrameShape(QFrame::NoFrame);
-    m_eventsView->verticalHeader()->hide();
-    m_eventsView->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 8);
-    m_eventsView->horizontalHeader()->setStretchLastSection(true);
-    m_eventsView->horizontalHeader()->setHighlightSections(false);
-    m_eventsView->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    layout->addWidget(m_eventsView, 1);
-    m_eventsEmpty = makeLabel("sectionHint", card);
-    m_eventsEmpty->setAlignment(Qt::AlignCenter);
-    m_eventsEmpty->setWordWrap(true);
-    layout->addWidget(m_eventsEmpty, 1);
-    const auto showPlaceholder = [this] {
-        const bool empty = m_eventsModel->rowCount() == 0;
-        m_eventsView->setVisible(!empty);
-        m_eventsEmpty->setVisible(empty);
-    };
-    connect(m_eventsModel, &QAbstractItemModel::rowsInserted, this, showPlaceholder);
-    connect(m_eventsModel, &QAbstractItemModel::rowsRemoved, this, showPlaceholder);
-    showPlaceholder();
-    return card;
-}
-
-QString MainWindow::selectedProvider() const
-{
-    const QModelIndexList rows = m_matrixView->selectionModel()->selectedRows();
-    if (rows.isEmpty())
-        return {};
-    return rows.first().data(HealthMatrixModel::ProviderIdRole).toString();
-}
-
-bool MainWindow::selectProvider(const QString &providerId)
-{
-    for (int row = 0; row < m_sortModel->rowCount(); ++row) {
-        const QModelIndex index = m_sortModel->index(row, 0);
-        if (index.data(HealthMatrixModel::ProviderIdRole).toString() == providerId) {
-            m_matrixView->selectRow(row);
-            return true;
-        }
-    }
-    return false;
-}
-
-QPushButton *MainWindow::actionButton(ProviderAction action) const
-{
-    for (const auto &[buttonAction, button] : m_actionButtons) {
-        if (buttonAction == action)
-            return button;
-    }
-    return nullptr;
-}
-
-void MainWindow::refreshActions()
-{
-    const QString id = selectedProvider();
-    OperatorState operatorState = OperatorState::Enabled;
-    BreakerState breaker = BreakerState::Closed;
-    for (const ProviderHealth &provider : std::as_const(m_snapshot.providers)) {
-        if (provider.id == id) {
-            operatorState = provider.operatorState;
-            breaker = provider.breaker;
-        }
-    }
-    const bool selected = !id.isEmpty();
-    for (const auto &[action, button] : m_actionButtons) {
-        switch (action) {
-        case ProviderAction::Disable:
-        case ProviderAction::Enable: {
-            // One button that enables what is disabled or draining, and disables the rest.
-            const bool enables = operatorState != OperatorState::Enabled;
-            button->setProperty("actionValue",
-                                int(enables ? ProviderAction::Enable : ProviderAction::Disable));
-            button->setText(enables ? tr("Enable") : tr("Disable"));
-            button->setToolTip(enables ? tr("Let the selected provider take traffic again")
-                                       : tr("Take the selected provider out of rotation now"));
-            button->setEnabled(selected);
-            break;
-        }
-        case ProviderAction::Drain:
-            button->setText(tr("Drain"));
-            button->setToolTip(tr("Stop new requests to the selected provider and let open "
-                                  "streams finish"));
-            button->setEnabled(selected && operatorState == OperatorState::Enabled);
-            break;
-        case ProviderAction::Trip:
-            button->setText(tr("Trip"));
-            button->setToolTip(tr("Force the selected provider's breaker open, as a drill"));
-            button->setEnabled(selected && breaker != BreakerState::Open);
-            break;
-        case ProviderAction::Reset:
-            button->setText(tr("Reset"));
-            button->setToolTip(tr("Close the selected provider's breaker and forget its failures"));
-            button->setEnabled(selected);
-            break;
-        }
-    }
-}
-
-void MainWindow::applyAction(ProviderAction action)
-{
-    const QString id = selectedProvider();
-    if (!id.isEmpty())
-        m_bridge.applyProviderAction(id, action);
-}
-
-void MainWindow::showMatrixMenu(const QPoint &position)
-{
-    const QModelIndex index = m_matrixView->indexAt(position);
-    if (!index.isValid())
-        return;
-    m_matrixView->selectRow(index.row());
-    QMenu menu(this);
-    for (const auto &[action, button] : m_actionButtons) {
-        QAction *item = menu.addAction(button->text());
-        item->setEnabled(button->isEnabled());
-        item->setToolTip(button->toolTip());
-        connect(item, &QAction::triggered, this, [this, button] {
-            applyAction(ProviderAction(button->property("actionValue").toInt()));
-        });
-    }
-    menu.exec(m_matrixView->viewport()->mapToGlobal(position));
-}
-
 void MainWindow::retranslateUi()
 {
     setWindowTitle(tr("Switchyard"));
@@ -574,71 +158,7 @@ void MainWindow::retranslateUi()
     m_rateLabel->setText(tr("&Rate"));
     m_rateSpin->setSuffix(tr(" req/s"));
     m_rateSpin->setToolTip(tr("Demo traffic rate, in requests per second"));
-
-    m_totalCard.caption->setText(tr("Total requests"));
-    m_rateCard.caption->setText(tr("Request rate"));
-    m_inFlightCard.caption->setText(tr("In flight"));
-    m_providersCard.caption->setText(tr("Providers up"));
-
-    m_chartTitle->setText(tr("Requests per second"));
-    m_chartHint->setText(tr("last 60 s"));
-    m_matrixTitle->setText(tr("Providers"));
-    m_matrixHint->setText(tr("Select a provider to act on it; right-click for the same actions"));
-    m_eventsTitle->setText(tr("Breaker timeline"));
-    m_eventsHint->setText(tr("newest first"));
-    m_eventsEmpty->setText(tr("No breaker has changed state yet. Trip a provider or start a "
-                              "drill to see its breaker open, probe and close here."));
-    m_eventsModel->retranslate();
-    m_drills->retranslate();
-    refreshActions();
-
-    m_model->retranslate();
-    fitMatrixColumns();
-    refreshSummary();
     refreshStatusBar();
-}
-
-void MainWindow::fitMatrixColumns()
-{
-    // Wide enough for the header (bold, plus the sort arrow) and for typical values, so no
-    // column truncates in English or Chinese; Models takes whatever is left.
-    const QFontMetrics body(m_matrixView->font());
-    QFont headerFont = m_matrixView->horizontalHeader()->font();
-    headerFont.setWeight(QFont::DemiBold);
-    const QFontMetrics header(headerFont);
-    const auto fit = [&](int column, const QString &typicalValue) {
-        const QString title = m_model->headerData(column, Qt::Horizontal).toString();
-        const int width = std::max(header.horizontalAdvance(title) + 40,
-                                   body.horizontalAdvance(typicalValue) + 28);
-        m_matrixView->horizontalHeader()->resizeSection(column, width);
-    };
-    fit(HealthMatrixModel::ProviderColumn, QStringLiteral("provider-name-long"));
-    // The pill adds a dot and padding around the longest state name.
-    // The pill adds a dot and padding around the longest status with its countdown.
-    fit(HealthMatrixModel::StateColumn,
-        HealthMatrixModel::statusName(HealthMatrixModel::ProviderStatus::Ramping) +
-            QStringLiteral(" 100%xxxxxx"));
-
-    const QLocale locale;
-    fit(HealthMatrixModel::InFlightColumn, locale.toString(1000));
-    fit(HealthMatrixModel::RequestsColumn, locale.toString(1000000));
-    fit(HealthMatrixModel::ErrorsColumn, locale.toString(10000) + QStringLiteral(" (") +
-                                             locale.toString(10.0, 'f', 1) + QStringLiteral("%)"));
-    fit(HealthMatrixModel::LatencyP50Column, HealthMatrixModel::formatLatency(999.0));
-    fit(HealthMatrixModel::LatencyP95Column, HealthMatrixModel::formatLatency(999.0));
-    fit(HealthMatrixModel::TimeToFirstTokenP50Column, HealthMatrixModel::formatLatency(999.0));
-
-    const auto fitEvents = [&](int column, const QString &typicalValue) {
-        const QString title = m_eventsModel->headerData(column, Qt::Horizontal).toString();
-        m_eventsView->horizontalHeader()->resizeSection(
-            column, std::max(header.horizontalAdvance(title) + 24,
-                             body.horizontalAdvance(typicalValue) + 20));
-    };
-    fitEvents(BreakerEventsModel::TimeColumn, QStringLiteral("00:00:00"));
-    fitEvents(BreakerEventsModel::ProviderColumn, QStringLiteral("provider-name"));
-    fitEvents(BreakerEventsModel::ChangeColumn,
-              BreakerEventsModel::breakerStateName(BreakerState::HalfOpen) + QStringLiteral(" → ") +
-                  BreakerEventsModel::breakerStateName(BreakerState::Closed));
 }
 
 void MainWindow::changeEvent(QEvent *event)
@@ -651,63 +171,9 @@ void MainWindow::changeEvent(QEvent *event)
 void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_snapshot = snapshot;
-    m_model->applySnapshot(snapshot);
-    m_eventsModel->applyEvents(snapshot.recentBreakerEvents);
-    m_drills->applySnapshot(snapshot);
-    refreshActions();
-    m_rateChart->addSample(double(m_clock.elapsed()) / 1000.0, snapshot.requestsPerSecond);
+    m_overview->applySnapshot(snapshot);
     syncDemoControls(snapshot);
-    refreshSummary();
     refreshStatusBar();
-}
-
-void MainWindow::refreshSummary()
-{
-    const QLocale locale;
-    m_totalCard.value->setText(locale.toString(m_snapshot.totalRequests));
-    m_totalCard.hint->setText(tr("since start"));
-
-    m_rateCard.value->setText(
-        tr("%1 req/s").arg(locale.toString(m_snapshot.requestsPerSecond, 'f', 1)));
-    m_rateCard.hint->setText(
-        m_snapshot.demoTrafficRunning
-            ? tr("demo traffic at %1 req/s").arg(locale.toString(m_snapshot.demoRequestsPerSecond))
-            : tr("client requests"));
-
-    m_inFlightCard.value->setText(locale.toString(m_snapshot.inFlight));
-    m_inFlightCard.hint->setText(tr("across all providers"));
-
-    int up = 0;
-    int degraded = 0;
-    int down = 0;
-    for (const ProviderHealth &provider : std::as_const(m_snapshot.providers)) {
-        switch (provider.state) {
-        case ProviderState::Up:
-            ++up;
-            break;
-        case ProviderState::Degraded:
-            ++degraded;
-            break;
-        case ProviderState::Down:
-            ++down;
-            break;
-        }
-    }
-    const auto total = m_snapshot.providers.size();
-    //: Providers that are up, out of all providers, e.g. "2 / 3"
-    m_providersCard.value->setText(
-        tr("%1 / %2").arg(locale.toString(up), locale.toString(qint64(total))));
-    if (total == 0) {
-        m_providersCard.hint->setText(tr("no providers configured"));
-        setTone(m_providersCard.hint, "");
-    } else if (degraded == 0 && down == 0) {
-        m_providersCard.hint->setText(tr("all healthy"));
-        setTone(m_providersCard.hint, "good");
-    } else {
-        m_providersCard.hint->setText(
-            tr("%1 degraded, %2 down").arg(locale.toString(degraded), locale.toString(down)));
-        setTone(m_providersCard.hint, down > 0 ? "bad" : "warn");
-    }
 }
 
 void MainWindow::refreshStatusBar()

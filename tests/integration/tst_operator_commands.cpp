@@ -32,13 +32,17 @@ config::Config routedConfig(const FakeUpstream &upstream)
     const QByteArray url = upstream.baseUrl();
     const QByteArray yaml = "listen: 127.0.0.1:0\n"
                             "providers:\n"
-                            "  - {id: light-a, kind: openai, base_url: " + url +
+                            "  - {id: light-a, kind: openai, base_url: " +
+                            url +
                             ", models: [small]}\n"
-                            "  - {id: light-b, kind: openai, base_url: " + url +
+                            "  - {id: light-b, kind: openai, base_url: " +
+                            url +
                             ", models: [small]}\n"
-                            "  - {id: pro-a, kind: openai, base_url: " + url +
+                            "  - {id: pro-a, kind: openai, base_url: " +
+                            url +
                             ", models: [big]}\n"
-                            "  - {id: pro-b, kind: openai, base_url: " + url +
+                            "  - {id: pro-b, kind: openai, base_url: " +
+                            url +
                             ", models: [big]}\n"
                             "tiers:\n"
                             "  light: {pool: [light-a, light-b]}\n"
@@ -190,7 +194,8 @@ private Q_SLOTS:
                  201);
         Headers sample = headers;
         sample.append(QPair<QByteArray, QByteArray>("x-request-id", "same-draw-2"));
-        const Answer explained = call(bridge.port(), "POST", "/admin/v1/route/explain", body, sample);
+        const Answer explained =
+            call(bridge.port(), "POST", "/admin/v1/route/explain", body, sample);
         QCOMPARE(explained.status, 200);
 
         QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
@@ -240,11 +245,10 @@ private Q_SLOTS:
         QCOMPARE(state.rules.first().to.names, QStringList{u"pro-a"_s});
         QCOMPARE(state.configVersion, before + 2);
         QVERIFY(state.canarySplits.isEmpty());
-        const Answer explained =
-            call(engine->port(), "POST", "/admin/v1/route/explain",
-                 R"({"model":"small","switchyard":{"app":"demo"},)"
-                 R"("messages":[{"role":"user","content":"hi"}]})",
-                 {{"x-switchyard-tenant", "acme"}});
+        const Answer explained = call(engine->port(), "POST", "/admin/v1/route/explain",
+                                      R"({"model":"small","switchyard":{"app":"demo"},)"
+                                      R"("messages":[{"role":"user","content":"hi"}]})",
+                                      {{"x-switchyard-tenant", "acme"}});
         QCOMPARE(explained.status, 200);
         QCOMPARE(explained.body.value(u"decision"_s).toObject().value(u"rule"_s).toString(),
                  u"demo-app"_s);
@@ -271,7 +275,8 @@ private Q_SLOTS:
             << "{\"routes\": [\n  {\"name\": \"x\", \"too\": {\"tier\": \"auto\"}}]}"_ba
             << u"The rules were not applied: request body:2:17: unknown key `too` (did you mean "
                u"`to`?); request body:2:3: route is missing required key `to`"_s;
-        QTest::newRow("not JSON") << "{\"routes\": [" ""_ba
+        QTest::newRow("not JSON") << "{\"routes\": ["
+                                     ""_ba
                                   << u"The rules were not applied: request body:1:1: invalid "
                                      u"JSON or YAML: end of sequence flow not found"_s;
         QTest::newRow("no routes")

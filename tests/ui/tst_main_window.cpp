@@ -4,21 +4,27 @@
 #include "drills_panel.h"
 #include "health_matrix_model.h"
 #include "main_window.h"
+#include "overview_page.h"
 #include "request_rate_chart.h"
+#include "routes_view.h"
 #include "translation.h"
 
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QPixmap>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTranslator>
 #include <cmath>
 #include <memory>
@@ -34,6 +40,7 @@ using switchyard::ui::BreakerEventsModel;
 using switchyard::ui::DrillsPanel;
 using switchyard::ui::HealthMatrixModel;
 using switchyard::ui::MainWindow;
+using switchyard::ui::RoutesView;
 namespace config = switchyard::config;
 
 namespace {
@@ -102,6 +109,7 @@ private Q_SLOTS:
     void operatorActionsReachTheEngine();
     void drillOpensTheBreakerAndTheTimelineShowsIt();
     void chineseTranslationTranslatesTheConsole();
+    void routesPageRendersWithTheDemo();
     void rateChartKeepsOnlyTheLastMinute();
     void rateChartAxisUsesRoundNumbers_data();
     void rateChartAxisUsesRoundNumbers();
@@ -182,7 +190,7 @@ void MainWindowTest::demoToggleDrivesTheBridgeAndTheMatrixFills()
     QCOMPARE(rate->value(), 10);
     QCOMPARE(rate->minimum(), 1);
     QCOMPARE(rate->maximum(), 200);
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3); // the demo config's three simulated providers
 
     QTest::mouseClick(toggle, Qt::LeftButton);
@@ -225,23 +233,23 @@ void MainWindowTest::operatorActionsReachTheEngine()
     MainWindow window(*m_bridge);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3);
     const QString id = QStringLiteral("sim-deep");
 
-    QPushButton *disable = window.actionButton(ProviderAction::Disable);
-    QPushButton *trip = window.actionButton(ProviderAction::Trip);
-    QPushButton *reset = window.actionButton(ProviderAction::Reset);
+    QPushButton *disable = window.overviewPage()->actionButton(ProviderAction::Disable);
+    QPushButton *trip = window.overviewPage()->actionButton(ProviderAction::Trip);
+    QPushButton *reset = window.overviewPage()->actionButton(ProviderAction::Reset);
     QVERIFY(disable && trip && reset);
     QVERIFY(!trip->isEnabled()); // nothing selected yet
-    QVERIFY(window.selectProvider(id));
+    QVERIFY(window.overviewPage()->selectProvider(id));
     QVERIFY(trip->isEnabled());
 
     trip->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, id), HealthMatrixModel::ProviderStatus::Open,
                               trafficTimeoutMs);
     QVERIFY(shownProvider(model, id).msUntilHalfOpen > 0);
-    const BreakerEventsModel &events = *window.breakerEventsModel();
+    const BreakerEventsModel &events = *window.overviewPage()->breakerEventsModel();
     QTRY_VERIFY(events.rowCount() > 0);
     QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(), id);
     QCOMPARE(events.index(0, BreakerEventsModel::ChangeColumn).data().toString(),
@@ -269,9 +277,9 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
     window.resize(1280, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
-    const HealthMatrixModel &model = *window.healthMatrixModel();
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
     QTRY_COMPARE(model.rowCount(), 3);
-    DrillsPanel &drills = *window.drillsPanel();
+    DrillsPanel &drills = *window.overviewPage()->drillsPanel();
     QTRY_COMPARE(drills.rowCount(), 3);
     auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
     auto *rate = window.findChild<QSpinBox *>(QStringLiteral("demoRateSpinBox"));
@@ -295,7 +303,7 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
                               BreakerState::Open, trafficTimeoutMs);
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
                               SimulatorKnobs::Mode::ServerError, trafficTimeoutMs);
-    const BreakerEventsModel &events = *window.breakerEventsModel();
+    const BreakerEventsModel &events = *window.overviewPage()->breakerEventsModel();
     QTRY_VERIFY(events.rowCount() > 0);
     QCOMPARE(events.index(0, BreakerEventsModel::ProviderColumn).data().toString(),
              QStringLiteral("sim-swift"));
@@ -313,8 +321,8 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
     restore->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
                               SimulatorKnobs::Mode::Ok, trafficTimeoutMs);
-    QVERIFY(window.selectProvider(QStringLiteral("sim-swift")));
-    window.actionButton(ProviderAction::Reset)->click();
+    QVERIFY(window.overviewPage()->selectProvider(QStringLiteral("sim-swift")));
+    window.overviewPage()->actionButton(ProviderAction::Reset)->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).breaker,
                               BreakerState::Closed, trafficTimeoutMs);
     QTest::mouseClick(toggle, Qt::LeftButton);
@@ -341,9 +349,9 @@ void MainWindowTest::chineseTranslationTranslatesTheConsole()
     QVERIFY(QCoreApplication::installTranslator(&translator));
     QTRY_COMPARE(toggle->text(), QStringLiteral("演示流量"));
     QCOMPARE(window.windowTitle(), QStringLiteral("Switchyard"));
-    QCOMPARE(
-        window.healthMatrixModel()->headerData(HealthMatrixModel::ProviderColumn, Qt::Horizontal),
-        QVariant(QStringLiteral("提供商")));
+    QCOMPARE(window.overviewPage()->healthMatrixModel()->headerData(
+                 HealthMatrixModel::ProviderColumn, Qt::Horizontal),
+             QVariant(QStringLiteral("提供商")));
     // Taller CJK text relayouts the window through posted events; let that finish before the
     // picture, so the status bar is not caught at its old height.
     auto *listen = window.statusBar()->findChild<QLabel *>(QStringLiteral("listenLabel"));
@@ -353,6 +361,64 @@ void MainWindowTest::chineseTranslationTranslatesTheConsole()
 
     QVERIFY(QCoreApplication::removeTranslator(&translator));
     QTRY_COMPARE(toggle->text(), QStringLiteral("Demo traffic"));
+}
+
+void MainWindowTest::routesPageRendersWithTheDemo()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1480, 900);
+    auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("consoleTabs"));
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(window.routesView());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    QVERIFY(toggle);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+
+    // The demo's canary rule, with a nested group added to its condition, and a dry run of a
+    // demo request against the live and the edited rules.
+    RoutesView &view = *window.routesView();
+    auto *rules = view.findChild<QTableView *>(QStringLiteral("routeRules"));
+    QVERIFY(rules);
+    rules->selectRow(0);
+    QCOMPARE(view.findChild<QLineEdit *>(QStringLiteral("ruleNameEdit"))->text(),
+             QStringLiteral("chat-canary"));
+    view.findChild<QPushButton *>(QStringLiteral("addGroupButton"))->click();
+    view.findChild<QComboBox *>(QStringLiteral("conditionField1.0"))
+        ->setCurrentText(QStringLiteral("tenant"));
+    view.findChild<QLineEdit *>(QStringLiteral("conditionValue1.0"))
+        ->setText(QStringLiteral("acme"));
+    view.findChild<QPushButton *>(QStringLiteral("addCondition1"))->click();
+    view.findChild<QComboBox *>(QStringLiteral("conditionField1.1"))
+        ->setCurrentText(QStringLiteral("header.x-team"));
+    view.findChild<QLineEdit *>(QStringLiteral("conditionValue1.1"))
+        ->setText(QStringLiteral("search"));
+    // A demo-chat request from no particular tenant or team: only the live rules still take it.
+    auto *body = view.findChild<QPlainTextEdit *>(QStringLiteral("dryRunBody"));
+    QVERIFY(body);
+    body->setPlainText(
+        body->toPlainText().replace(QStringLiteral("demo-light"), QStringLiteral("demo-chat")));
+    view.findChild<QPushButton *>(QStringLiteral("dryRunButton"))->click();
+    auto *edited = view.findChild<QTextBrowser *>(QStringLiteral("dryRunEditedResult"));
+    QVERIFY(edited);
+    auto *live = view.findChild<QTextBrowser *>(QStringLiteral("dryRunLiveResult"));
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(QStringLiteral("Rule: chat-canary\n")),
+                             trafficTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        edited->toPlainText().startsWith(QStringLiteral("Rule: none matched\n")), trafficTimeoutMs);
+    if (updatingScreenshots())
+        QTest::qWait(3000); // some demo traffic in the canary's live weights
+
+    const QPixmap shot = window.grab();
+    QCOMPARE(shot.size(), QSize(1480, 900));
+    const QString path = screenshotPath(QStringLiteral("routes.png"));
+    QVERIFY2(shot.save(path), qPrintable(path));
+    qInfo("routes screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
+
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
 }
 
 void MainWindowTest::rateChartKeepsOnlyTheLastMinute()
