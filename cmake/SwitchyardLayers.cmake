@@ -22,7 +22,11 @@ function(_switchyard_record_layer name allowed sources)
     set(absolute "")
     foreach(source IN LISTS sources)
         get_filename_component(path "${source}" ABSOLUTE)
-        list(APPEND absolute "${path}")
+        # Only our own sources: generated ones (resources, moc) live in the build tree.
+        string(FIND "${path}" "${PROJECT_BINARY_DIR}/" in_build)
+        if(NOT in_build EQUAL 0 AND path MATCHES "\\.(h|cpp)$")
+            list(APPEND absolute "${path}")
+        endif()
     endforeach()
     string(REPLACE ";" "," sources_text "${absolute}")
     set_property(GLOBAL APPEND PROPERTY SWITCHYARD_LAYER_LINES

@@ -17,6 +17,63 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::AgentsModel</name>
+    <message>
+        <source>silent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s ago</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AgentsPanel</name>
+    <message>
+        <source>Registered agents</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No agent has registered. Agents register themselves with POST /admin/v1/agents and take requests that carry their intent.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deregister</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Remove the selected agent; it takes no more requests until it registers again</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::BreakerEventsModel</name>
     <message>
         <source>Closed</source>

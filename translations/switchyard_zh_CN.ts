@@ -17,6 +17,62 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::AgentsModel</name>
+    <message>
+        <source>silent</source>
+        <translation>失联</translation>
+    </message>
+    <message>
+        <source>busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>live</source>
+        <translation>在线</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s ago</source>
+        <translation>
+            <numerusform>%n 秒前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Agent</source>
+        <translation>智能体</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Offers</source>
+        <translation>提供能力</translation>
+    </message>
+    <message>
+        <source>Last heartbeat</source>
+        <translation>上次心跳</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AgentsPanel</name>
+    <message>
+        <source>Registered agents</source>
+        <translation>已注册的智能体</translation>
+    </message>
+    <message>
+        <source>No agent has registered. Agents register themselves with POST /admin/v1/agents and take requests that carry their intent.</source>
+        <translation>还没有智能体注册。智能体通过 POST /admin/v1/agents 自行注册，并接收带有其意图的请求。</translation>
+    </message>
+    <message>
+        <source>Deregister</source>
+        <translation>注销</translation>
+    </message>
+    <message>
+        <source>Remove the selected agent; it takes no more requests until it registers again</source>
+        <translation>移除所选智能体；在它重新注册之前不再接收请求</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::BreakerEventsModel</name>
     <message>
         <source>Closed</source>

@@ -12,7 +12,8 @@ namespace {
 
 // Smallest and largest column whose display differs between two copies of the same provider,
 // or {-1, -1} when nothing visible changed.
-std::pair<int, int> changedColumns(const ProviderHealth &before, const ProviderHealth &after)
+std::pair<int, int> changedProviderColumns(const ProviderHealth &before,
+                                           const ProviderHealth &after)
 {
     int first = -1;
     int last = -1;
@@ -70,12 +71,7 @@ int alignmentFor(int column)
 
 } // namespace
 
-HealthMatrixModel::HealthMatrixModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-int HealthMatrixModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
+HealthMatrixModel::HealthMatrixModel(QObject *parent) : MergingTableModel(parent) {}
 
 int HealthMatrixModel::columnCount(const QModelIndex &parent) const
 {
@@ -383,52 +379,18 @@ void HealthMatrixModel::applySnapshot(const EngineSnapshot &snapshot)
 
 void HealthMatrixModel::applyProviders(const QList<ProviderHealth> &providers)
 {
-    // Position of each id in the incoming list; a duplicated id keeps its first entry.
-    QHash<QString, qsizetype> incoming;
-    incoming.reserve(providers.size());
-    for (qsizetype i = 0; i < providers.size(); ++i) {
-        if (!incoming.contains(providers.at(i).id))
-            incoming.insert(providers.at(i).id, i);
-    }
+    mergeRows(providers);
+}
 
-    // Removals, back to front, one signal per contiguous run of vanished rows.
-    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
-        if (incoming.contains(m_rows.at(row).id))
-            continue;
-        const int last = row;
-        while (row > 0 && !incoming.contains(m_rows.at(row - 1).id))
-            --row;
-        beginRemoveRows({}, row, last);
-        m_rows.remove(row, last - row + 1);
-        endRemoveRows();
-    }
+QString HealthMatrixModel::idOf(const ProviderHealth &row) const
+{
+    return row.id;
+}
 
-    QHash<QString, int> present;
-    present.reserve(m_rows.size());
-    for (int row = 0; row < m_rows.size(); ++row) {
-        ProviderHealth &current = m_rows[row];
-        present.insert(current.id, row);
-        const ProviderHealth &next = providers.at(incoming.value(current.id));
-        const auto [first, last] = changedColumns(current, next);
-        if (first < 0)
-            continue;
-        current = next;
-        Q_EMIT dataChanged(index(row, first), index(row, last));
-    }
-
-    QList<ProviderHealth> added;
-    for (qsizetype i = 0; i < providers.size(); ++i) {
-        const ProviderHealth &provider = providers.at(i);
-        if (incoming.value(provider.id) != i || present.contains(provider.id))
-            continue;
-        added.append(provider);
-    }
-    if (added.isEmpty())
-        return;
-    const int first = int(m_rows.size());
-    beginInsertRows({}, first, first + int(added.size()) - 1);
-    m_rows.append(added);
-    endInsertRows();
+std::pair<int, int> HealthMatrixModel::changedColumns(const ProviderHealth &before,
+                                                      const ProviderHealth &after) const
+{
+    return changedProviderColumns(before, after);
 }
 
 void HealthMatrixModel::retranslate()

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/engine_snapshot.h"
+#include "merging_table_model.h"
 
 #include <QAbstractTableModel>
 #include <QColor>
@@ -8,10 +9,9 @@
 
 namespace switchyard::ui {
 
-// One row per provider, fed by engine snapshots. Rows keep the order in which providers first
-// appeared; sorting is the view's job (through a proxy on SortRole), so a routine update never
-// moves rows and selection and scroll position survive the 10 Hz refresh.
-class HealthMatrixModel : public QAbstractTableModel {
+// One row per provider, fed by engine snapshots and merged by id (MergingTableModel). Sorting is
+// the view's job (through a proxy on SortRole), so a routine update never moves rows.
+class HealthMatrixModel : public MergingTableModel<ProviderHealth> {
     Q_OBJECT
 public:
     enum Column {
@@ -45,7 +45,6 @@ public:
 
     explicit HealthMatrixModel(QObject *parent = nullptr);
 
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
@@ -56,7 +55,7 @@ public:
     void applySnapshot(const EngineSnapshot &snapshot);
     void applyProviders(const QList<ProviderHealth> &providers);
 
-    const QList<ProviderHealth> &providers() const { return m_rows; }
+    const QList<ProviderHealth> &providers() const { return rows(); }
 
     // Re-announces headers and state names after the application language changed.
     void retranslate();
@@ -73,8 +72,10 @@ public:
     // "42 s", "3:05": time left until an open breaker admits a probe.
     static QString formatCountdown(qint64 milliseconds);
 
-private:
-    QList<ProviderHealth> m_rows;
+protected:
+    QString idOf(const ProviderHealth &row) const override;
+    std::pair<int, int> changedColumns(const ProviderHealth &before,
+                                       const ProviderHealth &after) const override;
 };
 
 } // namespace switchyard::ui

@@ -1,5 +1,6 @@
 #include "routes_view.h"
 
+#include "agents_panel.h"
 #include "bridge/engine_bridge.h"
 #include "canary_panel.h"
 #include "config/rule_validation.h"
@@ -22,6 +23,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     m_editor = new RuleEditorPanel(m_snapshot, this);
     m_dryRun = new DryRunPanel(m_bridge, *m_model, this);
     m_canary = new CanaryPanel(m_bridge, this);
+    m_agents = new AgentsPanel(m_bridge, this);
 
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(16, 16, 16, 12);
@@ -30,6 +32,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     left->setSpacing(12);
     left->addWidget(m_ruleList, 3);
     left->addWidget(m_canary, 2);
+    left->addWidget(m_agents, 2);
     // The editor gets as much width as the dry run: nested groups and split branches need it.
     layout->addLayout(left, 4);
     layout->addWidget(m_editor, 5);
@@ -43,10 +46,12 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     connect(m_editor, &RuleEditorPanel::ruleEdited, this, &RoutesView::ruleEdited);
     connect(&m_bridge, &EngineBridge::routesChanged, this, &RoutesView::onRoutesChanged);
     connect(&m_bridge, &EngineBridge::routesApplied, this, &RoutesView::onRoutesApplied);
+    connect(&m_bridge, &EngineBridge::snapshotUpdated, m_agents, &AgentsPanel::applySnapshot);
 
     m_live = m_bridge.routesState();
     loadLiveRules();
     m_canary->applySplits(m_live.canarySplits);
+    m_agents->applySnapshot(m_bridge.lastSnapshot());
 }
 
 void RoutesView::loadLiveRules()

@@ -12,6 +12,7 @@ class EngineBridge;
 
 namespace switchyard::ui {
 
+class AgentsPanel;
 class CanaryPanel;
 class DryRunPanel;
 class RouteRulesModel;
@@ -32,6 +33,7 @@ public:
     RuleEditorPanel *ruleEditorPanel() const { return m_editor; }
     DryRunPanel *dryRunPanel() const { return m_dryRun; }
     CanaryPanel *canaryPanel() const { return m_canary; }
+    AgentsPanel *agentsPanel() const { return m_agents; }
     // The edited rules differ from the live ones.
     bool isDirty() const { return m_dirty; }
 
@@ -62,6 +64,7 @@ private:
     RuleEditorPanel *m_editor = nullptr;
     DryRunPanel *m_dryRun = nullptr;
     CanaryPanel *m_canary = nullptr;
+    AgentsPanel *m_agents = nullptr;
 };
 
 } // namespace switchyard::ui

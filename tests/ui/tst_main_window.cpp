@@ -1,3 +1,5 @@
+#include "agents_model.h"
+#include "agents_panel.h"
 #include "breaker_events_model.h"
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
@@ -7,6 +9,7 @@
 #include "overview_page.h"
 #include "request_rate_chart.h"
 #include "routes_view.h"
+#include "test_client.h"
 #include "translation.h"
 
 #include <QComboBox>
@@ -377,9 +380,18 @@ void MainWindowTest::routesPageRendersWithTheDemo()
     QTest::mouseClick(toggle, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
 
+    // An agent registers itself, as in-house agents do, and shows among the registered agents.
+    switchyard::testing::TestClient agent(m_bridge->port());
+    agent.post("/admin/v1/agents",
+               R"({"id":"trip-planner","base_url":"http://127.0.0.1:9/v1","capacity":4,)"
+               R"("capabilities":["travel/plan/trip","travel/book/flight"]})");
+    QVERIFY(agent.waitForFinished());
+    QCOMPARE(agent.status(), 201);
+
     // The demo's canary rule, with a nested group added to its condition, and a dry run of a
     // demo request against the live and the edited rules.
     RoutesView &view = *window.routesView();
+    QTRY_COMPARE_WITH_TIMEOUT(view.agentsPanel()->model()->rowCount(), 1, trafficTimeoutMs);
     auto *rules = view.findChild<QTableView *>(QStringLiteral("routeRules"));
     QVERIFY(rules);
     rules->selectRow(0);

@@ -1,0 +1,70 @@
+#pragma once
+
+#include "bridge/engine_bridge.h"
+#include "config/config.h"
+
+#include <QStringList>
+#include <memory>
+
+namespace switchyard::testing {
+
+// A console bridge with no engine behind it: the test sets what it shows and reads what the
+// console asked for. Proves the console needs nothing of the engine but the bridge's interface.
+class FakeEngineBridge final : public EngineBridge {
+    Q_OBJECT
+public:
+    explicit FakeEngineBridge(config::Config config = {})
+    {
+        m_routes.snapshot = std::make_shared<const config::Config>(std::move(config));
+        m_routes.rules = m_routes.snapshot->routing.routes;
+        m_snapshot.listenAddress = QStringLiteral("127.0.0.1:1");
+    }
+
+    // Shows `snapshot` as the engine would: stored, then announced.
+    void publish(const EngineSnapshot &snapshot)
+    {
+        m_snapshot = snapshot;
+        emit snapshotUpdated(snapshot);
+    }
+
+    QString listenAddress() const override { return m_snapshot.listenAddress; }
+    EngineSnapshot lastSnapshot() const override { return m_snapshot; }
+    RoutesState routesState() const override { return m_routes; }
+
+    void explainRoute(quint64, const std::optional<QList<config::RouteRule>> &, const HeaderList &,
+                      const QByteArray &) override
+    {
+        ++explainRequests;
+    }
+    void applyRoutes(const QList<config::RouteRule> &rules) override { appliedRules.append(rules); }
+    void setCanaryWeights(const QString &rule, const QList<int> &) override
+    {
+        canaryRules.append(rule);
+    }
+    void resetCanaryWeights(const QString &rule) override { canaryRules.append(rule); }
+    void removeAgent(const QString &agentId) override { removedAgents.append(agentId); }
+    void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
+    void shutdown(std::chrono::milliseconds) override { emit stopped(); }
+    void applyProviderAction(const QString &providerId, ProviderAction) override
+    {
+        actedOn.append(providerId);
+    }
+    void setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &) override
+    {
+        knobsFor.append(providerId);
+    }
+
+    int explainRequests = 0;
+    QList<QList<config::RouteRule>> appliedRules;
+    QStringList canaryRules;
+    QStringList removedAgents;
+    QStringList actedOn;
+    QStringList knobsFor;
+    bool demoTraffic = false;
+
+private:
+    EngineSnapshot m_snapshot;
+    RoutesState m_routes;
+};
+
+} // namespace switchyard::testing

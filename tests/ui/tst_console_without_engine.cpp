@@ -1,0 +1,124 @@
+// The console on a fake bridge: it needs nothing of the engine but the bridge's interface. The
+// registered-agents panel merges agents by id and deregisters the selected one through the
+// bridge, as DELETE /admin/v1/agents/{id} does; the main window shows what the bridge publishes.
+#include "agents_model.h"
+#include "agents_panel.h"
+#include "fake_engine_bridge.h"
+#include "health_matrix_model.h"
+#include "main_window.h"
+#include "overview_page.h"
+#include "routes_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace switchyard;
+using switchyard::testing::FakeEngineBridge;
+using switchyard::ui::AgentsModel;
+
+namespace {
+
+AgentState agent(const QString &id, bool busy, bool live, qint64 heartbeatMs)
+{
+    AgentState state;
+    state.id = id;
+    state.baseUrl = u"http://127.0.0.1:9001/v1"_s;
+    state.capabilities = {u"travel/book/flight"_s, u"travel/plan/trip"_s};
+    state.capacity = 4;
+    state.busy = busy;
+    state.live = live;
+    state.lastHeartbeatMsSinceEpoch = heartbeatMs;
+    return state;
+}
+
+ProviderHealth provider(const QString &id)
+{
+    ProviderHealth health;
+    health.id = id;
+    health.kind = u"openai"_s;
+    health.models = {u"m"_s};
+    return health;
+}
+
+} // namespace
+
+class ConsoleWithoutEngineTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void agentsAreMergedByIdNeverReset()
+    {
+        AgentsModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        const qint64 now = 1'800'000'000'000;
+
+        model.applyAgents({agent(u"a"_s, false, true, now - 4000),
+                           agent(u"b"_s, true, true, now - 1000),
+                           agent(u"c"_s, false, false, now - 90'000)},
+                          now);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.index(0, AgentsModel::StateColumn).data().toString(), u"live"_s);
+        QCOMPARE(model.index(1, AgentsModel::StateColumn).data().toString(), u"busy"_s);
+        QCOMPARE(model.index(2, AgentsModel::StateColumn).data().toString(), u"silent"_s);
+        QCOMPARE(model.index(0, AgentsModel::HeartbeatColumn).data().toString(), u"4 s ago"_s);
+        QCOMPARE(model.index(0, AgentsModel::CapabilitiesColumn).data().toString(),
+                 u"travel/book/flight, travel/plan/trip"_s);
+
+        model.applyAgents({agent(u"a"_s, true, true, now), agent(u"c"_s, false, false, now)}, now);
+        QCOMPARE(model.rowCount(), 2);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(model.index(0, AgentsModel::StateColumn).data().toString(), u"busy"_s);
+        QCOMPARE(model.index(1, AgentsModel::AgentColumn).data().toString(), u"c"_s);
+        QCOMPARE(resets.size(), 0);
+    }
+
+    void agentsPanelDeregistersTheSelectedAgentThroughTheBridge()
+    {
+        FakeEngineBridge bridge;
+        ui::AgentsPanel panel(bridge);
+        panel.show();
+        EngineSnapshot snapshot;
+        snapshot.agents = {agent(u"planner"_s, false, true, 0),
+                           agent(u"booker"_s, false, true, 0)};
+        panel.applySnapshot(snapshot);
+        QCOMPARE(panel.model()->rowCount(), 2);
+        QVERIFY(!panel.removeButton()->isEnabled()); // nothing selected yet
+
+        panel.view()->selectRow(1);
+        QVERIFY(panel.removeButton()->isEnabled());
+        QTest::mouseClick(panel.removeButton(), Qt::LeftButton);
+        QCOMPARE(bridge.removedAgents, QStringList{u"booker"_s});
+
+        panel.applySnapshot({});
+        QCOMPARE(panel.model()->rowCount(), 0);
+        QVERIFY(panel.view()->isHidden());
+        QVERIFY(!panel.removeButton()->isEnabled());
+    }
+
+    void mainWindowShowsWhatTheBridgePublishes()
+    {
+        FakeEngineBridge bridge;
+        ui::MainWindow window(bridge);
+        window.resize(1280, 900);
+        window.show();
+        EngineSnapshot snapshot;
+        snapshot.listenAddress = u"127.0.0.1:1"_s;
+        snapshot.providers = {provider(u"alpha"_s), provider(u"beta"_s)};
+        snapshot.agents = {agent(u"planner"_s, false, true, 0)};
+        bridge.publish(snapshot);
+
+        const ui::HealthMatrixModel *matrix = window.overviewPage()->healthMatrixModel();
+        QCOMPARE(matrix->rowCount(), 2);
+        QCOMPARE(matrix->providers().at(1).id, u"beta"_s);
+        QCOMPARE(window.routesView()->agentsPanel()->model()->rowCount(), 1);
+    }
+};
+
+QTEST_MAIN(ConsoleWithoutEngineTest)
+#include "tst_console_without_engine.moc"
