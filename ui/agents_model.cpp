@@ -73,7 +73,8 @@ void AgentsModel::applyAgents(const QList<AgentState> &agents, qint64 nowMsSince
     mergeRows(agents);
     // "N s ago" moves with the clock even when nothing else changed.
     if (clockMoved && !m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, HeartbeatColumn), index(int(m_rows.size()) - 1, HeartbeatColumn));
+        Q_EMIT dataChanged(index(0, HeartbeatColumn),
+                           index(int(m_rows.size()) - 1, HeartbeatColumn));
 }
 
 std::pair<int, int> AgentsModel::changedColumns(const AgentState &before,

@@ -98,9 +98,12 @@ struct CompiledRule {
 } // namespace
 
 struct RoutingTable::Compiled {
-    QHash<int, EndpointProfile> profiles; // by endpoint slot
+    // By endpoint slot, for the slots the registry had when the table was compiled; an entry
+    // whose `endpoint` is -1 is not a configured provider of this snapshot (an agent, a retired
+    // endpoint). Plain lists: the decision reads them once per candidate.
+    QList<EndpointProfile> profiles;
+    QList<QString> firstUpstreamModel; // sent when the provider does not serve the model
     QHash<QString, ModelServers> serversByModel;
-    QHash<int, QString> firstUpstreamModel; // by slot: sent when it does not serve the model
     QList<int> lightPool;
     QList<int> proPool;
     QList<int> fallbackChain;
@@ -132,22 +135,28 @@ struct RoutingTable::Compiled {
         return compiled;
     }
 
+    bool configured(int slot) const
+    {
+        return slot >= 0 && slot < profiles.size() && profiles[slot].endpoint == slot;
+    }
+
     Compiled(const config::Config &config, const health::HealthRegistry &health)
+        : profiles(health.providerCount()), firstUpstreamModel(health.providerCount())
     {
         for (const config::ProviderConfig &provider : config.providers) {
             const int slot = health.indexOf(provider.id);
             if (slot < 0)
                 continue;
-            profiles.insert(slot, {slot, provider.weight, provider.capacity,
-                                   double(provider.latencyObjective.count()),
-                                   stableHash(QStringView(provider.id))});
+            profiles[slot] = {slot, provider.weight, provider.capacity,
+                              double(provider.latencyObjective.count()),
+                              stableHash(QStringView(provider.id))};
             for (const config::ModelRoute &model : provider.models) {
                 ModelServers &servers = serversByModel[model.publicName];
                 servers.providers.append(slot);
                 servers.upstreamNames.insert(slot, model.upstreamName);
             }
-            firstUpstreamModel.insert(
-                slot, provider.models.isEmpty() ? QString() : provider.models.first().upstreamName);
+            firstUpstreamModel[slot] =
+                provider.models.isEmpty() ? QString() : provider.models.first().upstreamName;
         }
         if (const config::TierConfig *light = config.routing.tier(kLight))
             lightPool = slotsOf(health, light->pool);
@@ -223,15 +232,15 @@ struct Router::DecisionBuilder {
 
     QString upstreamModelOf(int slot, const config::ProviderConfig &provider) const
     {
-        const auto first = compiled.firstUpstreamModel.constFind(slot);
-        if (first == compiled.firstUpstreamModel.cend())
+        if (!compiled.configured(slot))
             return upstreamModelFor(provider, context.model); // a registered agent
         if (servers) {
             const auto served = servers->upstreamNames.constFind(slot);
             if (served != servers->upstreamNames.cend())
                 return *served;
         }
-        return first->isEmpty() ? context.model : *first;
+        const QString &first = compiled.firstUpstreamModel[slot];
+        return first.isEmpty() ? context.model : first;
     }
 
     void step(const QString &stage, const QString &detail)
@@ -332,7 +341,7 @@ struct Router::DecisionBuilder {
         QVarLengthArray<EndpointProfile, 64> members;
         for (int slot : indexes) {
             if (slot >= listed.size() || !listed[slot])
-                members.append(compiled.profiles.value(slot));
+                members.append(compiled.profiles[slot]);
         }
         return addPool(members, role, tier, degradationLevel, order, config.routing.scoring,
                        poolName);

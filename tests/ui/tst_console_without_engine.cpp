@@ -84,8 +84,7 @@ private Q_SLOTS:
         ui::AgentsPanel panel(bridge);
         panel.show();
         EngineSnapshot snapshot;
-        snapshot.agents = {agent(u"planner"_s, false, true, 0),
-                           agent(u"booker"_s, false, true, 0)};
+        snapshot.agents = {agent(u"planner"_s, false, true, 0), agent(u"booker"_s, false, true, 0)};
         panel.applySnapshot(snapshot);
         QCOMPARE(panel.model()->rowCount(), 2);
         QVERIFY(!panel.removeButton()->isEnabled()); // nothing selected yet
