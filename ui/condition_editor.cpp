@@ -32,17 +32,6 @@ QString pathName(const ConditionPath &path)
     return parts.join(u'.');
 }
 
-QStringList splitList(const QString &text)
-{
-    QStringList items;
-    for (const QString &item : text.split(u',', Qt::SkipEmptyParts)) {
-        const QString trimmed = item.trimmed();
-        if (!trimmed.isEmpty())
-            items.append(trimmed);
-    }
-    return items;
-}
-
 config::RouteCondition newComparison()
 {
     config::RouteCondition comparison;

@@ -54,17 +54,6 @@ QString splitKeyText(config::SplitKey key)
     return {};
 }
 
-QStringList splitList(const QString &text)
-{
-    QStringList items;
-    for (const QString &item : text.split(u',', Qt::SkipEmptyParts)) {
-        const QString trimmed = item.trimmed();
-        if (!trimmed.isEmpty())
-            items.append(trimmed);
-    }
-    return items;
-}
-
 } // namespace
 
 void fillTargetChoices(QComboBox *values, TargetKind kind, const config::Config &config)

@@ -115,4 +115,15 @@ QString consoleStyleSheet()
     return QString::fromUtf8(file.readAll());
 }
 
+QStringList splitList(const QString &text)
+{
+    QStringList items;
+    for (const QString &item : text.split(u',', Qt::SkipEmptyParts)) {
+        const QString trimmed = item.trimmed();
+        if (!trimmed.isEmpty())
+            items.append(trimmed);
+    }
+    return items;
+}
+
 } // namespace switchyard::ui

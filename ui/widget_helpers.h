@@ -2,6 +2,7 @@
 
 #include <QFont>
 #include <QString>
+#include <QStringList>
 
 QT_BEGIN_NAMESPACE
 class QFrame;
@@ -52,5 +53,8 @@ void retire(QWidget *widget);
 // The console's one style sheet, compiled in from resources/console.qss. The main window applies
 // it once, to itself; every page and panel is styled through it and through nothing else.
 QString consoleStyleSheet();
+
+// The items of a comma-separated list typed into a field ("a, b,,c" -> a, b, c).
+QStringList splitList(const QString &text);
 
 } // namespace switchyard::ui

@@ -60,11 +60,7 @@ config::Config routedConfig(const FakeUpstream &upstream)
                             "{target: pro-b, weight: 10}], key: user}\n"
                             "  - name: gearbox\n"
                             "    to: {tier: auto}\n";
-    config::LoadResult result = config::loadConfigText(
-        yaml, u"commands test"_s, [](const QString &) { return std::optional<QByteArray>(); });
-    if (!result.ok())
-        qFatal("test config does not load: %s", qPrintable(result.errors.first().toString()));
-    return *result.config;
+    return loadTestConfig(yaml, u"commands test"_s);
 }
 
 struct Answer {

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+arch=$(gcc -print-multiarch) # not dpkg-architecture: its Perl reaches for optional modules
 
 # As strace writes it: CMake opening Qt's package files, and a probe for a file that is absent
 # (failed calls are not uses).

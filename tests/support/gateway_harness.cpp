@@ -1,5 +1,6 @@
 #include "gateway_harness.h"
 
+#include "config/config_loader.h"
 #include "fake_upstream.h"
 #include "health/health_registry.h"
 
@@ -24,6 +25,15 @@ config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
                                    const QStringList &models)
 {
     return providerAt(id, fake.baseUrl(), models);
+}
+
+config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName)
+{
+    config::LoadResult result = config::loadConfigText(
+        yaml, sourceName, [](const QString &) { return std::optional<QByteArray>(); });
+    if (!result.ok())
+        qFatal("test config does not load: %s", qPrintable(result.errors.first().toString()));
+    return *result.config;
 }
 
 config::Config gatewayConfig(const QList<config::ProviderConfig> &providers)

@@ -19,6 +19,10 @@ config::ProviderConfig providerAt(const QString &id, const QByteArray &baseUrl,
 config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
                                    const QStringList &models);
 
+// A config from YAML through the real loader; the test stops with the first error when it does
+// not load (a broken fixture, not a behaviour under test).
+config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName);
+
 // A gateway on 127.0.0.1, port 0, in front of `providers`, with the default timeouts.
 config::Config gatewayConfig(const QList<config::ProviderConfig> &providers);
 
