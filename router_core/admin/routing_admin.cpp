@@ -97,19 +97,22 @@ http::AdminReply explain(const control::OperatorCommands &commands,
 }
 
 // Rule problems as the admin API shows them: one 400 naming every problem, each with its
-// place in the request body.
-http::AdminReply rulesRefused(const QList<config::ConfigError> &errors)
+// place in the request body when it has one. `lead` says what did not happen.
+http::AdminReply rulesRefused(const QList<config::ConfigError> &errors, const QString &lead)
 {
     QStringList lines;
     QJsonArray problems;
     for (const config::ConfigError &error : errors) {
-        lines.append(error.toString());
-        problems.append(QJsonObject{{u"line"_s, error.where.line},
-                                    {u"column"_s, error.where.column},
-                                    {u"message"_s, error.message}});
+        const bool placed = error.where.line > 0;
+        lines.append(placed ? error.toString() : error.message);
+        QJsonObject problem{{u"message"_s, error.message}};
+        if (placed) {
+            problem.insert(u"line"_s, error.where.line);
+            problem.insert(u"column"_s, error.where.column);
+        }
+        problems.append(problem);
     }
-    protocol::ApiError refusal =
-        invalid(u"The rules were not applied: %1"_s.arg(lines.join(u"; "_s)), u"routes"_s);
+    protocol::ApiError refusal = invalid(u"%1: %2"_s.arg(lead, lines.join(u"; "_s)), u"routes"_s);
     refusal.code = u"invalid_routes"_s;
     http::AdminReply reply = http::AdminReply::error(refusal);
     QJsonObject body = reply.body.object();
@@ -136,13 +139,13 @@ http::AdminReply applyRoutes(control::OperatorCommands &commands, const http::Ad
     const RoutesState live = commands.routesState();
     auto read = config::readRouteRules(request.body, u"request body"_s, *live.snapshot);
     if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
-        return rulesRefused(*errors);
+        return rulesRefused(*errors, u"The rules were not applied"_s);
     const QStringList problems = commands.applyRoutes(std::get<QList<config::RouteRule>>(read));
     if (!problems.isEmpty()) {
         QList<config::ConfigError> errors;
         for (const QString &problem : problems)
             errors.append({{u"request body"_s, 0, 0}, problem});
-        return rulesRefused(errors);
+        return rulesRefused(errors, u"The rules were not applied"_s);
     }
     return http::AdminReply::json(QJsonDocument(routesJson(commands.routesState())));
 }
@@ -183,7 +186,7 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
             config::readRouteRules(request.body, u"request body"_s,
                                    *commands.routesState().snapshot, {"request"_L1, "headers"_L1});
         if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
-            return rulesRefused(*errors);
+            return rulesRefused(*errors, u"The edited rules cannot be tried"_s);
         rules = std::get<QList<config::RouteRule>>(std::move(read));
     }
 
@@ -193,8 +196,12 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
     const routing::Explanation &liveExplanation = std::get<routing::Explanation>(live);
     QJsonObject answer{{u"live"_s, explanationJson(liveExplanation)}};
     if (rules) {
-        // The edited side draws with the live side's request id, so only the rules differ.
+        // The edited side draws with the live side's request id (the client's, or the one the
+        // live side drew), so only the rules differ.
         control::HeaderList sameId = headers;
+        sameId.removeIf([](const auto &header) {
+            return header.first.compare("x-request-id", Qt::CaseInsensitive) == 0;
+        });
         sameId.append({"x-request-id", liveExplanation.context.requestId});
         auto edited = commands.explain(sameId, chat, rules);
         if (const auto *error = std::get_if<protocol::ApiError>(&edited))

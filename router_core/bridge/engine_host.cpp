@@ -2,6 +2,7 @@
 
 #include "control/operator_commands.h"
 #include "engine/engine.h"
+#include "routing/request_context.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
 
@@ -24,15 +25,6 @@ Result runOn(QObject *object, Work work)
     QMetaObject::invokeMethod(
         object, [&] { result = work(); }, Qt::BlockingQueuedConnection);
     return result;
-}
-
-bool hasRequestId(const EngineBridge::HeaderList &headers)
-{
-    for (const auto &[name, value] : headers) {
-        if (name.compare("x-request-id", Qt::CaseInsensitive) == 0 && !value.trimmed().isEmpty())
-            return true;
-    }
-    return false;
 }
 
 RouteExplanation explanationOf(const std::variant<routing::Explanation, protocol::ApiError> &result)
@@ -184,9 +176,15 @@ void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::
 {
     if (!m_engine)
         return;
+    // An id the gateway would not take (empty, too long, not a token) is replaced too: live
+    // traffic would draw a fresh one, and the two sides of the comparison must draw the same.
     HeaderList sample = headers;
-    if (!hasRequestId(sample))
+    if (routing::acceptedRequestId(sample).isEmpty()) {
+        sample.removeIf([](const auto &header) {
+            return header.first.compare("x-request-id", Qt::CaseInsensitive) == 0;
+        });
         sample.append({"x-request-id", kDryRunRequestId.toByteArray()});
+    }
     QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, ticket, rules, sample, body] {
         const RouteExplanation explanation =
             explanationOf(engine->commands().explain(sample, body, rules));

@@ -25,7 +25,9 @@ public:
     // 1 for the snapshot the engine started with, +1 for every replace.
     quint64 version() const { return m_version; }
 
-    // Makes `next` the snapshot in force and announces it. The caller has validated it whole.
+    // Makes `next` the snapshot in force and announces it. The caller has validated it whole
+    // and brought the health registry's endpoints in line with it first: in the engine that is
+    // control::OperatorCommands::applyConfig, the one caller.
     void replace(std::shared_ptr<const Config> next);
 
 Q_SIGNALS:

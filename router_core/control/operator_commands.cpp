@@ -98,13 +98,17 @@ QStringList OperatorCommands::applyRoutes(const QList<config::RouteRule> &rules)
         return problems;
     auto next = std::make_shared<config::Config>(m_store.config());
     next->routing.routes = rules;
-    // The providers do not change with the rules; a new snapshot that changed them would sync
-    // the registry's endpoints first (m_health.syncConfiguredEndpoints), so ids resolve.
-    m_store.replace(std::move(next));
+    applyConfig(std::move(next));
     qCInfo(lcCommands).noquote() << "applied" << rules.size() << "route rule(s); config version"
                                  << m_store.version();
     emit routesChanged(routesState());
     return {};
+}
+
+void OperatorCommands::applyConfig(std::shared_ptr<const config::Config> next)
+{
+    m_health.syncConfiguredEndpoints(*next);
+    m_store.replace(std::move(next));
 }
 
 QString OperatorCommands::setCanaryWeights(const QString &rule, const QList<int> &weights)

@@ -57,6 +57,12 @@ public:
     // False when the provider is not simulated or no simulator runs.
     bool setSimulatorKnobs(const QString &providerId, const SimulatorKnobs &knobs);
 
+    // ---- the config ----
+    // Makes `next` (validated whole by the caller) the snapshot in force: the registry's
+    // endpoints follow its providers first, then the store swaps and the router recompiles.
+    // The one way a snapshot is applied; requests in flight keep theirs.
+    void applyConfig(std::shared_ptr<const config::Config> next);
+
     // ---- rules and canary weights ----
     RoutesState routesState() const;
     // Validates `rules` against the snapshot in force; when they pass, a new snapshot holding

@@ -84,6 +84,7 @@ bool Engine::listen(QString *errorMessage)
     // Started here rather than in the constructor: listen() runs on the engine's own thread,
     // and timers belong to the thread that starts them.
     m_healthTimer.start(kHealthTimerInterval);
+    m_router->start();
     if (m_prober)
         m_prober->start();
     return true;

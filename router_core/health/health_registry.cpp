@@ -103,7 +103,7 @@ HealthRegistry::HealthRegistry(const config::ConfigStore &store, const Clock &cl
     const QList<config::ProviderConfig> &providers = store.config().providers;
     m_providers.reserve(std::size_t(providers.size()));
     for (const config::ProviderConfig &provider : providers)
-        addEndpoint(provider, false);
+        addEndpoint(provider, false, breakerRules());
 }
 
 void HealthRegistry::describe(ProviderRecord &record, const config::ProviderConfig &provider)
@@ -115,19 +115,27 @@ void HealthRegistry::describe(ProviderRecord &record, const config::ProviderConf
         record.models.append(model.publicName);
 }
 
-void HealthRegistry::syncConfiguredEndpoints(const QList<config::ProviderConfig> &providers)
+int HealthRegistry::configuredIndexOf(const QString &providerId) const
+{
+    const int slot = indexOf(providerId);
+    return slot >= 0 && !m_providers[slot].agent ? slot : -1;
+}
+
+void HealthRegistry::syncConfiguredEndpoints(const config::Config &next)
 {
     QSet<QString> kept;
-    for (const config::ProviderConfig &provider : providers) {
+    for (const config::ProviderConfig &provider : next.providers) {
         kept.insert(provider.id);
         const int slot = indexOf(provider.id);
         if (slot >= 0 && !m_providers[slot].agent) {
             describe(m_providers[slot], provider);
             continue;
         }
-        if (slot >= 0)
-            retireProvider(slot); // a configured provider takes the id over from an agent
-        addEndpoint(provider, false);
+        if (slot >= 0) { // a configured provider takes the id over from an agent
+            m_agents.remove(provider.id);
+            retireProvider(slot);
+        }
+        addEndpoint(provider, false, next.resilience.breaker);
         qCInfo(lcHealth).noquote() << "provider" << provider.id << "added";
     }
     for (int slot = 0; slot < providerCount(); ++slot) {
@@ -148,12 +156,13 @@ int HealthRegistry::indexOf(const QString &providerId) const
 
 int HealthRegistry::addProvider(const config::ProviderConfig &provider)
 {
-    return addEndpoint(provider, true);
+    return addEndpoint(provider, true, breakerRules());
 }
 
-int HealthRegistry::addEndpoint(const config::ProviderConfig &provider, bool agent)
+int HealthRegistry::addEndpoint(const config::ProviderConfig &provider, bool agent,
+                                const config::BreakerConfig &breaker)
 {
-    ProviderRecord &record = m_providers.emplace_back(provider, breakerRules());
+    ProviderRecord &record = m_providers.emplace_back(provider, breaker);
     describe(record, provider);
     record.agent = agent;
     record.closedSince = m_clock.now();

@@ -57,10 +57,14 @@ public:
     int providerCount() const { return int(m_providers.size()); }
     // The live endpoint with this id; -1 when none (retired endpoints are not found).
     int indexOf(const QString &providerId) const;
-    // Brings the configured endpoints in line with a new snapshot's providers before it is
-    // applied: an id it keeps keeps its slot and its state (its definition is refreshed), a new
-    // id gets a new slot, an id it drops is retired. Registered agents are left alone.
-    void syncConfiguredEndpoints(const QList<config::ProviderConfig> &providers);
+    // The live endpoint with this id that the config file declares; -1 for none and for agents.
+    int configuredIndexOf(const QString &providerId) const;
+    // Brings the configured endpoints in line with the providers of a snapshot about to be
+    // applied (control::OperatorCommands::applyConfig calls it just before the store swaps): an
+    // id it keeps keeps its slot and its state (its definition is refreshed), a new id gets a
+    // new slot, an id it drops is retired. An agent whose id the snapshot now declares is
+    // deregistered; other agents are left alone.
+    void syncConfiguredEndpoints(const config::Config &next);
     const config::ProviderConfig &providerConfig(int provider) const
     {
         return m_providers[provider].config;
@@ -190,7 +194,8 @@ private:
     }
     const config::ProbeConfig &probeRules() const { return m_store.config().resilience.probes; }
     void describe(ProviderRecord &record, const config::ProviderConfig &provider);
-    int addEndpoint(const config::ProviderConfig &provider, bool agent);
+    int addEndpoint(const config::ProviderConfig &provider, bool agent,
+                    const config::BreakerConfig &breaker);
 
     const config::ConfigStore &m_store;
     const Clock &m_clock;

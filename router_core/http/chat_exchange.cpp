@@ -242,10 +242,12 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
     m_phase = Phase::WaitingForAnswer;
     m_sawDone = false;
 
-    // The registry's copy, not the snapshot's: agents registered at runtime are endpoints too.
-    // Held by the attempt, because its adapter refers to it until the attempt ends.
-    m_attempt.provider =
-        std::make_unique<config::ProviderConfig>(m_services.health.providerConfig(chosen.endpoint));
+    // The request's own snapshot defines a configured provider (an Apply since changes nothing
+    // for it); an agent registered at runtime is defined by the registry alone. Held by the
+    // attempt, because its adapter refers to it until the attempt ends.
+    const config::ProviderConfig *configured = m_config->provider(chosen.providerId);
+    m_attempt.provider = std::make_unique<config::ProviderConfig>(
+        configured ? *configured : m_services.health.providerConfig(chosen.endpoint));
     const config::ProviderConfig &provider = *m_attempt.provider;
     m_trace.trace().provider = provider.id;
 

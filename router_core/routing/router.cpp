@@ -103,6 +103,8 @@ struct RoutingTable::Compiled {
     // endpoint). Plain lists: the decision reads them once per candidate.
     QList<EndpointProfile> profiles;
     QList<QString> firstUpstreamModel; // sent when the provider does not serve the model
+    // The snapshot's own definition of each configured provider (the table holds the snapshot).
+    QList<const config::ProviderConfig *> definitions;
     QHash<QString, ModelServers> serversByModel;
     QList<int> lightPool;
     QList<int> proPool;
@@ -115,7 +117,7 @@ struct RoutingTable::Compiled {
     {
         QList<int> found;
         for (const QString &id : ids) {
-            const int slot = health.indexOf(id);
+            const int slot = health.configuredIndexOf(id);
             if (slot >= 0)
                 found.append(slot);
         }
@@ -141,12 +143,14 @@ struct RoutingTable::Compiled {
     }
 
     Compiled(const config::Config &config, const health::HealthRegistry &health)
-        : profiles(health.providerCount()), firstUpstreamModel(health.providerCount())
+        : profiles(health.providerCount()), firstUpstreamModel(health.providerCount()),
+          definitions(health.providerCount(), nullptr)
     {
         for (const config::ProviderConfig &provider : config.providers) {
-            const int slot = health.indexOf(provider.id);
+            const int slot = health.configuredIndexOf(provider.id);
             if (slot < 0)
                 continue;
+            definitions[slot] = &provider;
             profiles[slot] = {slot, provider.weight, provider.capacity,
                               double(provider.latencyObjective.count()),
                               stableHash(QStringView(provider.id))};
@@ -248,11 +252,12 @@ struct Router::DecisionBuilder {
         decision.steps.append({stage, detail});
     }
 
-    // The endpoint's definition as the registry holds it: the snapshot's for a configured
-    // provider (the registry syncs before a snapshot is applied), the agent's own for an agent.
+    // The endpoint's definition: this table's snapshot's for a configured provider, the
+    // registry's for an agent.
     const config::ProviderConfig &providerConfig(int slot) const
     {
-        return router.m_health.providerConfig(slot);
+        return compiled.configured(slot) ? *compiled.definitions[slot]
+                                         : router.m_health.providerConfig(slot);
     }
 
     EndpointHealth healthOf(int index) const
@@ -537,6 +542,10 @@ Router::Router(const config::ConfigStore &store, health::HealthRegistry &health,
     connect(&store, &config::ConfigStore::replaced, this, &Router::compile);
     m_agentSweep.setInterval(kAgentSweepInterval);
     connect(&m_agentSweep, &QTimer::timeout, this, &Router::expireAgents);
+}
+
+void Router::start()
+{
     m_agentSweep.start();
 }
 

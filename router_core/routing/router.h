@@ -90,6 +90,9 @@ public:
            QObject *parent = nullptr);
     ~Router() override;
 
+    // Starts retiring agents whose heartbeats stopped; call on the thread the router lives on.
+    void start();
+
     // The table of the snapshot in force.
     const std::shared_ptr<const RoutingTable> &table() const { return m_table; }
 

@@ -207,6 +207,23 @@ private Q_SLOTS:
         }
     }
 
+    void consoleDryRunDrawsOneIdWhenTheSampleHasNoUsableOne()
+    {
+        FakeUpstream upstream;
+        EngineHost bridge(routedConfig(upstream));
+        QString error;
+        QVERIFY2(bridge.start(&error), qPrintable(error));
+        // Live traffic would not take this id and would draw a fresh one; a comparison must
+        // draw the same on both sides, so the console's fixed id replaces it.
+        const Headers sample{{"x-request-id", "not a token"}, {"x-switchyard-user", ""}};
+        QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
+        bridge.explainRoute(1, std::nullopt, sample, chat("big"));
+        bridge.explainRoute(2, bridge.routesState().rules, sample, chat("big"));
+        QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
+        for (const QList<QVariant> &arguments : std::as_const(answered))
+            QCOMPARE(arguments.at(1).value<RouteExplanation>().requestId, u"console-dry-run"_s);
+    }
+
     void rulesAppliedThroughTheAdminApiAreTheConsolesRules()
     {
         FakeUpstream upstream;
@@ -310,7 +327,7 @@ private Q_SLOTS:
         const QByteArray request = R"({
             "request": {"model": "small", "switchyard": {"app": "demo"},
                         "messages": [{"role": "user", "content": "hi"}]},
-            "headers": {"x-switchyard-tenant": "acme"},
+            "headers": {"x-switchyard-tenant": "acme", "x-request-id": "not a token"},
             "routes": [{"name": "demo-app", "priority": 20,
                         "when": {"field": "meta.app", "eq": "demo"}, "to": {"provider": "pro-a"}}]
         })";
@@ -320,6 +337,8 @@ private Q_SLOTS:
         const QJsonObject edited = answer.body.value(u"edited"_s).toObject();
         QCOMPARE(firstCandidate(live.value(u"decision"_s).toObject()), u"pro-b"_s);
         QCOMPARE(firstCandidate(edited.value(u"decision"_s).toObject()), u"pro-a"_s);
+        // The client's id was unusable: the live side drew a fresh one, the edited side the same.
+        QVERIFY(live.value(u"request_id"_s).toString().startsWith(u"req_"_s));
         QCOMPARE(edited.value(u"request_id"_s), live.value(u"request_id"_s));
         // Nothing was applied.
         QCOMPARE(engine->commands().routesState().rules.size(), 3);

@@ -74,7 +74,7 @@ struct Fixture {
     // A new snapshot, applied as the engine applies one: endpoints first, then the store.
     void apply(std::shared_ptr<const config::Config> next)
     {
-        health.syncConfiguredEndpoints(next->providers);
+        health.syncConfiguredEndpoints(*next);
         store.replace(std::move(next));
     }
 
@@ -757,6 +757,27 @@ private Q_SLOTS:
         QCOMPARE(fixture.router.route(sensitive).rule, QString()); // the new table has no rule
         QCOMPARE(taken->config().routing.routes.size(), 4);        // the old snapshot is intact
         QCOMPARE(fixture.store.config().routing.routes.size(), 3);
+    }
+
+    void aConfiguredProviderTakesItsIdOverFromAnAgent()
+    {
+        Fixture fixture(kPlainConfig);
+        const health::AgentRegistration agent{
+            u"third"_s, QUrl(u"http://127.0.0.1:9001"_s), {u"x/y/z"_s}, 0, {}};
+        QVERIFY(!fixture.router.registerAgent(agent));
+        const int agentSlot = fixture.index(u"third"_s);
+        QCOMPARE(fixture.health.configuredIndexOf(u"third"_s), -1);
+
+        fixture.apply(loadConfig(R"(
+providers:
+  - {id: first, kind: simulated, models: [shared, only-first]}
+  - {id: third, kind: simulated, models: [only-third]}
+)"));
+        QVERIFY(fixture.health.isRetired(agentSlot));
+        QCOMPARE(fixture.router.agents().find(u"third"_s), nullptr);
+        const int third = fixture.health.configuredIndexOf(u"third"_s);
+        QVERIFY(third >= 0 && third != agentSlot);
+        QCOMPARE(fixture.router.route(request(u"only-third"_s)).candidates.first().endpoint, third);
     }
 
     void endpointsKeepTheirIdentityAcrossSnapshots()
