@@ -123,12 +123,28 @@ int HealthRegistry::configuredIndexOf(const QString &providerId) const
 
 void HealthRegistry::syncConfiguredEndpoints(const config::Config &next)
 {
+    // Windows sized by the breaker rules (and the slow threshold by each latency objective) are
+    // rebuilt when those change; their recent history goes with them, the counters stay.
+    const config::BreakerConfig &before = breakerRules();
+    const config::BreakerConfig &after = next.resilience.breaker;
+    const bool rulesChanged = before.window != after.window ||
+                              before.slowWindow != after.slowWindow ||
+                              before.slowP95Factor != after.slowP95Factor;
+    const auto resize = [&after](ProviderRecord &record, const config::ProviderConfig &provider) {
+        record.recent = OutcomeWindow(after.window);
+        record.slow = SlowCallWindow(
+            after.slowWindow, after.slowP95Factor * double(provider.latencyObjective.count()));
+    };
+
     QSet<QString> kept;
     for (const config::ProviderConfig &provider : next.providers) {
         kept.insert(provider.id);
         const int slot = indexOf(provider.id);
         if (slot >= 0 && !m_providers[slot].agent) {
-            describe(m_providers[slot], provider);
+            ProviderRecord &record = m_providers[slot];
+            if (rulesChanged || record.config.latencyObjective != provider.latencyObjective)
+                resize(record, provider);
+            describe(record, provider);
             continue;
         }
         if (slot >= 0) { // a configured provider takes the id over from an agent
@@ -139,9 +155,11 @@ void HealthRegistry::syncConfiguredEndpoints(const config::Config &next)
         qCInfo(lcHealth).noquote() << "provider" << provider.id << "added";
     }
     for (int slot = 0; slot < providerCount(); ++slot) {
-        const ProviderRecord &record = m_providers[slot];
+        ProviderRecord &record = m_providers[slot];
         if (!record.retired && !record.agent && !kept.contains(record.config.id))
             retireProvider(slot);
+        else if (!record.retired && record.agent && rulesChanged)
+            resize(record, record.config);
     }
 }
 

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void halfOpenAdmitsExactlyOneCall();
     void halfOpenProbeReleasedByAnUninformativeOutcome();
     void reTripsDoubleTheOpenPeriodUpToTheCap();
+    void newBreakerRulesResizeTheWindowsOfKeptEndpoints();
     void tripLevelIsForgottenAfterStayingClosed();
     void qualityAndRequestFaultsNeverTrip();
     void callsFinishingWhileOpenDecideNothing();
@@ -321,6 +322,39 @@ void TestCircuitBreaker::halfOpenProbeReleasedByAnUninformativeOutcome()
         QCOMPARE(fixture.breaker(), BreakerState::HalfOpen);
     }
     QVERIFY(fixture.registry.tryAdmit(0));
+}
+
+void TestCircuitBreaker::newBreakerRulesResizeTheWindowsOfKeptEndpoints()
+{
+    Fixture fixture;
+    // As the engine applies a snapshot: the registry follows it first, then the store swaps.
+    const auto apply = [&fixture](const config::BreakerConfig &breaker) {
+        const auto next = std::make_shared<const config::Config>(withRules(breaker, {}));
+        fixture.registry.syncConfiguredEndpoints(*next);
+        fixture.store.replace(next);
+    };
+    const auto calls = [&fixture](int count) {
+        for (int i = 0; i < count; ++i)
+            fixture.call(CallOutcome::Success);
+    };
+    calls(12);
+    QCOMPARE(fixture.registry.recentCallCount(0), 12);
+
+    // A breaker that looks at the last 4 calls only: `p` keeps its slot and its counters.
+    config::BreakerConfig narrower;
+    narrower.window = 4;
+    apply(narrower);
+    QCOMPARE(fixture.registry.indexOf(u"p"_s), 0);
+    QCOMPARE(fixture.registry.recentCallCount(0), 0); // the history went with the old size
+    calls(12);
+    QCOMPARE(fixture.registry.recentCallCount(0), 4);
+    QCOMPARE(fixture.registry.snapshot().first().requests, quint64(24));
+
+    apply(narrower); // the same rules: nothing is rebuilt
+    QCOMPARE(fixture.registry.recentCallCount(0), 4);
+    apply({}); // back to the default of 20
+    calls(6);
+    QCOMPARE(fixture.registry.recentCallCount(0), 6);
 }
 
 void TestCircuitBreaker::reTripsDoubleTheOpenPeriodUpToTheCap()
