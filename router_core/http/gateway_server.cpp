@@ -229,12 +229,20 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     telemetry::TraceBuilder trace(requestIdFrom(request), traceId);
     const HeaderList identity = identityHeaders(trace.trace());
 
-    const auto onlyAllows = [&](QHttpServerRequest::Method allowed, const char *allowHeader) {
+    // A wrong method gets 405 with Allow, in the shape the path's clients read: Anthropic's on
+    // /v1/messages, OpenAI's everywhere else.
+    const auto onlyAllows = [&](QHttpServerRequest::Method allowed, const char *allowHeader,
+                                Ingress shape = Ingress::OpenAi) {
         if (method == allowed)
             return true;
         HeaderList headers = identity;
         headers.append({QByteArray("Allow"), QByteArray(allowHeader)});
-        writer.sendError(protocol::ApiError::methodNotAllowed(methodName(method), path), headers);
+        const protocol::ApiError error =
+            protocol::ApiError::methodNotAllowed(methodName(method), path);
+        if (shape == Ingress::Messages)
+            MessagesIngress::sendError(writer, error, headers);
+        else
+            writer.sendError(error, headers);
         return false;
     };
 
@@ -242,7 +250,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::OpenAi);
     } else if (path == QLatin1String("/v1/messages")) {
-        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::Messages))
             handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::Messages);
     } else if (path == QLatin1String("/v1/models")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
@@ -311,10 +319,17 @@ void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identit
 void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                            const protocol::ApiError &error, Ingress ingress)
 {
+    // A chat request refused before any attempt (its body, its model, admission) carries the
+    // same headers as every chat answer, saying that nothing was routed or tried.
+    HeaderList headers = identityHeaders(trace.trace());
+    headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
+    headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
     if (ingress == Ingress::Messages)
-        MessagesIngress::sendError(writer, error, identityHeaders(trace.trace()));
+        MessagesIngress::sendError(writer, error, headers);
     else
-        writer.sendError(error, identityHeaders(trace.trace()));
+        writer.sendError(error, headers);
     trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
     m_services.traces.add(
         trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));

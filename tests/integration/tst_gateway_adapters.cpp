@@ -191,6 +191,7 @@ private Q_SLOTS:
     void messagesStreamCutEndsWithAnthropicErrorEvent();
     void messagesRefusalsUseAnthropicErrorShape_data();
     void messagesRefusalsUseAnthropicErrorShape();
+    void messagesWrongMethodIsRefusedInAnthropicShape();
 };
 
 void GatewayAdaptersTest::initTestCase()
@@ -521,6 +522,23 @@ void GatewayAdaptersTest::messagesRefusalsUseAnthropicErrorShape_data()
     QTest::newRow("unknown model") << QByteArray(R"({"model":"nobody","max_tokens":10,)"
                                                  R"("messages":[{"role":"user","content":"hi"}]})")
                                    << 404 << u"not_found_error"_s;
+}
+
+void GatewayAdaptersTest::messagesWrongMethodIsRefusedInAnthropicShape()
+{
+    FakeUpstream fake;
+    auto engine = startEngine(gatewayConfig({providerFor(u"openai"_s, fake, {u"gpt-x"_s})}));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+    client.send("GET", "/v1/messages");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 405);
+    QCOMPARE(client.header("allow"), "POST"_ba);
+    const QJsonObject answer = jsonOf(client.body());
+    QCOMPARE(answer.value(u"type"_s).toString(), u"error"_s);
+    QCOMPARE(answer.value(u"error"_s).toObject().value(u"type"_s).toString(), u"not_found_error"_s);
+    QCOMPARE(answer.value(u"error"_s).toObject().value(u"message"_s).toString(),
+             u"Method GET is not allowed on /v1/messages."_s);
 }
 
 void GatewayAdaptersTest::messagesRefusalsUseAnthropicErrorShape()

@@ -171,6 +171,11 @@ void GatewayBadInputTest::invalidChatBodyIsRefusedWithOpenAiError()
     QCOMPARE(client.header("content-type"), QByteArray("application/json"));
     QVERIFY(!client.header("x-switchyard-request-id").isEmpty());
     QCOMPARE(client.header("x-switchyard-provider"), QByteArray("none"));
+    // Refused before routing: the chat headers say nothing was routed or tried.
+    QCOMPARE(client.header("x-switchyard-route"), QByteArray("none"));
+    QCOMPARE(client.header("x-switchyard-tier"), QByteArray("none"));
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("0"));
+    QCOMPARE(client.header("x-switchyard-degraded"), QByteArray("0"));
     const QJsonObject error = errorOf(client.body());
     QCOMPARE(error.value(QStringLiteral("type")).toString(),
              QStringLiteral("invalid_request_error"));
@@ -194,6 +199,8 @@ void GatewayBadInputTest::unknownModelIsNotFound()
 
     QVERIFY(client.waitForFinished());
     QCOMPARE(client.status(), 404);
+    QCOMPARE(client.header("x-switchyard-route"), QByteArray("none"));
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("0"));
     const QJsonObject error = errorOf(client.body());
     QCOMPARE(error.value(QStringLiteral("type")).toString(),
              QStringLiteral("invalid_request_error"));
