@@ -332,9 +332,13 @@ void ChatExchange::refuseForProvider(const protocol::ApiError &refusal)
     }
     m_trace.pointEvent(QStringLiteral("refused by adapter"),
                        QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
-    m_lastError = refusal;
-    m_lastErrorProvider = chosen.providerId;
-    m_lastErrorClass = ErrorClass::RequestRejected;
+    // On a failover the request was fine for the provider that failed first: its error is what
+    // ended the request, and a 400 blaming the client would hide it.
+    if (!m_lastError) {
+        m_lastError = refusal;
+        m_lastErrorProvider = chosen.providerId;
+        m_lastErrorClass = ErrorClass::RequestRejected;
+    }
     finishWithoutAnswer();
 }
 

@@ -192,6 +192,7 @@ private Q_SLOTS:
     void messagesRefusalsUseAnthropicErrorShape_data();
     void messagesRefusalsUseAnthropicErrorShape();
     void messagesWrongMethodIsRefusedInAnthropicShape();
+    void aFailoverAdaptersRefusalKeepsTheEarlierProvidersError();
 };
 
 void GatewayAdaptersTest::initTestCase()
@@ -522,6 +523,30 @@ void GatewayAdaptersTest::messagesRefusalsUseAnthropicErrorShape_data()
     QTest::newRow("unknown model") << QByteArray(R"({"model":"nobody","max_tokens":10,)"
                                                  R"("messages":[{"role":"user","content":"hi"}]})")
                                    << 404 << u"not_found_error"_s;
+}
+
+void GatewayAdaptersTest::aFailoverAdaptersRefusalKeepsTheEarlierProvidersError()
+{
+    // The OpenAI provider fails; the fallback speaks Anthropic's protocol, which cannot ask for
+    // two choices. The client hears about the failure, not a 400 for a request that was fine.
+    FakeUpstream failing, anthropic;
+    failing.mode = FakeUpstream::Mode::Status;
+    failing.status = 500;
+    config::Config config = gatewayConfig(
+        {providerFor(u"openai"_s, failing, {u"gpt-x"_s}), anthropicAt(u"claude"_s, anthropic)});
+    config.routing.fallbackChain = {u"claude"_s};
+    auto engine = startEngine(config);
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/chat/completions",
+                R"({"model":"gpt-x","n":2,"messages":[{"role":"user","content":"hi"}]})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 502);
+    QCOMPARE(client.header("x-switchyard-provider"), "openai"_ba);
+    QCOMPARE(errorOf(client.body()).value(u"code"_s).toString(), u"upstream_error"_s);
+    QCOMPARE(failing.requests().size(), 1);
+    QCOMPARE(anthropic.requests().size(), 0);
 }
 
 void GatewayAdaptersTest::messagesWrongMethodIsRefusedInAnthropicShape()
