@@ -243,11 +243,15 @@ void ChatExchange::startAttempt(int candidateIndex, bool failover)
     m_sawDone = false;
 
     // The request's own snapshot defines a configured provider (an Apply since changes nothing
-    // for it); an agent registered at runtime is defined by the registry alone. Held by the
-    // attempt, because its adapter refers to it until the attempt ends.
-    const config::ProviderConfig *configured = m_config->provider(chosen.providerId);
-    m_attempt.provider = std::make_unique<config::ProviderConfig>(
-        configured ? *configured : m_services.health.providerConfig(chosen.endpoint));
+    // for it, and the exchange keeps the snapshot alive); an agent registered at runtime is
+    // defined by the registry alone, whose list may grow while the attempt runs, so the attempt
+    // keeps a copy of an agent's definition. The adapter refers to it until the attempt ends.
+    m_attempt.provider = m_config->provider(chosen.providerId);
+    if (!m_attempt.provider) {
+        m_attempt.agentDefinition = std::make_unique<config::ProviderConfig>(
+            m_services.health.providerConfig(chosen.endpoint));
+        m_attempt.provider = m_attempt.agentDefinition.get();
+    }
     const config::ProviderConfig &provider = *m_attempt.provider;
     m_trace.trace().provider = provider.id;
 

@@ -93,9 +93,11 @@ private:
         bool relayingEvents = false;
         double timeToFirstTokenMs = -1.0;
         double answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
-        // The adapter refers to its provider's config; the registry's list may grow while the
-        // attempt runs (agents register at runtime), so the attempt keeps its own copy.
-        std::unique_ptr<config::ProviderConfig> provider;
+        // The provider's definition the adapter refers to: the request's snapshot's for a
+        // configured provider, `agentDefinition` (a copy: the registry's list may grow while the
+        // attempt runs) for a registered agent.
+        const config::ProviderConfig *provider = nullptr;
+        std::unique_ptr<config::ProviderConfig> agentDefinition;
         std::unique_ptr<upstream::adapters::ProviderAdapter> adapter;
         upstream::adapters::AnswerShape shape;
         std::unique_ptr<upstream::adapters::StreamTranslator> stream;
