@@ -550,10 +550,10 @@ void ChatExchange::onFinished(const upstream::UpstreamResult &result)
     if (m_attempt.relayingEvents) {
         attemptFailed(ErrorClass::ConnectionLost,
                       upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
-                                    QStringLiteral("Provider `%1` ended the stream before `data: "
-                                                   "[DONE]`; the answer is incomplete.")
-                                        .arg(provider)),
-                      QStringLiteral("stream ended without [DONE]"), false);
+                                    QStringLiteral("Provider `%1` ended the stream before %2; the "
+                                                   "answer is incomplete.")
+                                        .arg(provider, m_attempt.adapter->streamEnd())),
+                      QStringLiteral("stream ended before its end event"), false);
         return;
     }
     if (m_attempt.head.status >= 200 && m_attempt.head.status < 300)

@@ -193,6 +193,7 @@ private Q_SLOTS:
     void messagesRefusalsUseAnthropicErrorShape();
     void messagesWrongMethodIsRefusedInAnthropicShape();
     void aFailoverAdaptersRefusalKeepsTheEarlierProvidersError();
+    void anthropicStreamCutIsDescribedInItsOwnTerms();
 };
 
 void GatewayAdaptersTest::initTestCase()
@@ -523,6 +524,30 @@ void GatewayAdaptersTest::messagesRefusalsUseAnthropicErrorShape_data()
     QTest::newRow("unknown model") << QByteArray(R"({"model":"nobody","max_tokens":10,)"
                                                  R"("messages":[{"role":"user","content":"hi"}]})")
                                    << 404 << u"not_found_error"_s;
+}
+
+void GatewayAdaptersTest::anthropicStreamCutIsDescribedInItsOwnTerms()
+{
+    // The provider's stream stops after its first text delta, without `message_stop`.
+    FakeUpstream fake;
+    fake.mode = FakeUpstream::Mode::Status;
+    fake.status = 200;
+    fake.statusContentType = "text/event-stream";
+    fake.statusBody = kAnthropicStream.left(kAnthropicStream.indexOf(
+        "event: content_block_delta\n", kAnthropicStream.indexOf("Hello")));
+    auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/chat/completions", chatBody("claude-fast", true));
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QVERIFY(client.events().size() >= 2);
+    const QJsonObject error = errorOf(client.events().constLast().data);
+    QCOMPARE(error.value(u"code"_s).toString(), u"upstream_stream_interrupted"_s);
+    QCOMPARE(error.value(u"message"_s).toString(),
+             u"Provider `claude` ended the stream before its `message_stop` event; the answer is "
+             u"incomplete."_s);
 }
 
 void GatewayAdaptersTest::aFailoverAdaptersRefusalKeepsTheEarlierProvidersError()

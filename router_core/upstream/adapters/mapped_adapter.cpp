@@ -237,6 +237,14 @@ bool MappedAdapter::canStream() const
     return m_provider.adapter.mapping.stream.enabled;
 }
 
+QString MappedAdapter::streamEnd() const
+{
+    const config::MappedStreamConfig &stream = m_provider.adapter.mapping.stream;
+    if (!stream.doneData.isEmpty())
+        return u"`data: %1`"_s.arg(QString::fromUtf8(stream.doneData));
+    return u"the end event its mapping declares"_s;
+}
+
 std::variant<PreparedRequest, protocol::ApiError>
 MappedAdapter::buildRequest(const AdapterRequest &request) const
 {

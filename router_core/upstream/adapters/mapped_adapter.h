@@ -19,6 +19,7 @@ public:
     protocol::ApiError translateError(int status, const HeaderList &headers,
                                       QByteArrayView body) const override;
     bool canStream() const override;
+    QString streamEnd() const override;
 
 private:
     const config::ProviderConfig &m_provider;

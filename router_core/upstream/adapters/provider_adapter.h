@@ -130,6 +130,10 @@ public:
     // False when the provider cannot stream: a streamed client request is then sent unstreamed
     // (shape.upstreamStreams false) and its answer replayed with completionAsChunks().
     virtual bool canStream() const { return true; }
+
+    // How this provider's stream says it is complete, in the words of the error a client gets
+    // when a stream ends without it: "`data: [DONE]`" for OpenAI's protocol.
+    virtual QString streamEnd() const { return QStringLiteral("`data: [DONE]`"); }
 };
 
 // The adapter for a provider's kind: openai and simulated pass through, anthropic translates to
