@@ -56,7 +56,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
 
 void RoutesView::loadLiveRules()
 {
-    m_model->setRules(m_live.rules);
+    m_model->setRules(m_live.rules());
     m_dirty = false;
     selectRow(m_model->rowCount() > 0 ? 0 : -1);
     validate();
@@ -69,7 +69,7 @@ void RoutesView::onRoutesChanged(const RoutesState &state)
     // An edit in progress is kept; otherwise the page follows the live rules.
     if (!m_dirty) {
         const int row = m_currentRow;
-        m_model->setRules(m_live.rules);
+        m_model->setRules(m_live.rules());
         selectRow(qMin(row, m_model->rowCount() - 1));
         validate();
     }
@@ -179,8 +179,9 @@ void RoutesView::onRoutesApplied(bool ok, const QStringList &problems)
         m_ruleList->showApplyResult(tr("Applied: new requests use these rules now."), Tone::Good);
         m_dirty = false;
         const int row = m_currentRow;
-        m_live.rules = m_model->rules();
-        m_model->setRules(m_live.rules);
+        // The applied rules are the live ones now (routesChanged brings their snapshot).
+        const QList<config::RouteRule> applied = m_model->rules();
+        m_model->setRules(applied);
         selectRow(qMin(row, m_model->rowCount() - 1));
     } else {
         m_ruleList->showApplyResult(tr("Not applied: %1").arg(problems.join(u'\n')), Tone::Bad);

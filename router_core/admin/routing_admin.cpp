@@ -129,7 +129,7 @@ QJsonObject routesJson(const RoutesState &state)
     for (const routing::CanarySplitState &split : state.canarySplits)
         splits.append(canarySplitJson(split));
     return QJsonObject{{u"config_version"_s, qint64(state.configVersion)},
-                       {u"routes"_s, config::routeRulesJson(state.rules)},
+                       {u"routes"_s, config::routeRulesJson(state.rules())},
                        {u"canary"_s, splits}};
 }
 

@@ -17,7 +17,6 @@ OperatorCommands::OperatorCommands(config::ConfigStore &store, health::HealthReg
 {
     connect(&m_router, &routing::Router::canaryWeightsChanged, this,
             [this] { emit routesChanged(routesState()); });
-    connect(&m_router, &routing::Router::agentsChanged, this, &OperatorCommands::agentsChanged);
 }
 
 // ---- endpoints ----------------------------------------------------------------------------------
@@ -29,8 +28,6 @@ QList<ProviderHealth> OperatorCommands::providers() const
 
 std::optional<ProviderHealth> OperatorCommands::provider(const QString &providerId) const
 {
-    if (!hasProvider(providerId))
-        return std::nullopt;
     for (const ProviderHealth &provider : m_health.snapshot()) {
         if (provider.id == providerId)
             return provider;
@@ -79,8 +76,7 @@ bool OperatorCommands::setSimulatorKnobs(const QString &providerId, const Simula
 
 RoutesState OperatorCommands::routesState() const
 {
-    return {m_store.config().routing.routes, m_router.canarySplits(), m_store.current(),
-            m_store.version()};
+    return {m_store.current(), m_router.canarySplits(), m_store.version()};
 }
 
 QStringList OperatorCommands::problemsWith(const QList<config::RouteRule> &rules) const

@@ -92,9 +92,8 @@ public:
     std::optional<routing::AgentRefusal> removeAgent(const QString &id);
 
 Q_SIGNALS:
-    // The rules or a canary weight changed.
+    // The rules or a canary weight changed. (Agents reach the console in engine snapshots.)
     void routesChanged(const switchyard::RoutesState &state);
-    void agentsChanged();
 
 private:
     QStringList problemsWith(const QList<config::RouteRule> &rules) const;

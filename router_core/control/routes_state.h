@@ -24,12 +24,19 @@ struct RouteExplanation {
 
 // The rules in force and every canary split as it runs now, for the console's Routes page.
 struct RoutesState {
-    QList<config::RouteRule> rules; // in file order; the router orders them by priority
-    QList<routing::CanarySplitState> canarySplits;
-    // The snapshot those rules belong to (immutable, shared, never copied): the providers and
+    // The snapshot in force (immutable, shared, never copied): its rules, and the providers and
     // tiers an editor offers and validates edited rules against.
     std::shared_ptr<const config::Config> snapshot;
+    QList<routing::CanarySplitState> canarySplits;
     quint64 configVersion = 0; // the store's version of that snapshot
+
+    // The snapshot's rules in file order (the router orders them by priority); none before the
+    // engine has delivered a snapshot.
+    const QList<config::RouteRule> &rules() const
+    {
+        static const QList<config::RouteRule> none;
+        return snapshot ? snapshot->routing.routes : none;
+    }
 };
 
 // A registered agent as operators see it (console and GET /admin/v1/agents).

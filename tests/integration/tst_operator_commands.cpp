@@ -157,7 +157,7 @@ private Q_SLOTS:
 
         // The console's dry run, through the same commands: live, and the live rules as an edit.
         control::OperatorCommands &commands = engine->commands();
-        const QList<config::RouteRule> rules = commands.routesState().rules;
+        const QList<config::RouteRule> rules = commands.routesState().rules();
         QCOMPARE(decisionOf(commands.explain(sample, body)), live);
         QCOMPARE(decisionOf(commands.explain(sample, body, rules)), live);
 
@@ -196,7 +196,7 @@ private Q_SLOTS:
 
         QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
         bridge.explainRoute(1, std::nullopt, sample, body);
-        bridge.explainRoute(2, bridge.routesState().rules, sample, body);
+        bridge.explainRoute(2, bridge.routesState().rules(), sample, body);
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
         for (const QList<QVariant> &arguments : std::as_const(answered)) {
             const auto explanation = arguments.at(1).value<RouteExplanation>();
@@ -218,7 +218,7 @@ private Q_SLOTS:
         const Headers sample{{"x-request-id", "not a token"}, {"x-switchyard-user", ""}};
         QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
         bridge.explainRoute(1, std::nullopt, sample, chat("big"));
-        bridge.explainRoute(2, bridge.routesState().rules, sample, chat("big"));
+        bridge.explainRoute(2, bridge.routesState().rules(), sample, chat("big"));
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
         for (const QList<QVariant> &arguments : std::as_const(answered))
             QCOMPARE(arguments.at(1).value<RouteExplanation>().requestId, u"console-dry-run"_s);
@@ -237,7 +237,7 @@ private Q_SLOTS:
         const Answer shown = call(engine->port(), "GET", "/admin/v1/routes");
         QCOMPARE(shown.status, 200);
         const QJsonArray routes = shown.body.value(u"routes"_s).toArray();
-        QCOMPARE(routes, config::routeRulesJson(commands.routesState().rules));
+        QCOMPARE(routes, config::routeRulesJson(commands.routesState().rules()));
         const QByteArray same =
             QJsonDocument(QJsonObject{{u"routes"_s, routes}}).toJson(QJsonDocument::Compact);
         const Answer again = call(engine->port(), "PUT", "/admin/v1/routes", same);
@@ -254,8 +254,8 @@ private Q_SLOTS:
         QCOMPARE(applied.status, 200);
         QCOMPARE(changed.size(), 2);
         const RoutesState state = commands.routesState();
-        QCOMPARE(state.rules.size(), 2);
-        QCOMPARE(state.rules.first().to.names, QStringList{u"pro-a"_s});
+        QCOMPARE(state.rules().size(), 2);
+        QCOMPARE(state.rules().first().to.names, QStringList{u"pro-a"_s});
         QCOMPARE(state.configVersion, before + 2);
         QVERIFY(state.canarySplits.isEmpty());
         const Answer explained = call(engine->port(), "POST", "/admin/v1/route/explain",
@@ -268,7 +268,7 @@ private Q_SLOTS:
         QCOMPARE(firstCandidate(explained.body.value(u"decision"_s).toObject()), u"pro-a"_s);
 
         // And what the console applies, the admin API shows.
-        QList<config::RouteRule> fromConsole = state.rules;
+        QList<config::RouteRule> fromConsole = state.rules();
         fromConsole.removeLast();
         QVERIFY(commands.applyRoutes(fromConsole).isEmpty());
         QCOMPARE(call(engine->port(), "GET", "/admin/v1/routes").body.value(u"routes"_s).toArray(),
@@ -316,7 +316,7 @@ private Q_SLOTS:
 
         const RoutesState after = engine->commands().routesState();
         QCOMPARE(after.configVersion, before.configVersion);
-        QCOMPARE(config::routeRulesJson(after.rules), config::routeRulesJson(before.rules));
+        QCOMPARE(config::routeRulesJson(after.rules()), config::routeRulesJson(before.rules()));
     }
 
     void dryRunShowsTheEditAsTheOnlyDifference()
@@ -341,7 +341,7 @@ private Q_SLOTS:
         QVERIFY(live.value(u"request_id"_s).toString().startsWith(u"req_"_s));
         QCOMPARE(edited.value(u"request_id"_s), live.value(u"request_id"_s));
         // Nothing was applied.
-        QCOMPARE(engine->commands().routesState().rules.size(), 3);
+        QCOMPARE(engine->commands().routesState().rules().size(), 3);
 
         const Answer unknownField = call(engine->port(), "POST", "/admin/v1/routes/dry-run",
                                          R"({"request": {}, "rule": []})");

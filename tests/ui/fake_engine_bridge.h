@@ -16,7 +16,6 @@ public:
     explicit FakeEngineBridge(config::Config config = {})
     {
         m_routes.snapshot = std::make_shared<const config::Config>(std::move(config));
-        m_routes.rules = m_routes.snapshot->routing.routes;
         m_snapshot.listenAddress = QStringLiteral("127.0.0.1:1");
     }
 

@@ -88,7 +88,7 @@ QList<int> liveWeights(const EngineBridge &bridge, const QString &rule)
 QStringList liveTargets(const EngineBridge &bridge)
 {
     QStringList targets;
-    for (const config::RouteRule &rule : bridge.routesState().rules)
+    for (const config::RouteRule &rule : bridge.routesState().rules())
         targets.append(rule.name + u" -> "_s + switchyard::ui::targetSummary(rule));
     return targets;
 }
@@ -128,7 +128,7 @@ void RoutesViewTest::initTestCase()
     m_bridge = std::make_unique<EngineHost>(*loaded.config);
     QString error;
     QVERIFY2(m_bridge->start(&error), qPrintable(error));
-    QCOMPARE(m_bridge->routesState().rules.size(), 3);
+    QCOMPARE(m_bridge->routesState().rules().size(), 3);
 }
 
 void RoutesViewTest::init()
@@ -291,14 +291,14 @@ void RoutesViewTest::applySwapsTheLiveRules()
              qPrintable(live->toPlainText()));
 
     // The engine validates too: a name used twice is refused and nothing changes.
-    QList<config::RouteRule> twice = m_bridge->routesState().rules;
+    QList<config::RouteRule> twice = m_bridge->routesState().rules();
     twice.append(twice.first());
     applied.clear();
     m_bridge->applyRoutes(twice);
     QVERIFY(applied.wait(kEngineTimeoutMs));
     QCOMPARE(applied.first().at(0).toBool(), false);
     QVERIFY(!applied.first().at(1).toStringList().isEmpty());
-    QCOMPARE(m_bridge->routesState().rules.size(), 4);
+    QCOMPARE(m_bridge->routesState().rules().size(), 4);
 }
 
 void RoutesViewTest::nestedGroupEditReachesDryRunAndApply()
@@ -337,7 +337,7 @@ void RoutesViewTest::nestedGroupEditReachesDryRunAndApply()
     QCOMPARE(applied.first().at(0).toBool(), true);
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
-            for (const config::RouteRule &rule : m_bridge->routesState().rules) {
+            for (const config::RouteRule &rule : m_bridge->routesState().rules()) {
                 if (rule.name == u"code-to-pro"_s)
                     return switchyard::ui::conditionSummary(rule.when) ==
                            u"task eq code_gen AND model ne nothing AND NOT tenant eq clinic"_s;
