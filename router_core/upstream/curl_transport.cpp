@@ -4,6 +4,7 @@
 #include <QSocketNotifier>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 Q_LOGGING_CATEGORY(lcUpstream, "switchyard.upstream")
@@ -45,7 +46,8 @@ QString describe(TransportError error)
 struct CurlTransport::Transfer {
     CURL *easy = nullptr;
     curl_slist *headers = nullptr;
-    QByteArray body; // libcurl reads POSTFIELDS in place: it must outlive the transfer
+    QByteArray body;          // read by onReadBody, so it must outlive the transfer
+    qsizetype bodyOffset = 0; // bytes of `body` already handed to libcurl
     UpstreamObserver *observer = nullptr;
     Call *call = nullptr;
     UpstreamResponseHead head;
@@ -124,6 +126,7 @@ TransportError classify(CURLcode code, CURL *easy)
     case CURLE_SEND_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
+    case CURLE_SEND_FAIL_REWIND: // a reused connection died after the body went out: see start()
         return TransportError::ConnectionLost;
     case CURLE_WEIRD_SERVER_REPLY:
     case CURLE_UNSUPPORTED_PROTOCOL:
@@ -208,9 +211,19 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer);
 
     if (request.method == "POST") {
+        // When a reused connection dies before any answer byte, libcurl sends the request again
+        // on a fresh connection by itself. If body bytes had gone out, the provider may have
+        // started that call, and the second one is a duplicate that no attempt count or retry
+        // budget sees. To re-send, libcurl must rewind the body: POSTFIELDS always rewinds, a
+        // read callback whose seek refuses does not, and the transfer then ends with
+        // CURLE_SEND_FAIL_REWIND (the fresh connection is opened but carries nothing), leaving
+        // the decision to the executor's retry policy. With no body byte written the reconnect
+        // still happens: the provider cannot have had the whole request.
         curl_easy_setopt(easy, CURLOPT_POST, 1L);
-        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, transfer->body.constData());
         curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer->body.size()));
+        curl_easy_setopt(easy, CURLOPT_READFUNCTION, &CurlTransport::onReadBody);
+        curl_easy_setopt(easy, CURLOPT_READDATA, transfer);
+        curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, &CurlTransport::onSeekBody);
     } else if (request.method == "GET") {
         curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
     } else {
@@ -329,6 +342,23 @@ size_t CurlTransport::onBody(char *data, size_t size, size_t count, void *transf
     return transfer->observer ? bytes : 0;
 }
 
+size_t CurlTransport::onReadBody(char *buffer, size_t size, size_t count, void *transferPointer)
+{
+    auto *transfer = static_cast<Transfer *>(transferPointer);
+    if (!transfer->observer)
+        return CURL_READFUNC_ABORT; // cancelled inside an earlier callback: stop the transfer
+    const qsizetype bytes =
+        std::min(qsizetype(size * count), transfer->body.size() - transfer->bodyOffset);
+    std::memcpy(buffer, transfer->body.constData() + transfer->bodyOffset, size_t(bytes));
+    transfer->bodyOffset += bytes;
+    return size_t(bytes);
+}
+
+int CurlTransport::onSeekBody(void *, curl_off_t, int)
+{
+    return CURL_SEEKFUNC_FAIL; // never send a body twice: see start()
+}
+
 void CurlTransport::drive(curl_socket_t socket, int eventMask)
 {
     int running = 0;
@@ -388,7 +418,13 @@ void CurlTransport::finishCompleted()
 
         UpstreamResult result;
         result.error = classify(code, easy);
-        if (result.error != TransportError::None) {
+        if (code == CURLE_SEND_FAIL_REWIND) {
+            // libcurl's words ("rewinding of the data stream failed") name our refusal, not
+            // what happened to the call.
+            result.description = QStringLiteral(
+                "the kept-alive connection closed before the answer; the request was not "
+                "sent again");
+        } else if (result.error != TransportError::None) {
             result.description = QStringLiteral("%1 (%2)").arg(
                 describe(result.error), QString::fromUtf8(curl_easy_strerror(code)));
         }

@@ -5,6 +5,7 @@
 #include "fake_upstream.h"
 #include "gateway_harness.h"
 #include "health/health_registry.h"
+#include "resilience/retry_policy.h"
 #include "test_client.h"
 
 #include <QJsonObject>
@@ -44,6 +45,8 @@ private Q_SLOTS:
     void transportFailureBecomesAGatewayError();
     void unreachableProviderIsUnavailable();
     void hangOnAReusedConnectionIsAnAnswerTimeout();
+    void reusedConnectionClosedUnderARequestIsNeverResentUncounted_data();
+    void reusedConnectionClosedUnderARequestIsNeverResentUncounted();
     void connectNeverAcceptedIsAConnectTimeout();
     void streamEndingEarlyEndsWithAnErrorEvent_data();
     void streamEndingEarlyEndsWithAnErrorEvent();
@@ -312,6 +315,79 @@ void GatewayUpstreamFailuresTest::hangOnAReusedConnectionIsAnAnswerTimeout()
     QVERIFY2(message.startsWith(
                  QStringLiteral("Provider `primary` did not answer in time: timed out (")),
              qPrintable(message));
+}
+
+void GatewayUpstreamFailuresTest::reusedConnectionClosedUnderARequestIsNeverResentUncounted_data()
+{
+    QTest::addColumn<bool>("otherEndpoint");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("provider");
+    QTest::addColumn<QByteArray>("attempts");
+
+    QTest::newRow("no other endpoint: the client is told")
+        << false << 502 << QByteArray("primary") << QByteArray("1");
+    QTest::newRow("another endpoint: the executor retries there")
+        << true << 200 << QByteArray("backup") << QByteArray("2");
+}
+
+void GatewayUpstreamFailuresTest::reusedConnectionClosedUnderARequestIsNeverResentUncounted()
+{
+    // The provider reads the second request whole, on the connection kept alive from the
+    // first, then closes that connection without answering: it may have started the call. The
+    // transport must not quietly send the request again on a fresh connection; calling again
+    // is the executor's decision, counted in the attempts the client is told of.
+    QFETCH(bool, otherEndpoint);
+    QFETCH(int, status);
+    QFETCH(QByteArray, provider);
+    QFETCH(QByteArray, attempts);
+    m_fake->mode = Mode::CloseOnReuse;
+    FakeUpstream backup;
+    QList<config::ProviderConfig> providers{
+        providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})};
+    if (otherEndpoint) {
+        // Weight 0: never drawn first, so the first request goes to primary.
+        providers.append(
+            providerFor(QStringLiteral("backup"), backup, {QStringLiteral("test-model")}));
+        providers.last().weight = 0;
+    }
+    config::Config config = gatewayConfig(providers);
+    config.timeouts = shortTimeouts();
+    config.resilience.retries.backoffBase = std::chrono::milliseconds(0);
+    config.resilience.retries.backoffJitter = std::chrono::milliseconds(0);
+    config.resilience.probes.enabled = false; // a probe would be one more request to count
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("primary"));
+    const int firstAttempts = client.header("x-switchyard-attempts").toInt();
+
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+
+    QVERIFY(client.waitForFinished());
+    const int secondAttempts = client.header("x-switchyard-attempts").toInt();
+    // Every call a provider received is one the client was told of.
+    QCOMPARE(m_fake->requests().size() + backup.requests().size(), firstAttempts + secondAttempts);
+    QCOMPARE(client.status(), status);
+    QCOMPARE(client.header("x-switchyard-provider"), provider);
+    QCOMPARE(client.header("x-switchyard-attempts"), attempts);
+    QCOMPARE(client.header("content-type"), QByteArray("application/json"));
+    if (otherEndpoint) {
+        QCOMPARE(backup.requests().size(), 1);
+        QCOMPARE(m_engine->retryBudget().retriesGranted(), quint64(1));
+    } else {
+        const QJsonObject error = errorOf(client.body());
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("upstream_connection_lost"));
+        QCOMPARE(error.value(QStringLiteral("message")).toString(),
+                 QStringLiteral("Provider `primary` broke off the answer: the kept-alive "
+                                "connection closed before the answer; the request was not "
+                                "sent again."));
+    }
+    QCOMPARE(providerHealth(*m_engine, QStringLiteral("primary")).errors, quint64(1));
+    QTRY_COMPARE_WITH_TIMEOUT(m_engine->inFlight(), 0, 5000);
 }
 
 void GatewayUpstreamFailuresTest::connectNeverAcceptedIsAConnectTimeout()

@@ -22,6 +22,7 @@ struct FakeUpstream::Connection {
     int eventsToSend = 0;
     bool cut = false;
     bool sendDone = true;
+    int requestsReceived = 0;
 };
 
 QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &content)
@@ -54,7 +55,7 @@ void FakeUpstream::onNewConnection()
 {
     while (QTcpSocket *socket = m_server.nextPendingConnection()) {
         m_connections.push_back(
-            std::make_unique<Connection>(Connection{socket, {}, false, 0, 0, false, true}));
+            std::make_unique<Connection>(Connection{socket, {}, false, 0, 0, false, true, 0}));
         Connection *connection = m_connections.back().get();
         ++m_openConnections;
         connect(socket, &QTcpSocket::readyRead, this,
@@ -97,6 +98,7 @@ void FakeUpstream::onReadyRead(Connection *connection)
         request.body = connection->buffer.mid(headerEnd + 4, contentLength);
         connection->buffer.remove(0, headerEnd + 4 + contentLength);
         m_requests.append(request);
+        ++connection->requestsReceived;
         const Mode modeNow = scriptedModes.isEmpty() ? mode : scriptedModes.takeFirst();
         if (answerDelayMs > 0) {
             QTimer::singleShot(answerDelayMs, this, [this, connection, request, modeNow] {
@@ -143,6 +145,12 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
     case Mode::Garbage:
         whole(200, "this is {not json");
         return;
+    case Mode::CloseOnReuse:
+        if (connection->requestsReceived > 1) {
+            socket->disconnectFromHost(); // all of the request was read: a clean close
+            return;
+        }
+        [[fallthrough]];
     case Mode::NotAStream:
     case Mode::Answer:
         if (!wantsStream || modeNow == Mode::NotAStream) {

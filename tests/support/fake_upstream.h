@@ -27,6 +27,10 @@ public:
         CutStream,    // 200 event stream, `cutAfterEvents` events, then close without an end
         StreamNoDone, // a properly ended event stream that never sends [DONE]
         NotAStream,   // a JSON answer to a streamed request
+        // Answers a connection's first request as Answer; reads any later request on it, then
+        // closes the connection without answering: a provider dropping a kept-alive
+        // connection just as a request arrived, after it may already have started the call.
+        CloseOnReuse,
     };
 
     struct ReceivedRequest {
