@@ -21,6 +21,8 @@ packages=(
     qt6-qpa-plugins
     # Engine libraries, and the CA certificates libcurl verifies https providers against.
     libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev ca-certificates
+    # C++20 coroutines for Qt: the executor's attempt loop (docs/architecture.md).
+    qcoro-qt6-dev
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.

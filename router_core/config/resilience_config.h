@@ -25,9 +25,11 @@ struct RetryConfig {
     int maxAttempts = 5;
     // Each further attempt within a tier waits this much longer for its answer than the last.
     double timeoutGradient = 1.5;
-    // The longest Retry-After of a 429 the gateway waits out itself before asking the same
-    // endpoint again; a longer one sends the request to the next endpoint instead.
+    // The longest cool-down after a 429 a request waits out itself (once) when no other
+    // endpoint can take it; a longer one answers the client 429 with the time left.
     std::chrono::milliseconds maxRetryAfter{10000};
+    // How long an endpoint cools down after a 429 that names no Retry-After.
+    std::chrono::milliseconds defaultCoolDown{1000};
 };
 
 struct TenantLimit {

@@ -11,8 +11,9 @@ using namespace Qt::StringLiterals;
 using std::chrono::milliseconds;
 
 const QList<QLatin1StringView> retryKeys{
-    "backoff_base"_L1,          "backoff_jitter"_L1, "backoff_max"_L1,      "budget_percent"_L1,
-    "min_retries_in_flight"_L1, "max_attempts"_L1,   "timeout_gradient"_L1, "max_retry_after"_L1};
+    "backoff_base"_L1,     "backoff_jitter"_L1,        "backoff_max"_L1,
+    "budget_percent"_L1,   "min_retries_in_flight"_L1, "max_attempts"_L1,
+    "timeout_gradient"_L1, "max_retry_after"_L1,       "default_cool_down"_L1};
 const QList<QLatin1StringView> admissionKeys{
     "max_in_flight"_L1,        "tenants"_L1,  "default_tenant_rpm"_L1, "failover_capacity_share"_L1,
     "degraded_admit_share"_L1, "max_depth"_L1};
@@ -66,6 +67,7 @@ void checkRetries(YamlReader &reader, const MapEntry &entry, RetryConfig &retrie
     readDuration(reader, *keys, "backoff_jitter"_L1, retries.backoffJitter);
     readDuration(reader, *keys, "backoff_max"_L1, retries.backoffMax);
     readDuration(reader, *keys, "max_retry_after"_L1, retries.maxRetryAfter);
+    readDuration(reader, *keys, "default_cool_down"_L1, retries.defaultCoolDown);
     readShare(reader, *keys, "budget_percent"_L1, 0.0, 100.0, retries.budgetPercent);
     readInt(reader, *keys, "min_retries_in_flight"_L1, 0, kMostInFlight,
             retries.minRetriesInFlight);

@@ -4,6 +4,7 @@
 #include "admin/routing_admin.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
+#include "execution/deadline_scheduler.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
 #include "resilience/admission.h"
@@ -33,9 +34,11 @@ Engine::Engine(config::Config config, QObject *parent)
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
-      m_server(new http::GatewayServer(
-          {*m_store, *m_router, *m_health, *m_traces, *m_transport, *m_admission, *m_retryBudget},
-          this))
+      m_scheduler(new execution::DeadlineScheduler(
+          health::SteadyClock::instance(), execution::DeadlineScheduler::Drive::Timer, this)),
+      m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_traces, *m_transport,
+                                        *m_admission, *m_retryBudget, *m_scheduler},
+                                       this))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
     qRegisterMetaType<switchyard::BreakerEvent>();

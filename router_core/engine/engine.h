@@ -15,6 +15,9 @@ class ConfigStore;
 namespace switchyard::control {
 class OperatorCommands;
 }
+namespace switchyard::execution {
+class DeadlineScheduler;
+}
 namespace switchyard::health {
 class HealthRegistry;
 }
@@ -91,9 +94,10 @@ private:
     routing::Router *m_router = nullptr;             // child
     control::OperatorCommands *m_commands = nullptr; // child
     upstream::CurlTransport *m_transport = nullptr;  // child; declared before the server using it
-    http::GatewayServer *m_server = nullptr;         // child
-    resilience::HealthProber *m_prober = nullptr;    // child; created when probes are enabled
-    QTimer m_publishTimer{this};                     // parented so moveToThread() takes it along
+    execution::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
+    http::GatewayServer *m_server = nullptr;             // child
+    resilience::HealthProber *m_prober = nullptr;        // child; created when probes are enabled
+    QTimer m_publishTimer{this}; // parented so moveToThread() takes it along
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};

@@ -243,7 +243,7 @@ bool HealthRegistry::tryAdmit(int provider)
 {
     ProviderRecord &record = m_providers[provider];
     advanceTimedState(record);
-    if (!admitsNow(record))
+    if (!admitsNow(record) || m_clock.now() < record.coolingUntil)
         return false;
     if (record.breaker == BreakerState::HalfOpen)
         record.probeCallOut = true;
@@ -276,6 +276,38 @@ void HealthRegistry::callStarted(int provider)
     ++m_providers[provider].inFlight;
 }
 
+void HealthRegistry::coolDown(int provider, milliseconds period)
+{
+    ProviderRecord &record = m_providers[provider];
+    record.coolingUntil = std::max(record.coolingUntil, m_clock.now() + period);
+}
+
+milliseconds HealthRegistry::coolDownLeft(int provider) const
+{
+    const auto left = m_providers[provider].coolingUntil - m_clock.now();
+    return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(left));
+}
+
+QString HealthRegistry::unavailableReason(int provider) const
+{
+    const ProviderRecord &record = m_providers[provider];
+    if (record.retired)
+        return QStringLiteral("removed from the config");
+    if (record.operatorState == OperatorState::Disabled)
+        return QStringLiteral("disabled by an operator");
+    if (record.operatorState == OperatorState::Draining)
+        return QStringLiteral("draining");
+    if (record.probeUnhealthy)
+        return QStringLiteral("its health probes fail");
+    if (record.breaker == BreakerState::Open && m_clock.now() < record.openUntil)
+        return QStringLiteral("breaker open: %1").arg(record.breakerReason);
+    if (record.breaker == BreakerState::HalfOpen && record.probeCallOut)
+        return QStringLiteral("breaker half-open, its probe call under way");
+    if (m_clock.now() < record.coolingUntil)
+        return QStringLiteral("rate limited, cooling down");
+    return {};
+}
+
 void HealthRegistry::callFinished(int provider, CallOutcome outcome, double latencyMs,
                                   double timeToFirstTokenMs, const QString &failureDescription)
 {
@@ -291,13 +323,17 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
         if (outcome == CallOutcome::Cancelled)
             return;
         ++record.requests;
+        if (outcome == CallOutcome::RateLimited) {
+            ++record.rateLimited;
+            record.lastFailure = failureDescription;
+        }
         if (outcome == CallOutcome::Unusable) {
             ++record.errors;
             ++record.unusableAnswers;
             qCDebug(lcHealth).noquote() << "provider" << record.config.id
                                         << "sent an unusable answer:" << failureDescription;
         }
-        return; // quality and the request's own faults never move the breaker
+        return; // quality, rate limits and the request's own faults never move the breaker
     }
 
     ++record.requests;

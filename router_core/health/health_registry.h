@@ -24,6 +24,7 @@ enum class CallOutcome {
     Unusable,     // an answer arrived but cannot be used (broken JSON): counted as quality
     RequestFault, // the request itself was refused (400, 401, 404, 413, 422): not the provider's
     Cancelled,    // the client went away first: says nothing about the provider
+    RateLimited,  // 429: the provider asks for a pause; a cool-down (coolDown()), not a failure
 };
 
 // The single owner of per-endpoint state: identity, circuit breaker, operator state, probe health,
@@ -84,6 +85,14 @@ public:
     // probe call out, retired).
     qint64 msUntilAdmit(int provider) const;
     void callStarted(int provider);
+    // A 429 asked for a pause: until `period` has passed, tryAdmit refuses the endpoint while
+    // its breaker is untouched. A longer cool-down already running is kept.
+    void coolDown(int provider, std::chrono::milliseconds period);
+    // Time left of the endpoint's cool-down, rounded up; zero when it is not cooling down.
+    std::chrono::milliseconds coolDownLeft(int provider) const;
+    // Why the endpoint takes no call now, in words for an error message ("breaker open: 5
+    // consecutive call failures", "disabled by an operator"); empty when it admits calls.
+    QString unavailableReason(int provider) const;
     // latencyMs: whole call; timeToFirstTokenMs: first streamed event, negative when not streamed.
     void callFinished(int provider, CallOutcome outcome, double latencyMs,
                       double timeToFirstTokenMs, const QString &failureDescription = {});
@@ -153,9 +162,11 @@ private:
         BreakerState breaker = BreakerState::Closed;
         QString breakerReason;
         Clock::TimePoint openUntil{};
-        int tripLevel = 0;              // trips since the breaker last stayed closed a while
-        Clock::TimePoint closedSince{}; // for forgetting tripLevel
-        bool probeCallOut = false;      // half-open: the one admitted call has not reported
+        int tripLevel = 0;               // trips since the breaker last stayed closed a while
+        Clock::TimePoint closedSince{};  // for forgetting tripLevel
+        bool probeCallOut = false;       // half-open: the one admitted call has not reported
+        Clock::TimePoint coolingUntil{}; // a 429's Retry-After: no calls before then
+        quint64 rateLimited = 0;
         OperatorState operatorState = OperatorState::Enabled;
         bool probeUnhealthy = false; // failed active probes hold the breaker open
         int probeFailuresInRow = 0;

@@ -1,8 +1,9 @@
 #include "http/gateway_server.h"
 
+#include "execution/chat_execution.h"
 #include "health/health_registry.h"
 #include "http/body_limit_server.h"
-#include "http/chat_exchange.h"
+#include "http/client_channels.h"
 #include "http/messages_ingress.h"
 #include "protocol/chat_request.h"
 #include "telemetry/trace.h"
@@ -111,15 +112,15 @@ GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
 
 GatewayServer::~GatewayServer()
 {
-    // Exchanges still open are deleted here, while the services they borrow still exist: left
+    // Executions still open are deleted here, while the services they borrow still exist: left
     // to QObject's child cleanup they could outlive them, and a client socket closing in that
     // cleanup would call into a destroyed retry budget. Their destructors abort the upstream
     // calls.
-    const QList<ChatExchange *> open = m_exchanges.keys();
-    m_exchanges.clear();
-    for (ChatExchange *exchange : open) {
-        exchange->disconnect(this);
-        delete exchange;
+    const QList<execution::ChatExecution *> open = m_executions.keys();
+    m_executions.clear();
+    for (execution::ChatExecution *execution : open) {
+        execution->disconnect(this);
+        delete execution;
     }
 }
 
@@ -388,7 +389,7 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     context.requestId = trace.trace().requestId;
     // Admission before routing: a refusal is fast and costs no provider anything.
     const resilience::AdmissionVerdict admission =
-        m_services.admission.admit(context.tenant, context.depth, int(m_exchanges.size()));
+        m_services.admission.admit(context.tenant, context.depth, int(m_executions.size()));
     if (!admission.admitted()) {
         trace.trace().model = chat.model;
         refuse(writer, trace, admission.error, ingress);
@@ -406,21 +407,27 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     const QByteArray forwarded = routing::forwardedBody(chat, body);
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
-    const ExchangeServices services{m_services.transport,   m_services.health,    m_services.traces,
-                                    m_services.retryBudget, m_services.admission, jitter};
-    auto *exchange = new ChatExchange(services, table->snapshot(), std::move(chat), forwarded,
-                                      std::move(context), std::move(decision), std::move(trace),
-                                      std::move(writer), this);
-    if (ingress == Ingress::Messages)
-        exchange->setMessagesIngress(std::make_unique<MessagesIngress>());
-    m_exchanges.insert(exchange, true);
-    connect(exchange, &ChatExchange::finished, this, [this, exchange] {
-        m_exchanges.remove(exchange);
-        exchange->deleteLater(); // it may still be inside its own callbacks
-        emit inFlightChanged(int(m_exchanges.size()));
+    const execution::ExecutionServices services{m_services.transport,
+                                                m_services.health,
+                                                m_services.traces,
+                                                m_services.retryBudget,
+                                                m_services.admission,
+                                                m_services.scheduler,
+                                                jitter};
+    std::unique_ptr<OpenAiChannel> client =
+        ingress == Ingress::Messages ? std::make_unique<MessagesChannel>(std::move(writer))
+                                     : std::make_unique<OpenAiChannel>(std::move(writer));
+    auto *execution = new execution::ChatExecution(
+        services, table->snapshot(), std::move(chat), forwarded, std::move(context),
+        std::move(decision), std::move(trace), std::move(client), this);
+    m_executions.insert(execution, true);
+    connect(execution, &execution::ChatExecution::finished, this, [this, execution] {
+        m_executions.remove(execution);
+        execution->deleteLater(); // it may still be inside its own callbacks
+        emit inFlightChanged(int(m_executions.size()));
     });
-    emit inFlightChanged(int(m_exchanges.size()));
-    exchange->start();
+    emit inFlightChanged(int(m_executions.size()));
+    execution->start();
 }
 
 } // namespace switchyard::http

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config_store.h"
+#include "execution/deadline_scheduler.h"
 #include "http/admin_endpoints.h"
 #include "http/response_writer.h"
 #include "protocol/openai_error.h"
@@ -28,6 +29,10 @@ namespace switchyard::upstream {
 class UpstreamTransport;
 }
 
+namespace switchyard::execution {
+class ChatExecution;
+}
+
 namespace switchyard::http {
 
 // What the server borrows from the engine that composes it; all of it lives on the engine thread
@@ -40,9 +45,9 @@ struct GatewayServices {
     upstream::UpstreamTransport &transport;
     resilience::AdmissionController &admission;
     resilience::RetryBudget &retryBudget;
+    execution::DeadlineScheduler &scheduler;
 };
 
-class ChatExchange;
 class ConnectionQueue;
 
 // A request as the handlers need it, copied out of Qt's request object.
@@ -83,7 +88,7 @@ public:
 
     // Stops accepting: listening sockets close and requests on open connections get 503.
     void stopAccepting();
-    int inFlight() const { return int(m_exchanges.size()); }
+    int inFlight() const { return int(m_executions.size()); }
     quint64 totalRequests() const { return m_totalRequests; }
     // The parts of the engine register their /admin/v1/ endpoints here.
     AdminEndpoints &admin() { return m_admin; }
@@ -114,7 +119,7 @@ private:
     GatewayServices m_services;
     AdminEndpoints m_admin;
     qint64 m_startedAtSecs;
-    QHash<ChatExchange *, bool> m_exchanges;
+    QHash<execution::ChatExecution *, bool> m_executions;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate;

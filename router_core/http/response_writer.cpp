@@ -6,14 +6,6 @@
 
 namespace switchyard::http {
 
-HeaderList identityHeaders(const QByteArray &requestId, const QByteArray &traceId,
-                           const QByteArray &provider)
-{
-    return {{"x-switchyard-request-id", requestId},
-            {"x-switchyard-trace-id", traceId},
-            {"x-switchyard-provider", provider}};
-}
-
 ResponseWriter::ResponseWriter(QHttpServerResponder &&responder)
     : m_responder(std::move(responder)), m_socket(m_responder.socket())
 {}

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "protocol/gateway_headers.h"
 #include "protocol/openai_error.h"
 
 #include <QByteArray>
@@ -12,12 +13,8 @@
 
 namespace switchyard::http {
 
-using HeaderList = QList<QPair<QByteArray, QByteArray>>;
-
-// The headers every answer carries, so a client can quote a request and find its trace.
-// `provider` is "none" when no provider was called.
-HeaderList identityHeaders(const QByteArray &requestId, const QByteArray &traceId,
-                           const QByteArray &provider);
+using protocol::HeaderList;
+using protocol::identityHeaders;
 
 // The only code that talks to QHttpServerResponder. Qt 6.4 has no chunked encoding and Qt 6.8
 // replaced these calls, so both facts are handled here and nowhere else.

@@ -22,6 +22,8 @@ QString skipReasonText(SkipReason reason)
         return QStringLiteral("its tier's retries are used up");
     case SkipReason::BreakerOpen:
         return QStringLiteral("not admitted by its breaker");
+    case SkipReason::CoolingDown:
+        return QStringLiteral("rate limited, cooling down");
     case SkipReason::FailoverCapacityFull:
         return QStringLiteral("failover capacity full");
     }

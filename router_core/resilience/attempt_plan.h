@@ -17,6 +17,7 @@ enum class SkipReason {
     BeyondFallbackLevel,  // its degradation level is beyond x-switchyard-fallback-level
     TierRetriesUsed,      // its tier's `retries` are used up for this request
     BreakerOpen,          // the health registry does not admit it now
+    CoolingDown,          // it answered 429 and its Retry-After has not passed
     FailoverCapacityFull, // failed-over traffic already takes its share of the endpoint
 };
 

@@ -79,8 +79,9 @@ CallOutcome callOutcomeFor(ErrorClass error, bool cutShortByRequestBudget)
         return CallOutcome::Unusable;
     case ErrorClass::Timeout:
         return cutShortByRequestBudget ? CallOutcome::Cancelled : CallOutcome::CallFailure;
-    case ErrorClass::ConnectFailed:
     case ErrorClass::RateLimited:
+        return CallOutcome::RateLimited;
+    case ErrorClass::ConnectFailed:
     case ErrorClass::ServerError:
     case ErrorClass::ConnectionLost:
         return CallOutcome::CallFailure;

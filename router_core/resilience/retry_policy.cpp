@@ -35,52 +35,82 @@ milliseconds stretchedTimeout(milliseconds base, double gradient, int earlierAtt
     return milliseconds(std::llround(std::min(stretched, kLongestMs)));
 }
 
+QString retryStopCode(RetryStop stop)
+{
+    switch (stop) {
+    case RetryStop::AttemptsExhausted:
+        return QStringLiteral("attempts_exhausted");
+    case RetryStop::RetryBudgetSpent:
+        return QStringLiteral("retry_budget_exhausted");
+    default:
+        return {};
+    }
+}
+
 RetryDecision decideRetry(const RetryInput &input, const config::RetryConfig &config)
 {
-    const auto giveUp = [](const QString &reason) {
-        return RetryDecision{RetryAction::GiveUp, milliseconds(0), reason};
+    const auto giveUp = [](RetryStop stop, const QString &reason) {
+        return RetryDecision{RetryAction::GiveUp, milliseconds(0), reason, stop};
     };
     if (input.answerReachedClient)
-        return giveUp(QStringLiteral("the answer had begun to reach the client; a second "
+        return giveUp(RetryStop::AnswerStarted,
+                      QStringLiteral("the answer had begun to reach the client; a second "
                                      "provider would repeat or contradict it"));
     if (!mayTryAnotherEndpoint(input.error))
-        return giveUp(QStringLiteral("the request itself was refused; any endpoint would "
+        return giveUp(RetryStop::NotRetryable,
+                      QStringLiteral("the request itself was refused; any endpoint would "
                                      "refuse it alike"));
     if (input.attemptsMade >= config.maxAttempts)
-        return giveUp(QStringLiteral("%1 attempt(s) made, the most `retries.max_attempts` allows")
+        return giveUp(RetryStop::AttemptsExhausted,
+                      QStringLiteral("%1 attempt(s) made, the most `retries.max_attempts` allows")
                           .arg(input.attemptsMade));
-
-    const auto fits = [&input](milliseconds wait) {
-        return !input.remainingBudget || wait < *input.remainingBudget;
-    };
-    QString why;
-    if (input.error == ErrorClass::RateLimited && input.retryAfter) {
-        const milliseconds wait = *input.retryAfter;
-        if (wait > config.maxRetryAfter) {
-            why = QStringLiteral("Retry-After of %1 is longer than `retries.max_retry_after` "
-                                 "(%2); ")
-                      .arg(msText(wait), msText(config.maxRetryAfter));
-        } else if (!fits(wait)) {
-            why = QStringLiteral("Retry-After of %1 does not fit the %2 left of the time "
-                                 "budget; ")
-                      .arg(msText(wait), msText(*input.remainingBudget));
-        } else if (!input.tierAllowsAnotherAttempt) {
-            why = QStringLiteral("the tier's retries are used up; ");
-        } else {
-            return RetryDecision{
-                RetryAction::SameEndpoint, wait,
-                QStringLiteral("same endpoint after its Retry-After of %1").arg(msText(wait))};
-        }
-    }
+    // A rate limit says nothing bad about the next endpoint: no reason to make it wait.
+    if (input.error == ErrorClass::RateLimited)
+        return RetryDecision{RetryAction::NextEndpoint, milliseconds(0),
+                             QStringLiteral("rate limited: the endpoint cools down, the next "
+                                            "endpoint at once"),
+                             RetryStop::None};
 
     const milliseconds backoff = backoffDelay(config, input.attemptsMade - 1, input.jitterDraw);
-    if (!fits(backoff))
-        return giveUp(why + QStringLiteral("a backoff of %1 does not fit the %2 left of the time "
-                                           "budget")
-                                .arg(msText(backoff), msText(*input.remainingBudget)));
+    if (input.remainingBudget && backoff >= *input.remainingBudget)
+        return giveUp(RetryStop::TimeBudget,
+                      QStringLiteral("a backoff of %1 does not fit the %2 left of the time "
+                                     "budget")
+                          .arg(msText(backoff), msText(*input.remainingBudget)));
+    return RetryDecision{RetryAction::NextEndpoint, backoff,
+                         QStringLiteral("next endpoint after a backoff of %1").arg(msText(backoff)),
+                         RetryStop::None};
+}
+
+RetryDecision decideCoolDownWait(milliseconds coolDownLeft, bool alreadyWaited, int attemptsMade,
+                                 std::optional<milliseconds> remainingBudget,
+                                 const config::RetryConfig &config)
+{
+    const auto giveUp = [](RetryStop stop, const QString &reason) {
+        return RetryDecision{RetryAction::GiveUp, milliseconds(0), reason, stop};
+    };
+    if (alreadyWaited)
+        return giveUp(RetryStop::AlreadyWaited,
+                      QStringLiteral("this request already waited out one cool-down"));
+    if (attemptsMade >= config.maxAttempts)
+        return giveUp(RetryStop::AttemptsExhausted,
+                      QStringLiteral("%1 attempt(s) made, the most `retries.max_attempts` allows")
+                          .arg(attemptsMade));
+    if (coolDownLeft > config.maxRetryAfter)
+        return giveUp(RetryStop::WaitTooLong,
+                      QStringLiteral("a cool-down of %1 is longer than `retries.max_retry_after` "
+                                     "(%2)")
+                          .arg(msText(coolDownLeft), msText(config.maxRetryAfter)));
+    if (remainingBudget && coolDownLeft >= *remainingBudget)
+        return giveUp(RetryStop::TimeBudget,
+                      QStringLiteral("a cool-down of %1 does not fit the %2 left of the time "
+                                     "budget")
+                          .arg(msText(coolDownLeft), msText(*remainingBudget)));
     return RetryDecision{
-        RetryAction::NextEndpoint, backoff,
-        why + QStringLiteral("next endpoint after a backoff of %1").arg(msText(backoff))};
+        RetryAction::SameEndpoint, coolDownLeft,
+        QStringLiteral("no other endpoint can take it: wait out the cool-down of %1 once")
+            .arg(msText(coolDownLeft)),
+        RetryStop::None};
 }
 
 RetryBudget::RetryBudget(const config::ConfigStore &store) : m_store(store) {}

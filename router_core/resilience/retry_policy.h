@@ -26,17 +26,30 @@ std::chrono::milliseconds stretchedTimeout(std::chrono::milliseconds base, doubl
 
 enum class RetryAction {
     GiveUp,       // answer the client with what there is (or go down the degradation ladder)
-    SameEndpoint, // wait out the provider's Retry-After, then ask the same endpoint again
+    SameEndpoint, // wait out the endpoint's cool-down, then ask it again
     NextEndpoint, // back off, then try the next candidate that admits the request
 };
+
+// Which limit ended the retries, so the client's error can say so.
+enum class RetryStop {
+    None,
+    AnswerStarted,     // the first streamed byte reached the client
+    NotRetryable,      // the request's own fault: every endpoint would refuse it alike
+    AttemptsExhausted, // `retries.max_attempts`
+    TimeBudget,        // the backoff or the wait does not fit the time left
+    WaitTooLong,       // the cool-down is longer than `retries.max_retry_after`
+    AlreadyWaited,     // a request waits out a cool-down at most once
+    RetryBudgetSpent,  // the retry budget had no slot (`retries.budget_percent`)
+};
+
+// The error code a client sees when this limit ended the retries; empty for the others.
+QString retryStopCode(RetryStop stop);
 
 // What the executor knows when an attempt has failed.
 struct RetryInput {
     ErrorClass error = ErrorClass::None;
     bool answerReachedClient = false; // a streamed answer's first byte went out
     int attemptsMade = 0;             // including the one that just failed
-    bool tierAllowsAnotherAttempt = true;
-    std::optional<std::chrono::milliseconds> retryAfter;      // from a 429
     std::optional<std::chrono::milliseconds> remainingBudget; // empty: no deadline
     double jitterDraw = 0.0;
 };
@@ -45,13 +58,22 @@ struct RetryDecision {
     RetryAction action = RetryAction::GiveUp;
     std::chrono::milliseconds delay{0};
     QString reason; // for the trace: why this action and this wait
+    RetryStop stop = RetryStop::None;
 };
 
 // The retry rules of DESIGN.md by error class: the request's own faults and anything after the
-// first streamed byte are never retried; a 429 whose Retry-After fits is retried on the same
-// endpoint; everything else moves on to the next endpoint after a backoff that must fit the
-// time left.
+// first streamed byte are never retried; a 429 moves on to the next endpoint at once (the
+// endpoint cools down instead, see decideCoolDownWait); everything else moves on to the next
+// endpoint after a backoff that must fit the time left.
 RetryDecision decideRetry(const RetryInput &input, const config::RetryConfig &config);
+
+// When no candidate can take the request now but one is cooling down after a 429: whether to
+// wait out the soonest cool-down and ask that endpoint again. At most once per request, within
+// `retries.max_retry_after`, the attempt cap and the time left.
+RetryDecision decideCoolDownWait(std::chrono::milliseconds coolDownLeft, bool alreadyWaited,
+                                 int attemptsMade,
+                                 std::optional<std::chrono::milliseconds> remainingBudget,
+                                 const config::RetryConfig &config);
 
 // Caps retries in flight at a share of the requests in flight, so an outage cannot multiply the
 // load on what still works (Envoy's retry budget). A retry holds its slot from the moment it is

@@ -69,6 +69,9 @@ struct RouteDecision {
     int complexityScore = -1; // 0-100 when the cascade computed it
     QString canarySide;       // the split target taken; empty without a split
     QList<RouteCandidate> candidates;
+    // Endpoints that would have been candidates but could not be chosen (breaker open,
+    // disabled, draining), by slot: when nothing is left, the client learns why and when.
+    QList<int> unavailable;
     QList<RouteStep> steps;
     Refusal refusal = Refusal::None;
 

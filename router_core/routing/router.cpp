@@ -292,6 +292,8 @@ struct Router::DecisionBuilder {
                                              profiles.size(), weights, order, sessionHash, draw);
 
         for (int skipped : ranking.skipped) {
+            if (!decision.unavailable.contains(profiles[skipped].endpoint))
+                decision.unavailable.append(profiles[skipped].endpoint);
             step(u"pool"_s,
                  u"%1: skipped `%2`: not selectable (breaker open, disabled, draining or "
                  u"retired)"_s.arg(poolName, providerConfig(profiles[skipped].endpoint).id));

@@ -78,6 +78,7 @@ public:
         if (m_transfer)
             m_transport->setPaused(m_transfer, false);
     }
+    bool requestSent() const override;
 
 private:
     CurlTransport *m_transport;
@@ -97,6 +98,17 @@ struct CallbackScope {
     int &m_depth;
 };
 
+// A call on a reused connection reports no connect time at all, so only a call that also never
+// sent its request is still connecting.
+bool stillConnecting(CURL *easy)
+{
+    curl_off_t connectMicros = 0;
+    long requestBytes = 0;
+    curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
+    curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &requestBytes);
+    return connectMicros == 0 && requestBytes == 0;
+}
+
 TransportError classify(CURLcode code, CURL *easy)
 {
     switch (code) {
@@ -106,16 +118,9 @@ TransportError classify(CURLcode code, CURL *easy)
     case CURLE_COULDNT_RESOLVE_HOST:
     case CURLE_COULDNT_RESOLVE_PROXY:
         return TransportError::ConnectFailed;
-    case CURLE_OPERATION_TIMEDOUT: {
-        // A call on a reused connection reports no connect time at all, so only a call that
-        // also never sent its request timed out while connecting.
-        curl_off_t connectMicros = 0;
-        long requestBytes = 0;
-        curl_easy_getinfo(easy, CURLINFO_CONNECT_TIME_T, &connectMicros);
-        curl_easy_getinfo(easy, CURLINFO_REQUEST_SIZE, &requestBytes);
-        return connectMicros == 0 && requestBytes == 0 ? TransportError::ConnectTimeout
-                                                       : TransportError::TotalTimeout;
-    }
+    case CURLE_OPERATION_TIMEDOUT:
+        return stillConnecting(easy) ? TransportError::ConnectTimeout
+                                     : TransportError::TotalTimeout;
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CERTPROBLEM:
@@ -139,6 +144,11 @@ TransportError classify(CURLcode code, CURL *easy)
     }
 }
 } // namespace
+
+bool CurlTransport::Call::requestSent() const
+{
+    return m_transfer && !stillConnecting(m_transfer->easy);
+}
 
 CurlTransport::CurlTransport(QObject *parent) : QObject(parent)
 {

@@ -65,6 +65,9 @@ public:
     // resumed. Both may be called from inside onResponseBody.
     virtual void pauseReceiving() = 0;
     virtual void resumeReceiving() = 0;
+    // Whether the request has gone out on a connection: false while still connecting, so a
+    // timeout then is a connect timeout.
+    virtual bool requestSent() const = 0;
 };
 
 // The seam between execution and the network: one implementation on libcurl, fakes in tests.

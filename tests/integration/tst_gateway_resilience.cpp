@@ -121,8 +121,9 @@ private Q_SLOTS:
     void failsOverToTheNextEndpoint_data();
     void failsOverToTheNextEndpoint();
     void requestFaultIsNeverRetried();
-    void shortRetryAfterIsWaitedOutOnTheSameEndpoint();
-    void retryAfterBeyondTheBudgetGoesToTheNextEndpoint();
+    void rateLimitMovesOnAtOnceAndCoolsDown();
+    void coolDownIsWaitedOutOnceWhenNothingElseCan();
+    void everyEndpointRateLimitedAnswers429WithRetryAfter();
     void timeoutFailsOverWithAStretchedTimeout_data();
     void timeoutFailsOverWithAStretchedTimeout();
     void timeoutOfEveryEndpointNamesTheStretchedLimit();
@@ -282,16 +283,51 @@ void GatewayResilienceTest::requestFaultIsNeverRetried()
              QStringLiteral("the request itself was refused; any endpoint would refuse it alike"));
 }
 
-void GatewayResilienceTest::shortRetryAfterIsWaitedOutOnTheSameEndpoint()
+void GatewayResilienceTest::rateLimitMovesOnAtOnceAndCoolsDown()
+{
+    m_first->mode = Mode::Status;
+    m_first->status = 429;
+    m_first->extraHeaders = {{"Retry-After", "30"}};
+    m_engine = startEngine(poolOfTwo(m_first->baseUrl(), *m_second));
+    QVERIFY(m_engine);
+
+    for (int request = 0; request < 3; ++request) {
+        TestClient client(m_engine->port());
+        client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), true));
+        QVERIFY(client.waitForFinished());
+        QCOMPARE(client.status(), 200);
+        QVERIFY(isCleanStream(client));
+        QCOMPARE(client.header("x-switchyard-provider"), QByteArray("second"));
+        // The first request met the 429; the later ones pass over the cooling endpoint.
+        QCOMPARE(client.header("x-switchyard-attempts"), QByteArray(request == 0 ? "2" : "1"));
+        if (request == 0) {
+            const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+            QVERIFY(trace);
+            QCOMPARE(trace->span(QStringLiteral("retry"))->detail,
+                     QStringLiteral("rate limited: the endpoint cools down, the next endpoint at "
+                                    "once"));
+        }
+    }
+    QCOMPARE(m_first->requests().size(), 1);
+    // A rate limit is not a failure: the breaker stays closed and counts nothing against it.
+    const ProviderHealth first = providerHealth(*m_engine, QStringLiteral("first"));
+    QCOMPARE(first.breaker, BreakerState::Closed);
+    QCOMPARE(first.consecutiveFailures, 0);
+}
+
+void GatewayResilienceTest::coolDownIsWaitedOutOnceWhenNothingElseCan()
 {
     m_first->scriptedModes = {Mode::Status};
     m_first->status = 429;
     m_first->extraHeaders = {{"Retry-After", "1"}};
+    m_second->mode = Mode::Status;
+    m_second->status = 500;
     m_engine = startEngine(poolOfTwo(m_first->baseUrl(), *m_second));
     QVERIFY(m_engine);
     TestClient client(m_engine->port());
 
-    // The budget leaves room for the one-second wait.
+    // Streamed, with a budget that leaves room for the one-second wait (a plain request's
+    // total timeout here is 400 ms).
     client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), true),
                 {{"x-switchyard-timeout-budget-ms", "10000"}});
 
@@ -299,42 +335,49 @@ void GatewayResilienceTest::shortRetryAfterIsWaitedOutOnTheSameEndpoint()
     QCOMPARE(client.status(), 200);
     QVERIFY(isCleanStream(client));
     QCOMPARE(client.header("x-switchyard-provider"), QByteArray("first"));
-    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("2"));
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("3"));
     const QByteArray requestId = client.header("x-switchyard-request-id");
     QCOMPARE(m_first->requestsWithId(requestId), 2);
-    QCOMPARE(m_second->requests().size(), 0);
+    QCOMPARE(m_second->requestsWithId(requestId), 1);
     const auto trace = m_engine->traces().find(requestId);
     QVERIFY(trace);
-    QCOMPARE(trace->span(QStringLiteral("retry"))->detail,
-             QStringLiteral("same endpoint after its Retry-After of 1000 ms"));
+    bool waited = false;
+    for (const telemetry::Span &span : trace->spans)
+        waited =
+            waited || span.detail.startsWith(QStringLiteral("first: no other endpoint can "
+                                                            "take it: wait out the cool-down"));
+    QVERIFY(waited);
 }
 
-void GatewayResilienceTest::retryAfterBeyondTheBudgetGoesToTheNextEndpoint()
+void GatewayResilienceTest::everyEndpointRateLimitedAnswers429WithRetryAfter()
 {
-    m_first->mode = Mode::Status;
-    m_first->status = 429;
-    m_first->extraHeaders = {{"Retry-After", "5"}};
+    for (FakeUpstream *upstream : {m_first.get(), m_second.get()}) {
+        upstream->mode = Mode::Status;
+        upstream->status = 429;
+    }
+    m_first->extraHeaders = {{"Retry-After", "40"}};
+    m_second->extraHeaders = {{"Retry-After", "20"}};
     m_engine = startEngine(poolOfTwo(m_first->baseUrl(), *m_second));
     QVERIFY(m_engine);
-    TestClient client(m_engine->port());
 
-    client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), true),
-                {{"x-switchyard-timeout-budget-ms", "2000"}});
-
-    QVERIFY(client.waitForFinished());
-    QCOMPARE(client.status(), 200);
-    QVERIFY(isCleanStream(client));
-    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("second"));
-    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("2"));
-    QCOMPARE(m_first->requests().size(), 1);
-    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
-    QVERIFY(trace);
-    const QString reason = trace->span(QStringLiteral("retry"))->detail;
-    QVERIFY2(reason.startsWith(QStringLiteral("Retry-After of 5000 ms does not fit the ")),
-             qPrintable(reason));
-    QVERIFY2(reason.endsWith(QStringLiteral(" ms left of the time budget; next endpoint after a "
-                                            "backoff of 0 ms")),
-             qPrintable(reason));
+    for (int request = 0; request < 2; ++request) {
+        TestClient client(m_engine->port());
+        client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), request == 1));
+        QVERIFY(client.waitForFinished());
+        // What the official SDKs raise as RateLimitError, and wait out by its retry-after.
+        QCOMPARE(client.status(), 429);
+        QCOMPARE(client.header("retry-after"), QByteArray("20"));
+        const QJsonObject error = errorOf(client.body());
+        QCOMPARE(error.value(QStringLiteral("type")).toString(),
+                 QStringLiteral("rate_limit_error"));
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("upstream_rate_limited"));
+        const QString message = error.value(QStringLiteral("message")).toString();
+        QVERIFY2(message.contains(QStringLiteral("`first` for 40 s")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("`second` for 20 s")), qPrintable(message));
+    }
+    // The second request never reached a provider: both were cooling down.
+    QCOMPARE(m_first->requests().size() + m_second->requests().size(), 2);
 }
 
 void GatewayResilienceTest::timeoutFailsOverWithAStretchedTimeout_data()

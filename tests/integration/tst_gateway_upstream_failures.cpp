@@ -142,12 +142,15 @@ void GatewayUpstreamFailuresTest::upstreamStatusIsMappedToAnOpenAiError_data()
         << QStringLiteral("Provider `primary` failed with HTTP 503: overloaded") << QByteArray("30")
         << true;
     // 7 s do not fit the 400 ms total a plain request has here, and no other provider serves
-    // the model: the client gets the 429 with the provider's Retry-After.
+    // the model: the client gets a 429 with the time its provider cools down. A rate limit is
+    // a cool-down, not an error against the provider's health.
     QTest::newRow("429 keeps Retry-After")
         << false << 429 << openAiError("slow down") << Headers{{"Retry-After", "7"}} << 429
         << QStringLiteral("rate_limit_error") << QStringLiteral("upstream_rate_limited")
-        << QStringLiteral("Provider `primary` is rate limiting requests: slow down")
-        << QByteArray("7") << true;
+        << QStringLiteral("Every endpoint for model `test-model` that could take the request is "
+                          "rate limited: `primary` for 7 s more. The last said: Provider "
+                          "`primary` is rate limiting requests: slow down")
+        << QByteArray("7") << false;
     QTest::newRow("400 passes through")
         << false << 400 << openAiError("temperature must be at most 2") << Headers() << 400
         << QStringLiteral("invalid_request_error") << QStringLiteral("upstream_rejected")
@@ -161,13 +164,15 @@ void GatewayUpstreamFailuresTest::upstreamStatusIsMappedToAnOpenAiError_data()
         << QByteArray() << false;
     // A streamed request refused before any event gets the same answer as a plain one. A
     // stream has no deadline of its own, so the wait asked for is longer than the gateway waits
-    // out itself (`retries.max_retry_after`, 10 s); a shorter one is retried on the same
-    // provider (tst_gateway_resilience).
+    // out itself (`retries.max_retry_after`, 10 s); a shorter one is waited out once when no
+    // other provider can take the request (tst_gateway_resilience).
     QTest::newRow("429 to a streamed request")
         << true << 429 << openAiError("slow down") << Headers{{"Retry-After", "30"}} << 429
         << QStringLiteral("rate_limit_error") << QStringLiteral("upstream_rate_limited")
-        << QStringLiteral("Provider `primary` is rate limiting requests: slow down")
-        << QByteArray("30") << true;
+        << QStringLiteral("Every endpoint for model `test-model` that could take the request is "
+                          "rate limited: `primary` for 30 s more. The last said: Provider "
+                          "`primary` is rate limiting requests: slow down")
+        << QByteArray("30") << false;
     QTest::newRow("500 to a streamed request")
         << true << 500 << openAiError("boom") << Headers() << 502
         << QStringLiteral("upstream_error") << QStringLiteral("upstream_error")
@@ -230,7 +235,8 @@ void GatewayUpstreamFailuresTest::transportFailureBecomesAGatewayError_data()
         << QStringLiteral("Provider `primary` sent an answer that is not valid JSON.");
     QTest::newRow("hang, total timeout")
         << Mode::Hang << false << 504 << QStringLiteral("upstream_timeout")
-        << QStringLiteral("Provider `primary` did not answer in time: timed out (");
+        << QStringLiteral("Provider `primary` did not answer in time: timed out (no answer within "
+                          "400 ms).");
     QTest::newRow("hang, first-token timeout")
         << Mode::Hang << true << 504 << QStringLiteral("upstream_timeout")
         << QStringLiteral("Provider `primary` timed out: no first token within 300 ms.");

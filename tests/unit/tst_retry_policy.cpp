@@ -12,6 +12,7 @@ using std::chrono::milliseconds;
 using switchyard::health::CallOutcome;
 using switchyard::resilience::ErrorClass;
 using switchyard::resilience::RetryAction;
+using switchyard::resilience::RetryStop;
 using switchyard::resilience::TimeoutKind;
 using switchyard::upstream::TransportError;
 namespace config = switchyard::config;
@@ -36,6 +37,8 @@ private slots:
     void stretchesTimeoutsAlongTheGradient();
     void decidesRetriesByErrorClass_data();
     void decidesRetriesByErrorClass();
+    void waitsOutACoolDownOnlyWhenItFits_data();
+    void waitsOutACoolDownOnlyWhenItFits();
     void budgetAllowsAShareOfRequestsInFlight_data();
     void budgetAllowsAShareOfRequestsInFlight();
     void budgetSlotsAreGivenBack();
@@ -103,7 +106,8 @@ void TestRetryPolicy::countsOutcomesForHealth_data()
     QTest::newRow("timeout") << ErrorClass::Timeout << false << CallOutcome::CallFailure;
     QTest::newRow("timeout cut short by the client's budget")
         << ErrorClass::Timeout << true << CallOutcome::Cancelled;
-    QTest::newRow("429") << ErrorClass::RateLimited << false << CallOutcome::CallFailure;
+    QTest::newRow("429 is a cool-down, not a failure")
+        << ErrorClass::RateLimited << false << CallOutcome::RateLimited;
     QTest::newRow("5xx") << ErrorClass::ServerError << false << CallOutcome::CallFailure;
     QTest::newRow("connect") << ErrorClass::ConnectFailed << false << CallOutcome::CallFailure;
     QTest::newRow("cut") << ErrorClass::ConnectionLost << false << CallOutcome::CallFailure;
@@ -206,70 +210,53 @@ void TestRetryPolicy::decidesRetriesByErrorClass_data()
     QTest::addColumn<ErrorClass>("error");
     QTest::addColumn<bool>("answerReachedClient");
     QTest::addColumn<int>("attemptsMade");
-    QTest::addColumn<bool>("tierAllows");
-    QTest::addColumn<OptionalMs>("retryAfter");
     QTest::addColumn<OptionalMs>("remaining");
     QTest::addColumn<RetryAction>("action");
     QTest::addColumn<qint64>("delayMs");
+    QTest::addColumn<RetryStop>("stop");
     QTest::addColumn<QString>("reason");
 
     const OptionalMs none;
     // Jitter is fixed at 0.5 (100 ms of the default 200 ms) in every row.
     QTest::newRow("timeout: next endpoint")
-        << ErrorClass::Timeout << false << 1 << true << none << none << RetryAction::NextEndpoint
-        << qint64(600) << u"next endpoint after a backoff of 600 ms"_s;
+        << ErrorClass::Timeout << false << 1 << none << RetryAction::NextEndpoint << qint64(600)
+        << RetryStop::None << u"next endpoint after a backoff of 600 ms"_s;
     QTest::newRow("5xx: next endpoint, second backoff")
-        << ErrorClass::ServerError << false << 2 << true << none << none
-        << RetryAction::NextEndpoint << qint64(1100)
-        << u"next endpoint after a backoff of 1100 ms"_s;
+        << ErrorClass::ServerError << false << 2 << none << RetryAction::NextEndpoint
+        << qint64(1100) << RetryStop::None << u"next endpoint after a backoff of 1100 ms"_s;
     QTest::newRow("connect: next endpoint")
-        << ErrorClass::ConnectFailed << false << 1 << true << none << none
-        << RetryAction::NextEndpoint << qint64(600) << u"next endpoint after a backoff of 600 ms"_s;
+        << ErrorClass::ConnectFailed << false << 1 << none << RetryAction::NextEndpoint
+        << qint64(600) << RetryStop::None << u"next endpoint after a backoff of 600 ms"_s;
     QTest::newRow("cut before the first byte: next endpoint")
-        << ErrorClass::ConnectionLost << false << 1 << true << none << none
-        << RetryAction::NextEndpoint << qint64(600) << u"next endpoint after a backoff of 600 ms"_s;
+        << ErrorClass::ConnectionLost << false << 1 << none << RetryAction::NextEndpoint
+        << qint64(600) << RetryStop::None << u"next endpoint after a backoff of 600 ms"_s;
     QTest::newRow("broken JSON: next endpoint")
-        << ErrorClass::UnusableAnswer << false << 1 << true << none << none
-        << RetryAction::NextEndpoint << qint64(600) << u"next endpoint after a backoff of 600 ms"_s;
-    QTest::newRow("429 with a Retry-After that fits: same endpoint")
-        << ErrorClass::RateLimited << false << 1 << true << OptionalMs(2000ms) << OptionalMs(5000ms)
-        << RetryAction::SameEndpoint << qint64(2000)
-        << u"same endpoint after its Retry-After of 2000 ms"_s;
-    QTest::newRow("429 with Retry-After and no deadline: same endpoint")
-        << ErrorClass::RateLimited << false << 1 << true << OptionalMs(0ms) << none
-        << RetryAction::SameEndpoint << qint64(0)
-        << u"same endpoint after its Retry-After of 0 ms"_s;
-    QTest::newRow("429 with Retry-After beyond the budget: next endpoint")
-        << ErrorClass::RateLimited << false << 1 << true << OptionalMs(9000ms) << OptionalMs(5000ms)
-        << RetryAction::NextEndpoint << qint64(600)
-        << u"Retry-After of 9000 ms does not fit the 5000 ms left of the time budget; next "
-           u"endpoint after a backoff of 600 ms"_s;
-    QTest::newRow("429 with Retry-After beyond max_retry_after: next endpoint")
-        << ErrorClass::RateLimited << false << 1 << true << OptionalMs(30'000ms) << none
-        << RetryAction::NextEndpoint << qint64(600)
-        << u"Retry-After of 30000 ms is longer than `retries.max_retry_after` (10000 ms); next "
-           u"endpoint after a backoff of 600 ms"_s;
-    QTest::newRow("429 when the tier's retries are used: next endpoint")
-        << ErrorClass::RateLimited << false << 1 << false << OptionalMs(100ms) << none
-        << RetryAction::NextEndpoint << qint64(600)
-        << u"the tier's retries are used up; next endpoint after a backoff of 600 ms"_s;
-    QTest::newRow("429 without Retry-After: next endpoint")
-        << ErrorClass::RateLimited << false << 1 << true << none << none
-        << RetryAction::NextEndpoint << qint64(600) << u"next endpoint after a backoff of 600 ms"_s;
+        << ErrorClass::UnusableAnswer << false << 1 << none << RetryAction::NextEndpoint
+        << qint64(600) << RetryStop::None << u"next endpoint after a backoff of 600 ms"_s;
+    QTest::newRow("429: next endpoint at once, even with little time left")
+        << ErrorClass::RateLimited << false << 1 << OptionalMs(50ms) << RetryAction::NextEndpoint
+        << qint64(0) << RetryStop::None
+        << u"rate limited: the endpoint cools down, the next endpoint at once"_s;
     QTest::newRow("400 is never retried")
-        << ErrorClass::RequestRejected << false << 1 << true << none << none << RetryAction::GiveUp
-        << qint64(0) << u"the request itself was refused; any endpoint would refuse it alike"_s;
+        << ErrorClass::RequestRejected << false << 1 << none << RetryAction::GiveUp << qint64(0)
+        << RetryStop::NotRetryable
+        << u"the request itself was refused; any endpoint would refuse it alike"_s;
     QTest::newRow("nothing after the first streamed byte")
-        << ErrorClass::ConnectionLost << true << 1 << true << none << none << RetryAction::GiveUp
-        << qint64(0)
+        << ErrorClass::ConnectionLost << true << 1 << none << RetryAction::GiveUp << qint64(0)
+        << RetryStop::AnswerStarted
         << u"the answer had begun to reach the client; a second provider would repeat or "
            u"contradict it"_s;
     QTest::newRow("attempt cap reached")
-        << ErrorClass::ServerError << false << 5 << true << none << none << RetryAction::GiveUp
-        << qint64(0) << u"5 attempt(s) made, the most `retries.max_attempts` allows"_s;
+        << ErrorClass::ServerError << false << 5 << none << RetryAction::GiveUp << qint64(0)
+        << RetryStop::AttemptsExhausted
+        << u"5 attempt(s) made, the most `retries.max_attempts` allows"_s;
+    QTest::newRow("attempt cap reached by a 429")
+        << ErrorClass::RateLimited << false << 5 << none << RetryAction::GiveUp << qint64(0)
+        << RetryStop::AttemptsExhausted
+        << u"5 attempt(s) made, the most `retries.max_attempts` allows"_s;
     QTest::newRow("backoff does not fit the budget")
-        << ErrorClass::ServerError << false << 1 << true << none << OptionalMs(300ms)
-        << RetryAction::GiveUp << qint64(0)
+        << ErrorClass::ServerError << false << 1 << OptionalMs(300ms) << RetryAction::GiveUp
+        << qint64(0) << RetryStop::TimeBudget
         << u"a backoff of 600 ms does not fit the 300 ms left of the time budget"_s;
 }
 
@@ -278,21 +265,65 @@ void TestRetryPolicy::decidesRetriesByErrorClass()
     QFETCH(ErrorClass, error);
     QFETCH(bool, answerReachedClient);
     QFETCH(int, attemptsMade);
-    QFETCH(bool, tierAllows);
-    QFETCH(OptionalMs, retryAfter);
     QFETCH(OptionalMs, remaining);
     QFETCH(RetryAction, action);
     QFETCH(qint64, delayMs);
+    QFETCH(RetryStop, stop);
     QFETCH(QString, reason);
     const switchyard::config::RetryConfig defaults;
-    const resilience::RetryInput input{error,      answerReachedClient, attemptsMade, tierAllows,
-                                       retryAfter, remaining,           0.5};
+    const resilience::RetryInput input{error, answerReachedClient, attemptsMade, remaining, 0.5};
 
     const resilience::RetryDecision decision = resilience::decideRetry(input, defaults);
 
     QCOMPARE(decision.action, action);
     QCOMPARE(decision.delay.count(), delayMs);
+    QCOMPARE(decision.stop, stop);
     QCOMPARE(decision.reason, reason);
+}
+
+void TestRetryPolicy::waitsOutACoolDownOnlyWhenItFits_data()
+{
+    QTest::addColumn<qint64>("coolDownMs");
+    QTest::addColumn<bool>("alreadyWaited");
+    QTest::addColumn<int>("attemptsMade");
+    QTest::addColumn<OptionalMs>("remaining");
+    QTest::addColumn<RetryAction>("action");
+    QTest::addColumn<RetryStop>("stop");
+
+    const OptionalMs none;
+    QTest::newRow("fits the budget") << qint64(2000) << false << 1 << OptionalMs(5000ms)
+                                     << RetryAction::SameEndpoint << RetryStop::None;
+    QTest::newRow("no deadline, within max_retry_after")
+        << qint64(10'000) << false << 1 << none << RetryAction::SameEndpoint << RetryStop::None;
+    QTest::newRow("a first attempt waits too")
+        << qint64(500) << false << 0 << none << RetryAction::SameEndpoint << RetryStop::None;
+    QTest::newRow("only once per request")
+        << qint64(100) << true << 1 << none << RetryAction::GiveUp << RetryStop::AlreadyWaited;
+    QTest::newRow("beyond the budget") << qint64(9000) << false << 1 << OptionalMs(5000ms)
+                                       << RetryAction::GiveUp << RetryStop::TimeBudget;
+    QTest::newRow("beyond max_retry_after")
+        << qint64(10'001) << false << 1 << none << RetryAction::GiveUp << RetryStop::WaitTooLong;
+    QTest::newRow("no attempt left")
+        << qint64(100) << false << 5 << none << RetryAction::GiveUp << RetryStop::AttemptsExhausted;
+}
+
+void TestRetryPolicy::waitsOutACoolDownOnlyWhenItFits()
+{
+    QFETCH(qint64, coolDownMs);
+    QFETCH(bool, alreadyWaited);
+    QFETCH(int, attemptsMade);
+    QFETCH(OptionalMs, remaining);
+    QFETCH(RetryAction, action);
+    QFETCH(RetryStop, stop);
+    const switchyard::config::RetryConfig defaults;
+
+    const resilience::RetryDecision decision = resilience::decideCoolDownWait(
+        milliseconds(coolDownMs), alreadyWaited, attemptsMade, remaining, defaults);
+
+    QCOMPARE(decision.action, action);
+    QCOMPARE(decision.stop, stop);
+    QCOMPARE(decision.delay.count(), action == RetryAction::SameEndpoint ? coolDownMs : 0);
+    QVERIFY(!decision.reason.isEmpty());
 }
 
 void TestRetryPolicy::budgetAllowsAShareOfRequestsInFlight_data()

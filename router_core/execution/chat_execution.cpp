@@ -1,0 +1,1185 @@
+#include "execution/chat_execution.h"
+
+#include "health/health_registry.h"
+#include "protocol/gateway_headers.h"
+#include "resilience/admission.h"
+#include "resilience/degradation.h"
+#include "telemetry/trace.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+#include <QSet>
+
+Q_LOGGING_CATEGORY(lcExecution, "switchyard.execution", QtInfoMsg)
+
+namespace switchyard::execution {
+
+using health::CallOutcome;
+using resilience::ErrorClass;
+using resilience::RetryAction;
+using resilience::RetryStop;
+using std::chrono::milliseconds;
+using upstream::TransportError;
+
+namespace {
+
+// Back-pressure watermarks for a streamed answer waiting in the client socket's buffer.
+constexpr qint64 kPauseUpstreamAboveBytes = 1024 * 1024;
+constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
+
+// After [DONE] the answer is whole; the provider's end of the response normally follows in the
+// same read. If it does not, the client is not kept waiting longer than this for it.
+constexpr milliseconds kEndAfterDoneGrace{500};
+
+// An upstream answer larger than this is a fault, not something to hold in memory.
+constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
+
+// How soon a client refused for want of an endpoint may usefully ask again, when no endpoint
+// says when it will be back.
+constexpr milliseconds kRetryAfterNoEndpoint{1000};
+
+protocol::ApiError upstreamError(int status, const QString &code, const QString &message)
+{
+    return protocol::ApiError{status, message, QStringLiteral("upstream_error"), {}, code, {}};
+}
+
+QString millisecondsText(milliseconds duration)
+{
+    return QStringLiteral("%1 ms").arg(duration.count());
+}
+
+// Retry-After counts whole seconds: rounded up, so a client never comes back too early.
+QByteArray retryAfterSeconds(milliseconds wait)
+{
+    return QByteArray::number(std::max<qint64>(1, (wait.count() + 999) / 1000));
+}
+
+QString secondsText(milliseconds wait)
+{
+    return QStringLiteral("%1 s").arg(std::max<qint64>(1, (wait.count() + 999) / 1000));
+}
+
+// Config text (a rule name) made safe for a response header: visible ASCII only.
+QByteArray headerSafe(const QString &text)
+{
+    QByteArray value = text.toUtf8();
+    for (char &c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x21 || byte > 0x7e)
+            c = '_';
+    }
+    return value;
+}
+
+QString roleName(routing::CandidateRole role)
+{
+    switch (role) {
+    case routing::CandidateRole::Primary:
+        return QStringLiteral("primary");
+    case routing::CandidateRole::CrossTier:
+        return QStringLiteral("cross-tier");
+    case routing::CandidateRole::FallbackChain:
+        return QStringLiteral("fallback chain");
+    case routing::CandidateRole::LighterModel:
+        return QStringLiteral("lighter model");
+    }
+    return {};
+}
+
+} // namespace
+
+ChatExecution::ChatExecution(ExecutionServices services,
+                             std::shared_ptr<const config::Config> config,
+                             protocol::ChatRequest request, QByteArray body,
+                             routing::RequestContext context, routing::RouteDecision decision,
+                             telemetry::TraceBuilder trace, std::unique_ptr<ClientChannel> client,
+                             QObject *parent)
+    : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
+      m_request(std::move(request)), m_body(std::move(body)), m_context(std::move(context)),
+      m_decision(std::move(decision)), m_trace(std::move(trace)), m_client(std::move(client)),
+      m_plan(m_decision.candidates, m_context.fallbackLevel,
+             [config = m_config](const QString &tier) {
+                 const config::TierConfig *contract = config->routing.tier(tier);
+                 return contract ? contract->retries : -1;
+             }),
+      m_wait(m_services.scheduler, [this] { resumeRun(); }),
+      m_watchDeadline(m_services.scheduler, [this] { onWatchDue(); })
+{}
+
+ChatExecution::~ChatExecution()
+{
+    // Deleted while it runs (the engine shutting down): stop the call, give back what the
+    // attempt holds, and let the coroutine reach its end so its frame is freed.
+    m_call.reset();
+    if (m_phase != Phase::Done) {
+        m_phase = Phase::Done;
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("abandoned at shutdown"));
+        releaseRetrySlot();
+        if (m_countedInRetryBudget)
+            m_services.retryBudget.requestFinished();
+    }
+    m_wait.disarm();
+    m_watchDeadline.disarm();
+    resumeRun();
+}
+
+const routing::RouteCandidate &ChatExecution::candidate() const
+{
+    return m_plan.candidates()[m_attempt.candidate];
+}
+
+QString ChatExecution::providerId() const
+{
+    return candidate().providerId;
+}
+
+HeaderList ChatExecution::responseHeaders(const QString &provider, int degradedLevel) const
+{
+    const telemetry::Trace &trace = m_trace.trace();
+    HeaderList headers =
+        protocol::identityHeaders(trace.requestId, trace.traceId,
+                                  provider.isEmpty() ? QByteArray("none") : provider.toUtf8());
+    headers.append({"x-switchyard-route", m_decision.rule.isEmpty() ? QByteArray("default")
+                                                                    : headerSafe(m_decision.rule)});
+    headers.append({"x-switchyard-tier",
+                    m_decision.tier.isEmpty() ? QByteArray("none") : headerSafe(m_decision.tier)});
+    headers.append({"x-switchyard-attempts", QByteArray::number(m_plan.attempts())});
+    headers.append({"x-switchyard-degraded", QByteArray::number(degradedLevel)});
+    return headers;
+}
+
+double ChatExecution::msSince(TimePoint start) const
+{
+    return std::chrono::duration<double, std::milli>(now() - start).count();
+}
+
+std::optional<milliseconds> ChatExecution::remainingBudget() const
+{
+    if (!m_deadline)
+        return std::nullopt;
+    return std::chrono::floor<milliseconds>(*m_deadline - now());
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+void ChatExecution::start()
+{
+    m_client->setListener(this);
+    if (!m_client->connected()) {
+        onClientGone();
+        return;
+    }
+    m_trace.trace().model = m_request.model;
+    m_trace.trace().streamed = m_request.stream;
+    m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
+    m_services.retryBudget.requestStarted();
+    m_countedInRetryBudget = true;
+
+    // The whole request's deadline, across attempts and waits: the client's budget, and for a
+    // non-streamed request the total timeout as well. A stream has no total cap of its own.
+    m_startedAt = now();
+    const milliseconds total = m_config->timeouts.total;
+    std::optional<milliseconds> budget = m_context.timeoutBudget;
+    m_deadlineIsClientBudget = budget.has_value();
+    if (!m_request.stream && (!budget || *budget > total)) {
+        budget = total;
+        m_deadlineIsClientBudget = false;
+    }
+    if (budget)
+        m_deadline = m_startedAt + *budget;
+
+    // Shedding thins the traffic a degraded tier sends to its fallbacks; with no fallback left
+    // there is nothing to protect.
+    if (!m_decision.candidates.isEmpty() && tierIsDegraded() &&
+        !m_services.admission.admitsToDegradedFallback(m_trace.trace().requestId)) {
+        m_shed = true;
+        m_trace.pointEvent(
+            QStringLiteral("shed"),
+            QStringLiteral("every endpoint of tier `%1` is unavailable; its fallbacks take %2 % "
+                           "of its traffic and this request is not among it")
+                .arg(m_decision.tier)
+                .arg(m_config->resilience.admission.degradedAdmitShare * 100.0));
+        finishWithoutAnswer();
+        return;
+    }
+    m_run.emplace(run());
+}
+
+void ChatExecution::resumeRun()
+{
+    if (std::coroutine_handle<> waiting = std::exchange(m_suspended, {}))
+        waiting.resume();
+}
+
+QCoro::Task<> ChatExecution::run()
+{
+    const config::RetryConfig &retries = m_config->resilience.retries;
+    while (m_phase != Phase::Done) {
+        int next = takeNextCandidate();
+        bool failover = next >= 0 && m_plan.isFailover(next);
+        if (next < 0) {
+            // Nothing can take the request now. One endpoint cooling down after a 429 may be
+            // worth waiting for, once.
+            const int cooling = soonestCoolingCandidate();
+            if (cooling < 0) {
+                finishWithoutAnswer();
+                co_return;
+            }
+            const routing::RouteCandidate &target = m_plan.candidates()[cooling];
+            const resilience::RetryDecision wait = resilience::decideCoolDownWait(
+                m_services.health.coolDownLeft(target.endpoint), m_waitedForCoolDown,
+                m_plan.attempts(), remainingBudget(), retries);
+            if (wait.action == RetryAction::GiveUp) {
+                m_trace.pointEvent(QStringLiteral("no retry"), wait.reason);
+                if (wait.stop == RetryStop::AttemptsExhausted)
+                    m_retryStop = wait.stop;
+                finishWithoutAnswer();
+                co_return;
+            }
+            if (m_plan.attempts() > 0 && !takeRetrySlot()) {
+                finishWithoutAnswer();
+                co_return;
+            }
+            m_waitedForCoolDown = true;
+            m_trace.pointEvent(QStringLiteral("retry"),
+                               QStringLiteral("%1: %2").arg(target.providerId, wait.reason));
+            m_wait.armIn(wait.delay);
+            co_await suspend();
+            if (m_phase == Phase::Done)
+                co_return;
+            if (!m_services.health.tryAdmit(target.endpoint)) {
+                m_trace.pointEvent(QStringLiteral("skipped endpoint"),
+                                   QStringLiteral("%1: %2").arg(
+                                       target.providerId, m_services.health.unavailableReason(
+                                                              target.endpoint)));
+                m_skips.append({cooling, resilience::SkipReason::BreakerOpen});
+                releaseRetrySlot();
+                continue; // nothing else can take it: the next round ends the request
+            }
+            next = cooling;
+            failover = false;
+        }
+
+        if (!startAttempt(next, failover))
+            co_return; // the provider's adapter refused the request: it has its answer
+        co_await suspend();
+        if (m_phase == Phase::Done)
+            co_return; // answered, or the client is gone
+        const AttemptFailure failure = *std::exchange(m_failure, std::nullopt);
+
+        resilience::RetryDecision decision;
+        if (failure.cutByBudget) {
+            decision.reason = QStringLiteral("the request's time budget ran out");
+            decision.stop = RetryStop::TimeBudget;
+        } else {
+            const resilience::RetryInput input{failure.errorClass, false, m_plan.attempts(),
+                                               remainingBudget(),
+                                               m_services.random ? m_services.random() : 0.0};
+            decision = resilience::decideRetry(input, retries);
+        }
+        if (decision.action == RetryAction::GiveUp) {
+            m_trace.pointEvent(QStringLiteral("no retry"), decision.reason);
+            m_retryStop = decision.stop;
+            finishWithoutAnswer();
+            co_return;
+        }
+        if (!m_plan.anyCandidateLeft()) {
+            if (soonestCoolingCandidate() < 0) {
+                m_trace.pointEvent(QStringLiteral("no retry"),
+                                   QStringLiteral("no other endpoint is left to try"));
+                finishWithoutAnswer();
+                co_return;
+            }
+            continue; // no backoff: the next round waits out the cool-down, or ends
+        }
+        if (!takeRetrySlot()) {
+            finishWithoutAnswer();
+            co_return;
+        }
+        m_trace.pointEvent(QStringLiteral("retry"), decision.reason);
+        // Even a zero wait goes through the scheduler: the next attempt never starts from
+        // inside the callbacks of the one that failed.
+        m_wait.armIn(decision.delay);
+        co_await suspend();
+    }
+}
+
+int ChatExecution::takeNextCandidate()
+{
+    const resilience::AttemptPlan::Gate gate =
+        [this](const routing::RouteCandidate &next,
+               bool failover) -> std::optional<resilience::SkipReason> {
+        // Reversible checks first: a half-open breaker's admission is its one probe call.
+        const int provider = next.endpoint;
+        if (m_services.health.coolDownLeft(provider).count() > 0)
+            return resilience::SkipReason::CoolingDown;
+        if (failover && !m_services.health.tryStartFailover(
+                            provider, m_services.admission.failoverLimit(
+                                          m_services.health.providerConfig(provider).capacity)))
+            return resilience::SkipReason::FailoverCapacityFull;
+        if (!m_services.health.tryAdmit(provider)) {
+            if (failover)
+                m_services.health.failoverFinished(provider);
+            return resilience::SkipReason::BreakerOpen;
+        }
+        return std::nullopt;
+    };
+    QList<resilience::CandidateSkip> skipped;
+    const int next = m_plan.takeNext(gate, &skipped);
+    for (const resilience::CandidateSkip &skip : skipped) {
+        m_trace.pointEvent(
+            QStringLiteral("skipped endpoint"),
+            QStringLiteral("%1: %2").arg(m_plan.candidates()[skip.candidateIndex].providerId,
+                                         resilience::skipReasonText(skip.reason)));
+        if (skip.reason == resilience::SkipReason::CoolingDown)
+            m_coolingCandidates.append(skip.candidateIndex);
+    }
+    m_skips.append(skipped);
+    return next;
+}
+
+int ChatExecution::soonestCoolingCandidate() const
+{
+    int soonest = -1;
+    milliseconds soonestLeft = milliseconds::max();
+    for (int index : m_coolingCandidates) {
+        const milliseconds left =
+            m_services.health.coolDownLeft(m_plan.candidates()[index].endpoint);
+        if (left < soonestLeft) {
+            soonest = index;
+            soonestLeft = left;
+        }
+    }
+    return soonest;
+}
+
+bool ChatExecution::tierIsDegraded() const
+{
+    const config::TierConfig *tier =
+        m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
+    if (!tier || tier->pool.isEmpty())
+        return false;
+    for (const QString &id : tier->pool) {
+        const int index = m_services.health.indexOf(id);
+        if (index >= 0 && m_services.health.selectable(index))
+            return false;
+    }
+    return true;
+}
+
+bool ChatExecution::startAttempt(int candidateIndex, bool failover)
+{
+    const routing::RouteCandidate &chosen = m_plan.candidates()[candidateIndex];
+    const int earlierInTier = m_plan.attemptsInTier(chosen.tier);
+    m_plan.recordAttempt(candidateIndex);
+    m_attempt = Attempt{};
+    m_attempt.candidate = candidateIndex;
+    m_attempt.number = m_plan.attempts();
+    m_attempt.holdsFailoverSlot = failover;
+    m_phase = Phase::WaitingForAnswer;
+    m_sawDone = false;
+
+    // The request's own snapshot defines a configured provider (an Apply since changes nothing
+    // for it, and the execution keeps the snapshot alive); an agent registered at runtime is
+    // defined by the registry alone, whose list may grow while the attempt runs, so the attempt
+    // keeps a copy of an agent's definition. The adapter refers to it until the attempt ends.
+    m_attempt.provider = m_config->provider(chosen.providerId);
+    if (!m_attempt.provider) {
+        m_attempt.agentDefinition = std::make_unique<config::ProviderConfig>(
+            m_services.health.providerConfig(chosen.endpoint));
+        m_attempt.provider = m_attempt.agentDefinition.get();
+    }
+    const config::ProviderConfig &provider = *m_attempt.provider;
+    m_trace.trace().provider = provider.id;
+
+    m_attempt.adapter = upstream::adapters::adapterFor(provider);
+    const upstream::adapters::AdapterRequest adapterRequest{
+        m_body,
+        m_request.model,
+        chosen.upstreamModel,
+        m_request.stream,
+        m_trace.trace().requestId,
+        QDateTime::currentSecsSinceEpoch(),
+        {{"x-request-id", m_trace.trace().requestId},
+         {"traceparent",
+          "00-" + m_trace.trace().traceId + "-" + telemetry::newTraceId().left(16) + "-01"},
+         // The loop guard: a Switchyard behind this one sees one hop more.
+         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
+    auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
+    if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
+        refuseForProvider(*refusal);
+        return false;
+    }
+    upstream::UpstreamRequest call =
+        std::move(std::get<upstream::adapters::PreparedRequest>(prepared).request);
+    m_attempt.shape = std::move(std::get<upstream::adapters::PreparedRequest>(prepared).shape);
+    const bool upstreamStreams = m_attempt.shape.upstreamStreams;
+
+    // The tier's contract sets the time to an answer (a streamed call's first token, a plain
+    // one's whole answer); each further attempt in the same tier waits longer.
+    const config::TierConfig *tier = m_config->routing.tier(chosen.tier);
+    const milliseconds base = tier && tier->timeout.count() > 0 ? tier->timeout
+                              : upstreamStreams                 ? m_config->timeouts.firstToken
+                                                                : m_config->timeouts.total;
+    m_attempt.answerLimit = resilience::stretchedTimeout(
+        base, m_config->resilience.retries.timeoutGradient, earlierInTier);
+
+    // The connect timeout is the transport's: only it knows when the connection stands. Cut
+    // short by the client's budget that is no fault of the provider's; by the total timeout of
+    // a non-streamed request it is the configured limit, and counts. libcurl reads a zero
+    // timeout as "its default": the smallest real limit is 1 ms.
+    const std::optional<milliseconds> remaining = remainingBudget();
+    call.connectTimeout = m_config->timeouts.connect;
+    if (remaining && *remaining < call.connectTimeout) {
+        call.connectTimeout = std::max(*remaining, milliseconds(1));
+        m_attempt.connectCutByBudget = m_deadlineIsClientBudget;
+    }
+    call.totalTimeout = milliseconds(0); // the watch below is the answer's limit
+    watch(upstreamStreams ? Watch::FirstToken : Watch::Answer, m_attempt.answerLimit);
+
+    m_services.health.callStarted(chosen.endpoint);
+    m_attempt.open = true;
+    m_attempt.span = m_trace.openSpan(
+        QStringLiteral("upstream attempt"),
+        QStringLiteral("%1, attempt %2 (%3%4): %5")
+            .arg(provider.id)
+            .arg(m_attempt.number)
+            .arg(roleName(chosen.role),
+                 chosen.tier.isEmpty() ? QString() : QStringLiteral(", tier ") + chosen.tier,
+                 call.url.toString()));
+    m_attempt.startedAt = now();
+    m_call = m_services.transport.start(call, this);
+    return true;
+}
+
+void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
+{
+    // The request asks for something this provider's protocol cannot express: the client's
+    // fault, so nothing is sent and the endpoint's health is untouched. A half-open breaker's
+    // probe admission is handed back by a cancelled call, which counts nothing.
+    const routing::RouteCandidate &chosen = candidate();
+    m_services.health.callStarted(chosen.endpoint);
+    m_services.health.callFinished(chosen.endpoint, CallOutcome::Cancelled, 0.0, -1.0, {});
+    if (m_attempt.holdsFailoverSlot) {
+        m_attempt.holdsFailoverSlot = false;
+        m_services.health.failoverFinished(chosen.endpoint);
+    }
+    m_trace.pointEvent(QStringLiteral("refused by adapter"),
+                       QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
+    // On a failover the request was fine for the provider that failed first: its error is what
+    // ended the request, and a 400 blaming the client would hide it.
+    if (!m_lastError) {
+        m_lastError = refusal;
+        m_lastErrorProvider = chosen.providerId;
+        m_lastErrorClass = ErrorClass::RequestRejected;
+    }
+    releaseRetrySlot();
+    finishWithoutAnswer();
+}
+
+// ---- the attempt: an observer of its upstream call ---------------------------------------------
+
+void ChatExecution::onResponseHead(const upstream::UpstreamResponseHead &head)
+{
+    m_attempt.head = head;
+    m_trace.pointEvent(QStringLiteral("response head"), QStringLiteral("HTTP %1").arg(head.status));
+    m_attempt.relayingEvents = m_attempt.shape.upstreamStreams && head.status >= 200 &&
+                               head.status < 300 &&
+                               head.header("content-type").startsWith("text/event-stream");
+    if (m_attempt.relayingEvents)
+        m_attempt.stream = m_attempt.adapter->startStream(m_attempt.shape);
+}
+
+void ChatExecution::onResponseBody(QByteArrayView bytes)
+{
+    if (m_phase == Phase::Done)
+        return;
+    if (!m_attempt.relayingEvents) {
+        m_attempt.answer.append(bytes);
+        if (m_attempt.answer.size() > kMaxUpstreamAnswerBytes) {
+            attemptFailed({ErrorClass::UnusableAnswer,
+                           upstreamError(502, QStringLiteral("upstream_answer_too_large"),
+                                         QStringLiteral("Provider `%1` sent an answer larger "
+                                                        "than %2 bytes.")
+                                             .arg(providerId())
+                                             .arg(kMaxUpstreamAnswerBytes)),
+                           QStringLiteral("answer too large")});
+        }
+        return;
+    }
+
+    QList<upstream::SseEvent> events;
+    if (!m_attempt.sse.feed(bytes, events)) {
+        attemptFailed({ErrorClass::UnusableAnswer,
+                       upstreamError(502, QStringLiteral("invalid_upstream_response"),
+                                     QStringLiteral("Provider `%1` sent an event-stream line "
+                                                    "longer than %2 bytes.")
+                                         .arg(providerId())
+                                         .arg(upstream::SseParser::kMaxLineBytes)),
+                       QStringLiteral("event-stream line too long")});
+        return;
+    }
+    if (m_attempt.sse.takeActivity() && m_phase == Phase::Streaming && !m_upstreamPaused)
+        noteUpstreamActivity(); // keep-alive comments count as activity
+    if (events.isEmpty())
+        return;
+
+    // All events of one upstream read go out as one chunk: one write, one syscall.
+    upstream::adapters::StreamOutput output;
+    for (const upstream::SseEvent &event : events) {
+        upstream::adapters::StreamOutput piece = m_attempt.stream->feed(event);
+        output.events.append(std::move(piece.events));
+        output.completed = piece.completed;
+        if (piece.failure) {
+            output.failure = std::move(piece.failure);
+            break;
+        }
+        if (output.completed)
+            break; // nothing may follow [DONE]
+    }
+    if (!relayStreamOutput(std::move(output)) || m_phase == Phase::WaitingForAnswer)
+        return; // ended, or nothing for the client yet (a ping): the first-token watch goes on
+    if (m_sawDone) {
+        watch(Watch::EndAfterDone, std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
+    } else if (m_call && !m_upstreamPaused &&
+               m_client->pendingBytes() > kPauseUpstreamAboveBytes) {
+        // The client reads slower than the provider writes. Stop reading the provider rather
+        // than hold its whole answer in memory. The watch now is on the client: one that takes
+        // nothing for an idle period is not coming back for the rest.
+        m_upstreamPaused = true;
+        ++m_pauseCount;
+        watch(Watch::ClientStall, m_config->timeouts.idle);
+        m_call->pauseReceiving();
+    } else if (!m_upstreamPaused) {
+        noteUpstreamActivity();
+    }
+}
+
+bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
+{
+    if (output.completed) {
+        m_sawDone = true;
+        m_attempt.answerCompleteMs = msSince(m_attempt.startedAt);
+        noteUsage(m_attempt.stream->usage());
+    }
+    if (!output.events.isEmpty()) {
+        if (m_phase == Phase::WaitingForAnswer) {
+            // The first byte goes to the client now: from here on this provider's answer is
+            // the answer, and a failure ends the stream with an error event.
+            m_phase = Phase::Streaming;
+            m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
+            m_trace.pointEvent(QStringLiteral("first byte"),
+                               QStringLiteral("first event after %1 ms")
+                                   .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
+            m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel));
+        }
+        // After [DONE] only the end of the stream follows, normally in the same upstream read.
+        m_client->sendStreamEvents(output.events, !m_sawDone && !output.failure);
+        if (m_phase == Phase::Done)
+            return false; // the write found the client gone
+    }
+    if (!output.failure)
+        return true;
+    // Before the first byte reached the client another provider may still answer instead.
+    const upstream::adapters::StreamFailure &failure = *output.failure;
+    const bool unusable = failure.kind == upstream::adapters::StreamFailure::Kind::Unusable;
+    const ErrorClass errorClass =
+        unusable ? ErrorClass::UnusableAnswer
+                 : resilience::classify(TransportError::None, failure.error.status,
+                                        resilience::TimeoutKind::None);
+    attemptFailed({errorClass, failure.error,
+                   unusable ? QStringLiteral("unusable stream event")
+                            : QStringLiteral("error event in the stream")});
+    return false;
+}
+
+void ChatExecution::onClientDrained()
+{
+    if (!m_upstreamPaused || m_phase == Phase::Done)
+        return;
+    if (m_client->pendingBytes() > kResumeUpstreamBelowBytes) {
+        watch(Watch::ClientStall, m_config->timeouts.idle); // the client is slow, not stalled
+        return;
+    }
+    m_upstreamPaused = false;
+    watch(Watch::Idle, m_config->timeouts.idle);
+    if (m_call)
+        m_call->resumeReceiving();
+}
+
+void ChatExecution::onFinished(const upstream::UpstreamResult &result)
+{
+    stopWatching();
+    if (m_phase == Phase::Done)
+        return;
+    m_call.reset(); // finished: nothing more arrives from it
+    const QString provider = providerId();
+
+    if (m_attempt.relayingEvents && !m_sawDone && result.error == TransportError::None) {
+        // A clean end: a provider whose protocol has no end marker finishes its answer here.
+        if (!relayStreamOutput(m_attempt.stream->finish()))
+            return;
+    }
+    if (m_attempt.relayingEvents && m_sawDone) {
+        // [DONE] arrived, so the answer is whole even if the provider's connection then broke
+        // before the response's own end: the client gets a clean end, and the call counts.
+        streamAnswerComplete();
+        return;
+    }
+    if (result.error != TransportError::None) {
+        const ErrorClass errorClass =
+            resilience::classify(result.error, 0, resilience::TimeoutKind::None);
+        const bool cutByBudget =
+            result.error == TransportError::ConnectTimeout && m_attempt.connectCutByBudget;
+        protocol::ApiError error;
+        if (cutByBudget) {
+            error = budgetCutError();
+        } else if (m_phase == Phase::Streaming) {
+            // Events already reached the client, which needs to know one thing: the answer it
+            // was reading is incomplete. Same code as a stream that ended without [DONE].
+            error = upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
+                                  QStringLiteral("Provider `%1` broke off the stream: %2; the "
+                                                 "answer is incomplete.")
+                                      .arg(provider, result.description));
+        } else if (errorClass == ErrorClass::Timeout) {
+            error = upstreamError(504, QStringLiteral("upstream_timeout"),
+                                  QStringLiteral("Provider `%1` did not answer in time: %2.")
+                                      .arg(provider, result.description));
+        } else if (errorClass == ErrorClass::ConnectFailed) {
+            error = upstreamError(502, QStringLiteral("upstream_unavailable"),
+                                  QStringLiteral("Provider `%1` could not be reached: %2.")
+                                      .arg(provider, result.description));
+        } else {
+            error = upstreamError(502, QStringLiteral("upstream_connection_lost"),
+                                  QStringLiteral("Provider `%1` broke off the answer: %2.")
+                                      .arg(provider, result.description));
+        }
+        attemptFailed({errorClass, error, result.description, cutByBudget});
+        return;
+    }
+
+    if (m_attempt.relayingEvents) {
+        attemptFailed({ErrorClass::ConnectionLost,
+                       upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
+                                     QStringLiteral("Provider `%1` ended the stream before %2; "
+                                                    "the answer is incomplete.")
+                                         .arg(provider, m_attempt.adapter->streamEnd())),
+                       QStringLiteral("stream ended before its end event")});
+        return;
+    }
+    if (m_attempt.head.status >= 200 && m_attempt.head.status < 300)
+        relayWholeAnswer();
+    else
+        relayUpstreamError();
+}
+
+void ChatExecution::relayWholeAnswer()
+{
+    const QString provider = providerId();
+    // An answer arrived but cannot be used: counted as quality, never as a call failure.
+    if (m_attempt.shape.upstreamStreams) {
+        attemptFailed({ErrorClass::UnusableAnswer,
+                       upstreamError(502, QStringLiteral("invalid_upstream_response"),
+                                     QStringLiteral("Provider `%1` answered a streamed request "
+                                                    "without an event stream.")
+                                         .arg(provider)),
+                       QStringLiteral("no event stream")});
+        return;
+    }
+    upstream::adapters::AnswerTranslation translated =
+        m_attempt.adapter->translateAnswer(m_attempt.shape, m_attempt.answer);
+    if (translated.kind == upstream::adapters::AnswerTranslation::Kind::Unusable) {
+        const QString description = translated.error.message;
+        attemptFailed({ErrorClass::UnusableAnswer, std::move(translated.error), description});
+        return;
+    }
+    noteUsage(translated.usage);
+    m_finishing = true;
+    const HeaderList headers = responseHeaders(provider, candidate().degradationLevel);
+    if (m_attempt.shape.clientStreams) {
+        // The provider cannot stream: its whole answer is replayed as the stream asked for.
+        m_client->beginStream(headers);
+        m_client->sendStreamEvents(
+            upstream::adapters::completionAsChunks(m_attempt.shape, translated.openAiJson), false);
+        m_client->endStream();
+    } else {
+        m_client->sendAnswer(m_attempt.head.status, headers, translated.openAiJson);
+    }
+    endAttempt(CallOutcome::Success, QStringLiteral("ok"));
+    complete(m_attempt.head.status, QStringLiteral("ok"));
+}
+
+void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
+{
+    if (!usage.isKnown())
+        return;
+    m_trace.pointEvent(QStringLiteral("usage"),
+                       QStringLiteral("%1 prompt + %2 completion tokens")
+                           .arg(std::max<qint64>(usage.promptTokens, 0))
+                           .arg(std::max<qint64>(usage.completionTokens, 0)));
+}
+
+void ChatExecution::relayUpstreamError()
+{
+    const int status = m_attempt.head.status;
+    // Classified on the provider's own status (Anthropic's 529 is a server error), whatever
+    // status the client is shown.
+    const ErrorClass errorClass =
+        resilience::classify(TransportError::None, status, resilience::TimeoutKind::None);
+    protocol::ApiError error =
+        m_attempt.adapter->translateError(status, m_attempt.head.headers, m_attempt.answer);
+    std::optional<milliseconds> retryAfter;
+    if (errorClass == ErrorClass::RateLimited) {
+        retryAfter = resilience::retryAfterDelay(m_attempt.head.header("retry-after-ms"),
+                                                 m_attempt.head.header("retry-after"),
+                                                 QDateTime::currentDateTimeUtc());
+    }
+    attemptFailed(
+        {errorClass, std::move(error), QStringLiteral("HTTP %1").arg(status), false, retryAfter});
+}
+
+// ---- deadlines ----------------------------------------------------------------------------------
+
+void ChatExecution::watch(Watch what, milliseconds limit)
+{
+    watchUntil(what, now() + limit);
+}
+
+void ChatExecution::watchUntil(Watch what, TimePoint end)
+{
+    m_watch = what;
+    // Every watch is cut short by the request's deadline.
+    m_watchEndsAtDeadline = m_deadline && *m_deadline <= end;
+    m_watchCutByBudget = m_watchEndsAtDeadline && m_deadlineIsClientBudget;
+    m_watchDeadline.arm(m_watchEndsAtDeadline ? *m_deadline : end);
+}
+
+void ChatExecution::noteUpstreamActivity()
+{
+    // Every read of a stream would move the idle deadline; instead the time of the last one is
+    // kept, and the deadline, when it comes, checks whether it really is due.
+    m_idleFrom = now();
+    if (m_watch != Watch::Idle)
+        watch(Watch::Idle, m_config->timeouts.idle);
+}
+
+void ChatExecution::stopWatching()
+{
+    m_watch = Watch::Nothing;
+    m_watchDeadline.disarm();
+}
+
+void ChatExecution::onWatchDue()
+{
+    if (m_phase == Phase::Done)
+        return;
+    if (m_watch == Watch::Idle && !m_watchEndsAtDeadline) {
+        const TimePoint idleEnd = m_idleFrom + m_config->timeouts.idle;
+        if (now() < idleEnd) {
+            watchUntil(Watch::Idle, idleEnd); // data arrived since the watch was set
+            return;
+        }
+    }
+    const Watch watched = std::exchange(m_watch, Watch::Nothing);
+    if (m_sawDone) {
+        // The answer is whole; only the provider's end of the response never came. Nothing may
+        // follow [DONE], least of all an error about an answer that is complete.
+        m_call.reset();
+        streamAnswerComplete();
+        return;
+    }
+    if (m_phase == Phase::Streaming && m_watchCutByBudget) {
+        // The client's time budget ran out while its answer streamed: it learns so in the
+        // stream. The provider was not slow by its own contract: not its failure.
+        m_call.reset();
+        m_budgetRanOut = true;
+        const protocol::ApiError error = budgetError();
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("time budget ran out mid-stream"));
+        m_finishing = true;
+        m_client->failStream(error);
+        complete(error.status, error.code);
+        return;
+    }
+    if (watched == Watch::ClientStall) {
+        // The client has taken nothing for a whole idle period while its stream waits: it
+        // holds a provider slot and will not free it. Let both go.
+        m_call.reset();
+        m_finishing = true;
+        m_client->abort();
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("client stalled"));
+        complete(499, QStringLiteral("client_stalled"));
+        return;
+    }
+    const bool connecting = m_call && !m_call->requestSent();
+    m_call.reset(); // stop the upstream request now
+    if (m_watchCutByBudget) {
+        attemptFailed({ErrorClass::Timeout, budgetCutError(),
+                       QStringLiteral("time budget ran out"), true});
+        return;
+    }
+    if (watched == Watch::Answer) {
+        // The transport owns the connect timeout but the answer's limit can come first: still
+        // connecting then, it is a connect timeout all the same.
+        const QString what =
+            connecting ? QStringLiteral("connect timed out (no connection within %1)")
+                             .arg(millisecondsText(m_attempt.answerLimit))
+                       : QStringLiteral("timed out (no answer within %1)")
+                             .arg(millisecondsText(m_attempt.answerLimit));
+        attemptFailed({ErrorClass::Timeout,
+                       upstreamError(504, QStringLiteral("upstream_timeout"),
+                                     QStringLiteral("Provider `%1` did not answer in time: %2.")
+                                         .arg(providerId(), what)),
+                       what});
+        return;
+    }
+    const QString what = watched == Watch::FirstToken
+                             ? QStringLiteral("no first token within %1")
+                                   .arg(millisecondsText(m_attempt.answerLimit))
+                             : QStringLiteral("no data for %1 between chunks")
+                                   .arg(millisecondsText(m_config->timeouts.idle));
+    attemptFailed(
+        {ErrorClass::Timeout,
+         upstreamError(504, QStringLiteral("upstream_timeout"),
+                       QStringLiteral("Provider `%1` timed out: %2.").arg(providerId(), what)),
+         what});
+}
+
+void ChatExecution::onClientGone()
+{
+    // While an ending path writes the final answer (or drops a stalled client), a disconnect it
+    // causes must not replace the outcome that path records.
+    if (m_phase == Phase::Done || m_finishing)
+        return;
+    m_call.reset();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("client disconnected"));
+    complete(499, QStringLiteral("client_disconnected"));
+}
+
+// ---- endings ------------------------------------------------------------------------------------
+
+void ChatExecution::attemptFailed(AttemptFailure failure)
+{
+    m_call.reset();
+    stopWatching();
+    const QString provider = providerId();
+    endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
+               QStringLiteral("%1 (%2)").arg(failure.description,
+                                             resilience::errorClassName(failure.errorClass)));
+    m_attemptSummaries.append(QStringLiteral("`%1` (%2)").arg(provider, failure.description));
+    m_lastErrorProvider = provider;
+    m_lastErrorClass = failure.errorClass;
+    m_budgetRanOut = m_budgetRanOut || failure.cutByBudget;
+    if (failure.errorClass == ErrorClass::RateLimited) {
+        // A rate limit is a state of the endpoint, not a failure: no calls until it passes.
+        const milliseconds coolDown =
+            failure.retryAfter.value_or(m_config->resilience.retries.defaultCoolDown);
+        m_services.health.coolDown(candidate().endpoint, coolDown);
+        m_coolingCandidates.append(m_attempt.candidate);
+        m_trace.pointEvent(QStringLiteral("cool-down"), QStringLiteral("%1 for %2").arg(
+                                                            provider, millisecondsText(coolDown)));
+    }
+    if (m_client->answerStarted()) {
+        // The status line is gone; a second provider would repeat or contradict what the client
+        // already has. The stream ends with an error event instead.
+        m_finishing = true;
+        m_client->failStream(failure.error);
+        complete(failure.error.status, failure.error.code);
+        return;
+    }
+    m_lastError = failure.error;
+    m_failure = std::move(failure);
+    resumeRun();
+}
+
+void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
+{
+    if (!m_attempt.open)
+        return;
+    m_attempt.open = false;
+    const routing::RouteCandidate &ended = candidate();
+    // A stream's latency ends at [DONE]: waiting for the provider's end of the response after
+    // it is not the provider answering.
+    const double latencyMs = m_attempt.answerCompleteMs >= 0 ? m_attempt.answerCompleteMs
+                                                             : msSince(m_attempt.startedAt);
+    m_trace.closeSpan(m_attempt.span, QStringLiteral("%1, attempt %2: %3")
+                                          .arg(ended.providerId)
+                                          .arg(m_attempt.number)
+                                          .arg(detail));
+    m_services.health.callFinished(ended.endpoint, outcome, latencyMs, m_attempt.timeToFirstTokenMs,
+                                   outcome == CallOutcome::Success ? QString() : detail);
+    if (m_attempt.holdsFailoverSlot) {
+        m_attempt.holdsFailoverSlot = false;
+        m_services.health.failoverFinished(ended.endpoint);
+    }
+    releaseRetrySlot();
+}
+
+bool ChatExecution::takeRetrySlot()
+{
+    if (m_holdsRetrySlot)
+        return true;
+    if (!m_services.retryBudget.tryStartRetry()) {
+        m_retryStop = RetryStop::RetryBudgetSpent;
+        m_retryStopReason = QStringLiteral("the retry budget is spent: %1 retries in flight, %2 "
+                                           "allowed")
+                                .arg(m_services.retryBudget.retriesInFlight())
+                                .arg(m_services.retryBudget.allowedRetriesInFlight());
+        m_trace.pointEvent(QStringLiteral("no retry"), m_retryStopReason);
+        return false;
+    }
+    m_holdsRetrySlot = true;
+    return true;
+}
+
+void ChatExecution::releaseRetrySlot()
+{
+    if (!m_holdsRetrySlot)
+        return;
+    m_holdsRetrySlot = false;
+    m_services.retryBudget.retryFinished();
+}
+
+void ChatExecution::finishWithoutAnswer()
+{
+    const protocol::ApiError error = finalError();
+    // The ladder's lower rungs answer for providers that failed, never for a request that
+    // every provider would refuse.
+    if (m_lastErrorClass != ErrorClass::RequestRejected) {
+        const config::DegradationConfig &degradation = m_config->resilience.degradation;
+        if (m_context.fallbackLevel >= resilience::kCannedAnswer && !degradation.canned.isEmpty()) {
+            const config::CannedAnswer *canned = resilience::matchCannedAnswer(
+                degradation, m_request.model, resilience::lastUserMessageText(m_body));
+            if (canned) {
+                answerDegraded(resilience::kCannedAnswer, canned->reply, error.message);
+                return;
+            }
+        }
+        if (m_context.fallbackLevel >= resilience::kFailSafeMessage &&
+            !degradation.failSafe.isEmpty()) {
+            answerDegraded(resilience::kFailSafeMessage, degradation.failSafe, error.message);
+            return;
+        }
+    }
+    m_finishing = true;
+    m_client->sendError(error, responseHeaders(m_lastErrorProvider, 0));
+    complete(error.status, error.code.isEmpty() ? error.type : error.code);
+}
+
+void ChatExecution::answerDegraded(int level, const QString &content, const QString &reason)
+{
+    resilience::SyntheticAnswer answer;
+    answer.id = "chatcmpl-" + m_trace.trace().requestId;
+    answer.model = m_request.model;
+    answer.createdSecs = QDateTime::currentSecsSinceEpoch();
+    answer.content = content;
+    answer.level = level;
+    answer.reason = reason;
+    const bool canned = level == resilience::kCannedAnswer;
+    m_trace.pointEvent(QStringLiteral("degraded"),
+                       QStringLiteral("level %1, %2 instead of: %3")
+                           .arg(level)
+                           .arg(canned ? QStringLiteral("a canned answer")
+                                       : QStringLiteral("the fail-safe message"),
+                                reason));
+    const HeaderList headers = responseHeaders({}, level);
+    m_finishing = true;
+    if (m_request.stream) {
+        m_client->beginStream(headers);
+        QList<upstream::SseEvent> events;
+        for (const QByteArray &data : answer.streamEvents()) {
+            upstream::SseEvent event;
+            event.data = data;
+            events.append(std::move(event));
+        }
+        m_client->sendStreamEvents(events, false);
+        m_client->endStream();
+    } else {
+        m_client->sendAnswer(200, headers, answer.completion());
+    }
+    complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
+}
+
+void ChatExecution::streamAnswerComplete()
+{
+    m_finishing = true;
+    m_client->endStream();
+    endAttempt(CallOutcome::Success, QStringLiteral("ok"));
+    complete(200, QStringLiteral("ok"));
+}
+
+void ChatExecution::complete(int status, const QString &outcomeCode)
+{
+    if (m_phase == Phase::Done)
+        return;
+    m_phase = Phase::Done;
+    stopWatching();
+    m_wait.disarm();
+    m_call.reset();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("ended with the request"));
+    releaseRetrySlot();
+    if (m_countedInRetryBudget) {
+        m_countedInRetryBudget = false;
+        m_services.retryBudget.requestFinished();
+    }
+    if (m_pauseCount > 0) {
+        m_trace.pointEvent(
+            QStringLiteral("client back-pressure"),
+            QStringLiteral("provider paused %1 time(s) for a slow client").arg(m_pauseCount));
+    }
+    m_trace.pointEvent(QStringLiteral("completion"), outcomeCode);
+    m_services.traces.add(m_trace.finish(status, outcomeCode));
+    qCDebug(lcExecution) << "request" << requestId() << "finished" << status << outcomeCode
+                         << "after" << m_plan.attempts() << "attempt(s)";
+    emit finished();
+    resumeRun(); // a run waiting for this attempt or a wait sees the request done and ends
+}
+
+// ---- the client's error when nothing answered ---------------------------------------------------
+
+QString ChatExecution::triedProviders() const
+{
+    return m_attemptSummaries.join(QStringLiteral(", "));
+}
+
+protocol::ApiError ChatExecution::budgetCutError() const
+{
+    return upstreamError(504, QStringLiteral("upstream_timeout"),
+                         QStringLiteral("Provider `%1` had not answered when the request's time "
+                                        "budget ran out.")
+                             .arg(providerId()));
+}
+
+protocol::ApiError ChatExecution::budgetError() const
+{
+    const QString last =
+        m_lastError ? m_lastError->message : QStringLiteral("no provider answered in time.");
+    return upstreamError(
+        504, QStringLiteral("timeout_budget_exhausted"),
+        QStringLiteral("The request's time budget of %1 "
+                       "(x-switchyard-timeout-budget-ms) ran out after %2 "
+                       "attempt(s); the last: %3")
+            .arg(millisecondsText(m_context.timeoutBudget.value_or(milliseconds(0))))
+            .arg(m_plan.attempts())
+            .arg(last));
+}
+
+protocol::ApiError ChatExecution::retriesStoppedError() const
+{
+    // The last provider's status and type (a 429 stays a rate limit for the client's SDK),
+    // with the limit that ended the retries as the code.
+    protocol::ApiError error = m_lastError.value_or(
+        upstreamError(502, QString(), QStringLiteral("no provider answered.")));
+    const QString limit =
+        m_retryStop == RetryStop::AttemptsExhausted
+            ? QStringLiteral("the attempt cap of %1 (retries.max_attempts) was reached")
+                  .arg(m_config->resilience.retries.maxAttempts)
+            : m_retryStopReason;
+    error.code = resilience::retryStopCode(m_retryStop);
+    error.message = QStringLiteral("No answer after %1 attempt(s): %2. Tried %3; the last: %4")
+                        .arg(m_plan.attempts())
+                        .arg(limit, triedProviders(), m_lastError ? m_lastError->message
+                                                                  : QStringLiteral("none"));
+    if (m_retryStop == RetryStop::RetryBudgetSpent && error.retryAfter.isEmpty())
+        error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
+    return error;
+}
+
+std::optional<protocol::ApiError> ChatExecution::rateLimitedError() const
+{
+    QStringList cooling;
+    milliseconds soonest = milliseconds::max();
+    QSet<int> named;
+    for (int index : m_coolingCandidates) {
+        const routing::RouteCandidate &cooled = m_plan.candidates()[index];
+        const milliseconds left = m_services.health.coolDownLeft(cooled.endpoint);
+        if (left.count() <= 0 || named.contains(cooled.endpoint))
+            continue;
+        named.insert(cooled.endpoint);
+        soonest = std::min(soonest, left);
+        cooling.append(QStringLiteral("`%1` for %2").arg(cooled.providerId, secondsText(left)));
+    }
+    if (cooling.isEmpty())
+        return std::nullopt;
+    QString message = QStringLiteral("Every endpoint for model `%1` that could take the request "
+                                     "is rate limited: %2 more.")
+                          .arg(m_request.model, cooling.join(QStringLiteral(", ")));
+    if (m_lastError && m_lastError->status == 429)
+        message += QStringLiteral(" The last said: %1").arg(m_lastError->message);
+    return protocol::ApiError{429,
+                              message,
+                              QStringLiteral("rate_limit_error"),
+                              {},
+                              QStringLiteral("upstream_rate_limited"),
+                              retryAfterSeconds(soonest)};
+}
+
+protocol::ApiError ChatExecution::unavailableError() const
+{
+    // Every endpoint that could serve is down: when the soonest comes back, and why each is out.
+    QStringList reasons;
+    milliseconds soonest = milliseconds::max();
+    const auto describe = [&](int endpoint, const QString &id, const QString &fallback) {
+        const qint64 untilAdmit = m_services.health.msUntilAdmit(endpoint);
+        if (untilAdmit >= 0)
+            soonest = std::min(soonest, milliseconds(untilAdmit));
+        const QString reason = m_services.health.unavailableReason(endpoint);
+        reasons.append(QStringLiteral("`%1` (%2%3)")
+                           .arg(id, reason.isEmpty() ? fallback : reason,
+                                untilAdmit > 0 ? QStringLiteral("; half-open in %1")
+                                                     .arg(secondsText(milliseconds(untilAdmit)))
+                                               : QString()));
+    };
+    protocol::ApiError error;
+    if (m_decision.candidates.isEmpty()) {
+        // The router found no endpoint it could choose (all unavailable, or no agent idle).
+        for (int endpoint : m_decision.unavailable)
+            describe(endpoint, m_services.health.providerConfig(endpoint).id, {});
+        error = protocol::ApiError::serviceUnavailable(
+            reasons.isEmpty()
+                ? QStringLiteral("No endpoint can take this request now: %1.")
+                      .arg(m_decision.steps.isEmpty() ? QString()
+                                                      : m_decision.steps.last().detail)
+                : QStringLiteral("No endpoint for model `%1` can take the request now: %2.")
+                      .arg(m_request.model, reasons.join(QStringLiteral(", "))));
+        error.code = QStringLiteral("no_route_candidate");
+    } else {
+        for (const resilience::CandidateSkip &skip : m_skips) {
+            const routing::RouteCandidate &skipped = m_plan.candidates()[skip.candidateIndex];
+            describe(skipped.endpoint, skipped.providerId, resilience::skipReasonText(skip.reason));
+        }
+        error = protocol::ApiError::serviceUnavailable(
+            QStringLiteral("No endpoint for model `%1` could take the request: %2.")
+                .arg(m_request.model, reasons.join(QStringLiteral(", "))));
+        error.code = QStringLiteral("no_endpoint_available");
+    }
+    error.retryAfter = retryAfterSeconds(
+        soonest == milliseconds::max() || soonest.count() == 0 ? kRetryAfterNoEndpoint : soonest);
+    return error;
+}
+
+protocol::ApiError ChatExecution::finalError() const
+{
+    if (m_budgetRanOut && m_deadlineIsClientBudget)
+        return budgetError();
+    if (m_retryStop == RetryStop::AttemptsExhausted || m_retryStop == RetryStop::RetryBudgetSpent)
+        return retriesStoppedError();
+    if (m_lastErrorClass != ErrorClass::RequestRejected) {
+        if (std::optional<protocol::ApiError> limited = rateLimitedError())
+            return *limited;
+    }
+    if (m_lastError)
+        return *m_lastError;
+    if (m_shed) {
+        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+            QStringLiteral("Every endpoint of tier `%1` is unavailable and its fallbacks take "
+                           "only part of its traffic; this request was not admitted. Retry "
+                           "shortly.")
+                .arg(m_decision.tier));
+        error.code = QStringLiteral("tier_degraded");
+        error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
+        return error;
+    }
+    return unavailableError();
+}
+
+} // namespace switchyard::execution

@@ -1,0 +1,240 @@
+#pragma once
+
+#include "config/config.h"
+#include "execution/client_channel.h"
+#include "execution/deadline_scheduler.h"
+#include "health/health_registry.h"
+#include "protocol/chat_request.h"
+#include "resilience/attempt_plan.h"
+#include "resilience/error_class.h"
+#include "resilience/retry_policy.h"
+#include "routing/request_context.h"
+#include "routing/route_decision.h"
+#include "telemetry/trace.h"
+#include "upstream/adapters/provider_adapter.h"
+#include "upstream/sse_parser.h"
+#include "upstream/upstream_transport.h"
+
+#include <QCoro/QCoroTask>
+#include <QObject>
+#include <chrono>
+#include <coroutine>
+#include <memory>
+#include <optional>
+
+namespace switchyard::telemetry {
+class TraceRing;
+}
+namespace switchyard::resilience {
+class AdmissionController;
+}
+
+namespace switchyard::execution {
+
+// What an execution borrows from the engine that owns it; all of it lives on the engine thread.
+struct ExecutionServices {
+    upstream::UpstreamTransport &transport;
+    health::HealthRegistry &health;
+    telemetry::TraceRing &traces;
+    resilience::RetryBudget &retryBudget;
+    resilience::AdmissionController &admission;
+    DeadlineScheduler &scheduler; // every timeout and wait of the request
+    resilience::UniformRandom random; // backoff jitter
+};
+
+// The run of one chat completion, from the moment it was routed until the client has its answer
+// (or its error). run() is the attempt loop as a coroutine: take the next candidate that admits
+// the request, try it, classify the failure, maybe wait, go on; down the degradation ladder when
+// nothing answered. One attempt is an observer of its upstream call: a streamed answer is
+// relayed event by event as it arrives, never buffered whole, and once its first byte has
+// reached the client the provider is never switched. Every timeout and wait is a Deadline of the
+// engine's one scheduler, so tests run it in simulated time. The client is reached only through
+// its ClientChannel: no client protocol is known here.
+class ChatExecution final : public QObject,
+                            private upstream::UpstreamObserver,
+                            private ClientListener {
+    Q_OBJECT
+public:
+    ChatExecution(ExecutionServices services, std::shared_ptr<const config::Config> config,
+                  protocol::ChatRequest request, QByteArray body, routing::RequestContext context,
+                  routing::RouteDecision decision, telemetry::TraceBuilder trace,
+                  std::unique_ptr<ClientChannel> client, QObject *parent = nullptr);
+    // An execution deleted while it runs (the engine shutting down) aborts its upstream call
+    // and records nothing more.
+    ~ChatExecution() override;
+
+    void start();
+    const QByteArray &requestId() const { return m_trace.trace().requestId; }
+    bool isDone() const { return m_phase == Phase::Done; }
+
+Q_SIGNALS:
+    // Emitted once, when the client has its answer or is gone. The execution may still be
+    // inside its own callbacks: delete it later.
+    void finished();
+
+private:
+    enum class Phase { WaitingForAnswer, Streaming, Done };
+    // What the attempt's watch deadline watches at the moment.
+    enum class Watch { Nothing, Answer, FirstToken, Idle, ClientStall, EndAfterDone };
+    using TimePoint = health::Clock::TimePoint;
+
+    // Why an attempt ended without an answer, while another provider may still answer instead.
+    struct AttemptFailure {
+        AttemptFailure(resilience::ErrorClass errorClass, protocol::ApiError error,
+                       QString description, bool cutByBudget = false,
+                       std::optional<std::chrono::milliseconds> retryAfter = std::nullopt)
+            : errorClass(errorClass), error(std::move(error)), description(std::move(description)),
+              cutByBudget(cutByBudget), retryAfter(retryAfter)
+        {}
+        resilience::ErrorClass errorClass = resilience::ErrorClass::None;
+        protocol::ApiError error;
+        QString description;
+        bool cutByBudget = false;
+        std::optional<std::chrono::milliseconds> retryAfter; // a 429's, when it named one
+    };
+
+    // One call to one endpoint. Reset for every attempt.
+    struct Attempt {
+        int candidate = -1;
+        int number = 0; // 1-based, as x-switchyard-attempts counts
+        int span = -1;
+        bool open = false;              // counted in flight by the health registry
+        bool holdsFailoverSlot = false; // counted as failed-over traffic on its endpoint
+        // Whether the request's remaining time budget, not the configured timeout, bounded the
+        // connect: a timeout then is not the provider's fault.
+        bool connectCutByBudget = false;
+        std::chrono::milliseconds answerLimit{0};
+        TimePoint startedAt{};
+        upstream::UpstreamResponseHead head;
+        upstream::SseParser sse;
+        QByteArray answer;
+        bool relayingEvents = false;
+        double timeToFirstTokenMs = -1.0;
+        double answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
+        // The provider's definition the adapter refers to: the request's snapshot's for a
+        // configured provider, `agentDefinition` (a copy: the registry's list may grow while the
+        // attempt runs) for a registered agent.
+        const config::ProviderConfig *provider = nullptr;
+        std::unique_ptr<config::ProviderConfig> agentDefinition;
+        std::unique_ptr<upstream::adapters::ProviderAdapter> adapter;
+        upstream::adapters::AnswerShape shape;
+        std::unique_ptr<upstream::adapters::StreamTranslator> stream;
+    };
+
+    // The coroutine's one way to wait: for the attempt to end, or for m_wait. Whatever ends the
+    // wait resumes it through resumeRun(); it then looks at m_phase and m_failure.
+    struct Suspend {
+        ChatExecution *execution;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> waiting) noexcept
+        {
+            execution->m_suspended = waiting;
+        }
+        void await_resume() const noexcept {}
+    };
+    Suspend suspend() { return Suspend{this}; }
+    void resumeRun();
+
+    QCoro::Task<> run();
+    // The next candidate that admits the request, or -1; passes over the others with a reason.
+    int takeNextCandidate();
+    // When nothing can take the request now: the candidate whose cool-down ends first, if any.
+    int soonestCoolingCandidate() const;
+    bool tierIsDegraded() const;
+    // Starts the attempt; false when it ended before any call (the adapter refused).
+    bool startAttempt(int candidateIndex, bool failover);
+    void refuseForProvider(const protocol::ApiError &refusal);
+
+    void onResponseHead(const upstream::UpstreamResponseHead &head) override;
+    void onResponseBody(QByteArrayView bytes) override;
+    void onFinished(const upstream::UpstreamResult &result) override;
+    void onClientGone() override;
+    void onClientDrained() override;
+    void onWatchDue();
+
+    TimePoint now() const { return m_services.scheduler.now(); }
+    double msSince(TimePoint start) const;
+    std::optional<std::chrono::milliseconds> remainingBudget() const;
+    void watch(Watch what, std::chrono::milliseconds limit);
+    void watchUntil(Watch what, TimePoint end);
+    void noteUpstreamActivity();
+    void stopWatching();
+
+    void relayWholeAnswer();
+    // Writes translated stream events (beginning the client's stream if they are the first) and
+    // acts on a failure among them. Returns false when the request ended or its attempt failed.
+    bool relayStreamOutput(upstream::adapters::StreamOutput output);
+    void relayUpstreamError();
+    void noteUsage(const upstream::adapters::Usage &usage);
+    // The attempt failed: after the first byte that ends the request; before it, the failure
+    // is handed to run(), which decides what comes next.
+    void attemptFailed(AttemptFailure failure);
+    void endAttempt(health::CallOutcome outcome, const QString &detail);
+    bool takeRetrySlot();
+    void releaseRetrySlot();
+    void finishWithoutAnswer();
+    void answerDegraded(int level, const QString &content, const QString &reason);
+    void streamAnswerComplete();
+    void complete(int status, const QString &outcomeCode);
+
+    protocol::ApiError finalError() const;
+    protocol::ApiError budgetError() const;
+    protocol::ApiError budgetCutError() const; // the attempt the budget cut short
+    protocol::ApiError retriesStoppedError() const;
+    std::optional<protocol::ApiError> rateLimitedError() const;
+    protocol::ApiError unavailableError() const;
+    QString triedProviders() const;
+
+    const routing::RouteCandidate &candidate() const;
+    QString providerId() const;
+    HeaderList responseHeaders(const QString &provider, int degradedLevel) const;
+
+    ExecutionServices m_services;
+    std::shared_ptr<const config::Config> m_config; // the snapshot this request started with
+    protocol::ChatRequest m_request;
+    QByteArray m_body;
+    routing::RequestContext m_context;
+    routing::RouteDecision m_decision;
+    telemetry::TraceBuilder m_trace;
+    std::unique_ptr<ClientChannel> m_client;
+    resilience::AttemptPlan m_plan;
+
+    std::optional<QCoro::Task<>> m_run;
+    std::coroutine_handle<> m_suspended;
+    std::optional<AttemptFailure> m_failure; // the attempt that just ended, for run()
+    Deadline m_wait;                         // a backoff or a cool-down being waited out
+
+    std::unique_ptr<upstream::UpstreamCall> m_call;
+    Attempt m_attempt;
+    Deadline m_watchDeadline;
+    Watch m_watch = Watch::Nothing;
+    bool m_watchEndsAtDeadline = false; // the request's deadline comes before the watch's limit
+    bool m_watchCutByBudget = false;    // ...and that deadline is the client's own budget
+    TimePoint m_idleFrom{};          // the last upstream activity, for the idle watch
+    TimePoint m_startedAt{};
+    std::optional<TimePoint> m_deadline;
+    bool m_deadlineIsClientBudget = false; // x-switchyard-timeout-budget-ms set the deadline
+    Phase m_phase = Phase::WaitingForAnswer;
+
+    bool m_countedInRetryBudget = false;
+    bool m_holdsRetrySlot = false;
+    bool m_shed = false; // a degraded tier's fallbacks did not admit this request
+    bool m_budgetRanOut = false;
+    bool m_waitedForCoolDown = false;
+    resilience::RetryStop m_retryStop = resilience::RetryStop::None;
+    QString m_retryStopReason;
+    QList<resilience::CandidateSkip> m_skips;
+    QList<int> m_coolingCandidates; // answered 429 or passed over while cooling down
+    // Each attempt's provider and how it ended, for errors that name them.
+    QStringList m_attemptSummaries;
+    std::optional<protocol::ApiError> m_lastError;
+    QString m_lastErrorProvider;
+    resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
+
+    bool m_sawDone = false;
+    bool m_upstreamPaused = false;
+    bool m_finishing = false; // an ending path records the outcome: ignore its disconnects
+    int m_pauseCount = 0;
+};
+
+} // namespace switchyard::execution

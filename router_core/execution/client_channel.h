@@ -1,0 +1,58 @@
+#pragma once
+
+#include "protocol/openai_error.h"
+#include "upstream/sse_parser.h"
+#include "upstream/upstream_transport.h"
+
+#include <QByteArray>
+#include <QList>
+
+namespace switchyard::execution {
+
+using HeaderList = upstream::HeaderList;
+
+// What the client's side tells the execution while it runs.
+class ClientListener {
+public:
+    virtual ~ClientListener() = default;
+    virtual void onClientGone() = 0;    // disconnected: nothing more can reach it
+    virtual void onClientDrained() = 0; // took bytes from its send buffer
+};
+
+// The seam between execution and the client's protocol. The executor speaks OpenAI's shapes
+// (a chat.completion, chat.completion.chunk events, an OpenAI error) and nothing else; each
+// client protocol (OpenAI, Anthropic's Messages, later the Responses API) implements this once
+// in http/ and translates on the way out, keeping whatever state a translated stream needs
+// (typed events, sequence numbers). An operation other than chat (embeddings) uses the same
+// calls: a whole answer, an error, or a stream. There is no protocol test in the executor.
+class ClientChannel {
+public:
+    virtual ~ClientChannel() = default;
+
+    // Set once, before anything is sent; the listener outlives the channel's use.
+    virtual void setListener(ClientListener *listener) = 0;
+    virtual bool connected() const = 0;
+    // The status line is gone: from here on a failure can only end the stream.
+    virtual bool answerStarted() const = 0;
+    // Bytes written but not yet taken by the client, for back-pressure.
+    virtual qint64 pendingBytes() const = 0;
+
+    // A whole answer: `openAiJson` is the operation's OpenAI answer object.
+    virtual void sendAnswer(int status, const HeaderList &headers,
+                            const QByteArray &openAiJson) = 0;
+    virtual void sendError(const protocol::ApiError &error, const HeaderList &headers) = 0;
+
+    // A streamed answer: OpenAI chunk events in order, the last one [DONE] once it is whole.
+    // `sendNow` false leaves the bytes queued for the next write that sends (the end follows).
+    virtual void beginStream(const HeaderList &headers) = 0;
+    virtual void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) = 0;
+    // After the first byte the status line is gone: the failure becomes the stream's last
+    // event, in the client's protocol, and the stream ends without a completion marker.
+    virtual void failStream(const protocol::ApiError &error) = 0;
+    virtual void endStream() = 0;
+
+    // Drops the client at once (it stalled and holds a provider slot).
+    virtual void abort() = 0;
+};
+
+} // namespace switchyard::execution

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "execution/client_channel.h"
+#include "http/messages_ingress.h"
+#include "http/response_writer.h"
+
+#include <QObject>
+
+namespace switchyard::http {
+
+// The client protocols the executor answers through, one per ingress. OpenAI's chat protocol
+// is the executor's own: what it writes goes out as it is.
+class OpenAiChannel : public QObject, public execution::ClientChannel {
+    Q_OBJECT
+public:
+    explicit OpenAiChannel(ResponseWriter writer);
+
+    void setListener(execution::ClientListener *listener) override;
+    bool connected() const override { return m_writer.socket() != nullptr; }
+    bool answerStarted() const override { return m_writer.headersSent(); }
+    qint64 pendingBytes() const override { return m_writer.pendingBytes(); }
+
+    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson) override;
+    void sendError(const protocol::ApiError &error, const HeaderList &headers) override;
+    void beginStream(const HeaderList &headers) override;
+    void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
+    void failStream(const protocol::ApiError &error) override;
+    void endStream() override;
+    void abort() override;
+
+protected:
+    ResponseWriter m_writer;
+};
+
+// POST /v1/messages: every answer, error and stream event leaves in Anthropic's shapes. Keeps the
+// state of a streamed answer being translated.
+class MessagesChannel final : public OpenAiChannel {
+    Q_OBJECT
+public:
+    using OpenAiChannel::OpenAiChannel;
+
+    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson) override;
+    void sendError(const protocol::ApiError &error, const HeaderList &headers) override;
+    void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
+    void failStream(const protocol::ApiError &error) override;
+
+private:
+    MessagesIngress m_messages;
+};
+
+} // namespace switchyard::http

@@ -1,0 +1,882 @@
+// The executor against a fake transport and a fake client, in simulated time: the real router,
+// health registry, retry budget and deadline scheduler, on a clock that moves only when the test
+// moves it. Every error class, rate limits as cool-downs, the retry budget and the attempt cap,
+// cuts before and after the first byte, each rung of the degradation ladder, back-pressure,
+// a stalled and a departed client. Nothing here sleeps.
+
+#include "config/config_loader.h"
+#include "config/config_store.h"
+#include "execution/chat_execution.h"
+#include "execution/client_channel.h"
+#include "execution/deadline_scheduler.h"
+#include "health/health_registry.h"
+#include "resilience/admission.h"
+#include "resilience/retry_policy.h"
+#include "routing/request_context.h"
+#include "routing/router.h"
+#include "telemetry/trace.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+#include <memory>
+#include <vector>
+
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+using namespace switchyard;
+using execution::ChatExecution;
+using execution::DeadlineScheduler;
+using std::chrono::milliseconds;
+
+namespace {
+
+// ---- the far side of the seams -----------------------------------------------------------------
+
+// One call the executor started, and what the test does with it.
+struct FakeCallState {
+    upstream::UpstreamRequest request;
+    upstream::UpstreamObserver *observer = nullptr;
+    bool live = true; // not yet aborted by the executor nor finished by the test
+    bool paused = false;
+    bool sent = true; // the request went out: the test sets false for a call still connecting
+
+    QString provider() const { return request.url.host().section(u'.', 0, 0); }
+};
+
+class FakeCall final : public upstream::UpstreamCall {
+public:
+    explicit FakeCall(std::shared_ptr<FakeCallState> state) : m_state(std::move(state)) {}
+    ~FakeCall() override { m_state->live = false; }
+    void pauseReceiving() override { m_state->paused = true; }
+    void resumeReceiving() override { m_state->paused = false; }
+    bool requestSent() const override { return m_state->sent; }
+
+private:
+    std::shared_ptr<FakeCallState> m_state;
+};
+
+class FakeTransport final : public upstream::UpstreamTransport {
+public:
+    std::unique_ptr<upstream::UpstreamCall> start(const upstream::UpstreamRequest &request,
+                                                  upstream::UpstreamObserver *observer) override
+    {
+        auto state = std::make_shared<FakeCallState>();
+        state->request = request;
+        state->observer = observer;
+        calls.push_back(state);
+        return std::make_unique<FakeCall>(state);
+    }
+
+    FakeCallState &last() { return *calls.back(); }
+    int liveCalls() const
+    {
+        return int(std::count_if(calls.begin(), calls.end(), [](const auto &c) { return c->live; }));
+    }
+
+    // Whole answers and failures of the last call.
+    void head(int status, upstream::HeaderList headers = {})
+    {
+        QVERIFY(last().live);
+        last().observer->onResponseHead({status, std::move(headers)});
+    }
+    void body(const QByteArray &bytes)
+    {
+        QVERIFY(last().live);
+        last().observer->onResponseBody(bytes);
+    }
+    void finish(upstream::TransportError error = upstream::TransportError::None)
+    {
+        QVERIFY(last().live);
+        FakeCallState &call = last();
+        call.live = false;
+        call.observer->onFinished({error, upstream::describe(error)});
+    }
+    void answer(const QString &content = u"hello"_s)
+    {
+        head(200, {{"content-type", "application/json"}});
+        body(completion(content));
+        finish();
+    }
+    void status(int code, upstream::HeaderList headers = {})
+    {
+        headers.append(qMakePair(QByteArray("content-type"), QByteArray("application/json")));
+        head(code, std::move(headers));
+        body(R"({"error":{"message":"provider says no","type":"server_error"}})");
+        finish();
+    }
+    void beginStream() { head(200, {{"content-type", "text/event-stream"}}); }
+    void chunk(const QString &text)
+    {
+        const QJsonObject delta{{u"content"_s, text}};
+        const QJsonObject choice{{u"index"_s, 0}, {u"delta"_s, delta}};
+        const QJsonObject event{{u"id"_s, u"c1"_s},
+                                {u"object"_s, u"chat.completion.chunk"_s},
+                                {u"model"_s, u"m"_s},
+                                {u"choices"_s, QJsonArray{choice}}};
+        body("data: " + QJsonDocument(event).toJson(QJsonDocument::Compact) + "\n\n");
+    }
+    void done() { body("data: [DONE]\n\n"); }
+
+    static QByteArray completion(const QString &content)
+    {
+        const QJsonObject message{{u"role"_s, u"assistant"_s}, {u"content"_s, content}};
+        const QJsonObject choice{
+            {u"index"_s, 0}, {u"message"_s, message}, {u"finish_reason"_s, u"stop"_s}};
+        return QJsonDocument(QJsonObject{{u"id"_s, u"c1"_s},
+                                         {u"object"_s, u"chat.completion"_s},
+                                         {u"model"_s, u"m"_s},
+                                         {u"choices"_s, QJsonArray{choice}}})
+            .toJson(QJsonDocument::Compact);
+    }
+
+    std::vector<std::shared_ptr<FakeCallState>> calls;
+};
+
+// What the client received, kept by the test after the execution (and its channel) are gone.
+struct ClientLog {
+    int status = 0;
+    execution::HeaderList headers;
+    QByteArray answer;
+    std::optional<protocol::ApiError> error;
+    bool streamBegun = false;
+    bool streamEnded = false;
+    std::optional<protocol::ApiError> streamFailure;
+    QList<upstream::SseEvent> events;
+    bool aborted = false;
+    qint64 pendingBytes = 0;
+    execution::ClientListener *listener = nullptr;
+
+    QByteArray header(QByteArrayView name) const
+    {
+        for (const auto &[key, value] : headers) {
+            if (key == name)
+                return value;
+        }
+        return {};
+    }
+    int attempts() const { return header("x-switchyard-attempts").toInt(); }
+    QString content() const
+    {
+        const QJsonObject object = QJsonDocument::fromJson(answer).object();
+        return object[u"choices"_s][0][u"message"_s][u"content"_s].toString();
+    }
+    QString streamedText() const
+    {
+        QString text;
+        for (const upstream::SseEvent &event : events) {
+            if (!event.isDone()) {
+                text += QJsonDocument::fromJson(event.data)
+                            .object()[u"choices"_s][0][u"delta"_s][u"content"_s]
+                            .toString();
+            }
+        }
+        return text;
+    }
+};
+
+class FakeClient final : public execution::ClientChannel {
+public:
+    explicit FakeClient(std::shared_ptr<ClientLog> log) : m_log(std::move(log)) {}
+
+    void setListener(execution::ClientListener *listener) override { m_log->listener = listener; }
+    bool connected() const override { return true; }
+    bool answerStarted() const override { return m_log->status != 0; }
+    qint64 pendingBytes() const override { return m_log->pendingBytes; }
+    void sendAnswer(int status, const execution::HeaderList &headers,
+                    const QByteArray &openAiJson) override
+    {
+        QCOMPARE(m_log->status, 0);
+        m_log->status = status;
+        m_log->headers = headers;
+        m_log->answer = openAiJson;
+    }
+    void sendError(const protocol::ApiError &error, const execution::HeaderList &headers) override
+    {
+        QCOMPARE(m_log->status, 0);
+        m_log->status = error.status;
+        m_log->headers = headers;
+        m_log->error = error;
+    }
+    void beginStream(const execution::HeaderList &headers) override
+    {
+        QCOMPARE(m_log->status, 0);
+        m_log->status = 200;
+        m_log->headers = headers;
+        m_log->streamBegun = true;
+    }
+    void sendStreamEvents(const QList<upstream::SseEvent> &events, bool) override
+    {
+        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
+        m_log->events.append(events);
+    }
+    void failStream(const protocol::ApiError &error) override
+    {
+        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
+        m_log->streamFailure = error;
+        m_log->streamEnded = true;
+    }
+    void endStream() override
+    {
+        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
+        m_log->streamEnded = true;
+    }
+    void abort() override { m_log->aborted = true; }
+
+private:
+    std::shared_ptr<ClientLog> m_log;
+};
+
+// ---- the engine around one execution -----------------------------------------------------------
+
+constexpr auto kTwoProviders = R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
+timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
+retries:
+  backoff_base: 100ms
+  backoff_jitter: 0ms
+  backoff_max: 400ms
+  max_retry_after: 5s
+  default_cool_down: 1500ms
+  min_retries_in_flight: 1
+)";
+
+std::shared_ptr<const config::Config> loadConfig(const QByteArray &yaml)
+{
+    config::LoadResult result = config::loadConfigText(
+        yaml, u"execution.yaml"_s, [](const QString &) { return std::optional<QByteArray>(); });
+    if (!result.ok())
+        qFatal("test config does not load: %s", qPrintable(result.errors.first().toString()));
+    return std::make_shared<const config::Config>(std::move(*result.config));
+}
+
+struct Fixture {
+    explicit Fixture(const QByteArray &yaml = kTwoProviders)
+        : store(loadConfig(yaml)), health(store, clock), traces(64), retryBudget(store),
+          admission(store, clock), router(store, health),
+          scheduler(clock, DeadlineScheduler::Drive::Manual)
+    {}
+
+    // Starts one request; `headers` are the client's request headers.
+    ChatExecution *send(bool stream = false, QList<QPair<QByteArray, QByteArray>> headers = {},
+                        const QByteArray &content = "hello")
+    {
+        const QByteArray body = "{\"model\":\"m\",\"stream\":" +
+                                QByteArray(stream ? "true" : "false") +
+                                ",\"messages\":[{\"role\":\"user\",\"content\":\"" + content +
+                                "\"}]}";
+        auto parsed = protocol::parseChatRequest(body);
+        protocol::ChatRequest chat = std::get<protocol::ChatRequest>(parsed);
+        routing::RequestContext context =
+            std::get<routing::RequestContext>(routing::buildRequestContext(headers, chat));
+        const QByteArray requestId = "req-" + QByteArray::number(++sent);
+        context.requestId = requestId;
+        const std::shared_ptr<const routing::RoutingTable> table = router.table();
+        routing::RouteDecision decision = router.route(*table, context);
+        log = std::make_shared<ClientLog>();
+        const execution::ExecutionServices services{
+            transport, health, traces, retryBudget, admission, scheduler, [] { return 0.0; }};
+        auto *run = new ChatExecution(services, table->snapshot(), chat,
+                                      routing::forwardedBody(chat, body), std::move(context),
+                                      std::move(decision),
+                                      telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
+                                      std::make_unique<FakeClient>(log), &owner);
+        QObject::connect(run, &ChatExecution::finished, &owner, [this] { ++finished; });
+        run->start();
+        return run;
+    }
+
+    // Moves simulated time forward and fires what is due, one millisecond-step at a time so
+    // deadlines fire in order.
+    void advance(milliseconds by)
+    {
+        scheduler.runDue();
+        const auto until = clock.now() + by;
+        while (scheduler.pending() > 0 && scheduler.nextDue() <= until) {
+            const auto step = scheduler.nextDue() - clock.now();
+            if (step.count() > 0)
+                clock.advance(std::chrono::ceil<milliseconds>(step));
+            scheduler.runDue();
+        }
+        if (clock.now() < until)
+            clock.advance(std::chrono::ceil<milliseconds>(until - clock.now()));
+        scheduler.runDue();
+    }
+    void settle() { advance(0ms); } // fires what is due now: zero backoffs
+
+    int slot(const QString &id) const { return health.indexOf(id); }
+    const telemetry::Trace &lastTrace() const { return traces.latest(1).constFirst(); }
+    bool traceHas(const QString &name, const QString &detailPart) const
+    {
+        for (const telemetry::Span &span : lastTrace().spans) {
+            if (span.name == name && span.detail.contains(detailPart))
+                return true;
+        }
+        return false;
+    }
+
+    health::ManualClock clock;
+    config::ConfigStore store;
+    health::HealthRegistry health;
+    telemetry::TraceRing traces;
+    resilience::RetryBudget retryBudget;
+    resilience::AdmissionController admission;
+    routing::Router router;
+    DeadlineScheduler scheduler;
+    FakeTransport transport;
+    QObject owner; // parent of the executions: deleted with the fixture
+    std::shared_ptr<ClientLog> log;
+    int sent = 0;
+    int finished = 0;
+};
+
+} // namespace
+
+class ChatExecutionTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void answersFromTheFirstEndpoint();
+    void failsOverByErrorClass_data();
+    void failsOverByErrorClass();
+    void requestFaultIsNeverRetried();
+    void answerLimitWhileConnectingIsAConnectTimeout();
+    void timeoutsRunInSimulatedTime();
+    void idleTimeoutCountsFromTheLastRead();
+    void rateLimitCoolsDownWithoutOpeningTheBreaker();
+    void coolingEndpointIsPassedOverAtOnce();
+    void waitsOutACoolDownOnceWhenNothingElseCan();
+    void retryAfterBeyondTheBudgetAnswers429();
+    void attemptCapSaysSo();
+    void retryBudgetSaysSo();
+    void allDownAnswers503WithTheSoonestProbe();
+    void cutBeforeTheFirstByteFailsOver();
+    void cutAfterTheFirstByteEndsTheStream();
+    void clientBudgetEndsAStream();
+    void ladderLevels_data();
+    void ladderLevels();
+    void backPressurePausesAndResumes();
+    void stalledClientIsDropped();
+    void clientDisconnectStopsEverything();
+    void clientDisconnectDuringABackoff();
+    void deletedWhileWaitingLeavesNothingBehind();
+};
+
+void ChatExecutionTest::answersFromTheFirstEndpoint()
+{
+    Fixture f;
+    f.send();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    QCOMPARE(f.transport.last().request.totalTimeout, 0ms); // the scheduler owns the answer limit
+    f.transport.answer(u"hi"_s);
+
+    QCOMPARE(f.log->status, 200);
+    QCOMPARE(f.log->content(), u"hi"_s);
+    QCOMPARE(f.log->attempts(), 1);
+    QCOMPARE(f.log->header("x-switchyard-provider"), QByteArray("alpha"));
+    QCOMPARE(f.finished, 1);
+    QCOMPARE(f.scheduler.pending(), std::size_t(0));
+    QCOMPARE(f.retryBudget.requestsInFlight(), 0);
+}
+
+void ChatExecutionTest::failsOverByErrorClass_data()
+{
+    QTest::addColumn<QString>("failure");
+    QTest::addColumn<QString>("errorClass");
+    QTest::addColumn<bool>("countsAgainstBreaker");
+    QTest::newRow("5xx") << u"500"_s << u"server_error"_s << true;
+    QTest::newRow("connect refused") << u"connect"_s << u"connect_failed"_s << true;
+    QTest::newRow("connection reset") << u"reset"_s << u"connection_lost"_s << true;
+    QTest::newRow("broken JSON") << u"garbage"_s << u"unusable_answer"_s << false;
+    QTest::newRow("no answer in time") << u"hang"_s << u"timeout"_s << true;
+}
+
+void ChatExecutionTest::failsOverByErrorClass()
+{
+    QFETCH(QString, failure);
+    QFETCH(QString, errorClass);
+    QFETCH(bool, countsAgainstBreaker);
+    Fixture f;
+    f.send();
+    if (failure == u"500") {
+        f.transport.status(500);
+    } else if (failure == u"connect") {
+        f.transport.finish(upstream::TransportError::ConnectFailed);
+    } else if (failure == u"reset") {
+        f.transport.head(200, {{"content-type", "application/json"}});
+        f.transport.finish(upstream::TransportError::ConnectionLost);
+    } else if (failure == u"garbage") {
+        f.transport.head(200, {{"content-type", "application/json"}});
+        f.transport.body("not json");
+        f.transport.finish();
+    } else {
+        f.advance(10s); // the answer limit: the request's total timeout (10 s) cuts it short
+    }
+    if (failure == u"hang") {
+        // The total timeout is the request's deadline as well: nothing is left to fail over to.
+        QCOMPARE(f.log->status, 504);
+        QCOMPARE(f.log->error->code, u"upstream_timeout"_s);
+        QCOMPARE(f.log->error->message,
+                 u"Provider `alpha` did not answer in time: timed out (no answer within "
+                 u"10000 ms)."_s);
+        QVERIFY(!f.transport.calls.front()->live);
+        return;
+    }
+    QCOMPARE(f.transport.calls.size(), std::size_t(1)); // the backoff comes first
+    f.advance(99ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    f.advance(1ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    QCOMPARE(f.transport.last().provider(), u"beta"_s);
+    f.transport.answer();
+
+    QCOMPARE(f.log->status, 200);
+    QCOMPARE(f.log->attempts(), 2);
+    QVERIFY2(f.traceHas(u"upstream attempt"_s, u"(%1)"_s.arg(errorClass)),
+             qPrintable(errorClass));
+    const QList<ProviderHealth> health = f.health.snapshot();
+    QCOMPARE(health[f.slot(u"alpha"_s)].errors, quint64(1));
+    QCOMPARE(health[f.slot(u"alpha"_s)].consecutiveFailures, countsAgainstBreaker ? 1 : 0);
+}
+
+void ChatExecutionTest::requestFaultIsNeverRetried()
+{
+    Fixture f;
+    f.send();
+    f.transport.status(400);
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.log->status, 400);
+    QCOMPARE(f.log->attempts(), 1);
+}
+
+void ChatExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
+{
+    Fixture f;
+    f.send();
+    f.transport.last().sent = false; // the connection never stood
+    f.advance(10s);
+    QCOMPARE(f.log->status, 504);
+    QCOMPARE(f.log->error->message,
+             u"Provider `alpha` did not answer in time: connect timed out (no connection within "
+             u"10000 ms)."_s);
+}
+
+void ChatExecutionTest::timeoutsRunInSimulatedTime()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.advance(1999ms);
+    QVERIFY(f.transport.last().live);
+    f.advance(1ms); // first_token: 2 s
+    QVERIFY(!f.transport.calls.front()->live);
+    f.advance(100ms); // the backoff
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    // The second attempt in the same pool is not in a tier: no gradient, the same limit.
+    f.transport.beginStream();
+    f.transport.chunk(u"late but "_s);
+    f.transport.chunk(u"here"_s);
+    f.transport.done();
+    f.transport.finish();
+    QCOMPARE(f.log->streamedText(), u"late but here"_s);
+    QVERIFY(f.log->streamEnded && !f.log->streamFailure);
+    QCOMPARE(f.log->attempts(), 2);
+    QVERIFY(f.traceHas(u"retry"_s, u"backoff of 100 ms"_s));
+}
+
+void ChatExecutionTest::idleTimeoutCountsFromTheLastRead()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.chunk(u"a"_s);
+    for (int i = 0; i < 5; ++i) {
+        f.advance(2500ms); // under the 3 s idle limit each time
+        f.transport.chunk(u"b"_s);
+    }
+    QVERIFY(f.transport.last().live);
+    f.advance(3s);
+    QVERIFY(!f.transport.last().live);
+    QVERIFY(f.log->streamFailure);
+    QCOMPARE(f.log->streamFailure->code, u"upstream_timeout"_s);
+    QVERIFY(f.log->streamFailure->message.contains(u"no data for 3000 ms"_s));
+    QCOMPARE(f.log->streamedText(), u"abbbbb"_s);
+}
+
+void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
+{
+    Fixture f;
+    f.send();
+    f.transport.status(429, {{"retry-after", "2"}});
+    // At once to the next endpoint: no backoff for a rate limit.
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    QCOMPARE(f.transport.last().provider(), u"beta"_s);
+    f.transport.answer();
+    QCOMPARE(f.log->status, 200);
+
+    const ProviderHealth alpha = f.health.snapshot()[f.slot(u"alpha"_s)];
+    QCOMPARE(alpha.breaker, BreakerState::Closed);
+    QCOMPARE(alpha.consecutiveFailures, 0);
+    QCOMPARE(f.health.coolDownLeft(f.slot(u"alpha"_s)), 2000ms);
+    QVERIFY(!f.health.tryAdmit(f.slot(u"alpha"_s)));
+    f.clock.advance(2s);
+    QVERIFY(f.health.tryAdmit(f.slot(u"alpha"_s)));
+}
+
+void ChatExecutionTest::coolingEndpointIsPassedOverAtOnce()
+{
+    Fixture f;
+    f.health.coolDown(f.slot(u"alpha"_s), 3s);
+    f.send();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.transport.last().provider(), u"beta"_s);
+    f.transport.answer();
+    QCOMPARE(f.log->attempts(), 1);
+    QVERIFY(f.traceHas(u"skipped endpoint"_s, u"alpha: rate limited, cooling down"_s));
+}
+
+void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
+{
+    Fixture f;
+    f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
+    f.send();
+    f.transport.status(429, {{"retry-after", "2"}});
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1)); // waiting out alpha's 2 s
+    f.advance(1999ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    f.advance(1ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    // Rate limited again: a request waits at most once. The client gets 429 with the time left.
+    f.transport.status(429, {{"retry-after", "3"}});
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    QCOMPARE(f.log->status, 429);
+    QCOMPARE(f.log->error->code, u"upstream_rate_limited"_s);
+    QCOMPARE(f.log->error->type, u"rate_limit_error"_s);
+    QCOMPARE(f.log->error->retryAfter, QByteArray("3"));
+    QVERIFY2(f.log->error->message.contains(u"`alpha` for 3 s"_s),
+             qPrintable(f.log->error->message));
+    QCOMPARE(f.log->attempts(), 2);
+    QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].breaker, BreakerState::Closed);
+
+    // The next request finds alpha cooling and waits for it (its own one wait), then gets it.
+    f.send();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    f.advance(3s);
+    QCOMPARE(f.transport.calls.size(), std::size_t(3));
+    f.transport.answer();
+    QCOMPARE(f.log->status, 200);
+    QCOMPARE(f.log->attempts(), 1);
+}
+
+void ChatExecutionTest::retryAfterBeyondTheBudgetAnswers429()
+{
+    Fixture f;
+    f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
+    f.send(false, {{"x-switchyard-timeout-budget-ms", "1500"}});
+    f.transport.status(429, {{"retry-after", "2"}});
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.log->status, 429);
+    QCOMPARE(f.log->error->retryAfter, QByteArray("2"));
+    QVERIFY(f.traceHas(u"no retry"_s, u"does not fit"_s));
+
+    // Without a Retry-After the configured default cool-down applies; beyond max_retry_after
+    // (5 s) nobody waits.
+    Fixture g;
+    g.health.applyAction(g.slot(u"beta"_s), ProviderAction::Disable);
+    g.send();
+    g.transport.status(429, {{"retry-after", "60"}});
+    g.settle();
+    QCOMPARE(g.transport.calls.size(), std::size_t(1));
+    QCOMPARE(g.log->status, 429);
+    QCOMPARE(g.log->error->retryAfter, QByteArray("60"));
+    QVERIFY(g.traceHas(u"no retry"_s, u"max_retry_after"_s));
+
+    Fixture h;
+    h.send();
+    h.transport.status(429);
+    QCOMPARE(h.health.coolDownLeft(h.slot(u"alpha"_s)), 1500ms);
+}
+
+void ChatExecutionTest::attemptCapSaysSo()
+{
+    // A config with the attempt cap at two and three endpoints.
+    Fixture g(R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
+  - {id: gamma, kind: openai, base_url: "http://gamma.test/v1", models: [m], weight: 0}
+retries: {backoff_base: 10ms, backoff_jitter: 0ms, max_attempts: 2}
+)");
+    g.send();
+    g.transport.status(500);
+    g.advance(10ms);
+    g.transport.status(503);
+    g.advance(1s);
+    QCOMPARE(g.transport.calls.size(), std::size_t(2));
+    QCOMPARE(g.log->status, 503);
+    QCOMPARE(g.log->error->code, u"attempts_exhausted"_s);
+    QVERIFY(g.log->error->message.contains(u"attempt cap of 2"_s));
+    QVERIFY(g.log->error->message.contains(u"`alpha` (HTTP 500), `beta` (HTTP 503)"_s));
+}
+
+void ChatExecutionTest::retryBudgetSaysSo()
+{
+    Fixture f(R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
+retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 0, min_retries_in_flight: 0}
+)");
+    f.send();
+    f.transport.status(502);
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.log->status, 502);
+    QCOMPARE(f.log->error->code, u"retry_budget_exhausted"_s);
+    QVERIFY(f.log->error->message.contains(u"retry budget is spent"_s));
+    QVERIFY(f.log->error->message.contains(u"`alpha` (HTTP 502)"_s));
+    QCOMPARE(f.log->error->retryAfter, QByteArray("1"));
+
+    // At 100 % every request may hold one retry: the same failure fails over.
+    Fixture g(R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
+retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 100, min_retries_in_flight: 0}
+)");
+    g.send();
+    g.transport.status(502);
+    g.advance(10ms);
+    g.transport.answer();
+    QCOMPARE(g.log->status, 200);
+}
+
+void ChatExecutionTest::allDownAnswers503WithTheSoonestProbe()
+{
+    Fixture f;
+    // Trip alpha's breaker by hand: five failures in a row (the default).
+    for (int i = 0; i < 5; ++i) {
+        QVERIFY(f.health.tryAdmit(f.slot(u"alpha"_s)));
+        f.health.callStarted(f.slot(u"alpha"_s));
+        f.health.callFinished(f.slot(u"alpha"_s), health::CallOutcome::CallFailure, 10, -1,
+                              u"HTTP 500"_s);
+    }
+    QCOMPARE(f.health.breakerState(f.slot(u"alpha"_s)), BreakerState::Open);
+    f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
+    f.send();
+    QCOMPARE(f.transport.calls.size(), std::size_t(0));
+    QCOMPARE(f.log->status, 503);
+    QCOMPARE(f.log->error->code, u"no_route_candidate"_s);
+    const qint64 untilProbe = f.health.msUntilAdmit(f.slot(u"alpha"_s));
+    QCOMPARE(f.log->error->retryAfter, QByteArray::number((untilProbe + 999) / 1000));
+    QVERIFY2(f.log->error->message.contains(u"`alpha` (breaker open"_s),
+             qPrintable(f.log->error->message));
+    QVERIFY(f.log->error->message.contains(u"`beta` (disabled by an operator)"_s));
+    QCOMPARE(f.log->attempts(), 0);
+}
+
+void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.body(": keep-alive\n\n"); // a comment is not a byte for the client
+    f.transport.finish(upstream::TransportError::ConnectionLost);
+    QCOMPARE(f.log->status, 0);
+    f.advance(100ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    f.transport.beginStream();
+    f.transport.chunk(u"whole"_s);
+    f.transport.done();
+    f.transport.finish();
+    QCOMPARE(f.log->streamedText(), u"whole"_s);
+    QCOMPARE(f.log->header("x-switchyard-provider"), QByteArray("beta"));
+}
+
+void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.chunk(u"half"_s);
+    f.transport.finish(upstream::TransportError::ConnectionLost);
+    f.advance(1s);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1)); // never a second provider
+    QVERIFY(f.log->streamFailure);
+    QCOMPARE(f.log->streamFailure->code, u"upstream_stream_interrupted"_s);
+    QCOMPARE(f.log->streamedText(), u"half"_s);
+    QCOMPARE(f.finished, 1);
+}
+
+void ChatExecutionTest::clientBudgetEndsAStream()
+{
+    Fixture f;
+    f.send(true, {{"x-switchyard-timeout-budget-ms", "2500"}});
+    f.transport.beginStream();
+    f.transport.chunk(u"a"_s);
+    f.advance(1s);
+    f.transport.chunk(u"b"_s);
+    f.advance(1500ms);
+    QVERIFY(f.log->streamFailure);
+    QCOMPARE(f.log->streamFailure->code, u"timeout_budget_exhausted"_s);
+    // The provider was within its own limits: the budget ending it is not its failure.
+    QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].errors, quint64(0));
+}
+
+void ChatExecutionTest::ladderLevels_data()
+{
+    QTest::addColumn<QByteArray>("fallbackLevel");
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("degraded");
+    QTest::addColumn<QString>("answer");
+    QTest::newRow("level 1: a lighter model")
+        << QByteArray("1") << QByteArray("hello") << 200 << QByteArray("1") << u"light"_s;
+    QTest::newRow("level 2: a canned answer")
+        << QByteArray("2") << QByteArray("opening hours?") << 200 << QByteArray("2")
+        << u"We open at nine."_s;
+    QTest::newRow("level 3: the fail-safe message")
+        << QByteArray("3") << QByteArray("hello") << 200 << QByteArray("3") << u"Busy."_s;
+    QTest::newRow("level 0: the provider's error")
+        << QByteArray("0") << QByteArray("hello") << 502 << QByteArray("0") << QString();
+}
+
+void ChatExecutionTest::ladderLevels()
+{
+    QFETCH(QByteArray, fallbackLevel);
+    QFETCH(QByteArray, content);
+    QFETCH(int, status);
+    QFETCH(QByteArray, degraded);
+    QFETCH(QString, answer);
+    Fixture f(R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [small]}
+tiers:
+  light: {pool: [beta]}
+  pro: {pool: [alpha]}
+retries: {backoff_base: 10ms, backoff_jitter: 0ms}
+degradation:
+  canned:
+    - when: {contains: "opening hours"}
+      reply: "We open at nine."
+  fail_safe: "Busy."
+routes:
+  - {name: pro, when: {field: model, eq: m}, to: {tier: pro}}
+)");
+    f.send(false, {{"x-switchyard-fallback-level", fallbackLevel}}, content);
+    f.transport.status(500);
+    f.advance(10ms);
+    if (fallbackLevel == "1") {
+        QCOMPARE(f.transport.calls.size(), std::size_t(2));
+        QCOMPARE(f.transport.last().provider(), u"beta"_s);
+        f.transport.answer(u"light"_s);
+    } else if (fallbackLevel != "0") {
+        // Levels 2 and 3 also try the lighter model first; it fails too.
+        QCOMPARE(f.transport.calls.size(), std::size_t(2));
+        f.transport.status(500);
+        f.advance(1s);
+    }
+    QCOMPARE(f.log->status, status);
+    QCOMPARE(f.log->header("x-switchyard-degraded"), degraded);
+    if (!answer.isEmpty())
+        QCOMPARE(f.log->content(), answer);
+}
+
+void ChatExecutionTest::backPressurePausesAndResumes()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.log->pendingBytes = 2 * 1024 * 1024; // the client reads slower than the provider writes
+    f.transport.chunk(u"a"_s);
+    QVERIFY(f.transport.last().paused);
+    // A slow client is not a stalled one: it took some, so the watch starts again.
+    f.advance(2s);
+    f.log->pendingBytes = 512 * 1024;
+    f.log->listener->onClientDrained();
+    QVERIFY(f.transport.last().paused);
+    f.advance(2s);
+    f.log->pendingBytes = 0;
+    f.log->listener->onClientDrained();
+    QVERIFY(!f.transport.last().paused);
+    f.transport.chunk(u"b"_s);
+    f.transport.done();
+    f.transport.finish();
+    QCOMPARE(f.log->streamedText(), u"ab"_s);
+    QVERIFY(f.traceHas(u"client back-pressure"_s, u"paused 1 time(s)"_s));
+}
+
+void ChatExecutionTest::stalledClientIsDropped()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.log->pendingBytes = 2 * 1024 * 1024;
+    f.transport.chunk(u"a"_s);
+    f.advance(3s); // an idle period without taking a byte
+    QVERIFY(f.log->aborted);
+    QVERIFY(!f.transport.last().live);
+    QCOMPARE(f.lastTrace().status, 499);
+    QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
+}
+
+void ChatExecutionTest::clientDisconnectStopsEverything()
+{
+    Fixture f;
+    f.send(true);
+    f.transport.beginStream();
+    f.log->listener->onClientGone();
+    QVERIFY(!f.transport.last().live);
+    QCOMPARE(f.finished, 1);
+    QCOMPARE(f.lastTrace().status, 499);
+    QCOMPARE(f.scheduler.pending(), std::size_t(0));
+    QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
+    QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].errors, quint64(0));
+}
+
+void ChatExecutionTest::clientDisconnectDuringABackoff()
+{
+    Fixture f;
+    f.send();
+    f.transport.status(500);
+    QCOMPARE(f.retryBudget.retriesInFlight(), 1);
+    f.log->listener->onClientGone();
+    QCOMPARE(f.finished, 1);
+    QCOMPARE(f.retryBudget.retriesInFlight(), 0);
+    QCOMPARE(f.retryBudget.requestsInFlight(), 0);
+    f.advance(1s);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1)); // the backoff never led anywhere
+}
+
+void ChatExecutionTest::deletedWhileWaitingLeavesNothingBehind()
+{
+    Fixture f;
+    ChatExecution *run = f.send();
+    f.transport.status(500); // now in its backoff
+    delete run;
+    QCOMPARE(f.scheduler.pending(), std::size_t(0));
+    QCOMPARE(f.retryBudget.retriesInFlight(), 0);
+    QCOMPARE(f.retryBudget.requestsInFlight(), 0);
+    f.advance(1s);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+
+    ChatExecution *streaming = f.send(true);
+    f.transport.beginStream();
+    delete streaming; // mid-attempt
+    QVERIFY(!f.transport.last().live);
+    QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
+}
+
+QTEST_GUILESS_MAIN(ChatExecutionTest)
+#include "tst_chat_execution.moc"
