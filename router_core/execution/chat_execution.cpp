@@ -215,8 +215,8 @@ QCoro::Task<> ChatExecution::run()
 {
     const config::RetryConfig &retries = m_config->resilience.retries;
     while (m_phase != Phase::Done) {
-        int next = takeNextCandidate();
-        bool failover = next >= 0 && m_plan.isFailover(next);
+        bool failover = false;
+        int next = takeNextCandidate(&failover);
         if (next < 0) {
             // Nothing can take the request now. One endpoint cooling down after a 429 may be
             // worth waiting for, once.
@@ -248,10 +248,10 @@ QCoro::Task<> ChatExecution::run()
             if (m_phase == Phase::Done)
                 co_return;
             if (!m_services.health.tryAdmit(target.endpoint)) {
-                m_trace.pointEvent(QStringLiteral("skipped endpoint"),
-                                   QStringLiteral("%1: %2").arg(
-                                       target.providerId, m_services.health.unavailableReason(
-                                                              target.endpoint)));
+                m_trace.pointEvent(
+                    QStringLiteral("skipped endpoint"),
+                    QStringLiteral("%1: %2").arg(
+                        target.providerId, m_services.health.unavailableReason(target.endpoint)));
                 m_skips.append({cooling, resilience::SkipReason::BreakerOpen});
                 releaseRetrySlot();
                 continue; // nothing else can take it: the next round ends the request
@@ -304,11 +304,11 @@ QCoro::Task<> ChatExecution::run()
     }
 }
 
-int ChatExecution::takeNextCandidate()
+int ChatExecution::takeNextCandidate(bool *tookFailoverSlot)
 {
     const resilience::AttemptPlan::Gate gate =
-        [this](const routing::RouteCandidate &next,
-               bool failover) -> std::optional<resilience::SkipReason> {
+        [this, tookFailoverSlot](const routing::RouteCandidate &next,
+                                 bool failover) -> std::optional<resilience::SkipReason> {
         // Reversible checks first: a half-open breaker's admission is its one probe call.
         const int provider = next.endpoint;
         if (m_services.health.coolDownLeft(provider).count() > 0)
@@ -322,6 +322,7 @@ int ChatExecution::takeNextCandidate()
                 m_services.health.failoverFinished(provider);
             return resilience::SkipReason::BreakerOpen;
         }
+        *tookFailoverSlot = failover;
         return std::nullopt;
     };
     QList<resilience::CandidateSkip> skipped;
@@ -541,8 +542,7 @@ void ChatExecution::onResponseBody(QByteArrayView bytes)
         return; // ended, or nothing for the client yet (a ping): the first-token watch goes on
     if (m_sawDone) {
         watch(Watch::EndAfterDone, std::min(kEndAfterDoneGrace, m_config->timeouts.idle));
-    } else if (m_call && !m_upstreamPaused &&
-               m_client->pendingBytes() > kPauseUpstreamAboveBytes) {
+    } else if (m_call && !m_upstreamPaused && m_client->pendingBytes() > kPauseUpstreamAboveBytes) {
         // The client reads slower than the provider writes. Stop reading the provider rather
         // than hold its whole answer in memory. The watch now is on the client: one that takes
         // nothing for an idle period is not coming back for the rest.
@@ -813,18 +813,18 @@ void ChatExecution::onWatchDue()
     const bool connecting = m_call && !m_call->requestSent();
     m_call.reset(); // stop the upstream request now
     if (m_watchCutByBudget) {
-        attemptFailed({ErrorClass::Timeout, budgetCutError(),
-                       QStringLiteral("time budget ran out"), true});
+        attemptFailed(
+            {ErrorClass::Timeout, budgetCutError(), QStringLiteral("time budget ran out"), true});
         return;
     }
     if (watched == Watch::Answer) {
         // The transport owns the connect timeout but the answer's limit can come first: still
         // connecting then, it is a connect timeout all the same.
-        const QString what =
-            connecting ? QStringLiteral("connect timed out (no connection within %1)")
-                             .arg(millisecondsText(m_attempt.answerLimit))
-                       : QStringLiteral("timed out (no answer within %1)")
-                             .arg(millisecondsText(m_attempt.answerLimit));
+        const QString what = connecting
+                                 ? QStringLiteral("connect timed out (no connection within %1)")
+                                       .arg(millisecondsText(m_attempt.answerLimit))
+                                 : QStringLiteral("timed out (no answer within %1)")
+                                       .arg(millisecondsText(m_attempt.answerLimit));
         attemptFailed({ErrorClass::Timeout,
                        upstreamError(504, QStringLiteral("upstream_timeout"),
                                      QStringLiteral("Provider `%1` did not answer in time: %2.")
@@ -875,8 +875,8 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
             failure.retryAfter.value_or(m_config->resilience.retries.defaultCoolDown);
         m_services.health.coolDown(candidate().endpoint, coolDown);
         m_coolingCandidates.append(m_attempt.candidate);
-        m_trace.pointEvent(QStringLiteral("cool-down"), QStringLiteral("%1 for %2").arg(
-                                                            provider, millisecondsText(coolDown)));
+        m_trace.pointEvent(QStringLiteral("cool-down"),
+                           QStringLiteral("%1 for %2").arg(provider, millisecondsText(coolDown)));
     }
     if (m_client->answerStarted()) {
         // The status line is gone; a second provider would repeat or contradict what the client
@@ -899,8 +899,8 @@ void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
     const routing::RouteCandidate &ended = candidate();
     // A stream's latency ends at [DONE]: waiting for the provider's end of the response after
     // it is not the provider answering.
-    const double latencyMs = m_attempt.answerCompleteMs >= 0 ? m_attempt.answerCompleteMs
-                                                             : msSince(m_attempt.startedAt);
+    const double latencyMs =
+        m_attempt.answerCompleteMs >= 0 ? m_attempt.answerCompleteMs : msSince(m_attempt.startedAt);
     m_trace.closeSpan(m_attempt.span, QStringLiteral("%1, attempt %2: %3")
                                           .arg(ended.providerId)
                                           .arg(m_attempt.number)
@@ -1077,8 +1077,8 @@ protocol::ApiError ChatExecution::retriesStoppedError() const
     error.code = resilience::retryStopCode(m_retryStop);
     error.message = QStringLiteral("No answer after %1 attempt(s): %2. Tried %3; the last: %4")
                         .arg(m_plan.attempts())
-                        .arg(limit, triedProviders(), m_lastError ? m_lastError->message
-                                                                  : QStringLiteral("none"));
+                        .arg(limit, triedProviders(),
+                             m_lastError ? m_lastError->message : QStringLiteral("none"));
     if (m_retryStop == RetryStop::RetryBudgetSpent && error.retryAfter.isEmpty())
         error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
     return error;
@@ -1137,8 +1137,7 @@ protocol::ApiError ChatExecution::unavailableError() const
         error = protocol::ApiError::serviceUnavailable(
             reasons.isEmpty()
                 ? QStringLiteral("No endpoint can take this request now: %1.")
-                      .arg(m_decision.steps.isEmpty() ? QString()
-                                                      : m_decision.steps.last().detail)
+                      .arg(m_decision.steps.isEmpty() ? QString() : m_decision.steps.last().detail)
                 : QStringLiteral("No endpoint for model `%1` can take the request now: %2.")
                       .arg(m_request.model, reasons.join(QStringLiteral(", "))));
         error.code = QStringLiteral("no_route_candidate");

@@ -38,7 +38,7 @@ struct ExecutionServices {
     telemetry::TraceRing &traces;
     resilience::RetryBudget &retryBudget;
     resilience::AdmissionController &admission;
-    DeadlineScheduler &scheduler; // every timeout and wait of the request
+    DeadlineScheduler &scheduler;     // every timeout and wait of the request
     resilience::UniformRandom random; // backoff jitter
 };
 
@@ -137,7 +137,8 @@ private:
 
     QCoro::Task<> run();
     // The next candidate that admits the request, or -1; passes over the others with a reason.
-    int takeNextCandidate();
+    // `tookFailoverSlot` says whether the call counts as failed-over traffic on its endpoint.
+    int takeNextCandidate(bool *tookFailoverSlot);
     // When nothing can take the request now: the candidate whose cool-down ends first, if any.
     int soonestCoolingCandidate() const;
     bool tierIsDegraded() const;
@@ -210,7 +211,7 @@ private:
     Watch m_watch = Watch::Nothing;
     bool m_watchEndsAtDeadline = false; // the request's deadline comes before the watch's limit
     bool m_watchCutByBudget = false;    // ...and that deadline is the client's own budget
-    TimePoint m_idleFrom{};          // the last upstream activity, for the idle watch
+    TimePoint m_idleFrom{};             // the last upstream activity, for the idle watch
     TimePoint m_startedAt{};
     std::optional<TimePoint> m_deadline;
     bool m_deadlineIsClientBudget = false; // x-switchyard-timeout-budget-ms set the deadline

@@ -81,7 +81,7 @@ private:
 
     const health::Clock &m_clock;
     Drive m_drive;
-    QTimer m_timer{this}; // parented: moveToThread() takes it along
+    QTimer m_timer{this};                  // parented: moveToThread() takes it along
     health::Clock::TimePoint m_timerDue{}; // what the running timer was set for
     std::vector<Deadline *> m_heap;
     std::uint64_t m_nextSequence = 0;

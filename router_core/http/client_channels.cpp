@@ -16,8 +16,7 @@ void OpenAiChannel::setListener(execution::ClientListener *listener)
     connect(socket, &QIODevice::bytesWritten, this, [listener] { listener->onClientDrained(); });
 }
 
-void OpenAiChannel::sendAnswer(int status, const HeaderList &headers,
-                               const QByteArray &openAiJson)
+void OpenAiChannel::sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson)
 {
     m_writer.sendWhole(status, headers, "application/json", openAiJson);
 }

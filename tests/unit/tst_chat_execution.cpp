@@ -4,336 +4,14 @@
 // cuts before and after the first byte, each rung of the degradation ladder, back-pressure,
 // a stalled and a departed client. Nothing here sleeps.
 
-#include "config/config_loader.h"
-#include "config/config_store.h"
-#include "execution/chat_execution.h"
-#include "execution/client_channel.h"
-#include "execution/deadline_scheduler.h"
-#include "health/health_registry.h"
-#include "resilience/admission.h"
-#include "resilience/retry_policy.h"
-#include "routing/request_context.h"
-#include "routing/router.h"
-#include "telemetry/trace.h"
+#include "execution_fixture.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTest>
-#include <memory>
-#include <vector>
 
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using namespace switchyard;
-using execution::ChatExecution;
-using execution::DeadlineScheduler;
-using std::chrono::milliseconds;
-
-namespace {
-
-// ---- the far side of the seams -----------------------------------------------------------------
-
-// One call the executor started, and what the test does with it.
-struct FakeCallState {
-    upstream::UpstreamRequest request;
-    upstream::UpstreamObserver *observer = nullptr;
-    bool live = true; // not yet aborted by the executor nor finished by the test
-    bool paused = false;
-    bool sent = true; // the request went out: the test sets false for a call still connecting
-
-    QString provider() const { return request.url.host().section(u'.', 0, 0); }
-};
-
-class FakeCall final : public upstream::UpstreamCall {
-public:
-    explicit FakeCall(std::shared_ptr<FakeCallState> state) : m_state(std::move(state)) {}
-    ~FakeCall() override { m_state->live = false; }
-    void pauseReceiving() override { m_state->paused = true; }
-    void resumeReceiving() override { m_state->paused = false; }
-    bool requestSent() const override { return m_state->sent; }
-
-private:
-    std::shared_ptr<FakeCallState> m_state;
-};
-
-class FakeTransport final : public upstream::UpstreamTransport {
-public:
-    std::unique_ptr<upstream::UpstreamCall> start(const upstream::UpstreamRequest &request,
-                                                  upstream::UpstreamObserver *observer) override
-    {
-        auto state = std::make_shared<FakeCallState>();
-        state->request = request;
-        state->observer = observer;
-        calls.push_back(state);
-        return std::make_unique<FakeCall>(state);
-    }
-
-    FakeCallState &last() { return *calls.back(); }
-    int liveCalls() const
-    {
-        return int(std::count_if(calls.begin(), calls.end(), [](const auto &c) { return c->live; }));
-    }
-
-    // Whole answers and failures of the last call.
-    void head(int status, upstream::HeaderList headers = {})
-    {
-        QVERIFY(last().live);
-        last().observer->onResponseHead({status, std::move(headers)});
-    }
-    void body(const QByteArray &bytes)
-    {
-        QVERIFY(last().live);
-        last().observer->onResponseBody(bytes);
-    }
-    void finish(upstream::TransportError error = upstream::TransportError::None)
-    {
-        QVERIFY(last().live);
-        FakeCallState &call = last();
-        call.live = false;
-        call.observer->onFinished({error, upstream::describe(error)});
-    }
-    void answer(const QString &content = u"hello"_s)
-    {
-        head(200, {{"content-type", "application/json"}});
-        body(completion(content));
-        finish();
-    }
-    void status(int code, upstream::HeaderList headers = {})
-    {
-        headers.append(qMakePair(QByteArray("content-type"), QByteArray("application/json")));
-        head(code, std::move(headers));
-        body(R"({"error":{"message":"provider says no","type":"server_error"}})");
-        finish();
-    }
-    void beginStream() { head(200, {{"content-type", "text/event-stream"}}); }
-    void chunk(const QString &text)
-    {
-        const QJsonObject delta{{u"content"_s, text}};
-        const QJsonObject choice{{u"index"_s, 0}, {u"delta"_s, delta}};
-        const QJsonObject event{{u"id"_s, u"c1"_s},
-                                {u"object"_s, u"chat.completion.chunk"_s},
-                                {u"model"_s, u"m"_s},
-                                {u"choices"_s, QJsonArray{choice}}};
-        body("data: " + QJsonDocument(event).toJson(QJsonDocument::Compact) + "\n\n");
-    }
-    void done() { body("data: [DONE]\n\n"); }
-
-    static QByteArray completion(const QString &content)
-    {
-        const QJsonObject message{{u"role"_s, u"assistant"_s}, {u"content"_s, content}};
-        const QJsonObject choice{
-            {u"index"_s, 0}, {u"message"_s, message}, {u"finish_reason"_s, u"stop"_s}};
-        return QJsonDocument(QJsonObject{{u"id"_s, u"c1"_s},
-                                         {u"object"_s, u"chat.completion"_s},
-                                         {u"model"_s, u"m"_s},
-                                         {u"choices"_s, QJsonArray{choice}}})
-            .toJson(QJsonDocument::Compact);
-    }
-
-    std::vector<std::shared_ptr<FakeCallState>> calls;
-};
-
-// What the client received, kept by the test after the execution (and its channel) are gone.
-struct ClientLog {
-    int status = 0;
-    execution::HeaderList headers;
-    QByteArray answer;
-    std::optional<protocol::ApiError> error;
-    bool streamBegun = false;
-    bool streamEnded = false;
-    std::optional<protocol::ApiError> streamFailure;
-    QList<upstream::SseEvent> events;
-    bool aborted = false;
-    qint64 pendingBytes = 0;
-    execution::ClientListener *listener = nullptr;
-
-    QByteArray header(QByteArrayView name) const
-    {
-        for (const auto &[key, value] : headers) {
-            if (key == name)
-                return value;
-        }
-        return {};
-    }
-    int attempts() const { return header("x-switchyard-attempts").toInt(); }
-    QString content() const
-    {
-        const QJsonObject object = QJsonDocument::fromJson(answer).object();
-        return object[u"choices"_s][0][u"message"_s][u"content"_s].toString();
-    }
-    QString streamedText() const
-    {
-        QString text;
-        for (const upstream::SseEvent &event : events) {
-            if (!event.isDone()) {
-                text += QJsonDocument::fromJson(event.data)
-                            .object()[u"choices"_s][0][u"delta"_s][u"content"_s]
-                            .toString();
-            }
-        }
-        return text;
-    }
-};
-
-class FakeClient final : public execution::ClientChannel {
-public:
-    explicit FakeClient(std::shared_ptr<ClientLog> log) : m_log(std::move(log)) {}
-
-    void setListener(execution::ClientListener *listener) override { m_log->listener = listener; }
-    bool connected() const override { return true; }
-    bool answerStarted() const override { return m_log->status != 0; }
-    qint64 pendingBytes() const override { return m_log->pendingBytes; }
-    void sendAnswer(int status, const execution::HeaderList &headers,
-                    const QByteArray &openAiJson) override
-    {
-        QCOMPARE(m_log->status, 0);
-        m_log->status = status;
-        m_log->headers = headers;
-        m_log->answer = openAiJson;
-    }
-    void sendError(const protocol::ApiError &error, const execution::HeaderList &headers) override
-    {
-        QCOMPARE(m_log->status, 0);
-        m_log->status = error.status;
-        m_log->headers = headers;
-        m_log->error = error;
-    }
-    void beginStream(const execution::HeaderList &headers) override
-    {
-        QCOMPARE(m_log->status, 0);
-        m_log->status = 200;
-        m_log->headers = headers;
-        m_log->streamBegun = true;
-    }
-    void sendStreamEvents(const QList<upstream::SseEvent> &events, bool) override
-    {
-        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
-        m_log->events.append(events);
-    }
-    void failStream(const protocol::ApiError &error) override
-    {
-        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
-        m_log->streamFailure = error;
-        m_log->streamEnded = true;
-    }
-    void endStream() override
-    {
-        QVERIFY(m_log->streamBegun && !m_log->streamEnded);
-        m_log->streamEnded = true;
-    }
-    void abort() override { m_log->aborted = true; }
-
-private:
-    std::shared_ptr<ClientLog> m_log;
-};
-
-// ---- the engine around one execution -----------------------------------------------------------
-
-constexpr auto kTwoProviders = R"(
-providers:
-  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
-  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
-timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
-retries:
-  backoff_base: 100ms
-  backoff_jitter: 0ms
-  backoff_max: 400ms
-  max_retry_after: 5s
-  default_cool_down: 1500ms
-  min_retries_in_flight: 1
-)";
-
-std::shared_ptr<const config::Config> loadConfig(const QByteArray &yaml)
-{
-    config::LoadResult result = config::loadConfigText(
-        yaml, u"execution.yaml"_s, [](const QString &) { return std::optional<QByteArray>(); });
-    if (!result.ok())
-        qFatal("test config does not load: %s", qPrintable(result.errors.first().toString()));
-    return std::make_shared<const config::Config>(std::move(*result.config));
-}
-
-struct Fixture {
-    explicit Fixture(const QByteArray &yaml = kTwoProviders)
-        : store(loadConfig(yaml)), health(store, clock), traces(64), retryBudget(store),
-          admission(store, clock), router(store, health),
-          scheduler(clock, DeadlineScheduler::Drive::Manual)
-    {}
-
-    // Starts one request; `headers` are the client's request headers.
-    ChatExecution *send(bool stream = false, QList<QPair<QByteArray, QByteArray>> headers = {},
-                        const QByteArray &content = "hello")
-    {
-        const QByteArray body = "{\"model\":\"m\",\"stream\":" +
-                                QByteArray(stream ? "true" : "false") +
-                                ",\"messages\":[{\"role\":\"user\",\"content\":\"" + content +
-                                "\"}]}";
-        auto parsed = protocol::parseChatRequest(body);
-        protocol::ChatRequest chat = std::get<protocol::ChatRequest>(parsed);
-        routing::RequestContext context =
-            std::get<routing::RequestContext>(routing::buildRequestContext(headers, chat));
-        const QByteArray requestId = "req-" + QByteArray::number(++sent);
-        context.requestId = requestId;
-        const std::shared_ptr<const routing::RoutingTable> table = router.table();
-        routing::RouteDecision decision = router.route(*table, context);
-        log = std::make_shared<ClientLog>();
-        const execution::ExecutionServices services{
-            transport, health, traces, retryBudget, admission, scheduler, [] { return 0.0; }};
-        auto *run = new ChatExecution(services, table->snapshot(), chat,
-                                      routing::forwardedBody(chat, body), std::move(context),
-                                      std::move(decision),
-                                      telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
-                                      std::make_unique<FakeClient>(log), &owner);
-        QObject::connect(run, &ChatExecution::finished, &owner, [this] { ++finished; });
-        run->start();
-        return run;
-    }
-
-    // Moves simulated time forward and fires what is due, one millisecond-step at a time so
-    // deadlines fire in order.
-    void advance(milliseconds by)
-    {
-        scheduler.runDue();
-        const auto until = clock.now() + by;
-        while (scheduler.pending() > 0 && scheduler.nextDue() <= until) {
-            const auto step = scheduler.nextDue() - clock.now();
-            if (step.count() > 0)
-                clock.advance(std::chrono::ceil<milliseconds>(step));
-            scheduler.runDue();
-        }
-        if (clock.now() < until)
-            clock.advance(std::chrono::ceil<milliseconds>(until - clock.now()));
-        scheduler.runDue();
-    }
-    void settle() { advance(0ms); } // fires what is due now: zero backoffs
-
-    int slot(const QString &id) const { return health.indexOf(id); }
-    const telemetry::Trace &lastTrace() const { return traces.latest(1).constFirst(); }
-    bool traceHas(const QString &name, const QString &detailPart) const
-    {
-        for (const telemetry::Span &span : lastTrace().spans) {
-            if (span.name == name && span.detail.contains(detailPart))
-                return true;
-        }
-        return false;
-    }
-
-    health::ManualClock clock;
-    config::ConfigStore store;
-    health::HealthRegistry health;
-    telemetry::TraceRing traces;
-    resilience::RetryBudget retryBudget;
-    resilience::AdmissionController admission;
-    routing::Router router;
-    DeadlineScheduler scheduler;
-    FakeTransport transport;
-    QObject owner; // parent of the executions: deleted with the fixture
-    std::shared_ptr<ClientLog> log;
-    int sent = 0;
-    int finished = 0;
-};
-
-} // namespace
+using namespace switchyard::testing;
 
 class ChatExecutionTest : public QObject {
     Q_OBJECT
@@ -365,9 +43,29 @@ private slots:
     void deletedWhileWaitingLeavesNothingBehind();
 };
 
+namespace {
+
+// After the test class: moc (Qt 6.4) loses its way in a raw string with "//" before it.
+
+constexpr auto kTwoProviders = R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
+timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
+retries:
+  backoff_base: 100ms
+  backoff_jitter: 0ms
+  backoff_max: 400ms
+  max_retry_after: 5s
+  default_cool_down: 1500ms
+  min_retries_in_flight: 1
+)";
+
+} // namespace
+
 void ChatExecutionTest::answersFromTheFirstEndpoint()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     QCOMPARE(f.transport.calls.size(), std::size_t(1));
     QCOMPARE(f.transport.last().provider(), u"alpha"_s);
@@ -400,7 +98,7 @@ void ChatExecutionTest::failsOverByErrorClass()
     QFETCH(QString, failure);
     QFETCH(QString, errorClass);
     QFETCH(bool, countsAgainstBreaker);
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     if (failure == u"500") {
         f.transport.status(500);
@@ -436,8 +134,7 @@ void ChatExecutionTest::failsOverByErrorClass()
 
     QCOMPARE(f.log->status, 200);
     QCOMPARE(f.log->attempts(), 2);
-    QVERIFY2(f.traceHas(u"upstream attempt"_s, u"(%1)"_s.arg(errorClass)),
-             qPrintable(errorClass));
+    QVERIFY2(f.traceHas(u"upstream attempt"_s, u"(%1)"_s.arg(errorClass)), qPrintable(errorClass));
     const QList<ProviderHealth> health = f.health.snapshot();
     QCOMPARE(health[f.slot(u"alpha"_s)].errors, quint64(1));
     QCOMPARE(health[f.slot(u"alpha"_s)].consecutiveFailures, countsAgainstBreaker ? 1 : 0);
@@ -445,7 +142,7 @@ void ChatExecutionTest::failsOverByErrorClass()
 
 void ChatExecutionTest::requestFaultIsNeverRetried()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     f.transport.status(400);
     f.settle();
@@ -456,7 +153,7 @@ void ChatExecutionTest::requestFaultIsNeverRetried()
 
 void ChatExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     f.transport.last().sent = false; // the connection never stood
     f.advance(10s);
@@ -468,7 +165,7 @@ void ChatExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
 
 void ChatExecutionTest::timeoutsRunInSimulatedTime()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.advance(1999ms);
@@ -491,7 +188,7 @@ void ChatExecutionTest::timeoutsRunInSimulatedTime()
 
 void ChatExecutionTest::idleTimeoutCountsFromTheLastRead()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.transport.chunk(u"a"_s);
@@ -510,7 +207,7 @@ void ChatExecutionTest::idleTimeoutCountsFromTheLastRead()
 
 void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     f.transport.status(429, {{"retry-after", "2"}});
     // At once to the next endpoint: no backoff for a rate limit.
@@ -531,7 +228,7 @@ void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
 
 void ChatExecutionTest::coolingEndpointIsPassedOverAtOnce()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.health.coolDown(f.slot(u"alpha"_s), 3s);
     f.send();
     QCOMPARE(f.transport.calls.size(), std::size_t(1));
@@ -543,7 +240,7 @@ void ChatExecutionTest::coolingEndpointIsPassedOverAtOnce()
 
 void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
     f.send();
     f.transport.status(429, {{"retry-after", "2"}});
@@ -579,7 +276,7 @@ void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
 
 void ChatExecutionTest::retryAfterBeyondTheBudgetAnswers429()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
     f.send(false, {{"x-switchyard-timeout-budget-ms", "1500"}});
     f.transport.status(429, {{"retry-after", "2"}});
@@ -591,7 +288,7 @@ void ChatExecutionTest::retryAfterBeyondTheBudgetAnswers429()
 
     // Without a Retry-After the configured default cool-down applies; beyond max_retry_after
     // (5 s) nobody waits.
-    Fixture g;
+    Fixture g(kTwoProviders);
     g.health.applyAction(g.slot(u"beta"_s), ProviderAction::Disable);
     g.send();
     g.transport.status(429, {{"retry-after", "60"}});
@@ -601,7 +298,7 @@ void ChatExecutionTest::retryAfterBeyondTheBudgetAnswers429()
     QCOMPARE(g.log->error->retryAfter, QByteArray("60"));
     QVERIFY(g.traceHas(u"no retry"_s, u"max_retry_after"_s));
 
-    Fixture h;
+    Fixture h(kTwoProviders);
     h.send();
     h.transport.status(429);
     QCOMPARE(h.health.coolDownLeft(h.slot(u"alpha"_s)), 1500ms);
@@ -663,7 +360,7 @@ retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 100, min_retr
 
 void ChatExecutionTest::allDownAnswers503WithTheSoonestProbe()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     // Trip alpha's breaker by hand: five failures in a row (the default).
     for (int i = 0; i < 5; ++i) {
         QVERIFY(f.health.tryAdmit(f.slot(u"alpha"_s)));
@@ -687,7 +384,7 @@ void ChatExecutionTest::allDownAnswers503WithTheSoonestProbe()
 
 void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.transport.body(": keep-alive\n\n"); // a comment is not a byte for the client
@@ -705,7 +402,7 @@ void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
 
 void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.transport.chunk(u"half"_s);
@@ -720,7 +417,7 @@ void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
 
 void ChatExecutionTest::clientBudgetEndsAStream()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true, {{"x-switchyard-timeout-budget-ms", "2500"}});
     f.transport.beginStream();
     f.transport.chunk(u"a"_s);
@@ -742,9 +439,8 @@ void ChatExecutionTest::ladderLevels_data()
     QTest::addColumn<QString>("answer");
     QTest::newRow("level 1: a lighter model")
         << QByteArray("1") << QByteArray("hello") << 200 << QByteArray("1") << u"light"_s;
-    QTest::newRow("level 2: a canned answer")
-        << QByteArray("2") << QByteArray("opening hours?") << 200 << QByteArray("2")
-        << u"We open at nine."_s;
+    QTest::newRow("level 2: a canned answer") << QByteArray("2") << QByteArray("opening hours?")
+                                              << 200 << QByteArray("2") << u"We open at nine."_s;
     QTest::newRow("level 3: the fail-safe message")
         << QByteArray("3") << QByteArray("hello") << 200 << QByteArray("3") << u"Busy."_s;
     QTest::newRow("level 0: the provider's error")
@@ -795,7 +491,7 @@ routes:
 
 void ChatExecutionTest::backPressurePausesAndResumes()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.log->pendingBytes = 2 * 1024 * 1024; // the client reads slower than the provider writes
@@ -819,7 +515,7 @@ void ChatExecutionTest::backPressurePausesAndResumes()
 
 void ChatExecutionTest::stalledClientIsDropped()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.log->pendingBytes = 2 * 1024 * 1024;
@@ -833,7 +529,7 @@ void ChatExecutionTest::stalledClientIsDropped()
 
 void ChatExecutionTest::clientDisconnectStopsEverything()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send(true);
     f.transport.beginStream();
     f.log->listener->onClientGone();
@@ -847,7 +543,7 @@ void ChatExecutionTest::clientDisconnectStopsEverything()
 
 void ChatExecutionTest::clientDisconnectDuringABackoff()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     f.send();
     f.transport.status(500);
     QCOMPARE(f.retryBudget.retriesInFlight(), 1);
@@ -861,7 +557,7 @@ void ChatExecutionTest::clientDisconnectDuringABackoff()
 
 void ChatExecutionTest::deletedWhileWaitingLeavesNothingBehind()
 {
-    Fixture f;
+    Fixture f(kTwoProviders);
     ChatExecution *run = f.send();
     f.transport.status(500); // now in its backoff
     delete run;

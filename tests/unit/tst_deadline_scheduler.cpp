@@ -133,9 +133,8 @@ void DeadlineSchedulerTest::manyDeadlinesKeepTheHeapInOrder()
     // A fixed shuffle of 0..999 ms, then every third one moved and every seventh disarmed.
     for (int i = 0; i < 1000; ++i) {
         const int at = (i * 379) % 1000;
-        deadlines.push_back(std::make_unique<Deadline>(scheduler, [&fired, at] {
-            fired.push_back(at);
-        }));
+        deadlines.push_back(
+            std::make_unique<Deadline>(scheduler, [&fired, at] { fired.push_back(at); }));
         deadlines.back()->armIn(std::chrono::milliseconds(at));
     }
     int expected = 1000;
