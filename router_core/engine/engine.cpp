@@ -4,7 +4,6 @@
 #include "admin/routing_admin.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
-#include "execution/deadline_scheduler.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
 #include "resilience/admission.h"
@@ -12,6 +11,7 @@
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
 #include "telemetry/trace.h"
+#include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
 
 #include <QLoggingCategory>
@@ -34,8 +34,8 @@ Engine::Engine(config::Config config, QObject *parent)
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
-      m_scheduler(new execution::DeadlineScheduler(
-          health::SteadyClock::instance(), execution::DeadlineScheduler::Drive::Timer, this)),
+      m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
+                                                timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_traces, *m_transport,
                                         *m_admission, *m_retryBudget, *m_scheduler},
                                        this))

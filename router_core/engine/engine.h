@@ -15,7 +15,7 @@ class ConfigStore;
 namespace switchyard::control {
 class OperatorCommands;
 }
-namespace switchyard::execution {
+namespace switchyard::timing {
 class DeadlineScheduler;
 }
 namespace switchyard::health {
@@ -91,13 +91,13 @@ private:
     std::unique_ptr<telemetry::TraceRing> m_traces;
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
-    routing::Router *m_router = nullptr;             // child
-    control::OperatorCommands *m_commands = nullptr; // child
-    upstream::CurlTransport *m_transport = nullptr;  // child; declared before the server using it
-    execution::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
-    http::GatewayServer *m_server = nullptr;             // child
-    resilience::HealthProber *m_prober = nullptr;        // child; created when probes are enabled
-    QTimer m_publishTimer{this}; // parented so moveToThread() takes it along
+    routing::Router *m_router = nullptr;              // child
+    control::OperatorCommands *m_commands = nullptr;  // child
+    upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
+    timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
+    http::GatewayServer *m_server = nullptr;          // child
+    resilience::HealthProber *m_prober = nullptr;     // child; created when probes are enabled
+    QTimer m_publishTimer{this};                      // parented so moveToThread() takes it along
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};

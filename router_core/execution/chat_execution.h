@@ -2,7 +2,6 @@
 
 #include "config/config.h"
 #include "execution/client_channel.h"
-#include "execution/deadline_scheduler.h"
 #include "health/health_registry.h"
 #include "protocol/chat_request.h"
 #include "resilience/attempt_plan.h"
@@ -11,6 +10,7 @@
 #include "routing/request_context.h"
 #include "routing/route_decision.h"
 #include "telemetry/trace.h"
+#include "timing/deadline_scheduler.h"
 #include "upstream/adapters/provider_adapter.h"
 #include "upstream/sse_parser.h"
 #include "upstream/upstream_transport.h"
@@ -38,8 +38,8 @@ struct ExecutionServices {
     telemetry::TraceRing &traces;
     resilience::RetryBudget &retryBudget;
     resilience::AdmissionController &admission;
-    DeadlineScheduler &scheduler;     // every timeout and wait of the request
-    resilience::UniformRandom random; // backoff jitter
+    timing::DeadlineScheduler &scheduler; // every timeout and wait of the request
+    resilience::UniformRandom random;     // backoff jitter
 };
 
 // The run of one chat completion, from the moment it was routed until the client has its answer
@@ -76,7 +76,7 @@ private:
     enum class Phase { WaitingForAnswer, Streaming, Done };
     // What the attempt's watch deadline watches at the moment.
     enum class Watch { Nothing, Answer, FirstToken, Idle, ClientStall, EndAfterDone };
-    using TimePoint = health::Clock::TimePoint;
+    using TimePoint = timing::Clock::TimePoint;
 
     // Why an attempt ended without an answer, while another provider may still answer instead.
     struct AttemptFailure {
@@ -203,11 +203,11 @@ private:
     std::optional<QCoro::Task<>> m_run;
     std::coroutine_handle<> m_suspended;
     std::optional<AttemptFailure> m_failure; // the attempt that just ended, for run()
-    Deadline m_wait;                         // a backoff or a cool-down being waited out
+    timing::Deadline m_wait;                 // a backoff or a cool-down being waited out
 
     std::unique_ptr<upstream::UpstreamCall> m_call;
     Attempt m_attempt;
-    Deadline m_watchDeadline;
+    timing::Deadline m_watchDeadline;
     Watch m_watch = Watch::Nothing;
     bool m_watchEndsAtDeadline = false; // the request's deadline comes before the watch's limit
     bool m_watchCutByBudget = false;    // ...and that deadline is the client's own budget

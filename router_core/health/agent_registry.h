@@ -1,6 +1,6 @@
 #pragma once
 
-#include "health/clock.h"
+#include "timing/clock.h"
 
 #include <QList>
 #include <QString>
@@ -25,7 +25,7 @@ struct AgentRecord {
     AgentRegistration registration;
     int endpoint = -1; // its endpoint's slot in the health registry
     bool busy = false; // said so in its last heartbeat: skipped until it says otherwise
-    Clock::TimePoint lastHeartbeat{};
+    timing::Clock::TimePoint lastHeartbeat{};
     qint64 registeredAtMsSinceEpoch = 0;
     qint64 lastHeartbeatMsSinceEpoch = 0;
 };
@@ -39,7 +39,8 @@ public:
     // The TTL is asked for each time it matters, so a new config snapshot applies at once.
     using TtlSource = std::function<std::chrono::milliseconds()>;
 
-    AgentRegistry(const Clock &clock, TtlSource ttl) : m_clock(clock), m_ttl(std::move(ttl)) {}
+    AgentRegistry(const timing::Clock &clock, TtlSource ttl) : m_clock(clock), m_ttl(std::move(ttl))
+    {}
 
     std::chrono::milliseconds ttl() const { return m_ttl(); }
 
@@ -60,7 +61,7 @@ public:
     const QList<AgentRecord> &agents() const { return m_agents; }
 
 private:
-    const Clock &m_clock;
+    const timing::Clock &m_clock;
     TtlSource m_ttl;
     QList<AgentRecord> m_agents;
 };

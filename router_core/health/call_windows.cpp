@@ -30,7 +30,7 @@ SlowCallWindow::SlowCallWindow(std::chrono::milliseconds span, double slowAboveM
       m_slowAboveMs(slowAboveMs)
 {}
 
-qint64 SlowCallWindow::sliceOf(Clock::TimePoint now) const
+qint64 SlowCallWindow::sliceOf(timing::Clock::TimePoint now) const
 {
     return qint64(now.time_since_epoch() / m_sliceWidth);
 }
@@ -51,7 +51,7 @@ void SlowCallWindow::expireBefore(qint64 slice)
     m_lastSlice = slice;
 }
 
-void SlowCallWindow::record(Clock::TimePoint now, double latencyMs)
+void SlowCallWindow::record(timing::Clock::TimePoint now, double latencyMs)
 {
     const qint64 slice = sliceOf(now);
     if (m_lastSlice < 0)
@@ -74,19 +74,19 @@ void SlowCallWindow::clear()
     m_slow = 0;
 }
 
-int SlowCallWindow::calls(Clock::TimePoint now)
+int SlowCallWindow::calls(timing::Clock::TimePoint now)
 {
     expireBefore(sliceOf(now));
     return m_calls;
 }
 
-int SlowCallWindow::slowCalls(Clock::TimePoint now)
+int SlowCallWindow::slowCalls(timing::Clock::TimePoint now)
 {
     expireBefore(sliceOf(now));
     return m_slow;
 }
 
-bool SlowCallWindow::p95IsSlow(Clock::TimePoint now)
+bool SlowCallWindow::p95IsSlow(timing::Clock::TimePoint now)
 {
     const int count = calls(now);
     if (count == 0)

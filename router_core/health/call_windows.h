@@ -1,6 +1,6 @@
 #pragma once
 
-#include "health/clock.h"
+#include "timing/clock.h"
 
 #include <QList>
 #include <array>
@@ -37,13 +37,13 @@ public:
 
     SlowCallWindow(std::chrono::milliseconds span, double slowAboveMs);
 
-    void record(Clock::TimePoint now, double latencyMs);
+    void record(timing::Clock::TimePoint now, double latencyMs);
     void clear();
     // Both forget the slices that have left the window first.
-    int calls(Clock::TimePoint now);
-    int slowCalls(Clock::TimePoint now);
+    int calls(timing::Clock::TimePoint now);
+    int slowCalls(timing::Clock::TimePoint now);
     // True when the nearest-rank p95 of the calls in the window is above the threshold.
-    bool p95IsSlow(Clock::TimePoint now);
+    bool p95IsSlow(timing::Clock::TimePoint now);
     double slowAboveMs() const { return m_slowAboveMs; }
 
 private:
@@ -51,7 +51,7 @@ private:
         int calls = 0;
         int slow = 0;
     };
-    qint64 sliceOf(Clock::TimePoint now) const;
+    qint64 sliceOf(timing::Clock::TimePoint now) const;
     void expireBefore(qint64 slice);
 
     std::chrono::nanoseconds m_sliceWidth;

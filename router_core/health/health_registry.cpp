@@ -96,7 +96,7 @@ HealthRegistry::ProviderRecord::ProviderRecord(const config::ProviderConfig &pro
            breakerConfig.slowP95Factor * double(provider.latencyObjective.count()))
 {}
 
-HealthRegistry::HealthRegistry(const config::ConfigStore &store, const Clock &clock)
+HealthRegistry::HealthRegistry(const config::ConfigStore &store, const timing::Clock &clock)
     : m_store(store), m_clock(clock),
       m_agents(clock, [&store] { return store.config().routing.agents.ttl; })
 {

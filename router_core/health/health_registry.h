@@ -5,9 +5,9 @@
 #include "config/config_store.h"
 #include "health/agent_registry.h"
 #include "health/call_windows.h"
-#include "health/clock.h"
 #include "health/endpoint_state.h"
 #include "health/latency_window.h"
+#include "timing/clock.h"
 
 #include <QList>
 #include <QString>
@@ -50,7 +50,7 @@ public:
 
     // Starts with an endpoint for each provider of the store's current snapshot.
     explicit HealthRegistry(const config::ConfigStore &store,
-                            const Clock &clock = SteadyClock::instance());
+                            const timing::Clock &clock = timing::SteadyClock::instance());
     HealthRegistry(const HealthRegistry &) = delete;
     HealthRegistry &operator=(const HealthRegistry &) = delete;
 
@@ -161,17 +161,17 @@ private:
 
         BreakerState breaker = BreakerState::Closed;
         QString breakerReason;
-        Clock::TimePoint openUntil{};
-        int tripLevel = 0;               // trips since the breaker last stayed closed a while
-        Clock::TimePoint closedSince{};  // for forgetting tripLevel
-        bool probeCallOut = false;       // half-open: the one admitted call has not reported
-        Clock::TimePoint coolingUntil{}; // a 429's Retry-After: no calls before then
+        timing::Clock::TimePoint openUntil{};
+        int tripLevel = 0; // trips since the breaker last stayed closed a while
+        timing::Clock::TimePoint closedSince{}; // for forgetting tripLevel
+        bool probeCallOut = false;              // half-open: the one admitted call has not reported
+        timing::Clock::TimePoint coolingUntil{}; // a 429's Retry-After: no calls before then
         quint64 rateLimited = 0;
         OperatorState operatorState = OperatorState::Enabled;
         bool probeUnhealthy = false; // failed active probes hold the breaker open
         int probeFailuresInRow = 0;
         int probeSuccessesInRow = 0;
-        std::optional<Clock::TimePoint> rampStartedAt;
+        std::optional<timing::Clock::TimePoint> rampStartedAt;
 
         QString lastFailure;
         int inFlight = 0;
@@ -209,7 +209,7 @@ private:
                     const config::BreakerConfig &breaker);
 
     const config::ConfigStore &m_store;
-    const Clock &m_clock;
+    const timing::Clock &m_clock;
     AgentRegistry m_agents;
     std::vector<ProviderRecord> m_providers;
     QList<BreakerEvent> m_events;

@@ -1,7 +1,6 @@
 #pragma once
 
 #include "config/config_store.h"
-#include "execution/deadline_scheduler.h"
 #include "http/admin_endpoints.h"
 #include "http/response_writer.h"
 #include "protocol/openai_error.h"
@@ -9,6 +8,7 @@
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
 #include "telemetry/trace.h"
+#include "timing/deadline_scheduler.h"
 
 #include <QAbstractHttpServer>
 #include <QElapsedTimer>
@@ -45,7 +45,7 @@ struct GatewayServices {
     upstream::UpstreamTransport &transport;
     resilience::AdmissionController &admission;
     resilience::RetryBudget &retryBudget;
-    execution::DeadlineScheduler &scheduler;
+    timing::DeadlineScheduler &scheduler;
 };
 
 class ConnectionQueue;

@@ -29,7 +29,7 @@ double tokensPerMs(const config::TenantLimit &limit)
 
 std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
                                                       const config::TenantLimit &limit,
-                                                      health::Clock::TimePoint now)
+                                                      timing::Clock::TimePoint now)
 {
     auto it = m_buckets.find(tenant);
     if (it == m_buckets.end()) {
@@ -54,7 +54,7 @@ std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
         std::llround(std::ceil((1.0 - bucket.tokens - kRounding) / tokensPerMs(limit))));
 }
 
-void InMemoryTenantQuota::dropFullBuckets(health::Clock::TimePoint now)
+void InMemoryTenantQuota::dropFullBuckets(timing::Clock::TimePoint now)
 {
     for (auto it = m_buckets.begin(); it != m_buckets.end();) {
         const config::TenantLimit limit = m_limits.value(it.key());
@@ -70,7 +70,7 @@ void InMemoryTenantQuota::dropFullBuckets(health::Clock::TimePoint now)
 }
 
 AdmissionController::AdmissionController(const config::ConfigStore &store,
-                                         const health::Clock &clock,
+                                         const timing::Clock &clock,
                                          std::unique_ptr<TenantQuota> quota)
     : m_store(store), m_clock(clock),
       m_quota(quota ? std::move(quota) : std::make_unique<InMemoryTenantQuota>())

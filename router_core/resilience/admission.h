@@ -2,8 +2,8 @@
 
 #include "config/config_store.h"
 #include "config/resilience_config.h"
-#include "health/clock.h"
 #include "protocol/openai_error.h"
+#include "timing/clock.h"
 
 #include <QByteArrayView>
 #include <QHash>
@@ -23,7 +23,7 @@ public:
     // Takes one request from the tenant's allowance. Empty when admitted; otherwise how long
     // until the tenant may send the next one.
     virtual std::optional<std::chrono::milliseconds>
-    take(const QString &tenant, const config::TenantLimit &limit, health::Clock::TimePoint now) = 0;
+    take(const QString &tenant, const config::TenantLimit &limit, timing::Clock::TimePoint now) = 0;
 };
 
 // A token bucket per tenant: it holds up to `burst` requests and refills at the per-minute rate.
@@ -31,15 +31,15 @@ class InMemoryTenantQuota final : public TenantQuota {
 public:
     std::optional<std::chrono::milliseconds> take(const QString &tenant,
                                                   const config::TenantLimit &limit,
-                                                  health::Clock::TimePoint now) override;
+                                                  timing::Clock::TimePoint now) override;
     int bucketCount() const { return int(m_buckets.size()); }
 
 private:
     struct Bucket {
         double tokens = 0.0;
-        health::Clock::TimePoint refilledAt;
+        timing::Clock::TimePoint refilledAt;
     };
-    void dropFullBuckets(health::Clock::TimePoint now);
+    void dropFullBuckets(timing::Clock::TimePoint now);
 
     QHash<QString, Bucket> m_buckets;
     QHash<QString, config::TenantLimit> m_limits; // each bucket's limit, for pruning
@@ -64,7 +64,7 @@ class AdmissionController {
 public:
     // The store and the clock (the health registry's seam for time) must outlive the controller.
     explicit AdmissionController(const config::ConfigStore &store,
-                                 const health::Clock &clock = health::SteadyClock::instance(),
+                                 const timing::Clock &clock = timing::SteadyClock::instance(),
                                  std::unique_ptr<TenantQuota> quota = nullptr);
     ~AdmissionController();
 
@@ -86,7 +86,7 @@ private:
     std::optional<config::TenantLimit> limitFor(const QString &tenant) const;
 
     const config::ConfigStore &m_store;
-    const health::Clock &m_clock;
+    const timing::Clock &m_clock;
     std::unique_ptr<TenantQuota> m_quota;
 };
 

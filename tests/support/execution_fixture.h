@@ -9,13 +9,13 @@
 #include "config/config_store.h"
 #include "execution/chat_execution.h"
 #include "execution/client_channel.h"
-#include "execution/deadline_scheduler.h"
 #include "health/health_registry.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
 #include "routing/request_context.h"
 #include "routing/router.h"
 #include "telemetry/trace.h"
+#include "timing/deadline_scheduler.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,8 +29,8 @@ namespace switchyard::testing {
 
 using namespace Qt::StringLiterals;
 using execution::ChatExecution;
-using execution::DeadlineScheduler;
 using std::chrono::milliseconds;
+using timing::DeadlineScheduler;
 
 // ---- the far side of the seams -----------------------------------------------------------------
 
@@ -72,7 +72,8 @@ public:
     FakeCallState &last() { return *calls.back(); }
     int liveCalls() const
     {
-        return int(std::count_if(calls.begin(), calls.end(), [](const auto &c) { return c->live; }));
+        return int(
+            std::count_if(calls.begin(), calls.end(), [](const auto &c) { return c->live; }));
     }
 
     // Whole answers and failures of the last call.
@@ -250,10 +251,9 @@ struct Fixture {
     ChatExecution *send(bool stream = false, QList<QPair<QByteArray, QByteArray>> headers = {},
                         const QByteArray &content = "hello")
     {
-        const QByteArray body = "{\"model\":\"m\",\"stream\":" +
-                                QByteArray(stream ? "true" : "false") +
-                                ",\"messages\":[{\"role\":\"user\",\"content\":\"" + content +
-                                "\"}]}";
+        const QByteArray body =
+            "{\"model\":\"m\",\"stream\":" + QByteArray(stream ? "true" : "false") +
+            ",\"messages\":[{\"role\":\"user\",\"content\":\"" + content + "\"}]}";
         auto parsed = protocol::parseChatRequest(body);
         protocol::ChatRequest chat = std::get<protocol::ChatRequest>(parsed);
         routing::RequestContext context =
@@ -265,11 +265,11 @@ struct Fixture {
         log = std::make_shared<ClientLog>();
         const execution::ExecutionServices services{
             transport, health, traces, retryBudget, admission, scheduler, [] { return 0.0; }};
-        auto *run = new ChatExecution(services, table->snapshot(), chat,
-                                      routing::forwardedBody(chat, body), std::move(context),
-                                      std::move(decision),
-                                      telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
-                                      std::make_unique<FakeClient>(log), &owner);
+        auto *run =
+            new ChatExecution(services, table->snapshot(), chat, routing::forwardedBody(chat, body),
+                              std::move(context), std::move(decision),
+                              telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
+                              std::make_unique<FakeClient>(log), &owner);
         QObject::connect(run, &ChatExecution::finished, &owner, [this] { ++finished; });
         run->start();
         return run;
@@ -304,7 +304,7 @@ struct Fixture {
         return false;
     }
 
-    health::ManualClock clock;
+    timing::ManualClock clock;
     config::ConfigStore store;
     health::HealthRegistry health;
     telemetry::TraceRing traces;

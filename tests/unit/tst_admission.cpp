@@ -3,9 +3,9 @@
 // manual clock, stepped by hand.
 
 #include "config/config_store.h"
-#include "health/clock.h"
 #include "health/health_registry.h"
 #include "resilience/admission.h"
+#include "timing/clock.h"
 
 #include <QtTest>
 
@@ -14,9 +14,9 @@ using namespace std::chrono_literals;
 using switchyard::config::AdmissionConfig;
 using switchyard::config::ConfigStore;
 using switchyard::config::TenantLimit;
-using switchyard::health::ManualClock;
 using switchyard::resilience::AdmissionController;
 using switchyard::resilience::AdmissionVerdict;
+using switchyard::timing::ManualClock;
 using Kind = switchyard::resilience::AdmissionVerdict::Kind;
 
 namespace {

@@ -1,8 +1,8 @@
 // The circuit breaker, operator actions, probe health and the recovery ramp of the health
 // registry, on a hand-stepped clock: every number of DESIGN.md's "Circuit breaker" is checked.
 
-#include "health/clock.h"
 #include "health/health_registry.h"
+#include "timing/clock.h"
 
 #include <QLoggingCategory>
 #include <QTest>
@@ -12,7 +12,7 @@ using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using health::CallOutcome;
 using health::HealthRegistry;
-using health::ManualClock;
+using timing::ManualClock;
 
 Q_DECLARE_METATYPE(switchyard::OperatorState)
 Q_DECLARE_METATYPE(switchyard::BreakerState)

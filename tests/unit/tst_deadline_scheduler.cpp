@@ -1,7 +1,7 @@
 // The one scheduler of every per-request deadline: order, re-arming, disarming from inside a
 // callback, owners that go away, coroutine waits, and the single timer that drives it live.
 
-#include "execution/deadline_scheduler.h"
+#include "timing/deadline_scheduler.h"
 
 #include <QCoro/QCoroTask>
 #include <QTest>
@@ -10,9 +10,9 @@
 
 using namespace std::chrono_literals;
 using namespace switchyard;
-using execution::Deadline;
-using execution::DeadlineScheduler;
-using execution::Sleep;
+using timing::Deadline;
+using timing::DeadlineScheduler;
+using timing::Sleep;
 
 namespace {
 
@@ -44,7 +44,7 @@ private slots:
 
 void DeadlineSchedulerTest::firesInTimeOrderThenArmingOrder()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     std::vector<int> fired;
     Deadline late(scheduler, [&] { fired.push_back(3); });
@@ -68,7 +68,7 @@ void DeadlineSchedulerTest::firesInTimeOrderThenArmingOrder()
 
 void DeadlineSchedulerTest::rearmingMovesAndDisarmingRemoves()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     int fired = 0;
     Deadline watch(scheduler, [&] { ++fired; });
@@ -91,7 +91,7 @@ void DeadlineSchedulerTest::rearmingMovesAndDisarmingRemoves()
 
 void DeadlineSchedulerTest::callbacksMayArmDisarmAndDestroy()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     std::vector<int> fired;
     auto victim = std::make_unique<Deadline>(scheduler, [&] { fired.push_back(99); });
@@ -113,7 +113,7 @@ void DeadlineSchedulerTest::callbacksMayArmDisarmAndDestroy()
 
 void DeadlineSchedulerTest::neverFiresFromInsideArm()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     int fired = 0;
     Deadline now(scheduler, [&] { ++fired; });
@@ -126,7 +126,7 @@ void DeadlineSchedulerTest::neverFiresFromInsideArm()
 
 void DeadlineSchedulerTest::manyDeadlinesKeepTheHeapInOrder()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     std::vector<int> fired;
     std::vector<std::unique_ptr<Deadline>> deadlines;
@@ -151,7 +151,7 @@ void DeadlineSchedulerTest::manyDeadlinesKeepTheHeapInOrder()
 
 void DeadlineSchedulerTest::coroutineSleepsInSimulatedTime()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     std::vector<int> marks;
     QCoro::Task<> first = sleepThenMark(scheduler, 200ms, marks, 2);
@@ -169,7 +169,7 @@ void DeadlineSchedulerTest::coroutineSleepsInSimulatedTime()
 
 void DeadlineSchedulerTest::coroutineSleepWokenEarly()
 {
-    health::ManualClock clock;
+    timing::ManualClock clock;
     DeadlineScheduler scheduler(clock, DeadlineScheduler::Drive::Manual);
     std::vector<int> marks;
     Sleep *waiting = nullptr;
@@ -185,7 +185,7 @@ void DeadlineSchedulerTest::oneTimerDrivesItLive()
 {
     // The real clock and the scheduler's own timer: the deadlines fire from the event loop,
     // in order, with no runDue() from the test.
-    DeadlineScheduler scheduler(health::SteadyClock::instance());
+    DeadlineScheduler scheduler(timing::SteadyClock::instance());
     std::vector<int> fired;
     Deadline second(scheduler, [&] { fired.push_back(2); });
     Deadline first(scheduler, [&] { fired.push_back(1); });

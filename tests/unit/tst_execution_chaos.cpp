@@ -212,7 +212,7 @@ private:
 
     Fixture m_fixture;
     QRandomGenerator m_random;
-    std::multimap<health::Clock::TimePoint, std::size_t> m_due;
+    std::multimap<timing::Clock::TimePoint, std::size_t> m_due;
     std::size_t m_seen = 0;
 };
 

@@ -78,7 +78,7 @@ struct Fixture {
         store.replace(std::move(next));
     }
 
-    health::ManualClock clock;
+    timing::ManualClock clock;
     std::shared_ptr<const config::Config> config;
     config::ConfigStore store;
     health::HealthRegistry health;
@@ -619,7 +619,7 @@ private Q_SLOTS:
 
     void agentRegistryForgetsSilentAgents()
     {
-        health::ManualClock clock;
+        timing::ManualClock clock;
         health::AgentRegistry registry(clock, [] { return 30s; });
         registry.upsert(
             {u"planner"_s, QUrl(u"http://127.0.0.1:9001/v1"_s), {u"travel/plan/trip"_s}, 4, {}}, 7);
@@ -639,7 +639,7 @@ private Q_SLOTS:
 
     void busyAgentsAreSkippedUntilTheySayOtherwise()
     {
-        health::ManualClock clock;
+        timing::ManualClock clock;
         health::AgentRegistry registry(clock, [] { return 30s; });
         registry.upsert({u"a"_s, QUrl(u"http://127.0.0.1:9001"_s), {u"x/y/z"_s}, 0, {}}, 1);
         QVERIFY(registry.heartbeat(u"a"_s, true));

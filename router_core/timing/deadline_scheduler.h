@@ -1,6 +1,6 @@
 #pragma once
 
-#include "health/clock.h"
+#include "timing/clock.h"
 
 #include <QObject>
 #include <QTimer>
@@ -10,7 +10,7 @@
 #include <functional>
 #include <vector>
 
-namespace switchyard::execution {
+namespace switchyard::timing {
 
 class DeadlineScheduler;
 
@@ -25,11 +25,11 @@ public:
     Deadline(const Deadline &) = delete;
     Deadline &operator=(const Deadline &) = delete;
 
-    void arm(health::Clock::TimePoint when);
+    void arm(Clock::TimePoint when);
     void armIn(std::chrono::milliseconds delay); // from the scheduler's clock's now
     void disarm();
     bool armed() const { return m_heapIndex != kNotPending; }
-    health::Clock::TimePoint when() const { return m_when; }
+    Clock::TimePoint when() const { return m_when; }
     DeadlineScheduler &scheduler() const { return m_scheduler; }
 
 private:
@@ -38,7 +38,7 @@ private:
 
     DeadlineScheduler &m_scheduler;
     std::function<void()> m_onDue;
-    health::Clock::TimePoint m_when{};
+    Clock::TimePoint m_when{};
     std::uint64_t m_sequence = 0; // equal times fire in the order they were armed
     std::size_t m_heapIndex = kNotPending;
 };
@@ -53,12 +53,12 @@ class DeadlineScheduler final : public QObject {
 public:
     enum class Drive { Timer, Manual };
 
-    explicit DeadlineScheduler(const health::Clock &clock, Drive drive = Drive::Timer,
+    explicit DeadlineScheduler(const Clock &clock, Drive drive = Drive::Timer,
                                QObject *parent = nullptr);
     ~DeadlineScheduler() override;
 
-    const health::Clock &clock() const { return m_clock; }
-    health::Clock::TimePoint now() const { return m_clock.now(); }
+    const Clock &clock() const { return m_clock; }
+    Clock::TimePoint now() const { return m_clock.now(); }
 
     // Fires every deadline due at the clock's present time, including those a callback arms
     // for the present; returns how many fired. The timer calls it; tests call it after moving
@@ -66,7 +66,7 @@ public:
     int runDue();
     std::size_t pending() const { return m_heap.size(); }
     // The earliest pending deadline; only meaningful when pending() > 0.
-    health::Clock::TimePoint nextDue() const { return m_heap.front()->m_when; }
+    Clock::TimePoint nextDue() const { return m_heap.front()->m_when; }
 
 private:
     friend class Deadline;
@@ -79,10 +79,10 @@ private:
     void place(std::size_t index, Deadline *deadline);
     void rearmTimer();
 
-    const health::Clock &m_clock;
+    const Clock &m_clock;
     Drive m_drive;
-    QTimer m_timer{this};                  // parented: moveToThread() takes it along
-    health::Clock::TimePoint m_timerDue{}; // what the running timer was set for
+    QTimer m_timer{this};          // parented: moveToThread() takes it along
+    Clock::TimePoint m_timerDue{}; // what the running timer was set for
     std::vector<Deadline *> m_heap;
     std::uint64_t m_nextSequence = 0;
     bool m_running = false;
@@ -117,4 +117,4 @@ private:
     bool m_elapsed = false;
 };
 
-} // namespace switchyard::execution
+} // namespace switchyard::timing

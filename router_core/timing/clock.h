@@ -4,7 +4,7 @@
 #include <QtGlobal>
 #include <chrono>
 
-namespace switchyard::health {
+namespace switchyard::timing {
 
 // The seam between health decisions and time: breaker periods, latency windows and ramps read
 // the time only through a Clock, so tests step it by hand instead of sleeping.
@@ -52,4 +52,4 @@ private:
     TimePoint m_now = kStart;
 };
 
-} // namespace switchyard::health
+} // namespace switchyard::timing

@@ -1,10 +1,10 @@
-#include "execution/deadline_scheduler.h"
+#include "timing/deadline_scheduler.h"
 
 #include <algorithm>
 #include <limits>
 #include <utility>
 
-namespace switchyard::execution {
+namespace switchyard::timing {
 
 using std::chrono::milliseconds;
 
@@ -17,7 +17,7 @@ Deadline::~Deadline()
     disarm();
 }
 
-void Deadline::arm(health::Clock::TimePoint when)
+void Deadline::arm(Clock::TimePoint when)
 {
     disarm();
     m_when = when;
@@ -35,7 +35,7 @@ void Deadline::disarm()
         m_scheduler.remove(this);
 }
 
-DeadlineScheduler::DeadlineScheduler(const health::Clock &clock, Drive drive, QObject *parent)
+DeadlineScheduler::DeadlineScheduler(const Clock &clock, Drive drive, QObject *parent)
     : QObject(parent), m_clock(clock), m_drive(drive)
 {
     m_timer.setSingleShot(true);
@@ -128,7 +128,7 @@ int DeadlineScheduler::runDue()
         return 0; // a callback that drives the loop again finds its deadlines handled here
     m_running = true;
     int fired = 0;
-    const health::Clock::TimePoint now = m_clock.now();
+    const Clock::TimePoint now = m_clock.now();
     while (!m_heap.empty() && m_heap.front()->m_when <= now) {
         Deadline *due = m_heap.front();
         remove(due);
@@ -148,7 +148,7 @@ void DeadlineScheduler::rearmTimer()
         m_timer.stop();
         return;
     }
-    const health::Clock::TimePoint first = m_heap.front()->m_when;
+    const Clock::TimePoint first = m_heap.front()->m_when;
     if (m_timer.isActive() && m_timerDue <= first)
         return; // fires in time; a deadline later than needed is found then
     // Rounded up: a timer that fires a fraction early would find nothing due and spin.
@@ -181,4 +181,4 @@ void Sleep::resume(bool elapsed)
     std::exchange(m_waiting, {}).resume();
 }
 
-} // namespace switchyard::execution
+} // namespace switchyard::timing
