@@ -47,7 +47,8 @@ Engine::Engine(config::Config config, QObject *parent)
     m_health->setEventSink([this](const BreakerEvent &event) { emit breakerEvent(event); });
     connect(&m_healthTimer, &QTimer::timeout, this, [this] { m_health->updateTimedStates(); });
     if (m_store->config().resilience.probes.enabled)
-        m_prober = new resilience::HealthProber(*m_store, *m_health, *m_transport, this);
+        m_prober =
+            new resilience::HealthProber(*m_store, *m_health, *m_transport, *m_scheduler, this);
     admin::registerProviderAdmin(m_server->admin(), *m_commands);
     admin::registerRoutingAdmin(m_server->admin(), *m_commands);
     connect(&m_publishTimer, &QTimer::timeout, this, [this] { emit snapshotReady(snapshot()); });

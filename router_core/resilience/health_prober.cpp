@@ -14,15 +14,8 @@ namespace switchyard::resilience {
 
 using namespace Qt::StringLiterals;
 using std::chrono::milliseconds;
-using std::chrono::steady_clock;
 
 namespace {
-
-// How often the schedule is looked at, as a share of the interval: small enough that a probe
-// goes out close to its time, large enough that an idle gateway barely wakes up.
-constexpr int kTicksPerInterval = 10;
-constexpr milliseconds kLongestTick{1000};
-constexpr milliseconds kShortestTick{5};
 
 QUrl chatCompletionsUrl(const QUrl &baseUrl)
 {
@@ -36,14 +29,37 @@ QUrl chatCompletionsUrl(const QUrl &baseUrl)
 
 } // namespace
 
-// One probe in flight: remembers the answer's status and reports once.
-class HealthProber::Probe final : public upstream::UpstreamObserver {
+// One probe call, co_awaited: starts when awaited, resumes its coroutine once with the outcome.
+// cancel() aborts the call and resumes it with none.
+class HealthProber::ProbeCall final : public upstream::UpstreamObserver {
 public:
-    Probe(HealthProber &prober, int provider) : m_prober(prober), m_provider(provider) {}
+    struct Outcome {
+        bool ok = false;
+        QString detail; // "HTTP 200", "timed out after 500 ms"; empty when cancelled
+    };
 
-    void begin(const upstream::UpstreamRequest &request)
+    ProbeCall(upstream::UpstreamTransport &transport, upstream::UpstreamRequest request,
+              milliseconds timeout)
+        : m_transport(transport), m_request(std::move(request)), m_timeout(timeout)
+    {}
+
+    // A pointer-sized awaiter: the call is the transport's observer and must not move.
+    struct Awaiter {
+        ProbeCall *call;
+        bool await_ready() const noexcept { return false; }
+        void await_suspend(std::coroutine_handle<> waiting)
+        {
+            call->m_waiting = waiting;
+            call->m_call = call->m_transport.start(call->m_request, call);
+        }
+        Outcome await_resume() const { return call->m_outcome; }
+    };
+    Awaiter operator co_await() { return Awaiter{this}; }
+
+    void cancel()
     {
-        m_call = m_prober.m_transport.start(request, this);
+        m_call.reset();
+        resume({});
     }
 
     void onResponseHead(const upstream::UpstreamResponseHead &head) override
@@ -54,102 +70,133 @@ public:
 
     void onFinished(const upstream::UpstreamResult &result) override
     {
-        if (result.error == upstream::TransportError::TotalTimeout) {
-            m_prober.finishProbe(m_provider, false,
-                                 u"timed out after %1 ms"_s.arg(m_prober.rules().timeout.count()));
-        } else if (result.error != upstream::TransportError::None) {
-            m_prober.finishProbe(m_provider, false,
-                                 result.description.isEmpty() ? upstream::describe(result.error)
-                                                              : result.description);
-        } else if (m_status < 200 || m_status >= 300) {
-            m_prober.finishProbe(m_provider, false, u"HTTP %1"_s.arg(m_status));
-        } else {
-            m_prober.finishProbe(m_provider, true, u"HTTP %1"_s.arg(m_status));
-        }
+        m_call.reset();
+        if (result.error == upstream::TransportError::TotalTimeout)
+            resume({false, u"timed out after %1 ms"_s.arg(m_timeout.count())});
+        else if (result.error != upstream::TransportError::None)
+            resume({false, result.description.isEmpty() ? upstream::describe(result.error)
+                                                        : result.description});
+        else
+            resume({m_status >= 200 && m_status < 300, u"HTTP %1"_s.arg(m_status)});
+        // The coroutine may have destroyed this call by now: nothing after resume().
     }
 
 private:
-    HealthProber &m_prober;
-    int m_provider;
-    int m_status = 0;
+    void resume(Outcome outcome)
+    {
+        m_outcome = std::move(outcome);
+        if (std::coroutine_handle<> waiting = std::exchange(m_waiting, {}))
+            waiting.resume();
+    }
+
+    upstream::UpstreamTransport &m_transport;
+    upstream::UpstreamRequest m_request;
+    milliseconds m_timeout;
     std::unique_ptr<upstream::UpstreamCall> m_call;
+    std::coroutine_handle<> m_waiting;
+    Outcome m_outcome;
+    int m_status = 0;
 };
 
-HealthProber::HealthProber(const config::ConfigStore &store, health::HealthRegistry &health,
-                           upstream::UpstreamTransport &transport, QObject *parent)
-    : QObject(parent), m_store(store), m_health(health), m_transport(transport)
+void HealthProber::Loop::end()
 {
-    const milliseconds tick =
-        std::clamp(rules().interval / kTicksPerInterval, kShortestTick, kLongestTick);
-    m_timer.setInterval(tick);
-    connect(&m_timer, &QTimer::timeout, this, &HealthProber::tick);
-    m_reaper.setSingleShot(true);
-    m_reaper.setInterval(0);
-    connect(&m_reaper, &QTimer::timeout, this, [this] { m_finished.clear(); });
+    if (sleeping)
+        sleeping->wake();
+    else if (calling)
+        calling->cancel();
 }
+
+HealthProber::HealthProber(const config::ConfigStore &store, health::HealthRegistry &health,
+                           upstream::UpstreamTransport &transport,
+                           timing::DeadlineScheduler &scheduler, QObject *parent)
+    : QObject(parent), m_store(store), m_health(health), m_transport(transport),
+      m_scheduler(scheduler)
+{}
 
 HealthProber::~HealthProber()
 {
-    // Probes abort their calls as they go; the transport outlives the prober.
-    m_slots.clear();
-    m_finished.clear();
+    stop();
 }
 
 void HealthProber::start()
 {
-    const auto now = steady_clock::now();
+    if (m_running)
+        return;
+    m_running = true;
     const int count = std::max(1, m_health.providerCount());
-    m_slots.resize(std::size_t(m_health.providerCount()));
-    for (int i = 0; i < int(m_slots.size()); ++i)
-        m_slots[std::size_t(i)].nextAt = now + rules().interval + rules().interval * i / count;
-    m_timer.start();
+    for (int i = 0; i < m_health.providerCount(); ++i)
+        startLoop(i, rules().interval + rules().interval * i / count);
+    m_watcher.task.emplace(watchForNewEndpoints(m_watcher));
     qCInfo(lcProber).noquote() << "probing" << m_health.providerCount() << "provider(s) every"
                                << rules().interval.count() << "ms";
 }
 
 void HealthProber::stop()
 {
-    m_timer.stop();
-    m_slots.clear();
+    // Each loop, resumed, sees the prober stopped and returns; its frame goes with its task.
+    m_running = false;
+    m_watcher.end();
+    for (const std::unique_ptr<Loop> &loop : m_loops)
+        loop->end();
+    m_loops.clear();
+    m_watcher.task.reset();
 }
 
 int HealthProber::probesInFlight() const
 {
-    return int(std::count_if(m_slots.cbegin(), m_slots.cend(),
-                             [](const Slot &slot) { return slot.running != nullptr; }));
+    return int(std::count_if(m_loops.cbegin(), m_loops.cend(),
+                             [](const auto &loop) { return loop->calling != nullptr; }));
 }
 
-void HealthProber::tick()
+void HealthProber::startLoop(int provider, milliseconds firstWait)
 {
-    const auto now = steady_clock::now();
-    // Endpoints added at runtime are first probed one interval after they are seen.
-    while (int(m_slots.size()) < m_health.providerCount())
-        m_slots.push_back(Slot{now + rules().interval, nullptr});
-    for (int i = 0; i < int(m_slots.size()); ++i) {
-        Slot &slot = m_slots[std::size_t(i)];
-        if (slot.running || now < slot.nextAt || m_health.isRetired(i))
-            continue;
-        slot.nextAt = now + rules().interval;
-        startProbe(i);
+    m_loops.push_back(std::make_unique<Loop>());
+    Loop &loop = *m_loops.back();
+    loop.task.emplace(probeEndpoint(provider, loop, firstWait));
+}
+
+QCoro::Task<bool> HealthProber::wait(Loop &loop, milliseconds delay)
+{
+    timing::Sleep sleep(m_scheduler, delay);
+    loop.sleeping = &sleep;
+    const bool elapsed = co_await sleep;
+    loop.sleeping = nullptr;
+    co_return elapsed &&m_running;
+}
+
+QCoro::Task<> HealthProber::probeEndpoint(int provider, Loop &loop, milliseconds firstWait)
+{
+    if (!co_await wait(loop, firstWait))
+        co_return;
+    while (true) {
+        const std::optional<upstream::UpstreamRequest> request =
+            m_health.isRetired(provider) ? std::nullopt
+                                         : probeRequest(rules(), m_health.providerConfig(provider));
+        if (request) {
+            ProbeCall call(m_transport, *request, rules().timeout);
+            loop.calling = &call;
+            const ProbeCall::Outcome outcome = co_await call;
+            loop.calling = nullptr;
+            if (!m_running)
+                co_return;
+            report(provider, outcome.ok, outcome.detail);
+        }
+        if (!co_await wait(loop, rules().interval))
+            co_return;
     }
 }
 
-void HealthProber::startProbe(int provider)
+QCoro::Task<> HealthProber::watchForNewEndpoints(Loop &loop)
 {
-    const std::optional<upstream::UpstreamRequest> request =
-        probeRequest(rules(), m_health.providerConfig(provider));
-    if (!request)
-        return;
-    Slot &slot = m_slots[std::size_t(provider)];
-    slot.running = std::make_unique<Probe>(*this, provider);
-    slot.running->begin(*request);
+    // Endpoints added at runtime (agents) are first probed one interval after they are seen.
+    while (co_await wait(loop, rules().interval)) {
+        for (int i = int(m_loops.size()); i < m_health.providerCount(); ++i)
+            startLoop(i, rules().interval);
+    }
 }
 
-void HealthProber::finishProbe(int provider, bool ok, const QString &detail)
+void HealthProber::report(int provider, bool ok, const QString &detail)
 {
-    Slot &slot = m_slots[std::size_t(provider)];
-    m_finished.push_back(std::move(slot.running));
-    m_reaper.start();
     qCDebug(lcProber).noquote() << "probe of" << m_health.providerConfig(provider).id
                                 << (ok ? "succeeded:" : "failed:") << detail;
     m_health.probeResult(provider, ok, detail);

@@ -3,11 +3,11 @@
 #include "config/breaker_config.h"
 #include "config/config.h"
 #include "config/config_store.h"
+#include "timing/deadline_scheduler.h"
 #include "upstream/upstream_transport.h"
 
-#include <QElapsedTimer>
+#include <QCoro/QCoroTask>
 #include <QObject>
-#include <QTimer>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -24,13 +24,17 @@ namespace switchyard::resilience {
 // decides what it means (unhealthy after N failures, healthy after M successes, a half-open
 // breaker closing). Probes go through the same transport seam as traffic but are not traffic:
 // they take no admission and count in no request statistics.
-// Lives on the engine thread, beside the registry and the transport.
+// Each endpoint's probing is one coroutine, a loop of waits (on the engine's deadline scheduler,
+// so simulated time drives it too) and probe calls; one more watches for endpoints added at
+// runtime. Lives on the engine thread, beside the registry and the transport.
 class HealthProber final : public QObject {
     Q_OBJECT
 public:
-    // Probes as the store's current `probes` section says, read at each tick.
+    // Probes as the store's current `probes` section says, read at each probe.
     HealthProber(const config::ConfigStore &store, health::HealthRegistry &health,
-                 upstream::UpstreamTransport &transport, QObject *parent = nullptr);
+                 upstream::UpstreamTransport &transport, timing::DeadlineScheduler &scheduler,
+                 QObject *parent = nullptr);
+    // Ends every loop: waits are cut short, probe calls aborted.
     ~HealthProber() override;
 
     // The first probe of each endpoint goes out one interval after start, staggered over the
@@ -46,27 +50,31 @@ public:
     probeRequest(const config::ProbeConfig &config, const config::ProviderConfig &provider);
 
 private:
-    class Probe;
-    struct Slot {
-        std::chrono::steady_clock::time_point nextAt;
-        std::unique_ptr<Probe> running;
+    class ProbeCall;
+    // One coroutine's loop and what it waits on now, so stop() can end the wait.
+    struct Loop {
+        std::optional<QCoro::Task<>> task;
+        timing::Sleep *sleeping = nullptr;
+        ProbeCall *calling = nullptr;
+        void end();
     };
 
-    void tick();
-    void startProbe(int provider);
-    void finishProbe(int provider, bool ok, const QString &detail);
+    QCoro::Task<> probeEndpoint(int provider, Loop &loop, std::chrono::milliseconds firstWait);
+    QCoro::Task<> watchForNewEndpoints(Loop &loop);
+    // Waits on the scheduler; false when the loop was ended instead.
+    QCoro::Task<bool> wait(Loop &loop, std::chrono::milliseconds delay);
+    void startLoop(int provider, std::chrono::milliseconds firstWait);
+    void report(int provider, bool ok, const QString &detail);
 
     const config::ProbeConfig &rules() const { return m_store.config().resilience.probes; }
 
     const config::ConfigStore &m_store;
     health::HealthRegistry &m_health;
     upstream::UpstreamTransport &m_transport;
-    std::vector<Slot> m_slots; // by provider index; grows as the registry does
-    // Finished probes are deleted on the next pass of the event loop, never inside their own
-    // transport callback.
-    std::vector<std::unique_ptr<Probe>> m_finished;
-    QTimer m_timer{this}; // parented so moveToThread() takes it along
-    QTimer m_reaper{this};
+    timing::DeadlineScheduler &m_scheduler;
+    bool m_running = false;
+    std::vector<std::unique_ptr<Loop>> m_loops; // by provider slot; addresses stay put
+    Loop m_watcher;
 };
 
 } // namespace switchyard::resilience
