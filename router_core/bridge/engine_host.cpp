@@ -1,11 +1,13 @@
 #include "bridge/engine_host.h"
 
+#include "bridge/thread_hop.h"
 #include "control/operator_commands.h"
 #include "engine/engine.h"
 #include "routing/request_context.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
 
+#include <QCoro/QCoroTask>
 #include <QLoggingCategory>
 #include <QThread>
 
@@ -38,6 +40,27 @@ RouteExplanation explanationOf(const std::variant<routing::Explanation, protocol
     explanation.decision = answer.decision;
     explanation.requestId = QString::fromLatin1(answer.context.requestId);
     return explanation;
+}
+
+// The console's commands that wait for the engine's answer: ask on the engine's thread, answer
+// on the bridge's. Their tasks are not kept: each coroutine ends by itself, or is dropped with
+// the bridge or the engine (ThreadHop).
+QCoro::Task<> explainOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                              std::optional<QList<config::RouteRule>> rules,
+                              EngineBridge::HeaderList sample, QByteArray body)
+{
+    const RouteExplanation explanation =
+        co_await ThreadHop<RouteExplanation>(engine, host, [engine, rules, sample, body] {
+            return explanationOf(engine->commands().explain(sample, body, rules));
+        });
+    emit host->routeExplained(ticket, explanation);
+}
+
+QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::RouteRule> rules)
+{
+    const QStringList problems = co_await ThreadHop<QStringList>(
+        engine, host, [engine, rules] { return engine->commands().applyRoutes(rules); });
+    emit host->routesApplied(problems.isEmpty(), problems);
 }
 
 } // namespace
@@ -185,24 +208,14 @@ void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::
         });
         sample.append({"x-request-id", kDryRunRequestId.toByteArray()});
     }
-    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, ticket, rules, sample, body] {
-        const RouteExplanation explanation =
-            explanationOf(engine->commands().explain(sample, body, rules));
-        // Queued back to the bridge's thread; dropped if the bridge is gone by then.
-        QMetaObject::invokeMethod(
-            this, [this, ticket, explanation] { emit routeExplained(ticket, explanation); });
-    });
+    explainOnEngine(this, m_engine, ticket, rules, sample, body);
 }
 
 void EngineHost::applyRoutes(const QList<config::RouteRule> &rules)
 {
     if (!m_engine)
         return;
-    QMetaObject::invokeMethod(m_engine, [this, engine = m_engine, rules] {
-        const QStringList problems = engine->commands().applyRoutes(rules);
-        QMetaObject::invokeMethod(
-            this, [this, problems] { emit routesApplied(problems.isEmpty(), problems); });
-    });
+    applyOnEngine(this, m_engine, rules);
 }
 
 void EngineHost::setCanaryWeights(const QString &rule, const QList<int> &weights)

@@ -73,7 +73,7 @@ void HealthProberTest::failedProbesTakeAnEndpointOutAndBringItBack()
         f.advance(500ms); // alpha at 1 s and 2 s
         QCOMPARE(f.transport.last().provider(), u"alpha"_s);
         f.transport.status(503);
-        f.advance(500ms); // beta at 1.5 s and 2.5 s
+        f.advance(500ms);     // beta at 1.5 s and 2.5 s
         f.transport.answer(); // beta stays healthy
     }
     QVERIFY(!f.health.probeHealthy(alpha));
@@ -112,8 +112,8 @@ void HealthProberTest::endpointAddedAtRuntimeIsProbedToo()
 void HealthProberTest::stopEndsWaitsAndCalls()
 {
     Fixture f(kProbedConfig);
-    auto prober = std::make_unique<resilience::HealthProber>(f.store, f.health, f.transport,
-                                                             f.scheduler);
+    auto prober =
+        std::make_unique<resilience::HealthProber>(f.store, f.health, f.transport, f.scheduler);
     prober->start();
     f.advance(1s);
     QVERIFY(f.transport.last().live); // alpha's probe under way, beta and the watcher waiting
