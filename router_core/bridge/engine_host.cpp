@@ -49,17 +49,18 @@ QCoro::Task<> explainOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
                               std::optional<QList<config::RouteRule>> rules,
                               EngineBridge::HeaderList sample, QByteArray body)
 {
-    const RouteExplanation explanation =
-        co_await ThreadHop<RouteExplanation>(engine, host, [engine, rules, sample, body] {
-            return explanationOf(engine->commands().explain(sample, body, rules));
-        });
+    ThreadHop<RouteExplanation> hop(engine, host, [engine, rules, sample, body] {
+        return explanationOf(engine->commands().explain(sample, body, rules));
+    });
+    const RouteExplanation explanation = co_await hop;
     emit host->routeExplained(ticket, explanation);
 }
 
 QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::RouteRule> rules)
 {
-    const QStringList problems = co_await ThreadHop<QStringList>(
-        engine, host, [engine, rules] { return engine->commands().applyRoutes(rules); });
+    ThreadHop<QStringList> hop(engine, host,
+                               [engine, rules] { return engine->commands().applyRoutes(rules); });
+    const QStringList problems = co_await hop;
     emit host->routesApplied(problems.isEmpty(), problems);
 }
 

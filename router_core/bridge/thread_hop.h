@@ -9,11 +9,13 @@
 
 namespace switchyard {
 
-// `co_await ThreadHop<Result>(worker, home, work)`: runs `work` on `worker`'s thread and resumes
-// the coroutine on `home`'s thread with its result. A console command that waits for the engine
-// reads as one sequence instead of a call posted inside a call posted back.
-// Neither side is waited for: if `worker` or `home` is destroyed before its part runs, Qt drops
-// the posted call, and with it the suspended coroutine, which is destroyed without resuming.
+// `ThreadHop<Result> hop(worker, home, work); co_await hop;`: runs `work` on `worker`'s thread
+// and resumes the coroutine on `home`'s thread with its result. (A named hop, not a temporary:
+// GCC 12 may destroy a temporary with a non-trivial destructor in a co_await expression twice.) A
+// console command that waits for the engine reads as one sequence instead of a call posted inside a
+// call posted back. Neither side is waited for: if `worker` or `home` is destroyed before its part
+// runs, Qt drops the posted call, and with it the suspended coroutine, which is destroyed without
+// resuming.
 template <typename Result>
 class ThreadHop {
 public:
@@ -50,13 +52,11 @@ private:
 
     void post(std::coroutine_handle<> waiting)
     {
-        QMetaObject::invokeMethod(
-            m_worker, [this, resumption = Resumption(waiting)]() mutable {
-                m_result.emplace(m_work());
-                QMetaObject::invokeMethod(m_home, [resumption = std::move(resumption)]() mutable {
-                    resumption.resume();
-                });
-            });
+        QMetaObject::invokeMethod(m_worker, [this, resumption = Resumption(waiting)]() mutable {
+            m_result.emplace(m_work());
+            QMetaObject::invokeMethod(
+                m_home, [resumption = std::move(resumption)]() mutable { resumption.resume(); });
+        });
     }
 
     QObject *m_worker;

@@ -166,7 +166,10 @@ QCoro::Task<bool> HealthProber::wait(Loop &loop, milliseconds delay)
 
 QCoro::Task<> HealthProber::probeEndpoint(int provider, Loop &loop, milliseconds firstWait)
 {
-    if (!co_await wait(loop, firstWait))
+    // Each wait is a named task: GCC 12 may destroy a temporary co_awaited with a non-trivial
+    // destructor twice.
+    QCoro::Task<bool> first = wait(loop, firstWait);
+    if (!co_await first)
         co_return;
     while (true) {
         const std::optional<upstream::UpstreamRequest> request =
@@ -181,7 +184,8 @@ QCoro::Task<> HealthProber::probeEndpoint(int provider, Loop &loop, milliseconds
                 co_return;
             report(provider, outcome.ok, outcome.detail);
         }
-        if (!co_await wait(loop, rules().interval))
+        QCoro::Task<bool> next = wait(loop, rules().interval);
+        if (!co_await next)
             co_return;
     }
 }
@@ -189,7 +193,10 @@ QCoro::Task<> HealthProber::probeEndpoint(int provider, Loop &loop, milliseconds
 QCoro::Task<> HealthProber::watchForNewEndpoints(Loop &loop)
 {
     // Endpoints added at runtime (agents) are first probed one interval after they are seen.
-    while (co_await wait(loop, rules().interval)) {
+    while (true) {
+        QCoro::Task<bool> next = wait(loop, rules().interval);
+        if (!co_await next)
+            co_return;
         for (int i = int(m_loops.size()); i < m_health.providerCount(); ++i)
             startLoop(i, rules().interval);
     }

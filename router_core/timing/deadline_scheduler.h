@@ -88,8 +88,9 @@ private:
     bool m_running = false;
 };
 
-// `co_await Sleep(scheduler, delay)`: a coroutine's wait that simulated time drives too. A Sleep
-// kept in a variable can be woken early by wake() (a client gone, a drain); the coroutine then
+// `Sleep sleep(scheduler, delay); co_await sleep;`: a coroutine's wait that simulated time drives
+// too, named rather than a temporary (GCC 12 may destroy a temporary co_awaited with a
+// non-trivial destructor twice). wake() ends it early (a client gone, a drain); the coroutine then
 // resumes from the caller's stack, so callers wake it only from event handlers. co_await gives
 // whether the whole delay passed. (The awaiter is a pointer-sized proxy: GCC 12 copies an
 // awaiter co_awaited by reference, and a Sleep owns a Deadline that must not move.)

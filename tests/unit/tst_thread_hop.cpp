@@ -28,10 +28,13 @@ struct FrameWitness {
 QCoro::Task<> hop(QObject *worker, QObject *home, Seen *seen)
 {
     FrameWitness witness{seen};
-    const int result = co_await ThreadHop<int>(worker, home, [seen] {
+    // A capture with a destructor, as the console's commands have (their rules, their body).
+    const QStringList words{QStringLiteral("forty"), QStringLiteral("two")};
+    ThreadHop<int> work(worker, home, [seen, words] {
         seen->workThread = QThread::currentThread();
-        return 42;
+        return int(words.size()) * 21;
     });
+    const int result = co_await work;
     seen->resumedOn = QThread::currentThread();
     seen->result = result;
 }
@@ -77,7 +80,8 @@ void ThreadHopTest::droppedWhenHomeIsGone()
     hop(&worker, home.get(), &seen);
     // The worker handles its events in order: once this returns, the hop's work has run and
     // its answer is posted to home, where this thread has not delivered it yet.
-    QMetaObject::invokeMethod(&worker, [] {}, Qt::BlockingQueuedConnection);
+    QMetaObject::invokeMethod(
+        &worker, [] {}, Qt::BlockingQueuedConnection);
     QCOMPARE(seen.workThread, &thread);
     QVERIFY(!seen.frameDestroyed);
     home.reset();
