@@ -48,6 +48,7 @@ void TestResilienceConfig::readsEveryValue()
                                        "  max_attempts: 3\n"
                                        "  timeout_gradient: 2\n"
                                        "  max_retry_after: 0\n"
+                                       "  default_cool_down: 2500ms\n"
                                        "admission:\n"
                                        "  max_in_flight: 64\n"
                                        "  default_tenant_rpm: 120\n"
@@ -79,6 +80,7 @@ void TestResilienceConfig::readsEveryValue()
     QCOMPARE(retries.maxAttempts, 3);
     QCOMPARE(retries.timeoutGradient, 2.0);
     QCOMPARE(retries.maxRetryAfter, 0ms);
+    QCOMPARE(retries.defaultCoolDown, 2500ms);
 
     const auto &admission = config.resilience.admission;
     QCOMPARE(admission.maxInFlight, 64);
@@ -119,6 +121,7 @@ void TestResilienceConfig::keepsDefaultsForAbsentKeys()
     QCOMPARE(retries.maxAttempts, 5);
     QCOMPARE(retries.timeoutGradient, 1.5);
     QCOMPARE(retries.maxRetryAfter, 10'000ms);
+    QCOMPARE(retries.defaultCoolDown, 1000ms);
     const auto &admission = config.resilience.admission;
     QCOMPARE(admission.maxInFlight, 512);
     QCOMPARE(admission.defaultTenantRpm, 0);
