@@ -545,7 +545,9 @@
     </message>
     <message>
         <source>%1 · %2</source>
-        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;</extracomment>
+        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;
+----------
+Rate-limited provider and time left until it takes calls again, e.g. &quot;Cooling down · 2 s&quot;</extracomment>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -596,6 +598,15 @@ Models: %3</source>
     </message>
     <message>
         <source>Why the provider is in its state</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cooling down</source>
+        <extracomment>The provider answered 429 (rate limited): no calls until its Retry-After passes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rate limited by the provider (HTTP 429); no calls until its Retry-After has passed, its breaker untouched</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

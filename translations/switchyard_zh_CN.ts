@@ -543,7 +543,9 @@
     </message>
     <message>
         <source>%1 · %2</source>
-        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;</extracomment>
+        <extracomment>Breaker state and time left until it lets a probe through, e.g. &quot;Open · 42 s&quot;
+----------
+Rate-limited provider and time left until it takes calls again, e.g. &quot;Cooling down · 2 s&quot;</extracomment>
         <translation>%1 · %2</translation>
     </message>
     <message>
@@ -595,6 +597,15 @@ Models: %3</source>
     <message>
         <source>Why the provider is in its state</source>
         <translation>提供商处于该状态的原因</translation>
+    </message>
+    <message>
+        <source>Cooling down</source>
+        <extracomment>The provider answered 429 (rate limited): no calls until its Retry-After passes</extracomment>
+        <translation>限流冷却中</translation>
+    </message>
+    <message>
+        <source>rate limited by the provider (HTTP 429); no calls until its Retry-After has passed, its breaker untouched</source>
+        <translation>服务商限流（HTTP 429）；在其 Retry-After 到期前不再调用，熔断器不受影响</translation>
     </message>
 </context>
 <context>

@@ -27,8 +27,9 @@ std::pair<int, int> changedProviderColumns(const ProviderHealth &before,
     const bool statusChanged =
         before.state != after.state || before.breaker != after.breaker ||
         before.operatorState != after.operatorState || before.trafficShare != after.trafficShare ||
-        // The countdown is shown in whole seconds; finer changes would repaint for nothing.
-        before.msUntilHalfOpen / 1000 != after.msUntilHalfOpen / 1000;
+        // The countdowns are shown in whole seconds; finer changes would repaint for nothing.
+        before.msUntilHalfOpen / 1000 != after.msUntilHalfOpen / 1000 ||
+        before.msUntilCoolDownEnds / 1000 != after.msUntilCoolDownEnds / 1000;
     mark(HealthMatrixModel::StateColumn, statusChanged);
     mark(HealthMatrixModel::ReasonColumn,
          statusChanged || before.breakerReason != after.breakerReason ||
@@ -110,6 +111,8 @@ HealthMatrixModel::ProviderStatus HealthMatrixModel::statusOf(const ProviderHeal
     // Closed, yet the engine may still keep it out (failed health probes) or see failures.
     if (provider.state == ProviderState::Down)
         return ProviderStatus::Open;
+    if (provider.msUntilCoolDownEnds >= 0)
+        return ProviderStatus::CoolingDown;
     if (provider.trafficShare < 1.0)
         return ProviderStatus::Ramping;
     if (provider.state == ProviderState::Degraded)
@@ -126,6 +129,9 @@ QString HealthMatrixModel::statusName(ProviderStatus status)
     case ProviderStatus::Ramping:
         //: Recovered endpoint taking a growing share of traffic
         return tr("Ramping");
+    case ProviderStatus::CoolingDown:
+        //: The provider answered 429 (rate limited): no calls until its Retry-After passes
+        return tr("Cooling down");
     case ProviderStatus::Failing:
         //: Breaker still closed, but recent calls fail
         return tr("Failing");
@@ -159,6 +165,11 @@ QString HealthMatrixModel::statusText(const ProviderHealth &provider)
         //: Breaker state and time left until it lets a probe through, e.g. "Open · 42 s"
         return tr("%1 · %2").arg(statusName(status), formatCountdown(provider.msUntilHalfOpen));
     }
+    if (status == ProviderStatus::CoolingDown) {
+        //: Rate-limited provider and time left until it takes calls again, e.g. "Cooling down · 2
+        //: s"
+        return tr("%1 · %2").arg(statusName(status), formatCountdown(provider.msUntilCoolDownEnds));
+    }
     if (status == ProviderStatus::Ramping) {
         //: Recovery ramp with the share of traffic taken, e.g. "Ramping 35%"
         return tr("%1 %2%").arg(statusName(status),
@@ -183,6 +194,9 @@ QString HealthMatrixModel::statusReason(const ProviderHealth &provider)
         return provider.breakerReason;
     case ProviderStatus::HalfOpen:
         return tr("letting one probe call through; %1").arg(provider.breakerReason);
+    case ProviderStatus::CoolingDown:
+        return tr("rate limited by the provider (HTTP 429); no calls until its Retry-After has "
+                  "passed, its breaker untouched");
     case ProviderStatus::Ramping:
         return tr("recovered; taking %1% of its usual share")
             .arg(locale.toString(qRound(provider.trafficShare * 100.0)));
@@ -203,6 +217,7 @@ QColor HealthMatrixModel::statusColor(ProviderStatus status)
         return QColor(0x15, 0x80, 0x3d); // green
     case ProviderStatus::Ramping:
         return QColor(0x0f, 0x76, 0x6e); // teal: healthy, not yet at full share
+    case ProviderStatus::CoolingDown:
     case ProviderStatus::Failing:
     case ProviderStatus::HalfOpen:
         return QColor(0xb4, 0x53, 0x09); // amber

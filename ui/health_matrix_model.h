@@ -40,7 +40,16 @@ public:
 
     // What the Breaker column shows: the breaker state, unless an operator's choice or a
     // recovery ramp says more. Ordered by severity, so sorting puts trouble last.
-    enum class ProviderStatus { Closed, Ramping, Failing, HalfOpen, Draining, Open, Disabled };
+    enum class ProviderStatus {
+        Closed,
+        Ramping,
+        CoolingDown, // answered 429: no calls until its Retry-After passes; not a failure
+        Failing,
+        HalfOpen,
+        Draining,
+        Open,
+        Disabled
+    };
     Q_ENUM(ProviderStatus)
 
     explicit HealthMatrixModel(QObject *parent = nullptr);

@@ -388,11 +388,16 @@ void OverviewPage::fitMatrixColumns()
         m_matrixView->horizontalHeader()->resizeSection(column, width);
     };
     fit(HealthMatrixModel::ProviderColumn, QStringLiteral("provider-name-long"));
-    // The pill adds a dot and padding around the longest state name.
-    // The pill adds a dot and padding around the longest status with its countdown.
-    fit(HealthMatrixModel::StateColumn,
+    // The pill adds a dot and padding around the longest status with its countdown or share.
+    const QString ramping =
         HealthMatrixModel::statusName(HealthMatrixModel::ProviderStatus::Ramping) +
-            QStringLiteral(" 100%xxxxxx"));
+        QStringLiteral(" 100%xxxxxx");
+    const QString coolingDown =
+        HealthMatrixModel::statusName(HealthMatrixModel::ProviderStatus::CoolingDown) +
+        QStringLiteral(" · 59 sxxxxxxx");
+    fit(HealthMatrixModel::StateColumn,
+        body.horizontalAdvance(coolingDown) > body.horizontalAdvance(ramping) ? coolingDown
+                                                                              : ramping);
 
     const QLocale locale;
     fit(HealthMatrixModel::InFlightColumn, locale.toString(1000));

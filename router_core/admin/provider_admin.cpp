@@ -117,9 +117,13 @@ QJsonObject providerJson(const ProviderHealth &provider)
         {u"state"_s, providerStateName(provider.state)},
         {u"breaker"_s, breaker},
         {u"operator_state"_s, health::operatorStateName(provider.operatorState)},
+        {u"ms_until_cool_down_ends"_s, provider.msUntilCoolDownEnds < 0
+                                           ? QJsonValue(QJsonValue::Null)
+                                           : QJsonValue(double(provider.msUntilCoolDownEnds))},
         {u"counters"_s, QJsonObject{{u"requests"_s, double(provider.requests)},
                                     {u"errors"_s, double(provider.errors)},
-                                    {u"unusable"_s, double(provider.unusableAnswers)}}},
+                                    {u"unusable"_s, double(provider.unusableAnswers)},
+                                    {u"rate_limited"_s, double(provider.rateLimited)}}},
         {u"recent"_s, QJsonObject{{u"calls"_s, provider.recentCalls},
                                   {u"error_rate_percent"_s, provider.errorRatePercent}}},
         {u"latency_ms"_s, QJsonObject{{u"p50"_s, measured(provider.p50LatencyMs)},

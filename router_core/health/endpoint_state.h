@@ -50,6 +50,9 @@ struct ProviderHealth {
     BreakerState breaker = BreakerState::Closed;
     QString breakerReason;       // why it last changed, e.g. "5 consecutive call failures"
     qint64 msUntilHalfOpen = -1; // while open: time until it admits a probe; else negative
+    // While cooling down after a 429: time until it takes calls again; else negative.
+    qint64 msUntilCoolDownEnds = -1;
+    quint64 rateLimited = 0; // 429s answered since start: cool-downs, not errors
     OperatorState operatorState = OperatorState::Enabled;
     double trafficShare = 1.0;   // below 1 while ramping up after recovery
     quint64 unusableAnswers = 0; // quality: answers that arrived but could not be used

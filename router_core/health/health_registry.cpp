@@ -669,6 +669,9 @@ QList<ProviderHealth> HealthRegistry::snapshot() const
             health.msUntilHalfOpen = std::max<qint64>(
                 0, std::chrono::ceil<milliseconds>(record.openUntil - m_clock.now()).count());
         }
+        if (m_clock.now() < record.coolingUntil)
+            health.msUntilCoolDownEnds = coolDownLeft(i).count();
+        health.rateLimited = record.rateLimited;
         health.operatorState = record.operatorState;
         health.trafficShare = trafficShare(i);
         health.unusableAnswers = record.unusableAnswers;

@@ -194,7 +194,10 @@ void ProviderAdminTest::listsEveryProviderWithItsHealth()
                                    {u"ms_until_half_open"_s, QJsonValue::Null},
                                    {u"consecutive_failures"_s, 0}}},
         {u"operator_state"_s, u"enabled"_s},
-        {u"counters"_s, QJsonObject{{u"requests"_s, 0}, {u"errors"_s, 0}, {u"unusable"_s, 0}}},
+        {u"ms_until_cool_down_ends"_s, QJsonValue::Null},
+        {u"counters"_s,
+         QJsonObject{
+             {u"requests"_s, 0}, {u"errors"_s, 0}, {u"unusable"_s, 0}, {u"rate_limited"_s, 0}}},
         {u"recent"_s, QJsonObject{{u"calls"_s, 0}, {u"error_rate_percent"_s, 0}}},
         {u"latency_ms"_s, QJsonObject{{u"p50"_s, QJsonValue::Null},
                                       {u"p95"_s, QJsonValue::Null},

@@ -294,10 +294,11 @@ struct Fixture {
     void settle() { advance(milliseconds(0)); } // fires what is due now: zero backoffs
 
     int slot(const QString &id) const { return health.indexOf(id); }
-    const telemetry::Trace &lastTrace() const { return traces.latest(1).constFirst(); }
+    telemetry::Trace lastTrace() const { return traces.latest(1).constFirst(); }
     bool traceHas(const QString &name, const QString &detailPart) const
     {
-        for (const telemetry::Span &span : lastTrace().spans) {
+        const telemetry::Trace trace = lastTrace();
+        for (const telemetry::Span &span : trace.spans) {
             if (span.name == name && span.detail.contains(detailPart))
                 return true;
         }

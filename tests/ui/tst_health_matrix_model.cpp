@@ -210,6 +210,12 @@ void HealthMatrixModelTest::colorsAndExplainsTheState_data()
     QTest::newRow("half-open") << halfOpen << QStringLiteral("Half-open")
                                << QColor(0xb4, 0x53, 0x09)
                                << QStringLiteral("letting one probe call through; open time over");
+    ProviderHealth coolingDown = base;
+    coolingDown.msUntilCoolDownEnds = 1'200;
+    QTest::newRow("cooling down after a 429")
+        << coolingDown << QStringLiteral("Cooling down · 2 s") << QColor(0xb4, 0x53, 0x09)
+        << QStringLiteral("rate limited by the provider (HTTP 429); no calls until its "
+                          "Retry-After has passed, its breaker untouched");
     ProviderHealth ramping = base;
     ramping.trafficShare = 0.35;
     QTest::newRow("ramping") << ramping << QStringLiteral("Ramping 35%") << QColor(0x0f, 0x76, 0x6e)

@@ -111,6 +111,7 @@ private Q_SLOTS:
     void rateControlChangesDemoTraffic();
     void operatorActionsReachTheEngine();
     void drillOpensTheBreakerAndTheTimelineShowsIt();
+    void rateLimitDrillCoolsDownWithoutOpeningTheBreaker();
     void chineseTranslationTranslatesTheConsole();
     void routesPageRendersWithTheDemo();
     void rateChartKeepsOnlyTheLastMinute();
@@ -328,6 +329,50 @@ void MainWindowTest::drillOpensTheBreakerAndTheTimelineShowsIt()
     window.overviewPage()->actionButton(ProviderAction::Reset)->click();
     QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).breaker,
                               BreakerState::Closed, trafficTimeoutMs);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+}
+
+void MainWindowTest::rateLimitDrillCoolsDownWithoutOpeningTheBreaker()
+{
+    MainWindow window(*m_bridge);
+    window.resize(1280, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    const HealthMatrixModel &model = *window.overviewPage()->healthMatrixModel();
+    DrillsPanel &drills = *window.overviewPage()->drillsPanel();
+    QTRY_COMPARE(drills.rowCount(), 3);
+    auto *toggle = window.findChild<QPushButton *>(QStringLiteral("demoTrafficToggle"));
+    QVERIFY(toggle);
+    QTest::mouseClick(toggle, Qt::LeftButton);
+    int row = 0;
+    while (drills.providerOf(row) != QStringLiteral("sim-swift"))
+        ++row;
+    QComboBox *mode = drills.modeBox(row);
+    const int rateLimited =
+        mode->findText(DrillsPanel::modeName(SimulatorKnobs::Mode::RateLimited));
+    mode->setCurrentIndex(rateLimited);
+    Q_EMIT mode->activated(rateLimited);
+
+    // Its 429s cool it down, one Retry-After at a time; they never open its breaker.
+    QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, QStringLiteral("sim-swift")),
+                              HealthMatrixModel::ProviderStatus::CoolingDown, trafficTimeoutMs);
+    const ProviderHealth swift = shownProvider(model, QStringLiteral("sim-swift"));
+    QCOMPARE(swift.breaker, BreakerState::Closed);
+    QVERIFY(swift.rateLimited > 0); // counted apart: a 429 is not an error
+    if (updatingScreenshots()) {
+        QTest::qWait(8000); // only for the picture: traffic moving over to the other two
+        QTRY_COMPARE_WITH_TIMEOUT(shownStatus(model, QStringLiteral("sim-swift")),
+                                  HealthMatrixModel::ProviderStatus::CoolingDown, trafficTimeoutMs);
+    }
+    const QString path = screenshotPath(QStringLiteral("cooling_down.png"));
+    QVERIFY2(window.grab().save(path), qPrintable(path));
+
+    auto *restore = drills.findChild<QPushButton *>(QStringLiteral("restoreDrills"));
+    QVERIFY(restore);
+    restore->click();
+    QTRY_COMPARE_WITH_TIMEOUT(shownProvider(model, QStringLiteral("sim-swift")).simulatorMode,
+                              SimulatorKnobs::Mode::Ok, trafficTimeoutMs);
     QTest::mouseClick(toggle, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
 }

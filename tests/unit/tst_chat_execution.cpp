@@ -221,6 +221,10 @@ void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
     QCOMPARE(alpha.breaker, BreakerState::Closed);
     QCOMPARE(alpha.consecutiveFailures, 0);
     QCOMPARE(f.health.coolDownLeft(f.slot(u"alpha"_s)), 2000ms);
+    // What the console and the admin API show: cooling down, a rate limit and no error.
+    QCOMPARE(alpha.msUntilCoolDownEnds, 2000);
+    QCOMPARE(alpha.rateLimited, quint64(1));
+    QCOMPARE(alpha.errors, quint64(0));
     QVERIFY(!f.health.tryAdmit(f.slot(u"alpha"_s)));
     f.clock.advance(2s);
     QVERIFY(f.health.tryAdmit(f.slot(u"alpha"_s)));
