@@ -36,6 +36,7 @@ private slots:
     void clientBudgetEndsAStream();
     void ladderLevels_data();
     void ladderLevels();
+    void drainedEndpointFinishesWhatItHas();
     void backPressurePausesAndResumes();
     void stalledClientIsDropped();
     void clientDisconnectStopsEverything();
@@ -491,6 +492,35 @@ routes:
     QCOMPARE(f.log->header("x-switchyard-degraded"), degraded);
     if (!answer.isEmpty())
         QCOMPARE(f.log->content(), answer);
+}
+
+void ChatExecutionTest::drainedEndpointFinishesWhatItHas()
+{
+    Fixture f(kTwoProviders);
+    ChatExecution *streaming = f.send(true);
+    Q_UNUSED(streaming);
+    std::shared_ptr<ClientLog> first = f.log;
+    f.transport.beginStream();
+    f.transport.chunk(u"started "_s);
+    // An operator drains alpha while its stream runs: that stream finishes on alpha...
+    f.health.applyAction(f.slot(u"alpha"_s), ProviderAction::Drain);
+    const std::size_t streamCall = f.transport.calls.size() - 1;
+    // ...while a new request goes to beta without a call to alpha.
+    f.send();
+    QCOMPARE(f.transport.last().provider(), u"beta"_s);
+    f.transport.answer(u"from beta"_s);
+    QCOMPARE(f.log->content(), u"from beta"_s);
+    QCOMPARE(f.log->attempts(), 1);
+
+    FakeCallState &alphaCall = *f.transport.calls[streamCall];
+    QVERIFY(alphaCall.live);
+    alphaCall.observer->onResponseBody("data: {\"choices\":[{\"index\":0,\"delta\":"
+                                       "{\"content\":\"and finished\"}}]}\n\ndata: [DONE]\n\n");
+    alphaCall.live = false;
+    alphaCall.observer->onFinished({});
+    QCOMPARE(first->streamedText(), u"started and finished"_s);
+    QVERIFY(first->streamEnded && !first->streamFailure);
+    QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
 }
 
 void ChatExecutionTest::backPressurePausesAndResumes()
