@@ -27,7 +27,9 @@ private slots:
     void rateLimitCoolsDownWithoutOpeningTheBreaker();
     void coolingEndpointIsPassedOverAtOnce();
     void waitsOutACoolDownOnceWhenNothingElseCan();
-    void retryAfterBeyondTheBudgetAnswers429();
+    void coolDownTooLongToWaitAnswers429_data();
+    void coolDownTooLongToWaitAnswers429();
+    void coolDownWithoutRetryAfterIsTheConfiguredDefault();
     void attemptCapSaysSo();
     void retryBudgetSaysSo();
     void allDownAnswers503WithTheSoonestProbe();
@@ -279,34 +281,42 @@ void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
     QCOMPARE(f.log->attempts(), 1);
 }
 
-void ChatExecutionTest::retryAfterBeyondTheBudgetAnswers429()
+void ChatExecutionTest::coolDownTooLongToWaitAnswers429_data()
 {
+    QTest::addColumn<QByteArray>("budgetMs"); // x-switchyard-timeout-budget-ms; empty: none
+    QTest::addColumn<QByteArray>("retryAfter");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("beyond the time budget")
+        << QByteArray("1500") << QByteArray("2") << u"does not fit"_s;
+    QTest::newRow("beyond max_retry_after (5 s)")
+        << QByteArray() << QByteArray("60") << u"max_retry_after"_s;
+}
+
+void ChatExecutionTest::coolDownTooLongToWaitAnswers429()
+{
+    QFETCH(QByteArray, budgetMs);
+    QFETCH(QByteArray, retryAfter);
+    QFETCH(QString, why);
     Fixture f(kTwoProviders);
     f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
-    f.send(false, {{"x-switchyard-timeout-budget-ms", "1500"}});
-    f.transport.status(429, {{"retry-after", "2"}});
+    QList<QPair<QByteArray, QByteArray>> headers;
+    if (!budgetMs.isEmpty())
+        headers.append({"x-switchyard-timeout-budget-ms", budgetMs});
+    f.send(false, headers);
+    f.transport.status(429, {{"retry-after", retryAfter}});
     f.settle();
     QCOMPARE(f.transport.calls.size(), std::size_t(1));
     QCOMPARE(f.log->status, 429);
-    QCOMPARE(f.log->error->retryAfter, QByteArray("2"));
-    QVERIFY(f.traceHas(u"no retry"_s, u"does not fit"_s));
+    QCOMPARE(f.log->error->retryAfter, retryAfter);
+    QVERIFY(f.traceHas(u"no retry"_s, why));
+}
 
-    // Without a Retry-After the configured default cool-down applies; beyond max_retry_after
-    // (5 s) nobody waits.
-    Fixture g(kTwoProviders);
-    g.health.applyAction(g.slot(u"beta"_s), ProviderAction::Disable);
-    g.send();
-    g.transport.status(429, {{"retry-after", "60"}});
-    g.settle();
-    QCOMPARE(g.transport.calls.size(), std::size_t(1));
-    QCOMPARE(g.log->status, 429);
-    QCOMPARE(g.log->error->retryAfter, QByteArray("60"));
-    QVERIFY(g.traceHas(u"no retry"_s, u"max_retry_after"_s));
-
-    Fixture h(kTwoProviders);
-    h.send();
-    h.transport.status(429);
-    QCOMPARE(h.health.coolDownLeft(h.slot(u"alpha"_s)), 1500ms);
+void ChatExecutionTest::coolDownWithoutRetryAfterIsTheConfiguredDefault()
+{
+    Fixture f(kTwoProviders);
+    f.send();
+    f.transport.status(429);
+    QCOMPARE(f.health.coolDownLeft(f.slot(u"alpha"_s)), 1500ms);
 }
 
 void ChatExecutionTest::attemptCapSaysSo()
