@@ -107,7 +107,6 @@ void DeadlineScheduler::insert(Deadline *deadline)
 void DeadlineScheduler::remove(Deadline *deadline)
 {
     const std::size_t index = deadline->m_heapIndex;
-    const bool wasFirst = index == 0;
     deadline->m_heapIndex = Deadline::kNotPending;
     Deadline *last = m_heap.back();
     m_heap.pop_back();
@@ -116,10 +115,9 @@ void DeadlineScheduler::remove(Deadline *deadline)
         siftDown(index);
         siftUp(last->m_heapIndex);
     }
-    // A later first deadline only makes the timer fire early, and runDue() re-arms it then:
-    // cheaper than restarting the timer for every request that ends before its deadline.
-    if (wasFirst && m_heap.empty() && m_drive == Drive::Timer)
-        m_timer.stop();
+    // The timer is left running: a later first deadline, or none, only makes it fire early
+    // once, and runDue() re-arms it then. Stopping and restarting it for every request that ends
+    // before its deadline would cost two event-dispatcher calls per request.
 }
 
 int DeadlineScheduler::runDue()
@@ -144,10 +142,9 @@ void DeadlineScheduler::rearmTimer()
 {
     if (m_drive != Drive::Timer || m_running)
         return;
-    if (m_heap.empty()) {
-        m_timer.stop();
-        return;
-    }
+    if (m_heap.empty())
+        return; // a running timer fires once more for nothing
+
     const Clock::TimePoint first = m_heap.front()->m_when;
     if (m_timer.isActive() && m_timerDue <= first)
         return; // fires in time; a deadline later than needed is found then

@@ -4,7 +4,6 @@
 #include <QSocketNotifier>
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 Q_LOGGING_CATEGORY(lcUpstream, "switchyard.upstream")
@@ -46,8 +45,9 @@ QString describe(TransportError error)
 struct CurlTransport::Transfer {
     CURL *easy = nullptr;
     curl_slist *headers = nullptr;
-    QByteArray body;          // read by onReadBody, so it must outlive the transfer
-    qsizetype bodyOffset = 0; // bytes of `body` already handed to libcurl
+    QByteArray body;            // libcurl reads POSTFIELDS in place: it must outlive the transfer
+    int requestsStarted = 0;    // onBeforeRequest calls: more than one is a re-send
+    bool resendRefused = false; // onBeforeRequest stopped a second send of this request
     UpstreamObserver *observer = nullptr;
     Call *call = nullptr;
     UpstreamResponseHead head;
@@ -131,7 +131,6 @@ TransportError classify(CURLcode code, CURL *easy)
     case CURLE_SEND_ERROR:
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
-    case CURLE_SEND_FAIL_REWIND: // a reused connection died after the body went out: see start()
         return TransportError::ConnectionLost;
     case CURLE_WEIRD_SERVER_REPLY:
     case CURLE_UNSUPPORTED_PROTOCOL:
@@ -219,21 +218,19 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlTransport::onBody);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, transfer);
+    // When a reused connection dies before any answer byte, libcurl sends the request again on
+    // a fresh connection by itself. The provider may have started the first call: the second is
+    // a duplicate no attempt count or retry budget sees. libcurl asks this callback before each
+    // request it sends; the second time, the transfer ends instead, and the executor's own
+    // retry policy decides, counted like any attempt. (A read callback that refuses to rewind
+    // stops the re-send too, but costs an upload buffer and a second send per request.)
+    curl_easy_setopt(easy, CURLOPT_PREREQFUNCTION, &CurlTransport::onBeforeRequest);
+    curl_easy_setopt(easy, CURLOPT_PREREQDATA, transfer);
 
     if (request.method == "POST") {
-        // When a reused connection dies before any answer byte, libcurl sends the request again
-        // on a fresh connection by itself. If body bytes had gone out, the provider may have
-        // started that call, and the second one is a duplicate that no attempt count or retry
-        // budget sees. To re-send, libcurl must rewind the body: POSTFIELDS always rewinds, a
-        // read callback whose seek refuses does not, and the transfer then ends with
-        // CURLE_SEND_FAIL_REWIND (the fresh connection is opened but carries nothing), leaving
-        // the decision to the executor's retry policy. With no body byte written the reconnect
-        // still happens: the provider cannot have had the whole request.
         curl_easy_setopt(easy, CURLOPT_POST, 1L);
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, transfer->body.constData());
         curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(transfer->body.size()));
-        curl_easy_setopt(easy, CURLOPT_READFUNCTION, &CurlTransport::onReadBody);
-        curl_easy_setopt(easy, CURLOPT_READDATA, transfer);
-        curl_easy_setopt(easy, CURLOPT_SEEKFUNCTION, &CurlTransport::onSeekBody);
     } else if (request.method == "GET") {
         curl_easy_setopt(easy, CURLOPT_HTTPGET, 1L);
     } else {
@@ -352,21 +349,13 @@ size_t CurlTransport::onBody(char *data, size_t size, size_t count, void *transf
     return transfer->observer ? bytes : 0;
 }
 
-size_t CurlTransport::onReadBody(char *buffer, size_t size, size_t count, void *transferPointer)
+int CurlTransport::onBeforeRequest(void *transferPointer, char *, char *, int, int)
 {
     auto *transfer = static_cast<Transfer *>(transferPointer);
-    if (!transfer->observer)
-        return CURL_READFUNC_ABORT; // cancelled inside an earlier callback: stop the transfer
-    const qsizetype bytes =
-        std::min(qsizetype(size * count), transfer->body.size() - transfer->bodyOffset);
-    std::memcpy(buffer, transfer->body.constData() + transfer->bodyOffset, size_t(bytes));
-    transfer->bodyOffset += bytes;
-    return size_t(bytes);
-}
-
-int CurlTransport::onSeekBody(void *, curl_off_t, int)
-{
-    return CURL_SEEKFUNC_FAIL; // never send a body twice: see start()
+    if (++transfer->requestsStarted == 1)
+        return CURL_PREREQFUNC_OK;
+    transfer->resendRefused = true; // never send a request twice: see start()
+    return CURL_PREREQFUNC_ABORT;
 }
 
 void CurlTransport::drive(curl_socket_t socket, int eventMask)
@@ -428,9 +417,10 @@ void CurlTransport::finishCompleted()
 
         UpstreamResult result;
         result.error = classify(code, easy);
-        if (code == CURLE_SEND_FAIL_REWIND) {
-            // libcurl's words ("rewinding of the data stream failed") name our refusal, not
-            // what happened to the call.
+        if (transfer->resendRefused) {
+            // libcurl's words ("callback aborted") name our refusal, not what happened to the
+            // call.
+            result.error = TransportError::ConnectionLost;
             result.description = QStringLiteral(
                 "the kept-alive connection closed before the answer; the request was not "
                 "sent again");

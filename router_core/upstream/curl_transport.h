@@ -34,8 +34,8 @@ private:
     static int onTimer(CURLM *multi, long timeoutMs, void *transport);
     static size_t onHeader(char *data, size_t size, size_t count, void *transfer);
     static size_t onBody(char *data, size_t size, size_t count, void *transfer);
-    static size_t onReadBody(char *buffer, size_t size, size_t count, void *transfer);
-    static int onSeekBody(void *transfer, curl_off_t offset, int origin);
+    static int onBeforeRequest(void *transfer, char *primaryIp, char *localIp, int primaryPort,
+                               int localPort);
 
     void drive(curl_socket_t socket, int eventMask);
     void setPaused(Transfer *transfer, bool paused);
