@@ -343,12 +343,18 @@ retries: {backoff_base: 10ms, backoff_jitter: 0ms, max_attempts: 2}
 
 void ChatExecutionTest::retryBudgetSaysSo()
 {
-    Fixture f(R"(
-providers:
-  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
-  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
-retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 0, min_retries_in_flight: 0}
-)");
+    // The two providers, with a retry budget of `percent` and no floor under it.
+    const auto withBudget = [](int percent) {
+        return QByteArray("providers:\n"
+                          "  - {id: alpha, kind: openai, base_url: \"http://alpha.test/v1\", "
+                          "models: [m]}\n"
+                          "  - {id: beta, kind: openai, base_url: \"http://beta.test/v1\", "
+                          "models: [m], weight: 0}\n"
+                          "retries: {backoff_base: 10ms, backoff_jitter: 0ms, "
+                          "min_retries_in_flight: 0, budget_percent: ") +
+               QByteArray::number(percent) + "}\n";
+    };
+    Fixture f(withBudget(0));
     f.send();
     f.transport.status(502);
     f.settle();
@@ -360,12 +366,7 @@ retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 0, min_retrie
     QCOMPARE(f.log->error->retryAfter, QByteArray("1"));
 
     // At 100 % every request may hold one retry: the same failure fails over.
-    Fixture g(R"(
-providers:
-  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m]}
-  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0}
-retries: {backoff_base: 10ms, backoff_jitter: 0ms, budget_percent: 100, min_retries_in_flight: 0}
-)");
+    Fixture g(withBudget(100));
     g.send();
     g.transport.status(502);
     g.advance(10ms);
