@@ -51,12 +51,12 @@ QString millisecondsText(milliseconds duration)
 // Retry-After counts whole seconds: rounded up, so a client never comes back too early.
 QByteArray retryAfterSeconds(milliseconds wait)
 {
-    return QByteArray::number(std::max<qint64>(1, (wait.count() + 999) / 1000));
+    return QByteArray::number(protocol::ApiError::retryAfterSeconds(wait));
 }
 
 QString secondsText(milliseconds wait)
 {
-    return QStringLiteral("%1 s").arg(std::max<qint64>(1, (wait.count() + 999) / 1000));
+    return QStringLiteral("%1 s").arg(protocol::ApiError::retryAfterSeconds(wait));
 }
 
 // Config text (a rule name) made safe for a response header: visible ASCII only.
@@ -118,8 +118,6 @@ ChatExecution::~ChatExecution()
         if (m_countedInRetryBudget)
             m_services.retryBudget.requestFinished();
     }
-    m_wait.disarm();
-    m_watchDeadline.disarm();
     resumeRun();
 }
 
@@ -177,7 +175,7 @@ void ChatExecution::start()
 
     // The whole request's deadline, across attempts and waits: the client's budget, and for a
     // non-streamed request the total timeout as well. A stream has no total cap of its own.
-    m_startedAt = now();
+    const TimePoint startedAt = now();
     const milliseconds total = m_config->timeouts.total;
     std::optional<milliseconds> budget = m_context.timeoutBudget;
     m_deadlineIsClientBudget = budget.has_value();
@@ -186,7 +184,7 @@ void ChatExecution::start()
         m_deadlineIsClientBudget = false;
     }
     if (budget)
-        m_deadline = m_startedAt + *budget;
+        m_deadline = startedAt + *budget;
 
     // Shedding thins the traffic a degraded tier sends to its fallbacks; with no fallback left
     // there is nothing to protect.
@@ -520,10 +518,12 @@ void ChatExecution::onResponseBody(QByteArrayView bytes)
                        QStringLiteral("event-stream line too long")});
         return;
     }
-    if (m_attempt.sse.takeActivity() && m_phase == Phase::Streaming && !m_upstreamPaused)
-        noteUpstreamActivity(); // keep-alive comments count as activity
-    if (events.isEmpty())
+    const bool active = m_attempt.sse.takeActivity();
+    if (events.isEmpty()) {
+        if (active && m_phase == Phase::Streaming && !m_upstreamPaused)
+            noteUpstreamActivity(); // keep-alive comments count as activity
         return;
+    }
 
     // All events of one upstream read go out as one chunk: one write, one syscall.
     upstream::adapters::StreamOutput output;
@@ -750,7 +750,6 @@ void ChatExecution::watchUntil(Watch what, TimePoint end)
     m_watch = what;
     // Every watch is cut short by the request's deadline.
     m_watchEndsAtDeadline = m_deadline && *m_deadline <= end;
-    m_watchCutByBudget = m_watchEndsAtDeadline && m_deadlineIsClientBudget;
     m_watchDeadline.arm(m_watchEndsAtDeadline ? *m_deadline : end);
 }
 
@@ -788,7 +787,7 @@ void ChatExecution::onWatchDue()
         streamAnswerComplete();
         return;
     }
-    if (m_phase == Phase::Streaming && m_watchCutByBudget) {
+    if (m_phase == Phase::Streaming && watchCutByBudget()) {
         // The client's time budget ran out while its answer streamed: it learns so in the
         // stream. The provider was not slow by its own contract: not its failure.
         m_call.reset();
@@ -812,7 +811,7 @@ void ChatExecution::onWatchDue()
     }
     const bool connecting = m_call && !m_call->requestSent();
     m_call.reset(); // stop the upstream request now
-    if (m_watchCutByBudget) {
+    if (watchCutByBudget()) {
         attemptFailed(
             {ErrorClass::Timeout, budgetCutError(), QStringLiteral("time budget ran out"), true});
         return;

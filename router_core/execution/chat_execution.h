@@ -159,6 +159,8 @@ private:
     void watch(Watch what, std::chrono::milliseconds limit);
     void watchUntil(Watch what, TimePoint end);
     void noteUpstreamActivity();
+    // The watch ends with the request's deadline, and that deadline is the client's own budget.
+    bool watchCutByBudget() const { return m_watchEndsAtDeadline && m_deadlineIsClientBudget; }
     void stopWatching();
 
     void relayWholeAnswer();
@@ -210,9 +212,7 @@ private:
     timing::Deadline m_watchDeadline;
     Watch m_watch = Watch::Nothing;
     bool m_watchEndsAtDeadline = false; // the request's deadline comes before the watch's limit
-    bool m_watchCutByBudget = false;    // ...and that deadline is the client's own budget
     TimePoint m_idleFrom{};             // the last upstream activity, for the idle watch
-    TimePoint m_startedAt{};
     std::optional<TimePoint> m_deadline;
     bool m_deadlineIsClientBudget = false; // x-switchyard-timeout-budget-ms set the deadline
     Phase m_phase = Phase::WaitingForAnswer;

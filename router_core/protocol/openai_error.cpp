@@ -2,6 +2,7 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 
 namespace switchyard::protocol {
 
@@ -63,6 +64,11 @@ ApiError ApiError::payloadTooLarge(qint64 limitBytes)
             {},
             QStringLiteral("request_too_large"),
             {}};
+}
+
+qint64 ApiError::retryAfterSeconds(std::chrono::milliseconds wait)
+{
+    return std::max<qint64>(1, (wait.count() + 999) / 1000);
 }
 
 ApiError ApiError::serviceUnavailable(const QString &message)

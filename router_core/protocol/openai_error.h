@@ -2,6 +2,7 @@
 
 #include <QByteArray>
 #include <QString>
+#include <chrono>
 
 namespace switchyard::protocol {
 
@@ -16,6 +17,10 @@ struct ApiError {
     QByteArray retryAfter; // Retry-After header value to keep, when the cause carried one
 
     QByteArray toJson() const;
+
+    // A wait as Retry-After counts it: whole seconds, rounded up and at least one, so a client
+    // told to wait never comes back too early.
+    static qint64 retryAfterSeconds(std::chrono::milliseconds wait);
 
     static ApiError invalidRequest(const QString &message, const QString &param = {});
     static ApiError modelNotFound(const QString &model);

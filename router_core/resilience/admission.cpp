@@ -124,8 +124,7 @@ AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, in
     const std::optional<milliseconds> wait = m_quota->take(tenant, *limit, m_clock.now());
     if (!wait)
         return {};
-    // Retry-After counts whole seconds; rounding down would invite a retry that fails again.
-    const qint64 seconds = std::max<qint64>(1, (wait->count() + 999) / 1000);
+    const qint64 seconds = protocol::ApiError::retryAfterSeconds(*wait);
     const QString who = tenant.isEmpty()
                             ? QStringLiteral("Requests without x-switchyard-tenant share a limit "
                                              "of %1 per minute")

@@ -83,11 +83,6 @@ bool AttemptPlan::anyCandidateLeft() const
     return false;
 }
 
-bool AttemptPlan::mayRetryLastCandidate() const
-{
-    return m_lastTaken >= 0 && tierHasRoom(m_candidates[m_lastTaken].tier);
-}
-
 void AttemptPlan::recordAttempt(int candidateIndex)
 {
     const routing::RouteCandidate &candidate = m_candidates[candidateIndex];

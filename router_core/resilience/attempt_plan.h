@@ -49,8 +49,6 @@ public:
     // Whether a candidate after the last one taken could still pass the plan's own checks: a
     // retry is only worth waiting for when this holds.
     bool anyCandidateLeft() const;
-    // Whether the last candidate taken may be asked once more (its tier has retries left).
-    bool mayRetryLastCandidate() const;
     // Records the attempt on a candidate: counts it against its tier and marks it tried.
     void recordAttempt(int candidateIndex);
     // Whether an attempt on `candidateIndex` now would be failed-over traffic: any attempt after
@@ -59,7 +57,6 @@ public:
 
     int attempts() const { return m_attempts; }
     int attemptsInTier(const QString &tier) const { return m_attemptsByTier.value(tier); }
-    int lastCandidate() const { return m_lastTaken; }
     const QList<routing::RouteCandidate> &candidates() const { return m_candidates; }
 
 private:

@@ -30,7 +30,6 @@ public:
     void disarm();
     bool armed() const { return m_heapIndex != kNotPending; }
     Clock::TimePoint when() const { return m_when; }
-    DeadlineScheduler &scheduler() const { return m_scheduler; }
 
 private:
     friend class DeadlineScheduler;
@@ -57,7 +56,6 @@ public:
                                QObject *parent = nullptr);
     ~DeadlineScheduler() override;
 
-    const Clock &clock() const { return m_clock; }
     Clock::TimePoint now() const { return m_clock.now(); }
 
     // Fires every deadline due at the clock's present time, including those a callback arms

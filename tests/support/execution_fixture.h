@@ -108,7 +108,11 @@ public:
         finish();
     }
     void beginStream() { head(200, {{"content-type", "text/event-stream"}}); }
-    void chunk(const QString &text)
+    void chunk(const QString &text) { body(chunkEvent(text)); }
+    void done() { body("data: [DONE]\n\n"); }
+
+    // One chat.completion.chunk event carrying `text`, as its bytes on the wire.
+    static QByteArray chunkEvent(const QString &text)
     {
         const QJsonObject delta{{u"content"_s, text}};
         const QJsonObject choice{{u"index"_s, 0}, {u"delta"_s, delta}};
@@ -116,9 +120,8 @@ public:
                                 {u"object"_s, u"chat.completion.chunk"_s},
                                 {u"model"_s, u"m"_s},
                                 {u"choices"_s, QJsonArray{choice}}};
-        body("data: " + QJsonDocument(event).toJson(QJsonDocument::Compact) + "\n\n");
+        return "data: " + QJsonDocument(event).toJson(QJsonDocument::Compact) + "\n\n";
     }
-    void done() { body("data: [DONE]\n\n"); }
 
     static QByteArray completion(const QString &content)
     {

@@ -205,16 +205,13 @@ void TestAttemptPlan::knowsWhetherARetryCouldHappen()
                       candidate(2, u"light"_s, CandidateRole::LighterModel, 1)},
                      0, tierRetries);
     QVERIFY(plan.anyCandidateLeft());
-    QVERIFY(!plan.mayRetryLastCandidate()); // nothing taken yet
 
     QCOMPARE(plan.takeNext(admitAll, nullptr), 0);
     plan.recordAttempt(0);
-    QVERIFY(plan.mayRetryLastCandidate()); // pro allows one retry
     QVERIFY(plan.anyCandidateLeft());
 
     QCOMPARE(plan.takeNext(admitAll, nullptr), 1);
     plan.recordAttempt(1);
-    QVERIFY(!plan.mayRetryLastCandidate());
     // The lighter model is beyond fallback level 0.
     QVERIFY(!plan.anyCandidateLeft());
 }

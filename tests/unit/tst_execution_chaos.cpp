@@ -131,7 +131,7 @@ private:
             if (stream) {
                 observer->onResponseHead({200, {{"content-type", "text/event-stream"}}});
                 if (call.live)
-                    observer->onResponseBody(chunk("partial "));
+                    observer->onResponseBody(FakeTransport::chunkEvent(u"partial "_s));
             } else {
                 observer->onResponseHead({200, {{"content-type", "application/json"}}});
                 if (call.live)
@@ -157,20 +157,15 @@ private:
         call.observer->onFinished({error, upstream::describe(error)});
     }
 
-    static QByteArray chunk(const char *text)
-    {
-        return QByteArray(R"(data: {"id":"c1","object":"chat.completion.chunk","model":"m",)"
-                          R"("choices":[{"index":0,"delta":{"content":")") +
-               text + "\"}}]}\n\n";
-    }
-
     static void answer(FakeCallState &call, bool stream)
     {
         upstream::UpstreamObserver *observer = call.observer;
         if (stream) {
             observer->onResponseHead({200, {{"content-type", "text/event-stream"}}});
             if (call.live)
-                observer->onResponseBody(chunk("whole ") + chunk("answer") + "data: [DONE]\n\n");
+                observer->onResponseBody(FakeTransport::chunkEvent(u"whole "_s) +
+                                         FakeTransport::chunkEvent(u"answer"_s) +
+                                         "data: [DONE]\n\n");
         } else {
             observer->onResponseHead({200, {{"content-type", "application/json"}}});
             if (call.live)
