@@ -36,6 +36,29 @@ QString ProviderConfig::upstreamModelFor(const QString &publicName) const
     return {};
 }
 
+const ModelRoute *ProviderConfig::modelByUpstreamName(const QString &upstreamName) const
+{
+    for (const ModelRoute &route : models) {
+        if (route.upstreamName == upstreamName)
+            return &route;
+    }
+    return nullptr;
+}
+
+bool ProviderConfig::serves(const QString &upstreamName, protocol::Operation operation) const
+{
+    const ModelRoute *route = modelByUpstreamName(upstreamName);
+    if (!route) // an agent registered at runtime, or a model only a rule names: chat only
+        return operation == protocol::Operation::Chat ||
+               (operation == protocol::Operation::Responses && !speaksResponses);
+    if (!route->serves(operation))
+        return false;
+    // The Responses API reaches a provider that does not speak it as chat completions.
+    if (operation == protocol::Operation::Responses && !speaksResponses)
+        return route->serves(protocol::Operation::Chat);
+    return true;
+}
+
 const ProviderConfig *Config::provider(const QString &id) const
 {
     for (const ProviderConfig &candidate : providers) {

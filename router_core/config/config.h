@@ -3,6 +3,7 @@
 #include "config/adapter_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
+#include "protocol/operation.h"
 
 #include <QHash>
 #include <QList>
@@ -47,6 +48,15 @@ struct SimulatedBehaviour {
 struct ModelRoute {
     QString publicName;   // what clients ask for
     QString upstreamName; // what the provider is sent; equal to publicName unless renamed
+    // `endpoints`: what the model serves at this provider. A chat model serves the Responses
+    // API too (translated, or passed through to a provider that speaks it).
+    protocol::Operations endpoints = protocol::kChatOperations;
+    int dimensions = 0; // `dimensions` of an embeddings model; 0 when not said
+
+    bool serves(protocol::Operation operation) const
+    {
+        return (endpoints & protocol::operationBit(operation)) != 0;
+    }
 };
 
 struct ProviderConfig {
@@ -62,9 +72,19 @@ struct ProviderConfig {
     SimulatedBehaviour simulated; // only meaningful for ProviderKind::Simulated
     AdapterConfig adapter;        // wire-format settings for anthropic and mapped providers
     SourceLocation where;         // the provider's entry in the file
+    // `responses_api: true` (openai only): the provider speaks OpenAI's Responses API itself, so
+    // /v1/responses is passed through to it rather than translated to chat completions.
+    bool speaksResponses = false;
 
     // Upstream model name for a public model name, or an empty string when not served.
     QString upstreamModelFor(const QString &publicName) const;
+    // The model entry sent upstream as `upstreamName` (the first, when several public names
+    // share it); nullptr when none.
+    const ModelRoute *modelByUpstreamName(const QString &upstreamName) const;
+    // Whether an attempt of `operation` on `upstreamName` can go to this provider: the model
+    // serves it, and the provider's kind can carry it (embeddings and completions pass through
+    // to openai-compatible providers only).
+    bool serves(const QString &upstreamName, protocol::Operation operation) const;
 };
 
 struct TimeoutConfig {

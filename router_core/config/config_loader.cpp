@@ -33,10 +33,11 @@ const QList<QLatin1StringView> limitKeys{"max_body"_L1, "shutdown_grace"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
 const QList<QLatin1StringView> providerKeys{
-    "id"_L1,       "kind"_L1,      "base_url"_L1, "api_key_env"_L1,
-    "models"_L1,   "weight"_L1,    "capacity"_L1, "latency_objective"_L1,
-    "simulate"_L1, "probe_path"_L1}; // probe_path is read with the probes (breaker_section.cpp)
-const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1};
+    "id"_L1,           "kind"_L1,       "base_url"_L1, "api_key_env"_L1,
+    "models"_L1,       "weight"_L1,     "capacity"_L1, "latency_objective"_L1,
+    "simulate"_L1,     "probe_path"_L1, // probe_path is read with the probes (breaker_section.cpp)
+    "responses_api"_L1};
+const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
 
@@ -58,7 +59,11 @@ private:
     void checkProviders(const MapEntry &entry, QList<ProviderConfig> &providers);
     std::optional<ProviderConfig> checkProvider(const YAML::Node &node);
     void checkApiKeyEnv(const MapEntry &entry, ProviderConfig &provider, bool resolveKey);
-    void checkModels(const MapEntry &entry, ProviderConfig &provider);
+    void checkModels(const MapEntry &entry, ProviderConfig &provider,
+                     std::optional<ProviderKind> kind);
+    std::optional<protocol::Operations> checkModelEndpoints(const MapEntry &entry,
+                                                            const ProviderConfig &provider,
+                                                            std::optional<ProviderKind> kind);
     void checkSimulate(const MapEntry &entry, SimulatedBehaviour &simulated);
 
     EnvironmentLookup m_environment;
@@ -232,8 +237,17 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
             checkApiKeyEnv(*apiKeyEnv, provider, kind.has_value());
     }
 
+    if (const MapEntry *responsesApi = keys.find("responses_api"_L1)) {
+        if (kind && *kind != ProviderKind::OpenAi)
+            report(responsesApi->key.Mark(),
+                   u"`responses_api` is only allowed for an openai provider: other kinds are "
+                   u"served the Responses API translated to their own protocol"_s);
+        else if (const auto value = readBool(*responsesApi))
+            provider.speaksResponses = *value;
+    }
+
     if (const MapEntry *models = keys.find("models"_L1))
-        checkModels(*models, provider);
+        checkModels(*models, provider, kind);
     else
         reportMissing(node, u"provider"_s, "models"_L1);
 
@@ -288,7 +302,8 @@ void ConfigChecker::checkApiKeyEnv(const MapEntry &entry, ProviderConfig &provid
     provider.apiKey = *key;
 }
 
-void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider)
+void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider,
+                                std::optional<ProviderKind> kind)
 {
     if (!entry.value.IsSequence()) {
         reportValue(entry,
@@ -331,6 +346,25 @@ void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider)
                 }
                 route.upstreamName = *upstreamName;
             }
+            if (const MapEntry *endpoints = keys.find("endpoints"_L1)) {
+                const std::optional<protocol::Operations> operations =
+                    checkModelEndpoints(*endpoints, provider, kind);
+                if (!operations)
+                    continue;
+                route.endpoints = *operations;
+            }
+            if (const MapEntry *dimensions = keys.find("dimensions"_L1)) {
+                const auto value = readInteger(*dimensions, 1, 65536);
+                if (!value)
+                    continue;
+                if (!route.serves(protocol::Operation::Embeddings)) {
+                    report(dimensions->key.Mark(),
+                           u"`dimensions` is only allowed for a model whose `endpoints` list "
+                           u"`embeddings`"_s);
+                    continue;
+                }
+                route.dimensions = int(*value);
+            }
         } else {
             report(node.IsNull() ? entry.value.Mark() : node.Mark(),
                    u"entry %1 of `models` must be a model name or a map with `name` and "
@@ -349,6 +383,69 @@ void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider)
         firstLines.insert(route.publicName, locate(nameMark).line);
         provider.models.append(route);
     }
+}
+
+std::optional<protocol::Operations>
+ConfigChecker::checkModelEndpoints(const MapEntry &entry, const ProviderConfig &provider,
+                                   std::optional<ProviderKind> kind)
+{
+    static const QList<QLatin1StringView> names{"chat"_L1, "responses"_L1, "embeddings"_L1,
+                                                "completions"_L1};
+    if (!entry.value.IsSequence() || entry.value.size() == 0) {
+        reportValue(entry,
+                    u"`endpoints` must list one or more of `chat`, `responses`, "
+                    u"`embeddings` and `completions`, got %1"_s.arg(
+                        entry.value.IsSequence() ? u"an empty list"_s : describe(entry.value)));
+        return std::nullopt;
+    }
+    protocol::Operations operations = 0;
+    bool ok = true;
+    for (const YAML::Node &node : entry.value) {
+        const QString name = node.IsScalar() ? fromYaml(node.Scalar()) : QString();
+        const std::optional<protocol::Operation> operation = protocol::operationFromName(name);
+        if (!operation) {
+            const QString suggestion = closestKey(name, names);
+            report(node.Mark(),
+                   u"unknown endpoint %1: expected `chat`, `responses`, `embeddings` "
+                   u"or `completions`%2"_s.arg(describe(node),
+                                               suggestion.isEmpty()
+                                                   ? QString()
+                                                   : u" (did you mean `%1`?)"_s.arg(suggestion)));
+            ok = false;
+            continue;
+        }
+        // What each kind can carry: chat and (translated) Responses everywhere; embeddings only
+        // through the OpenAI protocol (and the simulator); legacy completions to openai alone.
+        const bool carried =
+            !kind ||
+            (*operation == protocol::Operation::Embeddings
+                 ? *kind == ProviderKind::OpenAi || *kind == ProviderKind::Simulated
+             : *operation == protocol::Operation::Completions ? *kind == ProviderKind::OpenAi
+                                                              : true);
+        if (!carried) {
+            report(node.Mark(), u"%1 providers cannot serve `%2`: only %3"_s.arg(
+                                    kindName(*kind), name,
+                                    *operation == protocol::Operation::Completions
+                                        ? u"openai providers pass legacy completions on"_s
+                                        : u"openai and simulated providers serve embeddings"_s));
+            ok = false;
+            continue;
+        }
+        operations |= protocol::operationBit(*operation);
+    }
+    if (!ok)
+        return std::nullopt;
+    // A model listing `responses` without `chat` must be served the Responses API as it is.
+    if ((operations & protocol::operationBit(protocol::Operation::Responses)) &&
+        !(operations & protocol::operationBit(protocol::Operation::Chat)) &&
+        !provider.speaksResponses) {
+        reportValue(entry,
+                    u"`responses` without `chat` needs a provider that speaks the "
+                    u"Responses API itself (`responses_api: true`); otherwise Switchyard "
+                    u"translates the Responses API to chat, and the model must serve `chat`"_s);
+        return std::nullopt;
+    }
+    return operations;
 }
 
 void ConfigChecker::checkSimulate(const MapEntry &entry, SimulatedBehaviour &simulated)

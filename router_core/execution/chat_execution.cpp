@@ -160,6 +160,12 @@ std::optional<milliseconds> ChatExecution::remainingBudget() const
 
 // ---- the run ------------------------------------------------------------------------------------
 
+void ChatExecution::setOperation(protocol::Operation operation, QByteArray operationBody)
+{
+    m_operation = operation;
+    m_operationBody = std::move(operationBody);
+}
+
 void ChatExecution::start()
 {
     m_client->setListener(this);
@@ -307,6 +313,8 @@ int ChatExecution::takeNextCandidate(bool *tookFailoverSlot)
     const resilience::AttemptPlan::Gate gate =
         [this, tookFailoverSlot](const routing::RouteCandidate &next,
                                  bool failover) -> std::optional<resilience::SkipReason> {
+        if (const auto mismatch = operationMismatch(next))
+            return mismatch;
         // Reversible checks first: a half-open breaker's admission is its one probe call.
         const int provider = next.endpoint;
         if (m_services.health.coolDownLeft(provider).count() > 0)
@@ -352,6 +360,40 @@ int ChatExecution::soonestCoolingCandidate() const
     return soonest;
 }
 
+std::optional<resilience::SkipReason>
+ChatExecution::operationMismatch(const routing::RouteCandidate &next)
+{
+    if (m_operation == protocol::Operation::Chat)
+        return std::nullopt;
+    const config::ProviderConfig *provider = m_config->provider(next.providerId);
+    if (!provider) // a registered agent speaks chat only
+        return m_operation == protocol::Operation::Responses
+                   ? std::nullopt
+                   : std::optional(resilience::SkipReason::OperationNotServed);
+    if (!provider->serves(next.upstreamModel, m_operation))
+        return resilience::SkipReason::OperationNotServed;
+    if (m_operation != protocol::Operation::Embeddings || next.degradationLevel == 0)
+        return std::nullopt;
+    // A lighter embeddings model answers for the planned one only when its vectors fit the
+    // same index: the same dimensions, known on both sides.
+    const auto dimensionsOf = [this](const routing::RouteCandidate &candidate) {
+        const config::ProviderConfig *owner = m_config->provider(candidate.providerId);
+        const config::ModelRoute *model =
+            owner ? owner->modelByUpstreamName(candidate.upstreamModel) : nullptr;
+        return model ? model->dimensions : 0;
+    };
+    int planned = 0;
+    for (const routing::RouteCandidate &candidate : m_plan.candidates()) {
+        if (candidate.degradationLevel == 0) {
+            planned = dimensionsOf(candidate);
+            break;
+        }
+    }
+    if (planned == 0 || dimensionsOf(next) != planned)
+        return resilience::SkipReason::OtherDimensions;
+    return std::nullopt;
+}
+
 bool ChatExecution::tierIsDegraded() const
 {
     const config::TierConfig *tier =
@@ -392,8 +434,15 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     m_trace.trace().provider = provider.id;
 
     m_attempt.adapter = upstream::adapters::adapterFor(provider);
+    // An operation goes to a provider that speaks it as it is; the Responses API reaches one
+    // that does not as chat, and comes back through the client's channel translated.
+    const bool passThrough =
+        m_operation != protocol::Operation::Chat &&
+        (m_operation != protocol::Operation::Responses || provider.speaksResponses);
+    m_attempt.dialect = passThrough ? Dialect::Native : Dialect::Chat;
     const upstream::adapters::AdapterRequest adapterRequest{
-        m_body,
+        passThrough ? m_operation : protocol::Operation::Chat,
+        passThrough ? m_operationBody : m_body,
         m_request.model,
         chosen.upstreamModel,
         m_request.stream,
@@ -571,7 +620,8 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             m_trace.pointEvent(QStringLiteral("first byte"),
                                QStringLiteral("first event after %1 ms")
                                    .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
-            m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel));
+            m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel),
+                                  m_attempt.dialect);
         }
         // After [DONE] only the end of the stream follows, normally in the same upstream read.
         m_client->sendStreamEvents(output.events, !m_sawDone && !output.failure);
@@ -663,7 +713,10 @@ void ChatExecution::onFinished(const upstream::UpstreamResult &result)
                        upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
                                      QStringLiteral("Provider `%1` ended the stream before %2; "
                                                     "the answer is incomplete.")
-                                         .arg(provider, m_attempt.adapter->streamEnd())),
+                                         .arg(provider, m_attempt.shape.operation ==
+                                                                protocol::Operation::Responses
+                                                            ? QStringLiteral("`response.completed`")
+                                                            : m_attempt.adapter->streamEnd())),
                        QStringLiteral("stream ended before its end event")});
         return;
     }
@@ -698,12 +751,13 @@ void ChatExecution::relayWholeAnswer()
     const HeaderList headers = responseHeaders(provider, candidate().degradationLevel);
     if (m_attempt.shape.clientStreams) {
         // The provider cannot stream: its whole answer is replayed as the stream asked for.
-        m_client->beginStream(headers);
+        m_client->beginStream(headers, Dialect::Chat);
         m_client->sendStreamEvents(
             upstream::adapters::completionAsChunks(m_attempt.shape, translated.openAiJson), false);
         m_client->endStream();
     } else {
-        m_client->sendAnswer(m_attempt.head.status, headers, translated.openAiJson);
+        m_client->sendAnswer(m_attempt.head.status, headers, translated.openAiJson,
+                             m_attempt.dialect);
     }
     endAttempt(CallOutcome::Success, QStringLiteral("ok"));
     complete(m_attempt.head.status, QStringLiteral("ok"));
@@ -943,7 +997,7 @@ void ChatExecution::finishWithoutAnswer()
     const protocol::ApiError error = finalError();
     // The ladder's lower rungs answer for providers that failed, never for a request that
     // every provider would refuse.
-    if (m_lastErrorClass != ErrorClass::RequestRejected) {
+    if (m_lastErrorClass != ErrorClass::RequestRejected && operationHasTextAnswer()) {
         const config::DegradationConfig &degradation = m_config->resilience.degradation;
         if (m_context.fallbackLevel >= resilience::kCannedAnswer && !degradation.canned.isEmpty()) {
             const config::CannedAnswer *canned = resilience::matchCannedAnswer(
@@ -983,7 +1037,7 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
     const HeaderList headers = responseHeaders({}, level);
     m_finishing = true;
     if (m_request.stream) {
-        m_client->beginStream(headers);
+        m_client->beginStream(headers, Dialect::Chat);
         QList<upstream::SseEvent> events;
         for (const QByteArray &data : answer.streamEvents()) {
             upstream::SseEvent event;
@@ -993,7 +1047,7 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
         m_client->sendStreamEvents(events, false);
         m_client->endStream();
     } else {
-        m_client->sendAnswer(200, headers, answer.completion());
+        m_client->sendAnswer(200, headers, answer.completion(), Dialect::Chat);
     }
     complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
 }

@@ -63,6 +63,11 @@ public:
     // and records nothing more.
     ~ChatExecution() override;
 
+    // Before start(), for an operation other than chat: `request` and `body` given to the
+    // constructor are then what a provider that does not speak the operation is sent (the
+    // Responses API translated to chat), and `operationBody` what one that does is sent as it
+    // is. Embeddings and legacy completions have no chat form: `body` is their own too.
+    void setOperation(protocol::Operation operation, QByteArray operationBody);
     void start();
     const QByteArray &requestId() const { return m_trace.trace().requestId; }
     bool isDone() const { return m_phase == Phase::Done; }
@@ -119,6 +124,8 @@ private:
         std::unique_ptr<upstream::adapters::ProviderAdapter> adapter;
         upstream::adapters::AnswerShape shape;
         std::unique_ptr<upstream::adapters::StreamTranslator> stream;
+        // The provider answers in the operation's own shapes, not as chat (setOperation).
+        Dialect dialect = Dialect::Chat;
     };
 
     // The coroutine's one way to wait: for the attempt to end, or for m_wait. Whatever ends the
@@ -142,6 +149,15 @@ private:
     // When nothing can take the request now: the candidate whose cool-down ends first, if any.
     int soonestCoolingCandidate() const;
     bool tierIsDegraded() const;
+    // Why `next` cannot take this request's operation, if it cannot: a model that does not
+    // serve it, or for embeddings a lighter model whose vectors have other dimensions.
+    std::optional<resilience::SkipReason> operationMismatch(const routing::RouteCandidate &next);
+    // Whether the degradation ladder's own answers (canned, fail-safe) fit the operation.
+    bool operationHasTextAnswer() const
+    {
+        return m_operation == protocol::Operation::Chat ||
+               m_operation == protocol::Operation::Responses;
+    }
     // Starts the attempt; false when it ended before any call (the adapter refused).
     bool startAttempt(int candidateIndex, bool failover);
     void refuseForProvider(const protocol::ApiError &refusal);
@@ -196,6 +212,8 @@ private:
     std::shared_ptr<const config::Config> m_config; // the snapshot this request started with
     protocol::ChatRequest m_request;
     QByteArray m_body;
+    protocol::Operation m_operation = protocol::Operation::Chat;
+    QByteArray m_operationBody;
     routing::RequestContext m_context;
     routing::RouteDecision m_decision;
     telemetry::TraceBuilder m_trace;

@@ -19,6 +19,12 @@ public:
     virtual void onClientDrained() = 0; // took bytes from its send buffer
 };
 
+// What an answer handed to a ClientChannel is written in. The executor's own protocol is OpenAI's
+// chat; an operation passed through to a provider that speaks it (the Responses API to a
+// provider that has it, embeddings, legacy completions) comes back in that operation's own
+// shapes, which a channel for that operation sends on as they are.
+enum class Dialect { Chat, Native };
+
 // The seam between execution and the client's protocol. The executor speaks OpenAI's shapes
 // (a chat.completion, chat.completion.chunk events, an OpenAI error) and nothing else; each
 // client protocol (OpenAI, Anthropic's Messages, later the Responses API) implements this once
@@ -37,14 +43,16 @@ public:
     // Bytes written but not yet taken by the client, for back-pressure.
     virtual qint64 pendingBytes() const = 0;
 
-    // A whole answer: `openAiJson` is the operation's OpenAI answer object.
-    virtual void sendAnswer(int status, const HeaderList &headers,
-                            const QByteArray &openAiJson) = 0;
+    // A whole answer: `openAiJson` is a chat.completion, or the operation's own OpenAI answer
+    // object when `dialect` is Native.
+    virtual void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
+                            Dialect dialect) = 0;
     virtual void sendError(const protocol::ApiError &error, const HeaderList &headers) = 0;
 
-    // A streamed answer: OpenAI chunk events in order, the last one [DONE] once it is whole.
+    // A streamed answer: OpenAI chunk events in order, the last one [DONE] once it is whole; or,
+    // when `dialect` is Native, the operation's own events as its provider sent them.
     // `sendNow` false leaves the bytes queued for the next write that sends (the end follows).
-    virtual void beginStream(const HeaderList &headers) = 0;
+    virtual void beginStream(const HeaderList &headers, Dialect dialect) = 0;
     virtual void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) = 0;
     // After the first byte the status line is gone: the failure becomes the stream's last
     // event, in the client's protocol, and the stream ends without a completion marker.

@@ -16,7 +16,8 @@ void OpenAiChannel::setListener(execution::ClientListener *listener)
     connect(socket, &QIODevice::bytesWritten, this, [listener] { listener->onClientDrained(); });
 }
 
-void OpenAiChannel::sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson)
+void OpenAiChannel::sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
+                               execution::Dialect)
 {
     m_writer.sendWhole(status, headers, "application/json", openAiJson);
 }
@@ -26,7 +27,7 @@ void OpenAiChannel::sendError(const protocol::ApiError &error, const HeaderList 
     m_writer.sendError(error, headers);
 }
 
-void OpenAiChannel::beginStream(const HeaderList &headers)
+void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
 {
     m_writer.beginEventStream(headers);
 }
@@ -64,7 +65,7 @@ void OpenAiChannel::abort()
 }
 
 void MessagesChannel::sendAnswer(int status, const HeaderList &headers,
-                                 const QByteArray &openAiJson)
+                                 const QByteArray &openAiJson, execution::Dialect)
 {
     const MessagesIngress::WholeAnswer answer = m_messages.answer(status, openAiJson);
     m_writer.sendWhole(answer.status, headers, "application/json", answer.body);

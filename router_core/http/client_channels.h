@@ -20,9 +20,10 @@ public:
     bool answerStarted() const override { return m_writer.headersSent(); }
     qint64 pendingBytes() const override { return m_writer.pendingBytes(); }
 
-    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson) override;
+    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
+                    execution::Dialect dialect) override;
     void sendError(const protocol::ApiError &error, const HeaderList &headers) override;
-    void beginStream(const HeaderList &headers) override;
+    void beginStream(const HeaderList &headers, execution::Dialect dialect) override;
     void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
     void failStream(const protocol::ApiError &error) override;
     void endStream() override;
@@ -39,7 +40,8 @@ class MessagesChannel final : public OpenAiChannel {
 public:
     using OpenAiChannel::OpenAiChannel;
 
-    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson) override;
+    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
+                    execution::Dialect dialect) override;
     void sendError(const protocol::ApiError &error, const HeaderList &headers) override;
     void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
     void failStream(const protocol::ApiError &error) override;

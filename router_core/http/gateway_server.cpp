@@ -77,6 +77,21 @@ QByteArray compactJson(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
+// A model its providers list, asked for on an endpoint none of them serves it at: the client's
+// mistake, named with what would work (OpenAI says much the same for a chat model on
+// /v1/completions).
+protocol::ApiError endpointNotServed(const QString &model, protocol::Operation operation,
+                                     protocol::Operations served)
+{
+    protocol::ApiError error = protocol::ApiError::invalidRequest(
+        QStringLiteral("The model `%1` is not served on %2; it is served on %3.")
+            .arg(model, protocol::operationPath(operation),
+                 protocol::operationPaths(served).join(QStringLiteral(", "))),
+        QStringLiteral("model"));
+    error.code = QStringLiteral("model_not_supported_on_endpoint");
+    return error;
+}
+
 } // namespace
 
 void RequestRateMeter::record()
@@ -249,10 +264,20 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
 
     if (path == QLatin1String("/v1/chat/completions")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
-            handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::OpenAi);
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::OpenAi);
     } else if (path == QLatin1String("/v1/messages")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::Messages))
-            handleChat(std::move(request), std::move(writer), std::move(trace), Ingress::Messages);
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::Messages);
+    } else if (path == QLatin1String("/v1/embeddings")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::Embeddings);
+    } else if (path == QLatin1String("/v1/completions")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::Completions);
     } else if (path == QLatin1String("/v1/models")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
             handleModels(std::move(writer), identity);
@@ -294,11 +319,15 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
 {
     QJsonArray data;
-    for (const auto &[model, owner] : m_services.router.models()) {
-        data.append(QJsonObject{{QStringLiteral("id"), model},
-                                {QStringLiteral("object"), QStringLiteral("model")},
-                                {QStringLiteral("created"), m_startedAtSecs},
-                                {QStringLiteral("owned_by"), owner}});
+    for (const routing::Router::ModelListing &model : m_services.router.models()) {
+        // `endpoints` is Switchyard's own: the paths a client can ask for the model on.
+        data.append(
+            QJsonObject{{QStringLiteral("id"), model.id},
+                        {QStringLiteral("object"), QStringLiteral("model")},
+                        {QStringLiteral("created"), m_startedAtSecs},
+                        {QStringLiteral("owned_by"), model.ownedBy},
+                        {QStringLiteral("endpoints"),
+                         QJsonArray::fromStringList(protocol::operationPaths(model.endpoints))}});
     }
     writer.sendWhole(200, identity, "application/json",
                      compactJson({{QStringLiteral("object"), QStringLiteral("list")},
@@ -336,8 +365,24 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
         trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
-void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
-                               telemetry::TraceBuilder trace, Ingress ingress)
+protocol::Operation GatewayServer::operationOf(Ingress ingress)
+{
+    switch (ingress) {
+    case Ingress::OpenAi:
+    case Ingress::Messages:
+        break;
+    case Ingress::Responses:
+        return protocol::Operation::Responses;
+    case Ingress::Embeddings:
+        return protocol::Operation::Embeddings;
+    case Ingress::Completions:
+        return protocol::Operation::Completions;
+    }
+    return protocol::Operation::Chat;
+}
+
+void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writer,
+                                    telemetry::TraceBuilder trace, Ingress ingress)
 {
     const int ingressSpan = trace.openSpan(QStringLiteral("ingress"));
 
@@ -369,16 +414,33 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
         }
         body = std::get<QByteArray>(std::move(converted));
     }
-    auto parsed = protocol::parseChatRequest(body);
+    const protocol::Operation operation = operationOf(ingress);
+    auto parsed =
+        operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
+        : operation == protocol::Operation::Completions ? protocol::parseCompletionsRequest(body)
+                                                        : protocol::parseChatRequest(body);
     if (const auto *error = std::get_if<protocol::ApiError>(&parsed)) {
         refuse(writer, trace, *error, ingress);
         return;
     }
     protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
-    trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
-                                     .arg(chat.model)
-                                     .arg(chat.messageCount)
-                                     .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
+    trace.closeSpan(ingressSpan,
+                    QStringLiteral("%1%2, %3 %4%5")
+                        .arg(operation == protocol::Operation::Chat
+                                 ? QString()
+                                 : protocol::operationPath(operation) + QStringLiteral(" "),
+                             chat.model)
+                        .arg(chat.messageCount)
+                        .arg(operation == protocol::Operation::Chat ? QStringLiteral("message(s)")
+                                                                    : QStringLiteral("input(s)"))
+                        .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
+    if (const std::optional<protocol::Operations> served =
+            routing::Router::modelEndpoints(*table, chat.model);
+        served && !(*served & protocol::operationBit(operation))) {
+        trace.trace().model = chat.model;
+        refuse(writer, trace, endpointNotServed(chat.model, operation, *served), ingress);
+        return;
+    }
 
     auto built = routing::buildRequestContext(request.headers, chat);
     if (const auto *error = std::get_if<protocol::ApiError>(&built)) {
@@ -420,6 +482,8 @@ void GatewayServer::handleChat(IncomingRequest request, ResponseWriter writer,
     auto *execution = new execution::ChatExecution(
         services, table->snapshot(), std::move(chat), forwarded, std::move(context),
         std::move(decision), std::move(trace), std::move(client), this);
+    if (operation != protocol::Operation::Chat)
+        execution->setOperation(operation, forwarded);
     m_executions.insert(execution, true);
     connect(execution, &execution::ChatExecution::finished, this, [this, execution] {
         m_executions.remove(execution);

@@ -106,9 +106,11 @@ private:
     void route(IncomingRequest request, ResponseWriter writer);
     // Which protocol the client speaks: /v1/messages requests are converted at the door and
     // answered in Anthropic's shapes, and otherwise take the same path.
-    enum class Ingress { OpenAi, Messages };
-    void handleChat(IncomingRequest request, ResponseWriter writer, telemetry::TraceBuilder trace,
-                    Ingress ingress);
+    // The client's protocol, by path: each is routed and executed as chat is.
+    enum class Ingress { OpenAi, Messages, Responses, Embeddings, Completions };
+    static protocol::Operation operationOf(Ingress ingress);
+    void handleOperation(IncomingRequest request, ResponseWriter writer,
+                         telemetry::TraceBuilder trace, Ingress ingress);
     void handleModels(ResponseWriter writer, const HeaderList &identity);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void handleAdmin(const IncomingRequest &request, ResponseWriter writer,

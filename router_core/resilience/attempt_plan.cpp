@@ -26,6 +26,10 @@ QString skipReasonText(SkipReason reason)
         return QStringLiteral("rate limited, cooling down");
     case SkipReason::FailoverCapacityFull:
         return QStringLiteral("failover capacity full");
+    case SkipReason::OperationNotServed:
+        return QStringLiteral("its model does not serve this endpoint");
+    case SkipReason::OtherDimensions:
+        return QStringLiteral("a lighter model whose embeddings have other dimensions");
     }
     return {};
 }

@@ -19,6 +19,8 @@ enum class SkipReason {
     BreakerOpen,          // the health registry does not admit it now
     CoolingDown,          // it answered 429 and its Retry-After has not passed
     FailoverCapacityFull, // failed-over traffic already takes its share of the endpoint
+    OperationNotServed,   // its model does not serve the request's endpoint (embeddings...)
+    OtherDimensions,      // a lighter embeddings model whose vectors have other dimensions
 };
 
 QString skipReasonText(SkipReason reason);

@@ -60,8 +60,9 @@ QString upstreamModelFor(const config::ProviderConfig &provider, const QString &
 // A configured provider's upstream names, looked up by model once per decision rather than by
 // comparing model names for every candidate.
 struct ModelServers {
-    QList<int> providers;              // serving the model, in file order
-    QHash<int, QString> upstreamNames; // by provider index
+    QList<int> providers;               // serving the model, in file order
+    QHash<int, QString> upstreamNames;  // by provider index
+    protocol::Operations endpoints = 0; // what they serve together
 };
 
 bool isCapabilityTag(const QString &tag)
@@ -158,6 +159,12 @@ struct RoutingTable::Compiled {
                 ModelServers &servers = serversByModel[model.publicName];
                 servers.providers.append(slot);
                 servers.upstreamNames.insert(slot, model.upstreamName);
+                for (protocol::Operation operation :
+                     {protocol::Operation::Chat, protocol::Operation::Responses,
+                      protocol::Operation::Embeddings, protocol::Operation::Completions}) {
+                    if (provider.serves(model.upstreamName, operation))
+                        servers.endpoints |= protocol::operationBit(operation);
+                }
             }
             firstUpstreamModel[slot] =
                 provider.models.isEmpty() ? QString() : provider.models.first().upstreamName;
@@ -592,16 +599,26 @@ Router::explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteAr
     return explanation;
 }
 
-QList<QPair<QString, QString>> Router::models() const
+QList<Router::ModelListing> Router::models() const
 {
-    QList<QPair<QString, QString>> models;
+    QList<ModelListing> models;
     const RoutingTable::Compiled &compiled = m_table->compiled();
     for (auto it = compiled.serversByModel.cbegin(); it != compiled.serversByModel.cend(); ++it) {
         // Servers are in file order: the provider listed first owns the model in /v1/models.
-        models.append({it.key(), m_health.providerConfig(it->providers.first()).id});
+        models.append({it.key(), m_health.providerConfig(it->providers.first()).id, it->endpoints});
     }
-    std::sort(models.begin(), models.end());
+    std::sort(models.begin(), models.end(),
+              [](const ModelListing &a, const ModelListing &b) { return a.id < b.id; });
     return models;
+}
+
+std::optional<protocol::Operations> Router::modelEndpoints(const RoutingTable &table,
+                                                           const QString &model)
+{
+    const auto found = table.compiled().serversByModel.constFind(model);
+    if (found == table.compiled().serversByModel.cend())
+        return std::nullopt;
+    return found->endpoints;
 }
 
 QList<CanarySplitState> Router::canarySplits() const

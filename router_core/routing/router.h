@@ -113,8 +113,18 @@ public:
             const QByteArray &body) const;
 
     // Every model any configured provider serves, sorted, each with the first provider that
-    // serves it (GET /v1/models).
-    QList<QPair<QString, QString>> models() const;
+    // serves it and what its providers serve together (GET /v1/models).
+    struct ModelListing {
+        QString id;
+        QString ownedBy;
+        protocol::Operations endpoints = 0;
+        bool operator==(const ModelListing &) const = default;
+    };
+    QList<ModelListing> models() const;
+    // What the configured providers of `model` serve together, as listed in `table`; nullopt
+    // for a model no configured provider lists (a rule may still route it).
+    static std::optional<protocol::Operations> modelEndpoints(const RoutingTable &table,
+                                                              const QString &model);
 
     // ---- canary weights, live: no reload needed ----
     QList<CanarySplitState> canarySplits() const;

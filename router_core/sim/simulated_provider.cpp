@@ -13,6 +13,8 @@
 #include <QTcpServer>
 #include <QTimer>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace switchyard::sim {
@@ -64,6 +66,7 @@ struct AnswerPlan {
     Ending ending = Ending::Complete;
     QString model;
     bool stream = false;
+    QByteArray wholeAnswer; // sent as it is when not empty: an embeddings answer
     int tokens = 0;
     milliseconds firstDelay{0}; // before the head of the answer
     int tokenIntervalMs = 1;
@@ -128,6 +131,11 @@ private:
             }
             break;
         case Ending::Complete:
+            if (!m_plan.wholeAnswer.isEmpty()) {
+                m_writer.sendWhole(200, {}, "application/json", m_plan.wholeAnswer);
+                deleteLater();
+                return;
+            }
             if (!m_plan.stream) {
                 m_writer.sendWhole(200, {}, "application/json",
                                    QJsonDocument(completion()).toJson(QJsonDocument::Compact));
@@ -246,10 +254,94 @@ quint16 SimulatedProvider::listenOnLoopback()
     return listener->serverPort();
 }
 
+QByteArray SimulatedProvider::embeddingsAnswer(const QJsonObject &body) const
+{
+    const QString model = body.value(QStringLiteral("model")).toString();
+    const config::ModelRoute *route = m_provider.modelByUpstreamName(model);
+    int dimensions = body.value(QStringLiteral("dimensions")).toInt(0);
+    if (dimensions <= 0)
+        dimensions = route && route->dimensions > 0 ? route->dimensions : kDefaultDimensions;
+    const bool base64 =
+        body.value(QStringLiteral("encoding_format")).toString() == QLatin1String("base64");
+    QJsonArray inputs;
+    const QJsonValue input = body.value(QStringLiteral("input"));
+    if (input.isArray() && !input.toArray().isEmpty() && !input.toArray().first().isDouble())
+        inputs = input.toArray();
+    else
+        inputs.append(input);
+
+    QJsonArray data;
+    qint64 promptTokens = 0;
+    for (qsizetype index = 0; index < inputs.size(); ++index) {
+        const QByteArray text = QJsonDocument(QJsonArray{inputs[index]}).toJson();
+        promptTokens += inputs[index].isString() ? (inputs[index].toString().size() + 3) / 4
+                                                 : inputs[index].toArray().size();
+        const QList<float> vector = deterministicVector(model, text, dimensions);
+        QJsonValue embedding;
+        if (base64) {
+            // Little-endian float32s, as OpenAI encodes them.
+            QByteArray bytes(qsizetype(vector.size() * sizeof(float)), Qt::Uninitialized);
+            std::memcpy(bytes.data(), vector.constData(), size_t(bytes.size()));
+            embedding = QString::fromLatin1(bytes.toBase64());
+        } else {
+            QJsonArray values;
+            for (float value : vector)
+                values.append(double(value));
+            embedding = values;
+        }
+        data.append(QJsonObject{{QStringLiteral("object"), QStringLiteral("embedding")},
+                                {QStringLiteral("index"), int(index)},
+                                {QStringLiteral("embedding"), embedding}});
+    }
+    const QJsonObject answer{
+        {QStringLiteral("object"), QStringLiteral("list")},
+        {QStringLiteral("data"), data},
+        {QStringLiteral("model"), model},
+        {QStringLiteral("usage"), QJsonObject{{QStringLiteral("prompt_tokens"), promptTokens},
+                                              {QStringLiteral("total_tokens"), promptTokens}}}};
+    return QJsonDocument(answer).toJson(QJsonDocument::Compact);
+}
+
+QList<float> SimulatedProvider::deterministicVector(const QString &model, QByteArrayView text,
+                                                    int dimensions)
+{
+    // splitmix64 seeded by an FNV-1a hash of the model and the text: the same input always gets
+    // the same vector, different inputs different ones, on every machine (qHash may not: it
+    // takes a CPU-dependent path).
+    quint64 state = 0xcbf29ce484222325ULL;
+    const auto mix = [&state](QByteArrayView bytes) {
+        for (char byte : bytes) {
+            state ^= quint64(static_cast<unsigned char>(byte));
+            state *= 0x100000001b3ULL;
+        }
+    };
+    mix(model.toUtf8());
+    mix("\n");
+    mix(text);
+    const auto next = [&state] {
+        quint64 z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    };
+    QList<float> vector(dimensions);
+    double norm = 0.0;
+    for (float &value : vector) {
+        value = float(double(next() >> 11) / double(1ULL << 53) * 2.0 - 1.0);
+        norm += double(value) * double(value);
+    }
+    // Unit length, as real embedding models return: cosine similarity is then a dot product.
+    const double scale = norm > 0.0 ? 1.0 / std::sqrt(norm) : 1.0;
+    for (float &value : vector)
+        value = float(double(value) * scale);
+    return vector;
+}
+
 bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     http::ResponseWriter writer(makeResponder(request, socket));
-    if (request.url().path() != QLatin1String("/v1/chat/completions") ||
+    const bool embeddings = request.url().path() == QLatin1String("/v1/embeddings");
+    if ((request.url().path() != QLatin1String("/v1/chat/completions") && !embeddings) ||
         request.method() != QHttpServerRequest::Method::Post) {
         writer.sendError(protocol::ApiError::notFound(QStringLiteral("?"), request.url().path()),
                          {});
@@ -263,7 +355,9 @@ bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSoc
 
     AnswerPlan plan;
     plan.model = body.value(QStringLiteral("model")).toString();
-    plan.stream = body.value(QStringLiteral("stream")).toBool();
+    plan.stream = !embeddings && body.value(QStringLiteral("stream")).toBool();
+    if (embeddings)
+        plan.wholeAnswer = embeddingsAnswer(body);
     switch (m_knobs.mode) {
     case SimulatorKnobs::Mode::Ok:
         plan.ending =

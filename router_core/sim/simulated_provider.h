@@ -4,6 +4,7 @@
 #include "health/endpoint_state.h"
 
 #include <QAbstractHttpServer>
+#include <QJsonObject>
 #include <QRandomGenerator>
 
 namespace switchyard::sim {
@@ -25,11 +26,21 @@ public:
     void setKnobs(const SimulatorKnobs &knobs) { m_knobs = knobs; }
     const SimulatorKnobs &knobs() const { return m_knobs; }
 
+    // Vector length of an embeddings model that names no `dimensions`.
+    static constexpr int kDefaultDimensions = 256;
+    // The same unit vector for the same model and text, every time and on every machine.
+    static QList<float> deterministicVector(const QString &model, QByteArrayView text,
+                                            int dimensions);
+
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
 
 private:
+    // POST /v1/embeddings: deterministic vectors of the request's `dimensions`, else the
+    // model's configured ones, else kDefaultDimensions; floats or base64 as asked.
+    QByteArray embeddingsAnswer(const QJsonObject &body) const;
+
     config::ProviderConfig m_provider;
     SimulatorKnobs m_knobs;
     QRandomGenerator m_random;

@@ -141,6 +141,7 @@ public:
 // What the client received, kept by the test after the execution (and its channel) are gone.
 struct ClientLog {
     int status = 0;
+    execution::Dialect dialect = execution::Dialect::Chat;
     execution::HeaderList headers;
     QByteArray answer;
     std::optional<protocol::ApiError> error;
@@ -188,10 +189,11 @@ public:
     bool connected() const override { return true; }
     bool answerStarted() const override { return m_log->status != 0; }
     qint64 pendingBytes() const override { return m_log->pendingBytes; }
-    void sendAnswer(int status, const execution::HeaderList &headers,
-                    const QByteArray &openAiJson) override
+    void sendAnswer(int status, const execution::HeaderList &headers, const QByteArray &openAiJson,
+                    execution::Dialect dialect) override
     {
         QCOMPARE(m_log->status, 0);
+        m_log->dialect = dialect;
         m_log->status = status;
         m_log->headers = headers;
         m_log->answer = openAiJson;
@@ -203,9 +205,10 @@ public:
         m_log->headers = headers;
         m_log->error = error;
     }
-    void beginStream(const execution::HeaderList &headers) override
+    void beginStream(const execution::HeaderList &headers, execution::Dialect dialect) override
     {
         QCOMPARE(m_log->status, 0);
+        m_log->dialect = dialect;
         m_log->status = 200;
         m_log->headers = headers;
         m_log->streamBegun = true;

@@ -74,6 +74,39 @@ void TestConfigLoader::reportsEveryError_data()
                                      << QStringList{u"test.yaml:6:1: config must be a single YAML "
                                                     u"document, found another one"_s};
 
+    QTest::newRow("model endpoints")
+        << "providers:\n"
+           "  - id: sim\n"
+           "    kind: simulated\n"
+           "    responses_api: true\n"
+           "    models:\n"
+           "      - {name: a, endpoints: [chat, embedings]}\n"
+           "      - {name: b, endpoints: [completions]}\n"
+           "      - {name: c, dimensions: 8}\n"
+           "      - {name: d, endpoints: []}\n"
+           "  - id: claude\n"
+           "    kind: anthropic\n"
+           "    base_url: http://127.0.0.1:1/v1\n"
+           "    models:\n"
+           "      - {name: e, endpoints: [embeddings]}\n"
+           "      - {name: f, endpoints: [responses]}\n"_ba
+        << QStringList{
+               u"test.yaml:4:5: `responses_api` is only allowed for an openai provider: other "
+               u"kinds are served the Responses API translated to their own protocol"_s,
+               u"test.yaml:6:37: unknown endpoint \"embedings\": expected `chat`, `responses`, "
+               u"`embeddings` or `completions` (did you mean `embeddings`?)"_s,
+               u"test.yaml:7:31: simulated providers cannot serve `completions`: only openai "
+               u"providers pass legacy completions on"_s,
+               u"test.yaml:8:19: `dimensions` is only allowed for a model whose `endpoints` list "
+               u"`embeddings`"_s,
+               u"test.yaml:9:30: `endpoints` must list one or more of `chat`, `responses`, "
+               u"`embeddings` and `completions`, got an empty list"_s,
+               u"test.yaml:14:31: anthropic providers cannot serve `embeddings`: only openai "
+               u"and simulated providers serve embeddings"_s,
+               u"test.yaml:15:30: `responses` without `chat` needs a provider that speaks the "
+               u"Responses API itself (`responses_api: true`); otherwise Switchyard translates "
+               u"the Responses API to chat, and the model must serve `chat`"_s,
+           };
     QTest::newRow("integer expected")
         << "providers:\n"
            "  - id: sim\n"

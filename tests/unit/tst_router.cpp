@@ -159,8 +159,9 @@ private Q_SLOTS:
         QCOMPARE(providers(fixture.router.route(request(u"only-first"_s))),
                  QStringList{u"first"_s});
         QCOMPARE(fixture.router.models(),
-                 (QList<QPair<QString, QString>>{{u"only-first"_s, u"first"_s},
-                                                 {u"shared"_s, u"first"_s}}));
+                 (QList<routing::Router::ModelListing>{
+                     {u"only-first"_s, u"first"_s, protocol::kChatOperations},
+                     {u"shared"_s, u"first"_s, protocol::kChatOperations}}));
     }
 
     void unknownModelIsRefused()
@@ -809,8 +810,9 @@ providers:
         // `second` is open: only `third` can take the shared model now.
         QCOMPARE(providers(fixture.router.route(request(u"shared"_s))), QStringList{u"third"_s});
         QCOMPARE(fixture.router.models(),
-                 (QList<QPair<QString, QString>>{{u"only-third"_s, u"third"_s},
-                                                 {u"shared"_s, u"second"_s}}));
+                 (QList<routing::Router::ModelListing>{
+                     {u"only-third"_s, u"third"_s, protocol::kChatOperations},
+                     {u"shared"_s, u"second"_s, protocol::kChatOperations}}));
     }
 };
 

@@ -13,13 +13,13 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QUrl chatCompletionsUrl(const QUrl &baseUrl)
+QUrl operationUrl(const QUrl &baseUrl, protocol::Operation operation)
 {
     QUrl url = baseUrl;
     QString path = url.path();
     if (path.endsWith(u'/'))
         path.chop(1);
-    url.setPath(path + u"/chat/completions"_s);
+    url.setPath(path + u'/' + protocol::upstreamPath(operation));
     return url;
 }
 
@@ -48,6 +48,114 @@ bool readJsonObject(QByteArrayView json, Usage *usage)
     }
     return true;
 }
+
+// The Responses API counts `input_tokens` and `output_tokens`, in a response object's `usage`.
+void readResponsesUsage(simdjson::dom::object response, Usage *usage)
+{
+    simdjson::dom::object counts;
+    if (response["usage"].get_object().get(counts) != simdjson::SUCCESS)
+        return;
+    usage->promptTokens = integerOr(counts, "input_tokens", -1);
+    usage->completionTokens = integerOr(counts, "output_tokens", -1);
+    simdjson::dom::object details;
+    if (counts["input_tokens_details"].get_object().get(details) == simdjson::SUCCESS)
+        usage->cachedPromptTokens = integerOr(details, "cached_tokens", -1);
+}
+
+// A whole answer of an operation passed through: a JSON object, with its usage in the
+// operation's own words. Returns false when the text is not a JSON object.
+bool readPassedThroughAnswer(protocol::Operation operation, QByteArrayView json, Usage *usage)
+{
+    if (operation != protocol::Operation::Responses)
+        return readJsonObject(json, usage); // embeddings and completions count as chat does
+    thread_local simdjson::dom::parser parser;
+    const simdjson::padded_string padded(json.data(), size_t(json.size()));
+    simdjson::dom::object root;
+    if (parser.parse(padded).get_object().get(root) != simdjson::SUCCESS)
+        return false;
+    readResponsesUsage(root, usage);
+    return true;
+}
+
+// A Responses API stream from a provider that speaks it: typed events relayed as they are. It is
+// whole at its terminal event (response.completed, .incomplete or .failed: the last two are the
+// provider's own answer, in the client's protocol, and pass as they are); an `error` event before
+// it is the provider's failure.
+class ResponsesStreamPassThrough final : public StreamTranslator {
+public:
+    explicit ResponsesStreamPassThrough(QString providerId) : m_providerId(std::move(providerId)) {}
+
+    StreamOutput feed(const SseEvent &event) override
+    {
+        StreamOutput output;
+        if (m_ended || event.data.isEmpty())
+            return output;
+        if (event.isDone()) { // not part of the API, but some compatible servers end with it
+            m_ended = true;
+            m_completed = m_sawTerminal;
+            output.completed = m_completed;
+            return output;
+        }
+        thread_local simdjson::dom::parser parser;
+        const simdjson::padded_string padded(event.data.constData(), size_t(event.data.size()));
+        simdjson::dom::object root;
+        std::string_view type;
+        if (parser.parse(padded).get_object().get(root) != simdjson::SUCCESS ||
+            root["type"].get_string().get(type) != simdjson::SUCCESS) {
+            m_ended = true;
+            output.failure = StreamFailure{
+                StreamFailure::Kind::Unusable,
+                unusableAnswer(u"Provider `%1` sent a Responses API event that is not a JSON "
+                               u"object with a `type`."_s.arg(m_providerId))};
+            return output;
+        }
+        if (type == "error") {
+            m_ended = true;
+            output.failure =
+                StreamFailure{StreamFailure::Kind::ProviderError,
+                              providerStreamError(m_providerId, 502, eventErrorMessage(root))};
+            return output;
+        }
+        output.events.append(event);
+        if (type == "response.completed" || type == "response.incomplete" ||
+            type == "response.failed") {
+            simdjson::dom::object response;
+            if (root["response"].get_object().get(response) == simdjson::SUCCESS)
+                readResponsesUsage(response, &m_usage);
+            m_sawTerminal = true;
+            m_ended = true;
+            m_completed = true;
+            output.completed = true;
+        }
+        return output;
+    }
+
+    StreamOutput finish() override
+    {
+        StreamOutput output;
+        output.completed = m_completed;
+        m_ended = true;
+        return output;
+    }
+
+    Usage usage() const override { return m_usage; }
+
+private:
+    static QString eventErrorMessage(simdjson::dom::object event)
+    {
+        std::string_view message;
+        if (event["message"].get_string().get(message) == simdjson::SUCCESS ||
+            event["error"]["message"].get_string().get(message) == simdjson::SUCCESS)
+            return QString::fromUtf8(message.data(), qsizetype(message.size()));
+        return u"no details given"_s;
+    }
+
+    QString m_providerId;
+    Usage m_usage;
+    bool m_ended = false;
+    bool m_sawTerminal = false;
+    bool m_completed = false;
+};
 
 bool startsWithErrorMember(QByteArrayView data)
 {
@@ -139,7 +247,7 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
 {
     PreparedRequest prepared;
     UpstreamRequest &call = prepared.request;
-    call.url = chatCompletionsUrl(m_provider.baseUrl);
+    call.url = operationUrl(m_provider.baseUrl, request.operation);
     // The fast path: the client's bytes as they came unless the model is renamed.
     call.body = request.upstreamModel == request.clientModel
                     ? request.openAiBody
@@ -151,6 +259,7 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
         call.headers.append({"Authorization", "Bearer " + m_provider.apiKey});
 
     AnswerShape &shape = prepared.shape;
+    shape.operation = request.operation;
     shape.upstreamModel = request.upstreamModel;
     shape.answerId = "chatcmpl-" + request.requestId;
     shape.createdSecs = request.createdSecs;
@@ -160,10 +269,11 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     return prepared;
 }
 
-AnswerTranslation OpenAiAdapter::translateAnswer(const AnswerShape &, const QByteArray &body) const
+AnswerTranslation OpenAiAdapter::translateAnswer(const AnswerShape &shape,
+                                                 const QByteArray &body) const
 {
     AnswerTranslation translation;
-    if (!readJsonObject(body, &translation.usage)) {
+    if (!readPassedThroughAnswer(shape.operation, body, &translation.usage)) {
         translation.kind = AnswerTranslation::Kind::Unusable;
         translation.error = unusableAnswer(
             u"Provider `%1` sent an answer that is not valid JSON."_s.arg(m_provider.id));
@@ -173,8 +283,11 @@ AnswerTranslation OpenAiAdapter::translateAnswer(const AnswerShape &, const QByt
     return translation;
 }
 
-std::unique_ptr<StreamTranslator> OpenAiAdapter::startStream(const AnswerShape &) const
+std::unique_ptr<StreamTranslator> OpenAiAdapter::startStream(const AnswerShape &shape) const
 {
+    if (shape.operation == protocol::Operation::Responses)
+        return std::make_unique<ResponsesStreamPassThrough>(m_provider.id);
+    // Legacy completions stream as chat does: text_completion chunks ending with [DONE].
     return std::make_unique<OpenAiStreamTranslator>(m_provider.id);
 }
 

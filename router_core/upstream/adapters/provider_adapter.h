@@ -1,6 +1,7 @@
 #pragma once
 
 #include "protocol/openai_error.h"
+#include "protocol/operation.h"
 #include "upstream/sse_parser.h"
 #include "upstream/upstream_transport.h"
 
@@ -37,7 +38,11 @@ struct Usage {
 
 // What the executor knows about one attempt when it builds the provider's request.
 struct AdapterRequest {
-    QByteArray openAiBody;   // the client's chat request, validated by parseChatRequest
+    // What this attempt asks the provider: chat, or an operation passed through as it is to a
+    // provider that speaks it (config::ProviderConfig::serves).
+    protocol::Operation operation = protocol::Operation::Chat;
+    QByteArray openAiBody;   // the client's request in the operation's shape: for chat the chat
+                             // request, validated by parseChatRequest
     QString clientModel;     // ChatRequest::model: the model named in openAiBody
     QString upstreamModel;   // RouteCandidate::upstreamModel: the name the provider is sent
     bool stream = false;     // ChatRequest::stream: the client asked for a stream
@@ -48,6 +53,7 @@ struct AdapterRequest {
 
 // What translating the answer needs to know about the request, settled when it was built.
 struct AnswerShape {
+    protocol::Operation operation = protocol::Operation::Chat; // AdapterRequest::operation
     QString upstreamModel;        // the `model` of answers that name none
     QByteArray answerId;          // the `id` of answers that carry none
     qint64 createdSecs = 0;       // the `created` of answers that carry none

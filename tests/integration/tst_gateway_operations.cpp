@@ -1,0 +1,413 @@
+// The operations beside chat through the real server: embeddings and legacy completions passed
+// through to a provider that speaks them, embeddings answered by the simulated provider, and the
+// model list and refusals that say which endpoint serves which model.
+
+#include "fake_upstream.h"
+#include "gateway_harness.h"
+#include "sim/simulator_host.h"
+#include "test_client.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QTest>
+#include <cstring>
+#include <memory>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QByteArray kEmbeddingsAnswer =
+    R"({"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.5,-0.25]}],)"
+    R"("model":"text-embedding-3-small","usage":{"prompt_tokens":3,"total_tokens":3}})";
+
+const QByteArray kCompletionAnswer =
+    R"({"id":"cmpl-1","object":"text_completion","created":1,"model":"gpt-3.5-turbo-instruct",)"
+    R"("choices":[{"text":" world","index":0,"logprobs":null,"finish_reason":"stop"}],)"
+    R"("usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}})";
+
+const QByteArray kCompletionStream =
+    R"(data: {"id":"cmpl-1","object":"text_completion","created":1,"choices":[{"text":" wor",)"
+    R"("index":0,"logprobs":null,"finish_reason":null}],"model":"gpt-3.5-turbo-instruct"})"
+    "\n\n"
+    R"(data: {"id":"cmpl-1","object":"text_completion","created":1,"choices":[{"text":"ld",)"
+    R"("index":0,"logprobs":null,"finish_reason":"stop"}],"model":"gpt-3.5-turbo-instruct"})"
+    "\n\n"
+    "data: [DONE]\n\n";
+
+QJsonObject jsonOf(const QByteArray &body)
+{
+    return QJsonDocument::fromJson(body).object();
+}
+
+} // namespace
+
+class GatewayOperationsTest final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void embeddingsPassThroughToAnOpenAiProvider();
+    void simulatedEmbeddingsAreDeterministicVectors();
+    void completionsPassThroughWhole();
+    void completionsPassThroughStreamed();
+    void aModelOnAnEndpointItDoesNotServeIsRefused_data();
+    void aModelOnAnEndpointItDoesNotServeIsRefused();
+    void badEmbeddingsRequestsAreRefused_data();
+    void badEmbeddingsRequestsAreRefused();
+    void modelListSaysWhatEachModelServes();
+    void embeddingsFailOverButNeverDegradeToCannedText();
+
+private:
+    // Chat and instruct models on `chatFake`, an embeddings model (renamed upstream) on
+    // `embedFake`, and a simulated embeddings model of 8 dimensions.
+    config::Config operationsConfig(const FakeUpstream &chatFake, const FakeUpstream &embedFake,
+                                    const QByteArray &extra = {}) const;
+};
+
+void GatewayOperationsTest::initTestCase()
+{
+    QLoggingCategory::setFilterRules(u"switchyard.*.debug=false"_s);
+}
+
+config::Config GatewayOperationsTest::operationsConfig(const FakeUpstream &chatFake,
+                                                       const FakeUpstream &embedFake,
+                                                       const QByteArray &extra) const
+{
+    const QByteArray yaml = "listen: 127.0.0.1:0\n"
+                            "providers:\n"
+                            "  - id: chat-provider\n"
+                            "    kind: openai\n"
+                            "    base_url: " +
+                            chatFake.baseUrl() +
+                            "\n"
+                            "    models:\n"
+                            "      - gpt-test\n"
+                            "      - {name: instruct, upstream: gpt-3.5-turbo-instruct, "
+                            "endpoints: [completions]}\n"
+                            "  - id: embed-provider\n"
+                            "    kind: openai\n"
+                            "    base_url: " +
+                            embedFake.baseUrl() +
+                            "\n"
+                            "    models:\n"
+                            "      - {name: embed, upstream: text-embedding-3-small, "
+                            "endpoints: [embeddings], dimensions: 1536}\n"
+                            "  - id: sim-embed\n"
+                            "    kind: simulated\n"
+                            "    models:\n"
+                            "      - {name: sim-vectors, endpoints: [embeddings], dimensions: 8}\n" +
+                            extra;
+    return loadTestConfig(yaml, u"operations test"_s);
+}
+
+void GatewayOperationsTest::embeddingsPassThroughToAnOpenAiProvider()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    embedFake.mode = FakeUpstream::Mode::Status;
+    embedFake.status = 200;
+    embedFake.statusBody = kEmbeddingsAnswer;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/embeddings",
+                R"({"model":"embed","input":["a","b"],"dimensions":2,"user":"u1"})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.body(), kEmbeddingsAnswer); // relayed as the provider wrote it
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("embed-provider"));
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("1"));
+    QCOMPARE(chatFake.requests().size(), 0);
+    QCOMPARE(embedFake.requests().size(), 1);
+    const FakeUpstream::ReceivedRequest &sent = embedFake.requests().first();
+    QCOMPARE(sent.path, QByteArray("/v1/embeddings"));
+    const QJsonObject body = jsonOf(sent.body);
+    QCOMPARE(body.value("model"_L1).toString(), u"text-embedding-3-small"_s);
+    QCOMPARE(body.value("input"_L1).toArray().size(), 2);
+    QCOMPARE(body.value("dimensions"_L1).toInt(), 2); // options pass on untouched
+    QCOMPARE(body.value("user"_L1).toString(), u"u1"_s);
+}
+
+void GatewayOperationsTest::simulatedEmbeddingsAreDeterministicVectors()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    config::Config config = operationsConfig(chatFake, embedFake);
+    // Started here the way the console's bridge starts them on the simulator thread.
+    sim::SimulatorHost simulator;
+    QString error;
+    sim::applySimulatorUrls(config, simulator.start(config.providers, &error));
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    auto engine = startEngine(config);
+    QVERIFY(engine);
+    const auto embed = [&](const QByteArray &body) {
+        TestClient client(engine->port());
+        client.post("/v1/embeddings", body);
+        if (!client.waitForFinished() || client.status() != 200) {
+            qWarning() << client.status() << client.body();
+            return QJsonArray();
+        }
+        return jsonOf(client.body()).value("data"_L1).toArray();
+    };
+
+    const QJsonArray first = embed(R"({"model":"sim-vectors","input":["alpha","beta"]})");
+    const QJsonArray again = embed(R"({"model":"sim-vectors","input":"alpha"})");
+    QCOMPARE(first.size(), 2);
+    QCOMPARE(again.size(), 1);
+    const QJsonArray alpha = first.at(0).toObject().value("embedding"_L1).toArray();
+    const QJsonArray beta = first.at(1).toObject().value("embedding"_L1).toArray();
+    QCOMPARE(alpha.size(), 8); // the model's configured dimensions
+    QCOMPARE(again.at(0).toObject().value("embedding"_L1).toArray(), alpha);
+    QVERIFY(alpha != beta);
+    double norm = 0.0;
+    for (const QJsonValue &value : alpha)
+        norm += value.toDouble() * value.toDouble();
+    QVERIFY(qAbs(norm - 1.0) < 1e-5); // unit length
+    QCOMPARE(first.at(1).toObject().value("index"_L1).toInt(), 1);
+
+    // `dimensions` asks for shorter vectors; base64 carries the same floats, little-endian.
+    QCOMPARE(embed(R"({"model":"sim-vectors","input":"alpha","dimensions":3})")
+                 .at(0)
+                 .toObject()
+                 .value("embedding"_L1)
+                 .toArray()
+                 .size(),
+             3);
+    const QByteArray encoded =
+        QByteArray::fromBase64(embed(R"({"model":"sim-vectors","input":"alpha",)"
+                                     R"("encoding_format":"base64"})")
+                                   .at(0)
+                                   .toObject()
+                                   .value("embedding"_L1)
+                                   .toString()
+                                   .toLatin1());
+    QCOMPARE(encoded.size(), qsizetype(8 * sizeof(float)));
+    for (int index = 0; index < 8; ++index) {
+        float value = 0;
+        std::memcpy(&value, encoded.constData() + index * sizeof(float), sizeof(float));
+        QCOMPARE(value, float(alpha.at(index).toDouble()));
+    }
+}
+
+void GatewayOperationsTest::completionsPassThroughWhole()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    chatFake.mode = FakeUpstream::Mode::Status;
+    chatFake.status = 200;
+    chatFake.statusBody = kCompletionAnswer;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/completions", R"({"model":"instruct","prompt":"hello","max_tokens":5})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.body(), kCompletionAnswer);
+    QCOMPARE(chatFake.requests().size(), 1);
+    QCOMPARE(chatFake.requests().first().path, QByteArray("/v1/completions"));
+    const QJsonObject sent = jsonOf(chatFake.requests().first().body);
+    QCOMPARE(sent.value("model"_L1).toString(), u"gpt-3.5-turbo-instruct"_s);
+    QCOMPARE(sent.value("max_tokens"_L1).toInt(), 5);
+}
+
+void GatewayOperationsTest::completionsPassThroughStreamed()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    chatFake.mode = FakeUpstream::Mode::Status;
+    chatFake.status = 200;
+    chatFake.statusContentType = "text/event-stream";
+    chatFake.statusBody = kCompletionStream;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/completions", R"({"model":"instruct","prompt":["hello"],"stream":true})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QVERIFY(client.header("content-type").startsWith("text/event-stream"));
+    QCOMPARE(client.events().size(), 3);
+    QCOMPARE(jsonOf(client.events().at(0).data).value("object"_L1).toString(),
+             u"text_completion"_s);
+    QVERIFY(client.events().at(2).isDone());
+    QCOMPARE(chatFake.requests().first().header("accept"), QByteArray("text/event-stream"));
+}
+
+void GatewayOperationsTest::aModelOnAnEndpointItDoesNotServeIsRefused_data()
+{
+    QTest::addColumn<QByteArray>("path");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("message");
+
+    QTest::newRow("a chat model asked for embeddings")
+        << QByteArray("/v1/embeddings") << QByteArray(R"({"model":"gpt-test","input":"x"})")
+        << 400 << u"model_not_supported_on_endpoint"_s
+        << u"The model `gpt-test` is not served on /v1/embeddings; it is served on "
+           u"/v1/chat/completions, /v1/responses."_s;
+    QTest::newRow("an embeddings model asked for chat")
+        << QByteArray("/v1/chat/completions")
+        << QByteArray(R"({"model":"embed","messages":[{"role":"user","content":"x"}]})") << 400
+        << u"model_not_supported_on_endpoint"_s
+        << u"The model `embed` is not served on /v1/chat/completions; it is served on "
+           u"/v1/embeddings."_s;
+    QTest::newRow("a chat model asked for legacy completions")
+        << QByteArray("/v1/completions") << QByteArray(R"({"model":"gpt-test","prompt":"x"})")
+        << 400 << u"model_not_supported_on_endpoint"_s
+        << u"The model `gpt-test` is not served on /v1/completions; it is served on "
+           u"/v1/chat/completions, /v1/responses."_s;
+    QTest::newRow("a model nobody serves") << QByteArray("/v1/embeddings")
+                                           << QByteArray(R"({"model":"nope","input":"x"})") << 404
+                                           << u"model_not_found"_s << QString();
+}
+
+void GatewayOperationsTest::aModelOnAnEndpointItDoesNotServeIsRefused()
+{
+    QFETCH(QByteArray, path);
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, code);
+    QFETCH(QString, message);
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post(path, body);
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), status);
+    QCOMPARE(errorOf(client.body()).value("code"_L1).toString(), code);
+    if (!message.isEmpty())
+        QCOMPARE(errorOf(client.body()).value("message"_L1).toString(), message);
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("0"));
+    QCOMPARE(chatFake.requests().size() + embedFake.requests().size(), 0);
+}
+
+void GatewayOperationsTest::badEmbeddingsRequestsAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("param");
+
+    QTest::newRow("no input") << QByteArray(R"({"model":"embed"})") << u"input"_s;
+    QTest::newRow("empty list") << QByteArray(R"({"model":"embed","input":[]})") << u"input"_s;
+    QTest::newRow("a number") << QByteArray(R"({"model":"embed","input":5})") << u"input"_s;
+    QTest::newRow("an object in the list")
+        << QByteArray(R"({"model":"embed","input":["a",{}]})") << u"input[1]"_s;
+    QTest::newRow("unknown encoding")
+        << QByteArray(R"({"model":"embed","input":"a","encoding_format":"hex"})")
+        << u"encoding_format"_s;
+    QTest::newRow("zero dimensions")
+        << QByteArray(R"({"model":"embed","input":"a","dimensions":0})") << u"dimensions"_s;
+    QTest::newRow("not JSON") << QByteArray("{\"model\":") << QString();
+}
+
+void GatewayOperationsTest::badEmbeddingsRequestsAreRefused()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, param);
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/embeddings", body);
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 400);
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value("type"_L1).toString(), u"invalid_request_error"_s);
+    if (!param.isEmpty())
+        QCOMPARE(error.value("param"_L1).toString(), param);
+    QCOMPARE(embedFake.requests().size(), 0);
+}
+
+void GatewayOperationsTest::modelListSaysWhatEachModelServes()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.send("GET", "/v1/models");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QHash<QString, QStringList> endpoints;
+    for (const QJsonValue &model : jsonOf(client.body()).value("data"_L1).toArray()) {
+        QStringList paths;
+        for (const QJsonValue &path : model.toObject().value("endpoints"_L1).toArray())
+            paths.append(path.toString());
+        endpoints.insert(model.toObject().value("id"_L1).toString(), paths);
+    }
+    QCOMPARE(endpoints.value(u"gpt-test"_s),
+             (QStringList{u"/v1/chat/completions"_s, u"/v1/responses"_s}));
+    QCOMPARE(endpoints.value(u"instruct"_s), QStringList{u"/v1/completions"_s});
+    QCOMPARE(endpoints.value(u"embed"_s), QStringList{u"/v1/embeddings"_s});
+    QCOMPARE(endpoints.value(u"sim-vectors"_s), QStringList{u"/v1/embeddings"_s});
+}
+
+void GatewayOperationsTest::embeddingsFailOverButNeverDegradeToCannedText()
+{
+    // Two providers of the same embeddings model: the first fails, the second answers. With
+    // both failing, the ladder's canned text and fail-safe message are never an embedding.
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    FakeUpstream second;
+    embedFake.mode = FakeUpstream::Mode::Status;
+    embedFake.status = 500;
+    second.mode = FakeUpstream::Mode::Status;
+    second.status = 200;
+    second.statusBody = kEmbeddingsAnswer;
+    const QByteArray extra = "  - id: embed-backup\n"
+                             "    kind: openai\n"
+                             "    base_url: " +
+                             second.baseUrl() +
+                             "\n"
+                             "    models:\n"
+                             "      - {name: embed, upstream: text-embedding-3-small, "
+                             "endpoints: [embeddings], dimensions: 1536}\n"
+                             "degradation:\n"
+                             "  fail_safe: We are busy.\n"
+                             "  canned: [{when: {model: '*'}, reply: Canned.}]\n";
+    auto engine = startEngine(operationsConfig(chatFake, embedFake, extra));
+    QVERIFY(engine);
+    // The endpoints are drawn by score: go on until the failing one was drawn first.
+    for (int request = 0; request < 20 && embedFake.requests().isEmpty(); ++request) {
+        const qsizetype before = second.requests().size();
+        TestClient client(engine->port());
+        client.post("/v1/embeddings", R"({"model":"embed","input":"a"})");
+        QVERIFY(client.waitForFinished());
+        QCOMPARE(client.status(), 200);
+        QCOMPARE(client.body(), kEmbeddingsAnswer);
+        QCOMPARE(client.header("x-switchyard-attempts"),
+                 QByteArray::number(embedFake.requests().size() + second.requests().size() -
+                                    before));
+    }
+    QCOMPARE(embedFake.requests().size(), 1);
+    second.status = 500;
+    TestClient client(engine->port());
+    client.post("/v1/embeddings", R"({"model":"embed","input":"a"})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 502);
+    QCOMPARE(client.header("x-switchyard-degraded"), QByteArray("0"));
+    QVERIFY(!client.body().contains("We are busy"));
+    QVERIFY(!client.body().contains("Canned"));
+}
+
+QTEST_GUILESS_MAIN(GatewayOperationsTest)
+#include "tst_gateway_operations.moc"
