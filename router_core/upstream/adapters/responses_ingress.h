@@ -1,0 +1,123 @@
+#pragma once
+
+#include "protocol/openai_error.h"
+#include "upstream/sse_parser.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QString>
+#include <QStringList>
+#include <optional>
+#include <variant>
+
+namespace switchyard::upstream::adapters {
+
+// For clients that speak OpenAI's Responses API to POST /v1/responses: their request becomes an
+// OpenAI chat request that any provider kind can serve, and the chat answer, stream and errors go
+// back in the Responses shapes. Nothing is stored: a request must carry its whole conversation.
+// docs/responses.md has the rule for every request field.
+
+struct ResponsesChatRequest {
+    QByteArray chatBody;       // the OpenAI chat request to route and execute
+    QStringList ignoredFields; // Responses fields accepted but not applied, for the
+                               // x-switchyard-ignored-fields response header
+    QJsonObject echo; // what the response object repeats back, as applied: model, instructions,
+                      // tools, tool_choice, temperature, top_p, max_output_tokens, metadata,
+                      // text, reasoning, parallel_tool_calls, previous_response_id (null),
+                      // store (false), truncation, service_tier, user
+};
+
+// A Responses request as an OpenAI chat request. A streamed request asks for
+// stream_options.include_usage, so response.completed can carry the token counts. Fields only a
+// provider that speaks the Responses API natively can honour (previous_response_id,
+// conversation, stored prompts, background, built-in tools...) are refused with a 400 naming the
+// field; unknown fields are refused as the API itself does. Errors render with ApiError::toJson,
+// the same {"error":{message,type,param,code}} envelope the Responses API uses.
+std::variant<ResponsesChatRequest, protocol::ApiError>
+chatRequestFromResponses(QByteArrayView responsesBody);
+
+// The response id for a request id: `resp_` + requestId, unless it already has that prefix.
+QString responseIdFor(QByteArrayView requestId);
+
+// An OpenAI chat.completion as a Responses `response` object: status completed, or incomplete
+// for finish_reason length (max_output_tokens) and content_filter; output items for the text, a
+// refusal and each tool call; usage with input/output/total tokens and their details; the echo
+// fields. `responseId` is the request id (see responseIdFor). A completion that cannot be read
+// is the provider's fault: 502.
+std::variant<QByteArray, protocol::ApiError> responseFromCompletion(QByteArrayView completionJson,
+                                                                    const QJsonObject &echo,
+                                                                    QByteArrayView responseId);
+
+// OpenAI chat.completion.chunk events in, typed Responses events out, each with `event:` equal to
+// its `type` and a `sequence_number` counting from 0: response.created, response.in_progress,
+// then per output item output_item.added, (messages) content_part.added, output_text.delta...,
+// output_text.done, content_part.done, (function calls) function_call_arguments.delta...,
+// function_call_arguments.done, then output_item.done; last response.completed or
+// response.incomplete with the whole response object. Nothing is emitted before the first chunk
+// arrives, so the executor may still fail over until then. One per streamed answer.
+class ResponsesStreamWriter {
+public:
+    // `responseId` is the request id, as for responseFromCompletion.
+    ResponsesStreamWriter(QJsonObject echo, QByteArray responseId);
+
+    // One OpenAI chunk event; the last one is [DONE]. A provider that interleaves the pieces of
+    // parallel tool calls gets the stream failed here (see fail()), since a function_call item
+    // cannot take arguments after it is done.
+    QList<SseEvent> feed(const SseEvent &openAiChunkEvent);
+    // The stream failed after it began: an `error` event (which every OpenAI SDK raises), then
+    // response.failed with the output so far, so a client that reads raw events still ends on a
+    // terminal lifecycle event. Nothing may follow.
+    QList<SseEvent> fail(const protocol::ApiError &error);
+    bool completed() const { return m_completed; }
+
+private:
+    enum class Part { None, Text, Refusal };
+    struct OpenMessage {
+        int outputIndex = -1;
+        QString itemId;
+        QJsonArray parts; // the finished content parts
+        Part openPart = Part::None;
+        QString openPartText;
+    };
+    struct OpenCall {
+        int outputIndex = -1;
+        int chatIndex = -1; // the tool call's `index` in the chat chunks
+        QString itemId;
+        QString callId;
+        QString name;
+        QString arguments;
+    };
+
+    void start(const QJsonObject &chunk, QList<SseEvent> &events);
+    void append(QList<SseEvent> &events, const QString &type, QJsonObject data);
+    void openMessage(QList<SseEvent> &events);
+    void openPart(Part kind, QList<SseEvent> &events);
+    void closePart(QList<SseEvent> &events);
+    void closeMessage(const QString &status, QList<SseEvent> &events);
+    // The open call this piece belongs to, a new one, or null for a piece of a call already done.
+    OpenCall *openCall(const QJsonObject &toolCall, QList<SseEvent> &events);
+    void closeCall(const QString &status, QList<SseEvent> &events);
+    void finish(QList<SseEvent> &events);
+    QJsonObject response(const QString &status, const QJsonArray &output) const;
+
+    QJsonObject m_echo;
+    QString m_responseId;
+    bool m_started = false;
+    bool m_completed = false;
+    bool m_failed = false;
+    qint64 m_nextSequenceNumber = 0;
+    qint64 m_createdAtSecs = 0;
+    QString m_model;
+    QJsonArray m_output; // every item opened so far, by output_index, as last announced
+    std::optional<OpenMessage> m_message; // at most one item is open: this message...
+    std::optional<OpenCall> m_call;       // ...or this function call
+    QHash<int, QString> m_closedCallIds;  // chat tool call index -> id, of calls already done
+    QString m_finishReason;
+    QJsonValue m_usage = QJsonValue::Null; // Responses usage, once the final chunk had it
+};
+
+} // namespace switchyard::upstream::adapters
