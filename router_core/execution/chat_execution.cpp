@@ -160,10 +160,12 @@ std::optional<milliseconds> ChatExecution::remainingBudget() const
 
 // ---- the run ------------------------------------------------------------------------------------
 
-void ChatExecution::setOperation(protocol::Operation operation, QByteArray operationBody)
+void ChatExecution::setOperation(protocol::Operation operation, QByteArray operationBody,
+                                 bool nativeOnly)
 {
     m_operation = operation;
     m_operationBody = std::move(operationBody);
+    m_nativeOnly = nativeOnly;
 }
 
 void ChatExecution::start()
@@ -367,30 +369,12 @@ ChatExecution::operationMismatch(const routing::RouteCandidate &next)
         return std::nullopt;
     const config::ProviderConfig *provider = m_config->provider(next.providerId);
     if (!provider) // a registered agent speaks chat only
-        return m_operation == protocol::Operation::Responses
+        return m_operation == protocol::Operation::Responses && !m_nativeOnly
                    ? std::nullopt
                    : std::optional(resilience::SkipReason::OperationNotServed);
-    if (!provider->serves(next.upstreamModel, m_operation))
+    if (!provider->serves(next.upstreamModel, m_operation) ||
+        (m_nativeOnly && !provider->speaksResponses))
         return resilience::SkipReason::OperationNotServed;
-    if (m_operation != protocol::Operation::Embeddings || next.degradationLevel == 0)
-        return std::nullopt;
-    // A lighter embeddings model answers for the planned one only when its vectors fit the
-    // same index: the same dimensions, known on both sides.
-    const auto dimensionsOf = [this](const routing::RouteCandidate &candidate) {
-        const config::ProviderConfig *owner = m_config->provider(candidate.providerId);
-        const config::ModelRoute *model =
-            owner ? owner->modelByUpstreamName(candidate.upstreamModel) : nullptr;
-        return model ? model->dimensions : 0;
-    };
-    int planned = 0;
-    for (const routing::RouteCandidate &candidate : m_plan.candidates()) {
-        if (candidate.degradationLevel == 0) {
-            planned = dimensionsOf(candidate);
-            break;
-        }
-    }
-    if (planned == 0 || dimensionsOf(next) != planned)
-        return resilience::SkipReason::OtherDimensions;
     return std::nullopt;
 }
 

@@ -67,7 +67,10 @@ public:
     // constructor are then what a provider that does not speak the operation is sent (the
     // Responses API translated to chat), and `operationBody` what one that does is sent as it
     // is. Embeddings and legacy completions have no chat form: `body` is their own too.
-    void setOperation(protocol::Operation operation, QByteArray operationBody);
+    // `nativeOnly`: the request has no chat form (a Responses request translation refused), so
+    // only providers that speak the operation are tried.
+    void setOperation(protocol::Operation operation, QByteArray operationBody,
+                      bool nativeOnly = false);
     void start();
     const QByteArray &requestId() const { return m_trace.trace().requestId; }
     bool isDone() const { return m_phase == Phase::Done; }
@@ -149,8 +152,8 @@ private:
     // When nothing can take the request now: the candidate whose cool-down ends first, if any.
     int soonestCoolingCandidate() const;
     bool tierIsDegraded() const;
-    // Why `next` cannot take this request's operation, if it cannot: a model that does not
-    // serve it, or for embeddings a lighter model whose vectors have other dimensions.
+    // Why `next` cannot take this request's operation, if it cannot: its model does not serve
+    // it there (an agent, or a model listed for another endpoint at that provider).
     std::optional<resilience::SkipReason> operationMismatch(const routing::RouteCandidate &next);
     // Whether the degradation ladder's own answers (canned, fail-safe) fit the operation.
     bool operationHasTextAnswer() const
@@ -214,6 +217,7 @@ private:
     QByteArray m_body;
     protocol::Operation m_operation = protocol::Operation::Chat;
     QByteArray m_operationBody;
+    bool m_nativeOnly = false;
     routing::RequestContext m_context;
     routing::RouteDecision m_decision;
     telemetry::TraceBuilder m_trace;

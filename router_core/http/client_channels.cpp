@@ -1,6 +1,7 @@
 #include "http/client_channels.h"
 
 #include <QTcpSocket>
+#include <cctype>
 
 namespace switchyard::http {
 
@@ -84,6 +85,90 @@ void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, 
 void MessagesChannel::failStream(const protocol::ApiError &error)
 {
     m_writer.writeStreamData(m_messages.streamError(error));
+    m_writer.endEventStream();
+}
+
+ResponsesChannel::ResponsesChannel(ResponseWriter writer,
+                                   upstream::adapters::ResponsesChatRequest request,
+                                   QByteArray responseId)
+    : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
+      m_echo(request.echo), m_responseId(responseId),
+      m_stream(std::move(request.echo), std::move(responseId))
+{}
+
+HeaderList ResponsesChannel::withIgnoredFields(const HeaderList &headers) const
+{
+    if (m_ignoredFields.isEmpty())
+        return headers;
+    HeaderList extended = headers;
+    extended.append({QByteArray("x-switchyard-ignored-fields"),
+                     m_ignoredFields.join(QLatin1Char(',')).toUtf8()});
+    return extended;
+}
+
+void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
+                                  const QByteArray &openAiJson, execution::Dialect dialect)
+{
+    if (dialect == execution::Dialect::Native) {
+        OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
+        return;
+    }
+    auto translated = upstream::adapters::responseFromCompletion(openAiJson, m_echo, m_responseId);
+    if (const auto *error = std::get_if<protocol::ApiError>(&translated)) {
+        m_writer.sendError(*error, headers);
+        return;
+    }
+    m_writer.sendWhole(status, withIgnoredFields(headers), "application/json",
+                       std::get<QByteArray>(translated));
+}
+
+void ResponsesChannel::beginStream(const HeaderList &headers, execution::Dialect dialect)
+{
+    m_streamDialect = dialect;
+    m_writer.beginEventStream(dialect == execution::Dialect::Chat ? withIgnoredFields(headers)
+                                                                  : headers);
+}
+
+void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
+{
+    if (m_streamDialect == execution::Dialect::Native) {
+        // Only the last sequence number is kept, read without parsing the event.
+        const QByteArray &data = events.constLast().data;
+        static constexpr QByteArrayView kKey = "\"sequence_number\":";
+        if (const qsizetype at = data.lastIndexOf(kKey); at >= 0) {
+            qsizetype end = at + kKey.size();
+            while (end < data.size() && (data[end] == ' ' || std::isdigit(uchar(data[end]))))
+                ++end;
+            bool ok = false;
+            const qint64 number =
+                data.sliced(at + kKey.size(), end - at - kKey.size()).trimmed().toLongLong(&ok);
+            if (ok)
+                m_lastNativeSequenceNumber = number;
+        }
+        OpenAiChannel::sendStreamEvents(events, sendNow);
+        return;
+    }
+    QByteArray wire;
+    for (const upstream::SseEvent &event : events) {
+        for (const upstream::SseEvent &translated : m_stream.feed(event))
+            wire.append(translated.toWire());
+    }
+    m_writer.writeStreamData(wire, sendNow);
+}
+
+void ResponsesChannel::failStream(const protocol::ApiError &error)
+{
+    QByteArray wire;
+    if (m_streamDialect == execution::Dialect::Native) {
+        // The provider's own events went out as they came; the failure is the Responses API's
+        // `error` event, which the SDKs raise. Its sequence numbers are the provider's to count.
+        wire =
+            upstream::adapters::responsesErrorEvent(error, m_lastNativeSequenceNumber + 1).toWire();
+    } else {
+        for (const upstream::SseEvent &event : m_stream.fail(error))
+            wire.append(event.toWire());
+    }
+    m_writer.writeStreamData(wire);
     m_writer.endEventStream();
 }
 

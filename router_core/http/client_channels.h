@@ -3,6 +3,7 @@
 #include "execution/client_channel.h"
 #include "http/messages_ingress.h"
 #include "http/response_writer.h"
+#include "upstream/adapters/responses_ingress.h"
 
 #include <QObject>
 
@@ -48,6 +49,34 @@ public:
 
 private:
     MessagesIngress m_messages;
+};
+
+// POST /v1/responses: an answer translated from chat (Dialect::Chat) leaves as a Responses
+// `response` object or typed event stream; one a provider gave in the Responses API itself
+// (Dialect::Native) leaves as it came. Errors keep OpenAI's envelope, which the Responses API
+// shares. A translated answer names the request fields it did not apply in
+// x-switchyard-ignored-fields.
+class ResponsesChannel final : public OpenAiChannel {
+    Q_OBJECT
+public:
+    ResponsesChannel(ResponseWriter writer, upstream::adapters::ResponsesChatRequest request,
+                     QByteArray responseId);
+
+    void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
+                    execution::Dialect dialect) override;
+    void beginStream(const HeaderList &headers, execution::Dialect dialect) override;
+    void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
+    void failStream(const protocol::ApiError &error) override;
+
+private:
+    HeaderList withIgnoredFields(const HeaderList &headers) const;
+
+    QStringList m_ignoredFields;
+    QJsonObject m_echo;
+    QByteArray m_responseId;
+    upstream::adapters::ResponsesStreamWriter m_stream;
+    execution::Dialect m_streamDialect = execution::Dialect::Chat;
+    qint64 m_lastNativeSequenceNumber = -1; // of a stream passed through, for its error event
 };
 
 } // namespace switchyard::http

@@ -15,6 +15,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QTcpSocket>
+#include <algorithm>
 #include <deque>
 
 Q_LOGGING_CATEGORY(lcGateway, "switchyard.gateway")
@@ -75,6 +76,34 @@ HeaderList identityHeaders(const telemetry::Trace &trace)
 QByteArray compactJson(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+// A Responses request translation refused, when a provider of its model speaks the Responses API
+// itself: the chat body its routing reads (model, stream, the routing object), never sent to
+// anyone, since only such providers are tried. nullopt when no provider could take it.
+std::optional<QByteArray> nativeOnlyChatBody(const config::Config &config,
+                                             const QByteArray &responsesBody)
+{
+    const QJsonObject request = QJsonDocument::fromJson(responsesBody).object();
+    const QString model = request.value(QStringLiteral("model")).toString();
+    if (model.isEmpty())
+        return std::nullopt;
+    const bool served = std::any_of(config.providers.cbegin(), config.providers.cend(),
+                                    [&model](const config::ProviderConfig &provider) {
+                                        return provider.speaksResponses &&
+                                               provider.serves(provider.upstreamModelFor(model),
+                                                               protocol::Operation::Responses);
+                                    });
+    if (!served)
+        return std::nullopt;
+    QJsonObject chat{{QStringLiteral("model"), model},
+                     {QStringLiteral("stream"), request.value(QStringLiteral("stream")).toBool()},
+                     {QStringLiteral("messages"),
+                      QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
+                                             {QStringLiteral("content"), QString()}}}}};
+    if (request.contains(QStringLiteral("switchyard")))
+        chat.insert(QStringLiteral("switchyard"), request.value(QStringLiteral("switchyard")));
+    return compactJson(chat);
 }
 
 // A model its providers list, asked for on an endpoint none of them serves it at: the client's
@@ -270,6 +299,10 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::Messages))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
                             Ingress::Messages);
+    } else if (path == QLatin1String("/v1/responses")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::Responses);
     } else if (path == QLatin1String("/v1/embeddings")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
@@ -414,6 +447,31 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         }
         body = std::get<QByteArray>(std::move(converted));
     }
+    // A Responses request is also a chat request, for the providers that do not speak the
+    // Responses API; its own body goes to those that do.
+    QByteArray operationBody;
+    std::optional<upstream::adapters::ResponsesChatRequest> responses;
+    bool nativeOnly = false;
+    if (ingress == Ingress::Responses) {
+        auto converted = upstream::adapters::chatRequestFromResponses(body);
+        if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
+            // What translation cannot carry (previous_response_id, built-in tools...) a
+            // provider that speaks the Responses API may still serve: only those are tried.
+            std::optional<QByteArray> routable = nativeOnlyChatBody(table->config(), body);
+            if (!routable) {
+                refuse(writer, trace, *error, ingress);
+                return;
+            }
+            trace.pointEvent(QStringLiteral("native only"),
+                             QStringLiteral("only providers that speak the Responses API can "
+                                            "serve this request: %1")
+                                 .arg(error->message));
+            converted = upstream::adapters::ResponsesChatRequest{std::move(*routable), {}, {}};
+            nativeOnly = true;
+        }
+        responses = std::get<upstream::adapters::ResponsesChatRequest>(std::move(converted));
+        operationBody = std::exchange(body, responses->chatBody);
+    }
     const protocol::Operation operation = operationOf(ingress);
     auto parsed =
         operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
@@ -449,6 +507,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     }
     routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
     context.requestId = trace.trace().requestId;
+    context.operation = operation;
     // Admission before routing: a refusal is fast and costs no provider anything.
     const resilience::AdmissionVerdict admission =
         m_services.admission.admit(context.tenant, context.depth, int(m_executions.size()));
@@ -467,6 +526,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     // can take the request, the degradation ladder may answer it, and otherwise the executor
     // refuses it with 503 `no_route_candidate`.
     const QByteArray forwarded = routing::forwardedBody(chat, body);
+    // The routing object leaves an operation's own body as it leaves a chat body.
+    operationBody =
+        ingress == Ingress::Responses ? routing::forwardedBody(chat, operationBody) : forwarded;
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const execution::ExecutionServices services{m_services.transport,
@@ -476,14 +538,20 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
                                                 m_services.admission,
                                                 m_services.scheduler,
                                                 jitter};
-    std::unique_ptr<OpenAiChannel> client =
-        ingress == Ingress::Messages ? std::make_unique<MessagesChannel>(std::move(writer))
-                                     : std::make_unique<OpenAiChannel>(std::move(writer));
+    std::unique_ptr<OpenAiChannel> client;
+    if (ingress == Ingress::Messages)
+        client = std::make_unique<MessagesChannel>(std::move(writer));
+    else if (ingress == Ingress::Responses)
+        client = std::make_unique<ResponsesChannel>(
+            std::move(writer), std::move(*responses),
+            upstream::adapters::responseIdFor(trace.trace().requestId).toUtf8());
+    else
+        client = std::make_unique<OpenAiChannel>(std::move(writer));
     auto *execution = new execution::ChatExecution(
         services, table->snapshot(), std::move(chat), forwarded, std::move(context),
         std::move(decision), std::move(trace), std::move(client), this);
     if (operation != protocol::Operation::Chat)
-        execution->setOperation(operation, forwarded);
+        execution->setOperation(operation, operationBody, nativeOnly);
     m_executions.insert(execution, true);
     connect(execution, &execution::ChatExecution::finished, this, [this, execution] {
         m_executions.remove(execution);

@@ -39,9 +39,10 @@ QString jsonTypeName(const QJsonValue &value)
 
 ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
 {
-    return ApiError::invalidRequest(u"Invalid type for '%1': expected %2, but got %3 instead."_s
-                                        .arg(param, expected, jsonTypeName(got)),
-                                    param);
+    return ApiError::invalidRequest(
+        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
+                                                                         jsonTypeName(got)),
+        param);
 }
 
 ApiError missing(const QString &param)
@@ -56,10 +57,10 @@ std::variant<QJsonObject, ApiError> readObjectWithModel(const QByteArray &body,
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError) {
-        return ApiError::invalidRequest(u"We could not parse the JSON body of your request (%1 "
-                                        u"at offset %2). The body must be a JSON object."_s.arg(
-                                            parseError.errorString())
-                                            .arg(parseError.offset));
+        return ApiError::invalidRequest(
+            u"We could not parse the JSON body of your request (%1 "
+            u"at offset %2). The body must be a JSON object."_s.arg(parseError.errorString())
+                .arg(parseError.offset));
     }
     if (!document.isObject())
         return ApiError::invalidRequest(u"The request body must be a JSON object."_s);

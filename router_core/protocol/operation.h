@@ -27,8 +27,8 @@ constexpr Operations operationBit(Operation operation)
 {
     return Operations(operation);
 }
-constexpr Operations kChatOperations = operationBit(Operation::Chat) |
-                                       operationBit(Operation::Responses);
+constexpr Operations kChatOperations =
+    operationBit(Operation::Chat) | operationBit(Operation::Responses);
 
 // The word the config file and /v1/models use: "chat", "responses", "embeddings", "completions".
 QString operationName(Operation operation);

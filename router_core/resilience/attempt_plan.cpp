@@ -28,8 +28,6 @@ QString skipReasonText(SkipReason reason)
         return QStringLiteral("failover capacity full");
     case SkipReason::OperationNotServed:
         return QStringLiteral("its model does not serve this endpoint");
-    case SkipReason::OtherDimensions:
-        return QStringLiteral("a lighter model whose embeddings have other dimensions");
     }
     return {};
 }

@@ -20,7 +20,6 @@ enum class SkipReason {
     CoolingDown,          // it answered 429 and its Retry-After has not passed
     FailoverCapacityFull, // failed-over traffic already takes its share of the endpoint
     OperationNotServed,   // its model does not serve the request's endpoint (embeddings...)
-    OtherDimensions,      // a lighter embeddings model whose vectors have other dimensions
 };
 
 QString skipReasonText(SkipReason reason);

@@ -2,6 +2,7 @@
 
 #include "protocol/chat_request.h"
 #include "protocol/openai_error.h"
+#include "protocol/operation.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -28,6 +29,9 @@ struct RequestContext {
     QByteArray requestId; // filled by the gateway from the trace; the canary key of last resort
     QString model;
     bool stream = false;
+    // Set by the gateway from the path. Rules, tiers, the gearbox, canary splits and intents
+    // choose between chat models; embeddings and legacy completions go by model alone.
+    protocol::Operation operation = protocol::Operation::Chat;
 
     // x-switchyard-* headers; empty strings when absent.
     QString tenant;

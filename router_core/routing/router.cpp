@@ -63,6 +63,7 @@ struct ModelServers {
     QList<int> providers;               // serving the model, in file order
     QHash<int, QString> upstreamNames;  // by provider index
     protocol::Operations endpoints = 0; // what they serve together
+    int dimensions = 0;                 // an embeddings model's, as its first provider says
 };
 
 bool isCapabilityTag(const QString &tag)
@@ -159,6 +160,8 @@ struct RoutingTable::Compiled {
                 ModelServers &servers = serversByModel[model.publicName];
                 servers.providers.append(slot);
                 servers.upstreamNames.insert(slot, model.upstreamName);
+                if (servers.dimensions == 0)
+                    servers.dimensions = model.dimensions;
                 for (protocol::Operation operation :
                      {protocol::Operation::Chat, protocol::Operation::Responses,
                       protocol::Operation::Embeddings, protocol::Operation::Completions}) {
@@ -505,7 +508,10 @@ struct Router::DecisionBuilder {
 
     void routeRequest()
     {
-        if (!context.intent.isEmpty()) {
+        if (context.operation == protocol::Operation::Embeddings ||
+            context.operation == protocol::Operation::Completions) {
+            routeByModelAlone();
+        } else if (!context.intent.isEmpty()) {
             routeIntent();
         } else if (const CompiledRule *rule = matchingRule()) {
             decision.rule = rule->name;
@@ -531,6 +537,56 @@ struct Router::DecisionBuilder {
         if (decision.candidates.isEmpty() && decision.refusal == RouteDecision::Refusal::None) {
             decision.refusal = RouteDecision::Refusal::NoCandidate;
             step(u"refusal"_s, u"no endpoint can be chosen now"_s);
+        }
+    }
+
+    // Rules, tiers and canary splits choose between chat models, and agents speak chat: an
+    // embeddings model is tied to its vector space and a completions model to its prompt
+    // format, so these go to the providers that serve the model, ranked as any pool is.
+    void routeByModelAlone()
+    {
+        const QString path = protocol::operationPath(context.operation);
+        step(u"rule"_s,
+             u"%1 goes by model: rules, tiers and canary splits are for chat"_s.arg(path));
+        if (!servers) {
+            decision.refusal = RouteDecision::Refusal::UnknownModel;
+            step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
+            return;
+        }
+        addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
+                     PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
+        if (context.operation == protocol::Operation::Embeddings)
+            addSameDimensionEmbeddings();
+    }
+
+    // The ladder's lighter model for embeddings: another embeddings model whose vectors have the
+    // same configured dimensions, and no other (a vector of another length fits no index).
+    void addSameDimensionEmbeddings()
+    {
+        if (context.fallbackLevel < RequestContext::kLighterModel || servers->dimensions == 0)
+            return;
+        QStringList models;
+        for (auto it = compiled.serversByModel.cbegin(); it != compiled.serversByModel.cend();
+             ++it) {
+            if (&*it != servers && it->dimensions == servers->dimensions &&
+                (it->endpoints & protocol::operationBit(protocol::Operation::Embeddings)))
+                models.append(it.key());
+        }
+        models.sort(); // a hash's order differs between runs; the decision must not
+        for (const QString &model : models) {
+            const ModelServers &lighter = compiled.serversByModel[model];
+            const qsizetype before = decision.candidates.size();
+            addProviders(lighter.providers, CandidateRole::LighterModel, QString(),
+                         RequestContext::kLighterModel, PoolOrder::ByScore,
+                         u"model `%1`"_s.arg(model));
+            for (qsizetype i = before; i < decision.candidates.size(); ++i) {
+                RouteCandidate &candidate = decision.candidates[i];
+                candidate.upstreamModel = lighter.upstreamNames.value(candidate.endpoint);
+            }
+            if (decision.candidates.size() > before)
+                step(u"failover"_s, u"then model `%1` as a lighter model (degradation level 1): "
+                                    u"its embeddings have the same %2 dimensions"_s.arg(
+                                        model, QString::number(servers->dimensions)));
         }
     }
 

@@ -39,6 +39,31 @@ const QByteArray kCompletionStream =
     "\n\n"
     "data: [DONE]\n\n";
 
+const QByteArray kNativeResponse =
+    R"({"id":"resp_native","object":"response","created_at":1,"status":"completed",)"
+    R"("model":"gpt-native-2025","output":[{"type":"message","id":"msg_1","status":"completed",)"
+    R"("role":"assistant","content":[{"type":"output_text","text":"native hi","annotations":[]}]}],)"
+    R"("usage":{"input_tokens":4,"output_tokens":2,"total_tokens":6}})";
+
+// A Responses API stream as a provider that speaks it writes one.
+QByteArray nativeStream(bool complete)
+{
+    QByteArray stream =
+        "event: response.created\n"
+        R"(data: {"type":"response.created","sequence_number":0,"response":{"id":"resp_native",)"
+        R"("object":"response","status":"in_progress","output":[]}})"
+        "\n\n"
+        "event: response.output_text.delta\n"
+        R"(data: {"type":"response.output_text.delta","sequence_number":1,"item_id":"msg_1",)"
+        R"("output_index":0,"content_index":0,"delta":"native hi"})"
+        "\n\n";
+    if (complete)
+        stream += "event: response.completed\n"
+                  R"(data: {"type":"response.completed","sequence_number":2,"response":)" +
+                  kNativeResponse + "}\n\n";
+    return stream;
+}
+
 QJsonObject jsonOf(const QByteArray &body)
 {
     return QJsonDocument::fromJson(body).object();
@@ -61,8 +86,19 @@ private Q_SLOTS:
     void badEmbeddingsRequestsAreRefused();
     void modelListSaysWhatEachModelServes();
     void embeddingsFailOverButNeverDegradeToCannedText();
+    void embeddingsDegradeOnlyToAModelOfTheSameDimensions();
+    void responsesTranslatedToChatWhole();
+    void responsesTranslatedToChatStreamed();
+    void responsesStreamFailsOverBeforeItsFirstByte();
+    void responsesPassThroughToAProviderThatSpeaksThem();
+    void responsesPassThroughStreamCutEndsWithAnErrorEvent();
+    void previousResponseIdNeedsAProviderThatSpeaksResponses();
+    void responsesDegradeToACannedResponse();
 
 private:
+    // A chat provider on `chat` and one that speaks the Responses API itself on `native`.
+    config::Config responsesConfig(const FakeUpstream &chat, const FakeUpstream &native,
+                                   const QByteArray &extra = {}) const;
     // Chat and instruct models on `chatFake`, an embeddings model (renamed upstream) on
     // `embedFake`, and a simulated embeddings model of 8 dimensions.
     config::Config operationsConfig(const FakeUpstream &chatFake, const FakeUpstream &embedFake,
@@ -78,31 +114,56 @@ config::Config GatewayOperationsTest::operationsConfig(const FakeUpstream &chatF
                                                        const FakeUpstream &embedFake,
                                                        const QByteArray &extra) const
 {
-    const QByteArray yaml = "listen: 127.0.0.1:0\n"
-                            "providers:\n"
-                            "  - id: chat-provider\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            chatFake.baseUrl() +
-                            "\n"
-                            "    models:\n"
-                            "      - gpt-test\n"
-                            "      - {name: instruct, upstream: gpt-3.5-turbo-instruct, "
-                            "endpoints: [completions]}\n"
-                            "  - id: embed-provider\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            embedFake.baseUrl() +
-                            "\n"
-                            "    models:\n"
-                            "      - {name: embed, upstream: text-embedding-3-small, "
-                            "endpoints: [embeddings], dimensions: 1536}\n"
-                            "  - id: sim-embed\n"
-                            "    kind: simulated\n"
-                            "    models:\n"
-                            "      - {name: sim-vectors, endpoints: [embeddings], dimensions: 8}\n" +
-                            extra;
+    const QByteArray yaml =
+        "listen: 127.0.0.1:0\n"
+        "providers:\n"
+        "  - id: chat-provider\n"
+        "    kind: openai\n"
+        "    base_url: " +
+        chatFake.baseUrl() +
+        "\n"
+        "    models:\n"
+        "      - gpt-test\n"
+        "      - {name: instruct, upstream: gpt-3.5-turbo-instruct, "
+        "endpoints: [completions]}\n"
+        "  - id: embed-provider\n"
+        "    kind: openai\n"
+        "    base_url: " +
+        embedFake.baseUrl() +
+        "\n"
+        "    models:\n"
+        "      - {name: embed, upstream: text-embedding-3-small, "
+        "endpoints: [embeddings], dimensions: 1536}\n"
+        "  - id: sim-embed\n"
+        "    kind: simulated\n"
+        "    models:\n"
+        "      - {name: sim-vectors, endpoints: [embeddings], dimensions: 8}\n" +
+        extra;
     return loadTestConfig(yaml, u"operations test"_s);
+}
+
+config::Config GatewayOperationsTest::responsesConfig(const FakeUpstream &chat,
+                                                      const FakeUpstream &native,
+                                                      const QByteArray &extra) const
+{
+    return loadTestConfig("listen: 127.0.0.1:0\n"
+                          "providers:\n"
+                          "  - id: chat-provider\n"
+                          "    kind: openai\n"
+                          "    base_url: " +
+                              chat.baseUrl() +
+                              "\n"
+                              "    models: [gpt-test]\n"
+                              "  - id: native-provider\n"
+                              "    kind: openai\n"
+                              "    responses_api: true\n"
+                              "    base_url: " +
+                              native.baseUrl() +
+                              "\n"
+                              "    models:\n"
+                              "      - {name: gpt-native, upstream: gpt-native-2025}\n" +
+                              extra,
+                          u"responses test"_s);
 }
 
 void GatewayOperationsTest::embeddingsPassThroughToAnOpenAiProvider()
@@ -112,7 +173,11 @@ void GatewayOperationsTest::embeddingsPassThroughToAnOpenAiProvider()
     embedFake.mode = FakeUpstream::Mode::Status;
     embedFake.status = 200;
     embedFake.statusBody = kEmbeddingsAnswer;
-    auto engine = startEngine(operationsConfig(chatFake, embedFake));
+    // A rule that takes every chat request does not take embeddings: they go by model.
+    auto engine = startEngine(operationsConfig(chatFake, embedFake,
+                                               "routes:\n"
+                                               "  - name: everything\n"
+                                               "    to: {provider: chat-provider}\n"));
     QVERIFY(engine);
     TestClient client(engine->port());
 
@@ -252,8 +317,8 @@ void GatewayOperationsTest::aModelOnAnEndpointItDoesNotServeIsRefused_data()
     QTest::addColumn<QString>("message");
 
     QTest::newRow("a chat model asked for embeddings")
-        << QByteArray("/v1/embeddings") << QByteArray(R"({"model":"gpt-test","input":"x"})")
-        << 400 << u"model_not_supported_on_endpoint"_s
+        << QByteArray("/v1/embeddings") << QByteArray(R"({"model":"gpt-test","input":"x"})") << 400
+        << u"model_not_supported_on_endpoint"_s
         << u"The model `gpt-test` is not served on /v1/embeddings; it is served on "
            u"/v1/chat/completions, /v1/responses."_s;
     QTest::newRow("an embeddings model asked for chat")
@@ -267,9 +332,9 @@ void GatewayOperationsTest::aModelOnAnEndpointItDoesNotServeIsRefused_data()
         << 400 << u"model_not_supported_on_endpoint"_s
         << u"The model `gpt-test` is not served on /v1/completions; it is served on "
            u"/v1/chat/completions, /v1/responses."_s;
-    QTest::newRow("a model nobody serves") << QByteArray("/v1/embeddings")
-                                           << QByteArray(R"({"model":"nope","input":"x"})") << 404
-                                           << u"model_not_found"_s << QString();
+    QTest::newRow("a model nobody serves")
+        << QByteArray("/v1/embeddings") << QByteArray(R"({"model":"nope","input":"x"})") << 404
+        << u"model_not_found"_s << QString();
 }
 
 void GatewayOperationsTest::aModelOnAnEndpointItDoesNotServeIsRefused()
@@ -394,9 +459,9 @@ void GatewayOperationsTest::embeddingsFailOverButNeverDegradeToCannedText()
         QVERIFY(client.waitForFinished());
         QCOMPARE(client.status(), 200);
         QCOMPARE(client.body(), kEmbeddingsAnswer);
-        QCOMPARE(client.header("x-switchyard-attempts"),
-                 QByteArray::number(embedFake.requests().size() + second.requests().size() -
-                                    before));
+        QCOMPARE(
+            client.header("x-switchyard-attempts"),
+            QByteArray::number(embedFake.requests().size() + second.requests().size() - before));
     }
     QCOMPARE(embedFake.requests().size(), 1);
     second.status = 500;
@@ -407,6 +472,283 @@ void GatewayOperationsTest::embeddingsFailOverButNeverDegradeToCannedText()
     QCOMPARE(client.header("x-switchyard-degraded"), QByteArray("0"));
     QVERIFY(!client.body().contains("We are busy"));
     QVERIFY(!client.body().contains("Canned"));
+}
+
+void GatewayOperationsTest::embeddingsDegradeOnlyToAModelOfTheSameDimensions()
+{
+    FakeUpstream chatFake;
+    FakeUpstream embedFake;
+    FakeUpstream sameDimensions;
+    FakeUpstream otherDimensions;
+    embedFake.mode = FakeUpstream::Mode::Status;
+    embedFake.status = 500;
+    sameDimensions.mode = FakeUpstream::Mode::Status;
+    sameDimensions.status = 200;
+    sameDimensions.statusBody = kEmbeddingsAnswer;
+    const QByteArray extra =
+        "  - id: same-dimensions\n"
+        "    kind: openai\n"
+        "    base_url: " +
+        sameDimensions.baseUrl() +
+        "\n"
+        "    models:\n"
+        "      - {name: embed-lite, endpoints: [embeddings], dimensions: 1536}\n"
+        "  - id: other-dimensions\n"
+        "    kind: openai\n"
+        "    base_url: " +
+        otherDimensions.baseUrl() +
+        "\n"
+        "    models:\n"
+        "      - {name: embed-768, endpoints: [embeddings], dimensions: 768}\n";
+    auto engine = startEngine(operationsConfig(chatFake, embedFake, extra));
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/embeddings", R"({"model":"embed","input":"a"})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-degraded"), QByteArray("1"));
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("same-dimensions"));
+    QCOMPARE(jsonOf(sameDimensions.requests().first().body).value("model"_L1).toString(),
+             u"embed-lite"_s);
+    QCOMPARE(otherDimensions.requests().size(), 0);
+
+    // A client that allows no lighter model gets the planned model's failure.
+    TestClient strict(engine->port());
+    strict.post("/v1/embeddings", R"({"model":"embed","input":"a"})",
+                {{"x-switchyard-fallback-level", "0"}});
+    QVERIFY(strict.waitForFinished());
+    QCOMPARE(strict.status(), 502);
+    QCOMPARE(sameDimensions.requests().size(), 1);
+    QCOMPARE(otherDimensions.requests().size(), 0);
+}
+
+void GatewayOperationsTest::responsesTranslatedToChatWhole()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    auto engine = startEngine(responsesConfig(chat, native));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/responses",
+                R"({"model":"gpt-test","input":"hello","instructions":"Be brief.",)"
+                R"("store":true,"max_output_tokens":50})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    const QJsonObject response = jsonOf(client.body());
+    QCOMPARE(response.value("object"_L1).toString(), u"response"_s);
+    QCOMPARE(response.value("status"_L1).toString(), u"completed"_s);
+    const QJsonObject message = response.value("output"_L1).toArray().at(0).toObject();
+    QCOMPARE(message.value("type"_L1).toString(), u"message"_s);
+    QCOMPARE(message.value("content"_L1).toArray().at(0).toObject().value("text"_L1).toString(),
+             u"hi"_s);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("chat-provider"));
+    QCOMPARE(client.header("x-switchyard-ignored-fields"), QByteArray("store"));
+    // The provider was asked for a chat completion.
+    QCOMPARE(chat.requests().size(), 1);
+    QCOMPARE(chat.requests().first().path, QByteArray("/v1/chat/completions"));
+    const QJsonObject sent = jsonOf(chat.requests().first().body);
+    QCOMPARE(sent.value("max_completion_tokens"_L1).toInt(), 50);
+    const QJsonArray messages = sent.value("messages"_L1).toArray();
+    QCOMPARE(messages.at(0).toObject().value("role"_L1).toString(), u"system"_s);
+    QCOMPARE(messages.at(1).toObject().value("content"_L1).toString(), u"hello"_s);
+}
+
+void GatewayOperationsTest::responsesTranslatedToChatStreamed()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    auto engine = startEngine(responsesConfig(chat, native));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/responses", R"({"model":"gpt-test","input":"hello","stream":true})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QVERIFY(client.header("content-type").startsWith("text/event-stream"));
+    const QList<upstream::SseEvent> &events = client.events();
+    QVERIFY(events.size() > 6);
+    QCOMPARE(events.first().event, QByteArray("response.created"));
+    QCOMPARE(events.at(1).event, QByteArray("response.in_progress"));
+    QCOMPARE(events.last().event, QByteArray("response.completed"));
+    QString text;
+    for (qsizetype index = 0; index < events.size(); ++index) {
+        const QJsonObject data = jsonOf(events.at(index).data);
+        QCOMPARE(data.value("sequence_number"_L1).toInteger(), index);
+        QCOMPARE(data.value("type"_L1).toString().toUtf8(), events.at(index).event);
+        if (events.at(index).event == "response.output_text.delta")
+            text += data.value("delta"_L1).toString();
+    }
+    const QJsonObject done = jsonOf(events.last().data).value("response"_L1).toObject();
+    const QString finalText = done.value("output"_L1)
+                                  .toArray()
+                                  .at(0)
+                                  .toObject()
+                                  .value("content"_L1)
+                                  .toArray()
+                                  .at(0)
+                                  .toObject()
+                                  .value("text"_L1)
+                                  .toString();
+    QVERIFY(!text.isEmpty());
+    QCOMPARE(finalText, text);
+    QVERIFY(jsonOf(chat.requests().first().body)
+                .value("stream_options"_L1)
+                .toObject()
+                .value("include_usage"_L1)
+                .toBool());
+}
+
+void GatewayOperationsTest::responsesStreamFailsOverBeforeItsFirstByte()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    FakeUpstream backup;
+    chat.mode = FakeUpstream::Mode::Status; // 500 before any event
+    auto engine = startEngine(responsesConfig(chat, native,
+                                              "  - id: backup\n"
+                                              "    kind: openai\n"
+                                              "    base_url: " +
+                                                  backup.baseUrl() +
+                                                  "\n"
+                                                  "    models: [gpt-test]\n"));
+    QVERIFY(engine);
+    for (int request = 0; request < 20 && chat.requests().isEmpty(); ++request) {
+        TestClient client(engine->port());
+        client.post("/v1/responses", R"({"model":"gpt-test","input":"hello","stream":true})");
+        QVERIFY(client.waitForFinished());
+        QCOMPARE(client.status(), 200);
+        QCOMPARE(client.header("x-switchyard-provider"), QByteArray("backup"));
+        QCOMPARE(client.events().first().event, QByteArray("response.created"));
+        QCOMPARE(client.events().last().event, QByteArray("response.completed"));
+    }
+    QCOMPARE(chat.requests().size(), 1); // tried first once, and failed over
+}
+
+void GatewayOperationsTest::responsesPassThroughToAProviderThatSpeaksThem()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    native.mode = FakeUpstream::Mode::Status;
+    native.status = 200;
+    native.statusBody = kNativeResponse;
+    auto engine = startEngine(responsesConfig(chat, native));
+    QVERIFY(engine);
+    const QByteArray request = R"({"model":"gpt-native","input":"hello","store":true,)"
+                               R"("tools":[{"type":"web_search"}],"include":["x"]})";
+    {
+        TestClient client(engine->port());
+        client.post("/v1/responses", request);
+        QVERIFY(client.waitForFinished());
+        QCOMPARE(client.status(), 200);
+        QCOMPARE(client.body(), kNativeResponse);
+        QVERIFY(client.header("x-switchyard-ignored-fields").isEmpty());
+    }
+    QCOMPARE(native.requests().size(), 1);
+    QCOMPARE(native.requests().first().path, QByteArray("/v1/responses"));
+    const QJsonObject sent = jsonOf(native.requests().first().body);
+    QCOMPARE(sent.value("model"_L1).toString(), u"gpt-native-2025"_s);
+    QCOMPARE(sent.value("tools"_L1).toArray().at(0).toObject().value("type"_L1).toString(),
+             u"web_search"_s); // a built-in tool only a native provider can run
+    QVERIFY(sent.value("store"_L1).toBool());
+
+    native.statusContentType = "text/event-stream";
+    native.statusBody = nativeStream(true);
+    TestClient client(engine->port());
+    client.post("/v1/responses", R"({"model":"gpt-native","input":"hello","stream":true})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.events().size(), 3);
+    QCOMPARE(client.events().at(1).event, QByteArray("response.output_text.delta"));
+    QCOMPARE(client.events().last().event, QByteArray("response.completed"));
+    QCOMPARE(native.requests().last().header("accept"), QByteArray("text/event-stream"));
+}
+
+void GatewayOperationsTest::responsesPassThroughStreamCutEndsWithAnErrorEvent()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    native.mode = FakeUpstream::Mode::Status;
+    native.status = 200;
+    native.statusContentType = "text/event-stream";
+    native.statusBody = nativeStream(false); // ends without response.completed
+    auto engine = startEngine(responsesConfig(chat, native));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/responses", R"({"model":"gpt-native","input":"hello","stream":true})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.events().size(), 3);
+    const upstream::SseEvent &last = client.events().last();
+    QCOMPARE(last.event, QByteArray("error"));
+    const QJsonObject error = jsonOf(last.data);
+    QCOMPARE(error.value("sequence_number"_L1).toInt(), 2); // after the provider's own
+    QCOMPARE(error.value("code"_L1).toString(), u"upstream_stream_interrupted"_s);
+    QVERIFY(error.value("message"_L1).toString().contains("`response.completed`"_L1));
+}
+
+void GatewayOperationsTest::previousResponseIdNeedsAProviderThatSpeaksResponses()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    native.mode = FakeUpstream::Mode::Status;
+    native.status = 200;
+    native.statusBody = kNativeResponse;
+    auto engine = startEngine(responsesConfig(chat, native));
+    QVERIFY(engine);
+
+    TestClient translated(engine->port());
+    translated.post("/v1/responses",
+                    R"({"model":"gpt-test","input":"more","previous_response_id":"resp_1"})");
+    QVERIFY(translated.waitForFinished());
+    QCOMPARE(translated.status(), 400);
+    QCOMPARE(errorOf(translated.body()).value("param"_L1).toString(), u"previous_response_id"_s);
+    QCOMPARE(chat.requests().size(), 0);
+
+    TestClient passed(engine->port());
+    passed.post("/v1/responses",
+                R"({"model":"gpt-native","input":"more","previous_response_id":"resp_1"})");
+    QVERIFY(passed.waitForFinished());
+    QCOMPARE(passed.status(), 200);
+    QCOMPARE(passed.body(), kNativeResponse);
+    QCOMPARE(jsonOf(native.requests().first().body).value("previous_response_id"_L1).toString(),
+             u"resp_1"_s);
+}
+
+void GatewayOperationsTest::responsesDegradeToACannedResponse()
+{
+    FakeUpstream chat;
+    FakeUpstream native;
+    chat.mode = FakeUpstream::Mode::Status; // 500
+    auto engine = startEngine(responsesConfig(chat, native,
+                                              "degradation:\n"
+                                              "  fail_safe: We are busy.\n"));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+
+    client.post("/v1/responses", R"({"model":"gpt-test","input":"hello"})");
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-degraded"), QByteArray("3"));
+    const QJsonObject response = jsonOf(client.body());
+    QCOMPARE(response.value("object"_L1).toString(), u"response"_s);
+    QCOMPARE(response.value("output"_L1)
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value("content"_L1)
+                 .toArray()
+                 .at(0)
+                 .toObject()
+                 .value("text"_L1)
+                 .toString(),
+             u"We are busy."_s);
 }
 
 QTEST_GUILESS_MAIN(GatewayOperationsTest)

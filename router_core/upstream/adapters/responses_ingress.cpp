@@ -1038,26 +1038,34 @@ QList<SseEvent> ResponsesStreamWriter::feed(const SseEvent &openAiChunkEvent)
     return events;
 }
 
+SseEvent responsesErrorEvent(const protocol::ApiError &error, qint64 sequenceNumber)
+{
+    const auto nullable = [](const QString &value) {
+        return value.isEmpty() ? QJsonValue() : QJsonValue(value);
+    };
+    const QJsonObject data{
+        {u"type"_s, u"error"_s},
+        {u"code"_s, nullable(error.code)},
+        {u"message"_s, error.message},
+        {u"param"_s, nullable(error.param)},
+        {u"error"_s, QJsonObject{{u"type"_s, error.type.isEmpty() ? u"server_error"_s : error.type},
+                                 {u"code"_s, nullable(error.code)},
+                                 {u"message"_s, error.message},
+                                 {u"param"_s, nullable(error.param)}}},
+        {u"sequence_number"_s, sequenceNumber}};
+    SseEvent event;
+    event.event = "error";
+    event.data = compact(data);
+    return event;
+}
+
 QList<SseEvent> ResponsesStreamWriter::fail(const protocol::ApiError &error)
 {
     if (m_completed || m_failed)
         return {};
     m_failed = true;
     QList<SseEvent> events;
-    const auto nullable = [](const QString &value) {
-        return value.isEmpty() ? QJsonValue() : QJsonValue(value);
-    };
-    // The fields flat as the published event schema has them, and nested under `error` as the
-    // API sends them: the SDKs raise on a top-level `error` member.
-    append(events, u"error"_s,
-           {{u"code"_s, nullable(error.code)},
-            {u"message"_s, error.message},
-            {u"param"_s, nullable(error.param)},
-            {u"error"_s,
-             QJsonObject{{u"type"_s, error.type.isEmpty() ? u"server_error"_s : error.type},
-                         {u"code"_s, nullable(error.code)},
-                         {u"message"_s, error.message},
-                         {u"param"_s, nullable(error.param)}}}});
+    events.append(responsesErrorEvent(error, m_nextSequenceNumber++));
     if (!m_started)
         return events; // no response was announced, so none can fail
     QJsonArray output = m_output;

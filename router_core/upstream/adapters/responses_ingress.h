@@ -52,6 +52,11 @@ std::variant<QByteArray, protocol::ApiError> responseFromCompletion(QByteArrayVi
                                                                     const QJsonObject &echo,
                                                                     QByteArrayView responseId);
 
+// The Responses API's `error` event for a stream that failed after it began, numbered
+// `sequenceNumber`: the fields flat as the published event schema has them, and nested under
+// `error` as the API sends them (the SDKs raise on a top-level `error` member).
+SseEvent responsesErrorEvent(const protocol::ApiError &error, qint64 sequenceNumber);
+
 // OpenAI chat.completion.chunk events in, typed Responses events out, each with `event:` equal to
 // its `type` and a `sequence_number` counting from 0: response.created, response.in_progress,
 // then per output item output_item.added, (messages) content_part.added, output_text.delta...,
