@@ -4,14 +4,14 @@
 #include "json/json_template.h"
 #include <QByteArray>
 #include <QList>
-#include <QPair>
 #include <QString>
 #include <QStringList>
 #include <optional>
 
 namespace switchyard::config {
 
-// `anthropic:` of an anthropic provider. The key comes from `api_key_env` and goes in x-api-key.
+// `anthropic:` of an anthropic provider. The key comes from `api_key_env` and goes in x-api-key
+// unless the provider's `api_key_header` says otherwise.
 struct AnthropicSettings {
     QString version = QStringLiteral("2023-06-01"); // the anthropic-version header
     int maxTokens = 4096; // max_tokens when the request sets neither max_tokens nor
@@ -46,12 +46,11 @@ struct MappedStreamConfig {
 // `mapping:` of a mapped provider: an in-house agent with its own JSON, described in the file
 // rather than in code (docs/adapters.md, "Mapped providers").
 struct MappingConfig {
-    QString path;                                 // appended to base_url; empty: base_url as is
-    QList<QPair<QByteArray, QByteArray>> headers; // sent with every call
-    QByteArray apiKeyHeader = "Authorization";    // where the key from api_key_env goes
-    QByteArray apiKeyPrefix = "Bearer ";          // written before the key
-    json::RequestTemplate request;                // the body, from the OpenAI request
-    json::JsonPath answer;                        // the reply text in a whole answer
+    // The older `headers`, `api_key_header` and `api_key_prefix` of a mapping fill the provider's
+    // own fields of the same names (ProviderConfig::headers...).
+    QString path;                  // appended to base_url; empty: base_url as is
+    json::RequestTemplate request; // the body, from the OpenAI request
+    json::JsonPath answer;         // the reply text in a whole answer
     std::optional<json::JsonPath> finishReason;
     MappedUsagePaths usage;
     std::optional<json::JsonPath> error; // the message in an error answer

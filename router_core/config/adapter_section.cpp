@@ -23,17 +23,6 @@ const QList<QLatin1StringView> streamKeys{"path"_L1,          "delta"_L1, "done"
                                           "finish_reason"_L1, "usage"_L1, "error"_L1};
 const QList<QLatin1StringView> usageKeys{"prompt_tokens"_L1, "completion_tokens"_L1};
 
-// Header names a mapping may not set: they describe the message itself, which the transport
-// writes.
-const QStringList reservedHeaders{u"content-length"_s, u"transfer-encoding"_s, u"host"_s,
-                                  u"connection"_s, u"content-type"_s};
-
-bool isHeaderName(const QString &name)
-{
-    static const QRegularExpression token(u"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$"_s);
-    return token.match(name).hasMatch();
-}
-
 class AdapterChecker {
 public:
     explicit AdapterChecker(YamlReader &reader) : m_reader(reader) {}
@@ -69,25 +58,8 @@ public:
             return;
         if (const MapEntry *path = keys->find("path"_L1))
             readRequestPath(*path, mapping.path);
-        if (const MapEntry *headers = keys->find("headers"_L1))
-            checkHeaders(*headers, mapping.headers);
-        if (const MapEntry *header = keys->find("api_key_header"_L1)) {
-            if (const auto name = m_reader.readString(*header)) {
-                if (!isHeaderName(*name)) {
-                    m_reader.reportValue(*header, u"`api_key_header` must be a header name, "
-                                                  u"got %1"_s.arg(describe(header->value)));
-                } else {
-                    mapping.apiKeyHeader = name->toLatin1();
-                }
-            }
-        }
-        if (const MapEntry *prefix = keys->find("api_key_prefix"_L1)) {
-            // An empty value is a real choice: the key alone, as many agents expect.
-            if (prefix->value.IsNull())
-                mapping.apiKeyPrefix.clear();
-            else if (const auto text = m_reader.readString(*prefix))
-                mapping.apiKeyPrefix = text->toUtf8();
-        }
+        // `headers`, `api_key_header` and `api_key_prefix` are the older spelling of the
+        // provider's own keys, read with them (provider_call_section.cpp).
         if (const MapEntry *request = keys->find("request"_L1))
             checkTemplate(*request, mapping.request);
         else
@@ -121,49 +93,6 @@ private:
             return;
         }
         target = *text;
-    }
-
-    void checkHeaders(const MapEntry &entry, QList<QPair<QByteArray, QByteArray>> &headers)
-    {
-        if (!entry.value.IsMap()) {
-            m_reader.reportValue(entry, u"`headers` must be a map of header names to values, "
-                                        u"got %1"_s.arg(describe(entry.value)));
-            return;
-        }
-        QHash<QString, int> firstLines;
-        for (auto it = entry.value.begin(); it != entry.value.end(); ++it) {
-            const YAML::Node key = it->first;
-            const YAML::Node value = it->second;
-            const QString name = key.IsScalar() ? fromYaml(key.Scalar()) : QString();
-            if (!isHeaderName(name)) {
-                m_reader.report(key.Mark(), u"`%1` is not a header name"_s.arg(describe(key)));
-                continue;
-            }
-            const QString lower = name.toLower();
-            if (reservedHeaders.contains(lower)) {
-                m_reader.report(key.Mark(), u"header `%1` is written by Switchyard itself and "
-                                            u"cannot be set here"_s.arg(name));
-                continue;
-            }
-            if (const auto first = firstLines.constFind(lower); first != firstLines.cend()) {
-                m_reader.report(key.Mark(), u"duplicate header `%1` (first at line %2)"_s.arg(
-                                                name, QString::number(first.value())));
-                continue;
-            }
-            firstLines.insert(lower, m_reader.locate(key.Mark()).line);
-            if (!value.IsScalar()) {
-                m_reader.report(
-                    value.IsNull() ? key.Mark() : value.Mark(),
-                    u"header `%1` must have a text value, got %2"_s.arg(name, describe(value)));
-                continue;
-            }
-            const QString text = fromYaml(value.Scalar());
-            if (text.contains(u'\n') || text.contains(u'\r')) {
-                m_reader.report(value.Mark(), u"header `%1` must fit on one line"_s.arg(name));
-                continue;
-            }
-            headers.append({name.toLatin1(), text.toUtf8()});
-        }
     }
 
     // A path into the provider's answer or events: it starts at `$` and names one value.

@@ -59,6 +59,22 @@ bool ProviderConfig::serves(const QString &upstreamName, protocol::Operation ope
     return true;
 }
 
+QByteArray ProviderConfig::keyHeaderName() const
+{
+    if (apiKeyHeader)
+        return *apiKeyHeader;
+    return kind == ProviderKind::Anthropic ? QByteArray("x-api-key") : QByteArray("Authorization");
+}
+
+QByteArray ProviderConfig::keyPrefix() const
+{
+    if (apiKeyPrefix)
+        return *apiKeyPrefix;
+    return keyHeaderName().compare("Authorization", Qt::CaseInsensitive) == 0
+               ? QByteArray("Bearer ")
+               : QByteArray();
+}
+
 const ProviderConfig *Config::provider(const QString &id) const
 {
     for (const ProviderConfig &candidate : providers) {

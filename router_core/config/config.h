@@ -45,6 +45,18 @@ struct SimulatedBehaviour {
     int answerTokens = 24;                           // length of the generated answer
 };
 
+// A header or query parameter sent on every call to a provider. Its value is written in the file,
+// or read from an environment variable when the config loads (`{env: NAME}`): then it is a secret
+// and never shown in traces, logs or errors.
+struct ConfiguredValue {
+    QByteArray name;
+    QByteArray value;
+    QString environmentVariable; // where the value came from; empty when written in the file
+
+    bool isSecret() const { return !environmentVariable.isEmpty(); }
+    friend bool operator==(const ConfiguredValue &, const ConfiguredValue &) = default;
+};
+
 struct ModelRoute {
     QString publicName;   // what clients ask for
     QString upstreamName; // what the provider is sent; equal to publicName unless renamed
@@ -76,6 +88,15 @@ struct ProviderConfig {
     // /v1/responses is passed through to it rather than translated to chat completions.
     bool speaksResponses = false;
 
+    // How every call is made, whatever the kind (docs/adapters.md, "Calling a provider"). A
+    // `{model}` in baseUrl's path stands for the attempt's upstream model name.
+    std::optional<QByteArray> apiKeyHeader; // unset: the kind's (see keyHeaderName())
+    std::optional<QByteArray> apiKeyPrefix; // unset: "Bearer " in Authorization, else none
+    QList<ConfiguredValue> headers;         // sent with every call, after the key
+    QList<ConfiguredValue> query;           // added to every URL the provider is called at
+    QUrl proxy;     // libcurl's proxy; empty: none, whatever http_proxy and friends say
+    QString caFile; // PEM file of the CAs trusted for TLS; empty: the system's bundle
+
     // Upstream model name for a public model name, or an empty string when not served.
     QString upstreamModelFor(const QString &publicName) const;
     // The model entry sent upstream as `upstreamName` (the first, when several public names
@@ -85,6 +106,12 @@ struct ProviderConfig {
     // serves it, and the provider's kind can carry it (embeddings and completions pass through
     // to openai-compatible providers only).
     bool serves(const QString &upstreamName, protocol::Operation operation) const;
+    // The header the API key goes in: apiKeyHeader, else x-api-key for anthropic and
+    // Authorization for every other kind.
+    QByteArray keyHeaderName() const;
+    // What is written before the key: apiKeyPrefix, else "Bearer " when the key goes in
+    // Authorization and nothing otherwise.
+    QByteArray keyPrefix() const;
 };
 
 struct TimeoutConfig {

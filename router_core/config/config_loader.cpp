@@ -163,7 +163,7 @@ void ConfigChecker::checkProviders(const MapEntry &entry, QList<ProviderConfig> 
 std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &node)
 {
     static const QRegularExpression idPattern(u"^[A-Za-z0-9._-]+$"_s);
-    const KeyedMap keys = readKeys(node, providerKeys + adapterProviderKeys());
+    const KeyedMap keys = readKeys(node, providerKeys + adapterProviderKeys() + providerCallKeys());
     ProviderConfig provider;
     provider.where = locate(node.Mark());
     const qsizetype errorsBefore = errorCount();
@@ -215,14 +215,27 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
         if (kind == ProviderKind::Simulated) {
             report(baseUrl->key.Mark(), u"`base_url` is not allowed for a simulated provider"_s);
         } else if (const auto text = readString(*baseUrl)) {
-            const QUrl url(*text, QUrl::StrictMode);
+            // `{model}` stands for each attempt's upstream model name (Azure OpenAI names its
+            // deployments in the path). The URL is checked with a plain word in its place, and
+            // kept with the braces encoded, where the adapters replace it.
+            const QString placeholder = u"{model}"_s;
+            const QString word = u"switchyard-model-placeholder"_s;
+            QString checked = *text;
+            checked.replace(placeholder, word);
+            const QUrl url(checked, QUrl::StrictMode);
             const bool httpScheme = url.scheme() == u"http"_s || url.scheme() == u"https"_s;
-            if (!url.isValid() || !httpScheme || url.host().isEmpty()) {
+            if (checked.contains(u'{') || checked.contains(u'}')) {
+                reportValue(*baseUrl, u"`base_url` may hold `{model}` but no other `{...}`, "
+                                      u"got %1"_s.arg(describe(baseUrl->value)));
+            } else if (!url.isValid() || !httpScheme || url.host().isEmpty()) {
                 reportValue(*baseUrl,
                             u"`base_url` must be an http or https URL such as "
                             u"`http://127.0.0.1:8001/v1`, got %1"_s.arg(describe(baseUrl->value)));
+            } else if (url.toString(QUrl::RemovePath).contains(word)) {
+                reportValue(*baseUrl, u"`{model}` may only stand in the path of `base_url`, "
+                                      u"got %1"_s.arg(describe(baseUrl->value)));
             } else {
-                provider.baseUrl = url;
+                provider.baseUrl = text->contains(placeholder) ? QUrl(*text) : url;
             }
         }
     } else if (kind && *kind != ProviderKind::Simulated) {
@@ -272,6 +285,7 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
     }
 
     checkProviderAdapter(*this, node, keys, kind, provider);
+    checkProviderCall(*this, m_environment, keys, kind, provider);
 
     if (errorCount() != errorsBefore)
         return std::nullopt;
@@ -297,6 +311,12 @@ void ConfigChecker::checkApiKeyEnv(const MapEntry &entry, ProviderConfig &provid
     const std::optional<QByteArray> key = m_environment(*name);
     if (!key) {
         reportValue(entry, u"environment variable %1 is not set"_s.arg(*name));
+        return;
+    }
+    // A line break would end the header the key goes in and start another one.
+    if (key->contains('\n') || key->contains('\r') || key->contains('\0')) {
+        reportValue(entry, u"environment variable %1 holds a line break; a key must be one "
+                           u"line"_s.arg(*name));
         return;
     }
     provider.apiKey = *key;

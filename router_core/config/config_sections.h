@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "config/config_loader.h"
 #include "config/yaml_reader.h"
 
 #include <QLatin1StringView>
@@ -29,5 +30,15 @@ QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.
 void checkProviderAdapter(YamlReader &reader, const YAML::Node &node, const KeyedMap &keys,
                           std::optional<ProviderKind> kind, ProviderConfig &provider);
+
+// Keys every provider kind but simulated may carry for how it is called: api_key_header,
+// api_key_prefix, headers, query, proxy, ca_file (provider_call_section.cpp).
+QList<QLatin1StringView> providerCallKeys();
+// Runs after `api_key_env` and the adapter keys are checked. Values written `{env: NAME}` are
+// read from `environment`. A mapped provider's older `mapping.headers`, `mapping.api_key_header`
+// and `mapping.api_key_prefix` are read here too, into the same fields.
+void checkProviderCall(YamlReader &reader, const EnvironmentLookup &environment,
+                       const KeyedMap &keys, std::optional<ProviderKind> kind,
+                       ProviderConfig &provider);
 
 } // namespace switchyard::config

@@ -5,6 +5,7 @@
 #include "resilience/admission.h"
 #include "resilience/degradation.h"
 #include "telemetry/trace.h"
+#include "upstream/adapters/provider_endpoint.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -478,7 +479,7 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
             .arg(m_attempt.number)
             .arg(roleName(chosen.role),
                  chosen.tier.isEmpty() ? QString() : QStringLiteral(", tier ") + chosen.tier,
-                 call.url.toString()));
+                 upstream::adapters::displayUrl(provider, call.url)));
     m_attempt.startedAt = now();
     m_call = m_services.transport.start(call, this);
     return true;

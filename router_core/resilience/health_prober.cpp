@@ -1,6 +1,7 @@
 #include "resilience/health_prober.h"
 
 #include "health/health_registry.h"
+#include "upstream/adapters/provider_endpoint.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -14,20 +15,6 @@ namespace switchyard::resilience {
 
 using namespace Qt::StringLiterals;
 using std::chrono::milliseconds;
-
-namespace {
-
-QUrl chatCompletionsUrl(const QUrl &baseUrl)
-{
-    QUrl url = baseUrl;
-    QString path = url.path();
-    while (path.endsWith(u'/'))
-        path.chop(1);
-    url.setPath(path + u"/chat/completions"_s);
-    return url;
-}
-
-} // namespace
 
 // One probe call, co_awaited: starts when awaited, resumes its coroutine once with the outcome.
 // cancel() aborts the call and resumes it with none.
@@ -218,16 +205,20 @@ HealthProber::probeRequest(const config::ProbeConfig &config,
     upstream::UpstreamRequest request;
     request.connectTimeout = config.timeout;
     request.totalTimeout = config.timeout;
+    // A probe is called like any request to the provider: the same key, headers, query, proxy
+    // and CA file, so a probe cannot pass where traffic would fail, or the other way round.
     request.headers = {{"Accept", "application/json"}, {"x-switchyard-probe", "1"}};
-    if (!provider.apiKey.isEmpty())
-        request.headers.append({QByteArray("Authorization"), "Bearer " + provider.apiKey});
+    request.headers.append(upstream::adapters::providerHeaders(provider));
+    upstream::adapters::applyConnectionOptions(provider, request);
 
     const QString path = config.pathFor(provider.id);
     if (!path.isEmpty()) {
         // The path is on the provider's host, not under its API prefix: vLLM answers /health,
         // not /v1/health.
         request.method = "GET";
-        request.url = provider.baseUrl.resolved(QUrl(path));
+        config::ProviderConfig atHost = provider;
+        atHost.baseUrl = provider.baseUrl.resolved(QUrl(path));
+        request.url = upstream::adapters::providerUrl(atHost, {}, QString());
         return request;
     }
     const bool speaksOpenAi = provider.kind == config::ProviderKind::OpenAi ||
@@ -235,7 +226,8 @@ HealthProber::probeRequest(const config::ProbeConfig &config,
     if (!speaksOpenAi || provider.models.isEmpty())
         return std::nullopt;
     request.method = "POST";
-    request.url = chatCompletionsUrl(provider.baseUrl);
+    request.url = upstream::adapters::providerUrl(provider, u"chat/completions",
+                                                  provider.models.first().upstreamName);
     request.headers.append({QByteArray("Content-Type"), QByteArray("application/json")});
     const QJsonObject body{
         {u"model"_s, provider.models.first().upstreamName},

@@ -1,5 +1,6 @@
 #include "upstream/curl_transport.h"
 
+#include <QFile>
 #include <QLoggingCategory>
 #include <QSocketNotifier>
 #include <algorithm>
@@ -205,8 +206,19 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     curl_easy_setopt(easy, CURLOPT_URL, request.url.toEncoded().constData());
     curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    // Proxies come from config, never silently from the environment.
-    curl_easy_setopt(easy, CURLOPT_PROXY, "");
+    // Proxies come from config, never silently from the environment: an empty proxy turns
+    // libcurl's reading of http_proxy and friends off. Every option below is set on each
+    // transfer, as a reused handle has been reset to libcurl's defaults.
+    const QByteArray proxy = request.proxy.toEncoded();
+    curl_easy_setopt(easy, CURLOPT_PROXY, proxy.constData());
+    if (!request.caFile.isEmpty()) {
+        // The file alone: libcurl would otherwise also trust its built-in CA directory.
+        const QByteArray caFile = QFile::encodeName(request.caFile);
+        curl_easy_setopt(easy, CURLOPT_CAINFO, caFile.constData());
+        curl_easy_setopt(easy, CURLOPT_CAPATH, nullptr);
+        curl_easy_setopt(easy, CURLOPT_PROXY_CAINFO, caFile.constData());
+        curl_easy_setopt(easy, CURLOPT_PROXY_CAPATH, nullptr);
+    }
     curl_easy_setopt(easy, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(easy, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(easy, CURLOPT_TCP_NODELAY, 1L);

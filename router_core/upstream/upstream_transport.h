@@ -21,6 +21,12 @@ struct UpstreamRequest {
     // Whole-call cap enforced by the transport; zero means none (streams are bounded by their
     // first-token and idle timeouts instead, which the caller owns).
     std::chrono::milliseconds totalTimeout{0};
+    // The provider's `proxy`: empty means a direct connection, whatever the process environment's
+    // http_proxy, https_proxy and no_proxy say.
+    QUrl proxy;
+    // The provider's `ca_file`: a PEM file whose CAs are the only ones trusted for this call's
+    // TLS (and an https proxy's); empty means the system's CA bundle.
+    QString caFile;
 };
 
 struct UpstreamResponseHead {

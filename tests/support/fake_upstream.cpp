@@ -1,5 +1,9 @@
 #include "fake_upstream.h"
 
+#include <QFile>
+#include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslServer>
 #include <QTimer>
 #include <algorithm>
 
@@ -31,29 +35,67 @@ QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &cont
            R"(,"messages":[{"role":"user","content":")" + content + R"("}]})";
 }
 
-FakeUpstream::FakeUpstream(QObject *parent) : QObject(parent)
+QString tlsTestFile(const QString &name)
+{
+    return qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + QStringLiteral("/tests/data/tls/") +
+           name;
+}
+
+FakeUpstream::TlsFiles loopbackTlsFiles()
+{
+    return {tlsTestFile(QStringLiteral("server.pem")), tlsTestFile(QStringLiteral("server.key"))};
+}
+
+FakeUpstream::FakeUpstream(QObject *parent)
+    : QObject(parent), m_server(std::make_unique<QTcpServer>())
+{
+    listen();
+}
+
+FakeUpstream::FakeUpstream(const TlsFiles &tls, QObject *parent) : QObject(parent), m_tls(true)
+{
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    configuration.setLocalCertificateChain(QSslCertificate::fromPath(tls.certificateFile));
+    QFile keyFile(tls.privateKeyFile);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        qFatal("cannot read the fake's TLS key %s", qPrintable(tls.privateKeyFile));
+    configuration.setPrivateKey(QSslKey(&keyFile, QSsl::Ec));
+    if (configuration.localCertificate().isNull() || configuration.privateKey().isNull())
+        qFatal("the fake's TLS certificate or key does not load");
+    configuration.setPeerVerifyMode(QSslSocket::VerifyNone); // clients bring no certificate
+    auto server = std::make_unique<QSslServer>();
+    server->setSslConfiguration(configuration);
+    // A socket is pending only once its handshake is done; one that fails it never is.
+    connect(server.get(), &QTcpServer::pendingConnectionAvailable, this,
+            &FakeUpstream::onNewConnection);
+    m_server = std::move(server);
+    listen();
+}
+
+void FakeUpstream::listen()
 {
     // Qt's default backlog of 50 would make a burst of connections wait for SYN retries.
-    m_server.setListenBacklogSize(1024);
-    m_server.listen(QHostAddress::LocalHost, 0);
-    connect(&m_server, &QTcpServer::newConnection, this, &FakeUpstream::onNewConnection);
+    m_server->setListenBacklogSize(1024);
+    m_server->listen(QHostAddress::LocalHost, 0);
+    connect(m_server.get(), &QTcpServer::newConnection, this, &FakeUpstream::onNewConnection);
 }
 
 FakeUpstream::~FakeUpstream()
 {
     // The sockets die with the server, after this object's other members: cut them loose first.
-    for (QTcpSocket *socket : m_server.findChildren<QTcpSocket *>())
+    for (QTcpSocket *socket : m_server->findChildren<QTcpSocket *>())
         socket->disconnect(this);
 }
 
 QByteArray FakeUpstream::baseUrl() const
 {
-    return "http://127.0.0.1:" + QByteArray::number(port()) + "/v1";
+    return (m_tls ? "https://127.0.0.1:" : "http://127.0.0.1:") + QByteArray::number(port()) +
+           "/v1";
 }
 
 void FakeUpstream::onNewConnection()
 {
-    while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+    while (QTcpSocket *socket = m_server->nextPendingConnection()) {
         m_connections.push_back(
             std::make_unique<Connection>(Connection{socket, {}, false, 0, 0, false, true, 0}));
         Connection *connection = m_connections.back().get();
@@ -67,6 +109,10 @@ void FakeUpstream::onNewConnection()
             connection->socket = nullptr; // whatever is still pending for it stops here
             socket->deleteLater();
         });
+        // A TLS socket is handed over after its handshake, and the request may have arrived
+        // with it.
+        if (socket->bytesAvailable() > 0)
+            onReadyRead(connection);
     }
 }
 

@@ -41,11 +41,19 @@ public:
         QByteArray header(QByteArrayView name) const;
     };
 
+    // The certificate (PEM, with the chain a client needs) and key a TLS fake presents.
+    struct TlsFiles {
+        QString certificateFile;
+        QString privateKeyFile;
+    };
+
     explicit FakeUpstream(QObject *parent = nullptr);
+    // The same fake behind TLS on its port: HTTPS only.
+    explicit FakeUpstream(const TlsFiles &tls, QObject *parent = nullptr);
     ~FakeUpstream() override;
 
-    quint16 port() const { return m_server.serverPort(); }
-    QByteArray baseUrl() const; // "http://127.0.0.1:PORT/v1"
+    quint16 port() const { return m_server->serverPort(); }
+    QByteArray baseUrl() const; // "http://127.0.0.1:PORT/v1", https for a TLS fake
 
     // Behaviour for the next requests.
     Mode mode = Mode::Answer;
@@ -97,7 +105,10 @@ private:
     void streamNext(Connection *connection);
     void finishStream(Connection *connection);
 
-    QTcpServer m_server;
+    void listen();
+
+    std::unique_ptr<QTcpServer> m_server;
+    bool m_tls = false;
     QList<ReceivedRequest> m_requests;
     // Every connection's state lives as long as the fake: a socket can vanish inside any
     // callback (a reset, a cut), and timers may still name its connection afterwards.
@@ -107,6 +118,11 @@ private:
     int m_closedConnections = 0;
     int m_answersCompleted = 0;
 };
+
+// A file of the test CA and its loopback server certificate, under tests/data/tls/:
+// "ca.pem", "server.pem", "server.key" (regenerate.sh there says how they were made).
+QString tlsTestFile(const QString &name);
+FakeUpstream::TlsFiles loopbackTlsFiles();
 
 // An OpenAI chat completion body for tests.
 QByteArray chatBody(const QByteArray &model, bool stream, const QByteArray &content = "hello");

@@ -27,10 +27,14 @@ config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
     return providerAt(id, fake.baseUrl(), models);
 }
 
-config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName)
+config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName,
+                              const config::EnvironmentLookup &environment)
 {
-    config::LoadResult result = config::loadConfigText(
-        yaml, sourceName, [](const QString &) { return std::optional<QByteArray>(); });
+    const config::EnvironmentLookup nothingSet = [](const QString &) {
+        return std::optional<QByteArray>();
+    };
+    config::LoadResult result =
+        config::loadConfigText(yaml, sourceName, environment ? environment : nothingSet);
     if (!result.ok())
         qFatal("test config does not load: %s", qPrintable(result.errors.first().toString()));
     return *result.config;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config.h"
+#include "config/config_loader.h"
 #include "engine/engine.h"
 #include "health/endpoint_state.h"
 
@@ -20,8 +21,10 @@ config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
                                    const QStringList &models);
 
 // A config from YAML through the real loader; the test stops with the first error when it does
-// not load (a broken fixture, not a behaviour under test).
-config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName);
+// not load (a broken fixture, not a behaviour under test). Without `environment`, no variable is
+// set.
+config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName,
+                              const config::EnvironmentLookup &environment = {});
 
 // A gateway on 127.0.0.1, port 0, in front of `providers`, with the default timeouts.
 config::Config gatewayConfig(const QList<config::ProviderConfig> &providers);

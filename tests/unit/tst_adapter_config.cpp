@@ -9,6 +9,7 @@
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
+using switchyard::config::ConfiguredValue;
 using switchyard::config::LoadResult;
 using switchyard::config::ProviderConfig;
 
@@ -112,11 +113,13 @@ void TestAdapterConfig::loadsAFullMapping()
                                           "        usage: {completion_tokens: $.n.out}\n"
                                           "        error: $.error\n"_ba));
     QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
-    const auto &mapping = result.config->providers.first().adapter.mapping;
+    const ProviderConfig &provider = result.config->providers.first();
+    const auto &mapping = provider.adapter.mapping;
     QCOMPARE(mapping.path, u"/generate"_s);
-    QCOMPARE(mapping.headers, (QList<QPair<QByteArray, QByteArray>>{{"X-Team", "support"}}));
-    QCOMPARE(mapping.apiKeyHeader, "X-Agent-Key"_ba);
-    QCOMPARE(mapping.apiKeyPrefix, "Token "_ba);
+    // The older spelling inside `mapping:` fills the provider's own fields.
+    QCOMPARE(provider.headers, (QList<ConfiguredValue>{{"X-Team", "support", {}}}));
+    QCOMPARE(provider.keyHeaderName(), "X-Agent-Key"_ba);
+    QCOMPARE(provider.keyPrefix(), "Token "_ba);
     QCOMPARE(mapping.answer.text(), u"$.reply"_s);
     QCOMPARE(mapping.finishReason->text(), u"$.why"_s);
     QCOMPARE(mapping.usage.promptTokens->text(), u"$.n.in"_s);
@@ -146,11 +149,12 @@ void TestAdapterConfig::mappingDefaults()
     const LoadResult result = load(mapped("      request: {prompt: $.messages}\n"
                                           "      answer: $.text\n"_ba));
     QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
-    const auto &mapping = result.config->providers.first().adapter.mapping;
+    const ProviderConfig &provider = result.config->providers.first();
+    const auto &mapping = provider.adapter.mapping;
     QVERIFY(mapping.path.isEmpty());
-    QVERIFY(mapping.headers.isEmpty());
-    QCOMPARE(mapping.apiKeyHeader, "Authorization"_ba);
-    QCOMPARE(mapping.apiKeyPrefix, "Bearer "_ba);
+    QVERIFY(provider.headers.isEmpty());
+    QCOMPARE(provider.keyHeaderName(), "Authorization"_ba);
+    QCOMPARE(provider.keyPrefix(), "Bearer "_ba);
     QVERIFY(!mapping.finishReason);
     QVERIFY(!mapping.error);
     QVERIFY(!mapping.stream.enabled);
@@ -303,11 +307,11 @@ void TestAdapterConfig::reportsBadConfig_data()
                   "      answer: $.text\n"_ba)
         << QStringList{
                u"test.yaml:7:13: `path` must be a URL path such as `/generate`, got \"generate\""_s,
-               u"test.yaml:8:17: header `Content-Type` is written by Switchyard itself and cannot "
-               u"be set here"_s,
+               u"test.yaml:8:17: header `Content-Type` cannot be set here: Switchyard writes it "
+               u"itself"_s,
                u"test.yaml:8:43: `\"Bad Name\"` is not a header name"_s,
                u"test.yaml:8:66: duplicate header `x-a` (first at line 8)"_s,
-               u"test.yaml:9:23: `api_key_header` must be a header name, got \"no good\""_s};
+               u"test.yaml:9:23: `mapping.api_key_header` must be a header name, got \"no good\""_s};
     QTest::newRow("usage with an unknown count")
         << mapped("      request: {p: $.model}\n"
                   "      answer: $.text\n"

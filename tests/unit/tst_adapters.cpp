@@ -9,12 +9,14 @@
 #include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/provider_adapter.h"
+#include "upstream/adapters/provider_endpoint.h"
 #include "upstream/sse_parser.h"
 
 #include "json/json_path.h"
 #include "json/json_template.h"
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -220,11 +222,17 @@ QJsonObject requestJson(const PreparedRequest &prepared)
     QJsonArray headers;
     for (const auto &[name, value] : prepared.request.headers)
         headers.append(QJsonArray{QString::fromUtf8(name), QString::fromUtf8(value)});
-    return {{u"url"_s, prepared.request.url.toString()},
-            {u"method"_s, QString::fromUtf8(prepared.request.method)},
-            {u"headers"_s, headers},
-            {u"body"_s, dataValue(prepared.request.body)},
-            {u"shape"_s, shapeJson(prepared.shape)}};
+    QJsonObject request{{u"url"_s, QString::fromUtf8(prepared.request.url.toEncoded())},
+                        {u"method"_s, QString::fromUtf8(prepared.request.method)},
+                        {u"headers"_s, headers},
+                        {u"body"_s, dataValue(prepared.request.body)},
+                        {u"shape"_s, shapeJson(prepared.shape)}};
+    // Only where a provider sets them, so the other cases read as before.
+    if (!prepared.request.proxy.isEmpty())
+        request.insert(u"proxy"_s, prepared.request.proxy.toString());
+    if (!prepared.request.caFile.isEmpty())
+        request.insert(u"ca_file"_s, QFileInfo(prepared.request.caFile).fileName());
+    return request;
 }
 
 // One provider folder: its config, loaded through the real loader, and its adapter.
@@ -345,6 +353,11 @@ private slots:
     void adapterForEveryKind();
     void providerHttpErrorClassifies_data();
     void providerHttpErrorClassifies();
+    void callsTheConfiguredEndpointForEveryKind_data();
+    void callsTheConfiguredEndpointForEveryKind();
+    void providerUrlEncodesWhatItInserts_data();
+    void providerUrlEncodesWhatItInserts();
+    void displayUrlHidesSecretQueryValues();
 
     void jsonPathParses_data();
     void jsonPathParses();
@@ -646,6 +659,190 @@ void TestAdapters::adapterForEveryKind()
     request.clientModel = request.upstreamModel = u"m"_s;
     const auto prepared = adapter->buildRequest(request);
     QCOMPARE(std::get<PreparedRequest>(prepared).request.url.toString(), url);
+}
+
+namespace {
+
+// A provider from YAML through the real loader; the environment holds every variable, its value
+// "secret-" and the name in lower case.
+config::ProviderConfig loadedProvider(const QByteArray &yaml)
+{
+    const auto environment = [](const QString &name) -> std::optional<QByteArray> {
+        return "secret-" + name.toLower().toUtf8();
+    };
+    config::LoadResult loaded = config::loadConfigText(yaml, u"test.yaml"_s, environment);
+    for (const config::ConfigError &error : std::as_const(loaded.errors))
+        qWarning().noquote() << error.toString();
+    return loaded.ok() ? loaded.config->providers.first() : config::ProviderConfig();
+}
+
+QByteArray headerOf(const upstream::HeaderList &headers, QByteArrayView name)
+{
+    for (const auto &[key, value] : headers) {
+        if (key.compare(name, Qt::CaseInsensitive) == 0)
+            return value;
+    }
+    return {};
+}
+
+} // namespace
+
+void TestAdapters::callsTheConfiguredEndpointForEveryKind_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<bool>("stream");
+    QTest::addColumn<QByteArray>("url");
+    QTest::addColumn<QByteArray>("keyHeader");
+    QTest::addColumn<QByteArray>("keyValue");
+
+    // Every kind takes the same keys; each row adds one header and one query parameter.
+    const QByteArray callKeys = "    api_key_env: PROVIDER_KEY\n"
+                                "    headers: {X-Team: support, X-Secret: {env: TEAM_SECRET}}\n"
+                                "    query: {tenant: \"a b+c\"}\n"
+                                "    proxy: http://proxy.example.test:3128\n";
+    QTest::newRow("openai")
+        << "providers:\n  - id: p\n    kind: openai\n    base_url: https://llm.example.test/v1/\n"
+           "    models: [m]\n" +
+               callKeys
+        << u"m"_s << false << "https://llm.example.test/v1/chat/completions?tenant=a%20b%2Bc"_ba
+        << "Authorization"_ba
+        << "Bearer secret-provider_key"_ba;
+    QTest::newRow("anthropic")
+        << "providers:\n  - id: p\n    kind: anthropic\n    base_url: https://llm.example.test/v1\n"
+           "    models: [m]\n" +
+               callKeys
+        << u"m"_s << false << "https://llm.example.test/v1/messages?tenant=a%20b%2Bc"_ba
+        << "x-api-key"_ba
+        << "secret-provider_key"_ba;
+    const QByteArray mapped = "providers:\n  - id: p\n    kind: mapped\n"
+                              "    base_url: http://agent.example.test:9100/agents?v=2\n"
+                              "    models: [m]\n    api_key_header: X-Agent-Key\n" +
+                              callKeys +
+                              "    mapping:\n"
+                              "      path: /generate\n"
+                              "      request: {prompt: $.messages}\n"
+                              "      answer: $.text\n"
+                              "      stream: {path: /generate/stream, delta: $.delta}\n";
+    QTest::newRow("mapped")
+        << mapped << u"m"_s << false
+        << "http://agent.example.test:9100/agents/generate?v=2&tenant=a%20b%2Bc"_ba
+        << "X-Agent-Key"_ba
+        << "secret-provider_key"_ba;
+    QTest::newRow("mapped, streamed")
+        << mapped << u"m"_s << true
+        << "http://agent.example.test:9100/agents/generate/stream?v=2&tenant=a%20b%2Bc"_ba
+        << "X-Agent-Key"_ba
+        << "secret-provider_key"_ba;
+    // Azure OpenAI: one provider, a deployment per model, named by the model's upstream name.
+    const QByteArray azure = "providers:\n  - id: azure\n    kind: openai\n"
+                             "    base_url: https://myres.openai.azure.com/openai/deployments/"
+                             "{model}\n"
+                             "    models: [{name: m, upstream: gpt4o-prod}, {name: mini, upstream: "
+                             "gpt4o-mini-prod}]\n"
+                             "    api_key_header: api-key\n" +
+                             callKeys;
+    QTest::newRow("azure, first deployment")
+        << azure << u"m"_s << false
+        << "https://myres.openai.azure.com/openai/deployments/gpt4o-prod/chat/"
+           "completions?tenant=a%20b%2Bc"_ba
+        << "api-key"_ba
+        << "secret-provider_key"_ba;
+    QTest::newRow("azure, second deployment")
+        << azure << u"mini"_s << true
+        << "https://myres.openai.azure.com/openai/deployments/gpt4o-mini-prod/chat/"
+           "completions?tenant=a%20b%2Bc"_ba
+        << "api-key"_ba
+        << "secret-provider_key"_ba;
+}
+
+void TestAdapters::callsTheConfiguredEndpointForEveryKind()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, model);
+    QFETCH(bool, stream);
+    QFETCH(QByteArray, url);
+    QFETCH(QByteArray, keyHeader);
+    QFETCH(QByteArray, keyValue);
+    const config::ProviderConfig provider = loadedProvider(yaml);
+    QVERIFY(!provider.id.isEmpty());
+    const auto adapter = upstream::adapters::adapterFor(provider);
+
+    AdapterRequest request;
+    request.openAiBody = R"({"model":")" + model.toUtf8() + R"(","stream":)" +
+                         (stream ? "true" : "false") +
+                         R"(,"messages":[{"role":"user","content":"hi"}]})";
+    request.clientModel = model;
+    request.upstreamModel = provider.upstreamModelFor(model);
+    request.stream = stream;
+    const auto prepared = adapter->buildRequest(request);
+    QVERIFY(std::holds_alternative<PreparedRequest>(prepared));
+    const upstream::UpstreamRequest &call = std::get<PreparedRequest>(prepared).request;
+
+    QCOMPARE(call.url.toEncoded(), url);
+    QCOMPARE(headerOf(call.headers, keyHeader), keyValue);
+    QCOMPARE(headerOf(call.headers, "X-Team"), "support"_ba);
+    QCOMPARE(headerOf(call.headers, "X-Secret"), "secret-team_secret"_ba);
+    QCOMPARE(call.proxy, QUrl(u"http://proxy.example.test:3128"_s));
+    QVERIFY(call.caFile.isEmpty());
+    // The key goes out once, in its own header only.
+    int keyCopies = 0;
+    for (const auto &[name, value] : call.headers)
+        keyCopies += value.contains("secret-provider_key") ? 1 : 0;
+    QCOMPARE(keyCopies, 1);
+}
+
+void TestAdapters::providerUrlEncodesWhatItInserts_data()
+{
+    QTest::addColumn<QString>("baseUrl");
+    QTest::addColumn<QString>("operationPath");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QByteArray>("url");
+
+    QTest::newRow("a slash in the model stays inside its path segment")
+        << u"https://h.example.test/deployments/{model}"_s << u"chat/completions"_s
+        << u"org/model v2"_s
+        << "https://h.example.test/deployments/org%2Fmodel%20v2/chat/completions"_ba;
+    QTest::newRow("the placeholder in the middle of a segment")
+        << u"https://h.example.test/models/{model}:predict"_s << QString() << u"gemma"_s
+        << "https://h.example.test/models/gemma:predict"_ba;
+    QTest::newRow("no placeholder: the model is not in the URL")
+        << u"http://127.0.0.1:8001/v1"_s << u"embeddings"_s << u"m"_s
+        << "http://127.0.0.1:8001/v1/embeddings"_ba;
+    QTest::newRow("trailing slashes of the base are not doubled")
+        << u"http://127.0.0.1:8001/v1//"_s << u"responses"_s << u"m"_s
+        << "http://127.0.0.1:8001/v1/responses"_ba;
+    QTest::newRow("a mapped path keeps its colon, encodes its percent")
+        << u"http://127.0.0.1:8001"_s << u"/v1/x:generate%"_s << u"m"_s
+        << "http://127.0.0.1:8001/v1/x:generate%25"_ba;
+}
+
+void TestAdapters::providerUrlEncodesWhatItInserts()
+{
+    QFETCH(QString, baseUrl);
+    QFETCH(QString, operationPath);
+    QFETCH(QString, model);
+    QFETCH(QByteArray, url);
+    config::ProviderConfig provider;
+    provider.baseUrl = QUrl(baseUrl);
+    QCOMPARE(upstream::adapters::providerUrl(provider, operationPath, model).toEncoded(), url);
+}
+
+void TestAdapters::displayUrlHidesSecretQueryValues()
+{
+    const config::ProviderConfig provider =
+        loadedProvider("providers:\n  - id: p\n    kind: openai\n"
+                       "    base_url: https://user:pass@llm.example.test/v1\n"
+                       "    models: [m]\n"
+                       "    query: {api-version: \"2024-10-21\", key: {env: QUERY_KEY}}\n");
+    const QUrl url = upstream::adapters::providerUrl(provider, u"chat/completions", u"m"_s);
+    QCOMPARE(url.toEncoded(), "https://user:pass@llm.example.test/v1/chat/"
+                              "completions?api-version=2024-10-21&key=secret-query_key"_ba);
+
+    const QString shown = upstream::adapters::displayUrl(provider, url);
+
+    QCOMPARE(shown,
+             u"https://llm.example.test/v1/chat/completions?api-version=2024-10-21&key=REDACTED"_s);
 }
 
 void TestAdapters::providerHttpErrorClassifies_data()

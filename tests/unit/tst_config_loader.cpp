@@ -7,6 +7,7 @@
 using namespace Qt::StringLiterals;
 using namespace std::chrono_literals;
 using switchyard::config::Config;
+using switchyard::config::ConfiguredValue;
 using switchyard::config::EnvironmentLookup;
 using switchyard::config::LoadResult;
 using switchyard::config::ProviderConfig;
@@ -14,14 +15,29 @@ using switchyard::config::ProviderKind;
 
 namespace {
 
-// Only LOCAL_KEY is set; every other name reads as unset, whatever the real environment holds.
+// Only these are set; every other name reads as unset, whatever the real environment holds.
 EnvironmentLookup fakeEnvironment()
 {
     return [](const QString &name) -> std::optional<QByteArray> {
         if (name == u"LOCAL_KEY"_s)
             return "sk-local-123"_ba;
+        if (name == u"TEAM_SECRET"_s)
+            return "team-secret+/="_ba;
+        if (name == u"TWO_LINES"_s)
+            return "first\nsecond"_ba;
         return std::nullopt;
     };
+}
+
+// An openai provider whose further keys are appended by each case, indented by four.
+QByteArray openAi(const QByteArray &keys)
+{
+    return "providers:\n"
+           "  - id: cloud\n"
+           "    kind: openai\n"
+           "    base_url: https://models.example.test/v1\n"
+           "    models: [gpt]\n" +
+           keys;
 }
 
 LoadResult load(const QByteArray &yaml)
@@ -54,6 +70,14 @@ private slots:
     void loadsTheEmbeddedDemo();
     void reportsAnUnreadableFile();
     void readsTheProcessEnvironment();
+
+    void loadsHowAProviderIsCalled();
+    void keyHeaderDefaultsByKind_data();
+    void keyHeaderDefaultsByKind();
+    void loadsAModelPlaceholderInBaseUrl();
+    void resolvesCaFileFromTheConfigFolder();
+    void reportsBadProviderCallKeys_data();
+    void reportsBadProviderCallKeys();
 };
 
 void TestConfigLoader::reportsEveryError_data()
@@ -601,6 +625,307 @@ void TestConfigLoader::readsTheProcessEnvironment()
     QCOMPARE(environment(name), std::optional<QByteArray>("value-1"_ba));
     QVERIFY(qunsetenv("SWITCHYARD_TST_CONFIG_LOADER_KEY"));
     QCOMPARE(environment(name), std::optional<QByteArray>());
+}
+
+void TestConfigLoader::loadsHowAProviderIsCalled()
+{
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    const QString caFile = folder.filePath(u"private-ca.pem"_s);
+    QFile pem(caFile);
+    QVERIFY(pem.open(QIODevice::WriteOnly));
+    pem.write("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    pem.close();
+
+    const LoadResult result = load(openAi("    api_key_env: LOCAL_KEY\n"
+                                          "    api_key_header: api-key\n"
+                                          "    api_key_prefix: \"\"\n"
+                                          "    headers:\n"
+                                          "      X-Team: support\n"
+                                          "      X-Secret: {env: TEAM_SECRET}\n"
+                                          "    query: {api-version: \"2024-10-21\", sig: {env: "
+                                          "TEAM_SECRET}}\n"
+                                          "    proxy: http://proxy.example.test:3128\n"
+                                          "    ca_file: " +
+                                          caFile.toUtf8() + "\n"));
+
+    QCOMPARE(errorLines(result), QStringList());
+    const ProviderConfig &provider = result.config->providers.first();
+    QCOMPARE(provider.keyHeaderName(), "api-key"_ba);
+    QCOMPARE(provider.keyPrefix(), QByteArray());
+    QCOMPARE(provider.headers,
+             (QList<ConfiguredValue>{{"X-Team", "support", {}},
+                                     {"X-Secret", "team-secret+/=", u"TEAM_SECRET"_s}}));
+    QCOMPARE(provider.query, (QList<ConfiguredValue>{{"api-version", "2024-10-21", {}},
+                                                     {"sig", "team-secret+/=", u"TEAM_SECRET"_s}}));
+    QVERIFY(!provider.headers.at(0).isSecret());
+    QVERIFY(provider.headers.at(1).isSecret());
+    QCOMPARE(provider.proxy, QUrl(u"http://proxy.example.test:3128"_s));
+    QCOMPARE(provider.caFile, caFile);
+}
+
+void TestConfigLoader::keyHeaderDefaultsByKind_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QByteArray>("header");
+    QTest::addColumn<QByteArray>("prefix");
+
+    QTest::newRow("openai") << openAi({}) << "Authorization"_ba
+                            << "Bearer "_ba;
+    QTest::newRow("openai, key elsewhere: no prefix")
+        << openAi("    api_key_header: X-Api-Key\n") << "X-Api-Key"_ba << QByteArray();
+    QTest::newRow("openai, authorization in any case keeps Bearer")
+        << openAi("    api_key_header: authorization\n") << "authorization"_ba
+        << "Bearer "_ba;
+    QTest::newRow("openai, own prefix")
+        << openAi("    api_key_prefix: \"Token \"\n") << "Authorization"_ba
+        << "Token "_ba;
+    QTest::newRow("anthropic") << "providers:\n"
+                                  "  - id: claude\n"
+                                  "    kind: anthropic\n"
+                                  "    base_url: https://api.anthropic.com/v1\n"
+                                  "    models: [claude]\n"_ba
+                               << "x-api-key"_ba << QByteArray();
+    QTest::newRow("anthropic behind a gateway that wants a bearer token")
+        << "providers:\n"
+           "  - id: claude\n"
+           "    kind: anthropic\n"
+           "    base_url: https://llm-gateway.example.test/anthropic/v1\n"
+           "    api_key_header: Authorization\n"
+           "    models: [claude]\n"_ba
+        << "Authorization"_ba
+        << "Bearer "_ba;
+    const QByteArray mapping = "    mapping:\n"
+                               "      request: {p: $.model}\n"
+                               "      answer: $.text\n";
+    const QByteArray mapped = "providers:\n"
+                              "  - id: agent\n"
+                              "    kind: mapped\n"
+                              "    base_url: http://127.0.0.1:9100\n"
+                              "    models: [agent]\n";
+    QTest::newRow("mapped, provider keys") << mapped + "    api_key_header: X-Agent-Key\n" + mapping
+                                           << "X-Agent-Key"_ba << QByteArray();
+    // Older files put these under `mapping:`, where the prefix defaulted to "Bearer " whatever
+    // the header: they keep meaning what they meant.
+    QTest::newRow("mapped, older mapping keys")
+        << mapped + mapping + "      api_key_header: X-Agent-Key\n"
+        << "X-Agent-Key"_ba
+        << "Bearer "_ba;
+    QTest::newRow("mapped, older header, provider prefix")
+        << mapped + "    api_key_prefix: \"\"\n" + mapping + "      api_key_header: X-Agent-Key\n"
+        << "X-Agent-Key"_ba << QByteArray();
+}
+
+void TestConfigLoader::keyHeaderDefaultsByKind()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QByteArray, header);
+    QFETCH(QByteArray, prefix);
+
+    const LoadResult result = load(yaml);
+
+    QCOMPARE(errorLines(result), QStringList());
+    const ProviderConfig &provider = result.config->providers.first();
+    QCOMPARE(provider.keyHeaderName(), header);
+    QCOMPARE(provider.keyPrefix(), prefix);
+}
+
+void TestConfigLoader::loadsAModelPlaceholderInBaseUrl()
+{
+    const LoadResult result =
+        load("providers:\n"
+             "  - id: azure\n"
+             "    kind: openai\n"
+             "    base_url: https://myres.openai.azure.com/openai/deployments/{model}\n"
+             "    models: [gpt4o-prod, gpt4o-mini-prod]\n"_ba);
+
+    QCOMPARE(errorLines(result), QStringList());
+    QCOMPARE(result.config->providers.first().baseUrl.toEncoded(),
+             "https://myres.openai.azure.com/openai/deployments/%7Bmodel%7D"_ba);
+}
+
+void TestConfigLoader::resolvesCaFileFromTheConfigFolder()
+{
+    QTemporaryDir folder;
+    QVERIFY(folder.isValid());
+    QVERIFY(QDir(folder.path()).mkdir(u"certs"_s));
+    QFile pem(folder.filePath(u"certs/ca.pem"_s));
+    QVERIFY(pem.open(QIODevice::WriteOnly));
+    pem.write("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    pem.close();
+    const QString configPath = folder.filePath(u"gateway.yaml"_s);
+    QFile file(configPath);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(openAi("    ca_file: certs/ca.pem\n"));
+    file.close();
+
+    const LoadResult result = switchyard::config::loadConfigFile(configPath, fakeEnvironment());
+
+    QCOMPARE(errorLines(result), QStringList());
+    QCOMPARE(result.config->providers.first().caFile, folder.filePath(u"certs/ca.pem"_s));
+}
+
+void TestConfigLoader::reportsBadProviderCallKeys_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("expectedErrors");
+
+    QTest::newRow("misspelt provider key")
+        << openAi("    header: {X-Team: support}\n    api_key_heder: api-key\n")
+        << QStringList{u"test.yaml:6:5: unknown key `header` (did you mean `headers`?)"_s,
+                       u"test.yaml:7:5: unknown key `api_key_heder` (did you mean "
+                       u"`api_key_header`?)"_s};
+    QTest::newRow("headers Switchyard owns")
+        << openAi("    headers:\n"
+                  "      host: example.test\n"
+                  "      Content-Length: 5\n"
+                  "      Transfer-Encoding: chunked\n"
+                  "      Connection: close\n"
+                  "      Content-Type: text/plain\n"
+                  "      Accept: text/plain\n"
+                  "      Accept-Encoding: gzip\n"
+                  "      Expect: 100-continue\n"
+                  "      TraceParent: 00-x\n"
+                  "      X-Request-Id: mine\n"
+                  "      x-switchyard-depth: \"0\"\n")
+        << QStringList{
+               u"test.yaml:7:7: header `host` cannot be set here: Switchyard writes it itself"_s,
+               u"test.yaml:8:7: header `Content-Length` cannot be set here: Switchyard writes it "
+               u"itself"_s,
+               u"test.yaml:9:7: header `Transfer-Encoding` cannot be set here: Switchyard writes "
+               u"it itself"_s,
+               u"test.yaml:10:7: header `Connection` cannot be set here: Switchyard writes it "
+               u"itself"_s,
+               u"test.yaml:11:7: header `Content-Type` cannot be set here: Switchyard writes it "
+               u"itself"_s,
+               u"test.yaml:12:7: header `Accept` cannot be set here: Switchyard writes it itself"_s,
+               u"test.yaml:13:7: header `Accept-Encoding` cannot be set here: Switchyard writes "
+               u"it itself"_s,
+               u"test.yaml:14:7: header `Expect` cannot be set here: Switchyard writes it itself"_s,
+               u"test.yaml:15:7: header `TraceParent` cannot be set here: Switchyard writes it "
+               u"itself"_s,
+               u"test.yaml:16:7: header `X-Request-Id` cannot be set here: Switchyard writes it "
+               u"itself"_s,
+               u"test.yaml:17:7: header `x-switchyard-depth` cannot be set here: Switchyard "
+               u"writes it itself"_s};
+    QTest::newRow("anthropic headers of an anthropic provider")
+        << "providers:\n"
+           "  - id: claude\n"
+           "    kind: anthropic\n"
+           "    base_url: https://api.anthropic.com/v1\n"
+           "    models: [claude]\n"
+           "    headers: {anthropic-version: \"2023-01-01\", Anthropic-Beta: x}\n"_ba
+        << QStringList{u"test.yaml:6:15: header `anthropic-version` cannot be set here: an "
+                       u"anthropic provider sets it with `anthropic.version`"_s,
+                       u"test.yaml:6:48: header `Anthropic-Beta` cannot be set here: an "
+                       u"anthropic provider sets it with `anthropic.beta`"_s};
+    QTest::newRow("bad header names and values")
+        << openAi("    headers:\n"
+                  "      \"X Team\": a\n"
+                  "      X-List: [a, b]\n"
+                  "      X-Empty:\n"
+                  "      X-Split: \"a\\nb\"\n"
+                  "      X-Dup: a\n"
+                  "      x-dup: b\n")
+        << QStringList{u"test.yaml:7:7: `\"X Team\"` is not a header name"_s,
+                       u"test.yaml:8:15: header `X-List` must have a text value or `{env: NAME}`, "
+                       u"got a list"_s,
+                       u"test.yaml:9:7: header `X-Empty` must have a text value or `{env: NAME}`, "
+                       u"got an empty value"_s,
+                       u"test.yaml:10:16: header `X-Split` must fit on one line"_s,
+                       u"test.yaml:12:7: duplicate header `x-dup` (first at line 11)"_s};
+    QTest::newRow("header secrets from the environment")
+        << openAi("    headers:\n"
+                  "      X-Unset: {env: NOT_SET_ANYWHERE}\n"
+                  "      X-Pasted: {env: \"sk-live-abc\"}\n"
+                  "      X-Typo: {evn: TEAM_SECRET}\n"
+                  "      X-Broken: {env: TWO_LINES}\n")
+        << QStringList{u"test.yaml:7:22: environment variable NOT_SET_ANYWHERE is not set"_s,
+                       u"test.yaml:8:23: `env` must name an environment variable (letters, "
+                       u"digits and `_`), not hold the value itself"_s,
+                       u"test.yaml:9:15: header `X-Typo` is missing required key `env`"_s,
+                       u"test.yaml:9:16: unknown key `evn` (did you mean `env`?)"_s,
+                       u"test.yaml:10:23: environment variable TWO_LINES holds a line break; "
+                       u"header `X-Broken` must fit on one line"_s};
+    QTest::newRow("the key's header set twice")
+        << openAi("    api_key_env: LOCAL_KEY\n"
+                  "    headers: {authorization: Basic abc}\n")
+        << QStringList{u"test.yaml:6:18: the key from `api_key_env` goes in header "
+                       u"`Authorization`, which `headers` sets too; remove one, or move the key "
+                       u"with `api_key_header`"_s};
+    QTest::newRow("bad key header and prefix")
+        << openAi("    api_key_header: Content-Type\n"
+                  "    api_key_prefix: [Bearer]\n")
+        << QStringList{u"test.yaml:6:21: `api_key_header` cannot be `Content-Type`: Switchyard "
+                       u"writes it itself"_s,
+                       u"test.yaml:7:21: `api_key_prefix` must be a string, got a list"_s};
+    QTest::newRow("bad query")
+        << openAi("    query: {api-version: [1], \"\": x, key: {env: NOT_SET_ANYWHERE}}\n")
+        << QStringList{u"test.yaml:6:26: query parameter `api-version` must have a text value "
+                       u"or `{env: NAME}`, got a list"_s,
+                       u"test.yaml:6:31: `\"\"` is not a query parameter name"_s,
+                       u"test.yaml:6:49: environment variable NOT_SET_ANYWHERE is not set"_s};
+    QTest::newRow("query is a list") << openAi("    query: [api-version]\n")
+                                     << QStringList{u"test.yaml:6:12: `query` must be a map of "
+                                                    u"parameter names to values, got a list"_s};
+    QTest::newRow("bad proxy") << openAi("    proxy: proxy.example.test:3128\n")
+                               << QStringList{u"test.yaml:6:12: `proxy` must be a proxy URL such "
+                                              u"as `http://proxy.example:3128` (schemes: http, "
+                                              u"https, socks4, socks4a, socks5, socks5h), got "
+                                              u"\"proxy.example.test:3128\""_s};
+    QTest::newRow("ca_file that is not there")
+        << openAi("    ca_file: /nonexistent/private-ca.pem\n")
+        << QStringList{u"test.yaml:6:14: `ca_file` /nonexistent/private-ca.pem does not exist"_s};
+    QTest::newRow("ca_file that is a folder")
+        << openAi("    ca_file: /\n")
+        << QStringList{u"test.yaml:6:14: `ca_file` / is not a file"_s};
+    QTest::newRow("model placeholder outside the path")
+        << "providers:\n"
+           "  - id: azure\n"
+           "    kind: openai\n"
+           "    base_url: https://{model}.openai.azure.com/v1\n"
+           "    models: [gpt]\n"
+           "  - id: other\n"
+           "    kind: openai\n"
+           "    base_url: https://x.example.test/deployments/{deployment}\n"
+           "    models: [gpt]\n"_ba
+        << QStringList{u"test.yaml:4:15: `{model}` may only stand in the path of `base_url`, "
+                       u"got \"https://{model}.openai.azure.com/v1\""_s,
+                       u"test.yaml:8:15: `base_url` may hold `{model}` but no other `{...}`, got "
+                       u"\"https://x.example.test/deployments/{deployment}\""_s};
+    QTest::newRow("call keys on a simulated provider")
+        << QByteArray(oneSimulatedProvider) +
+               "    headers: {X-Team: a}\n    proxy: http://proxy.example.test:3128\n"_ba
+        << QStringList{u"test.yaml:5:5: `headers` is not allowed for a simulated provider"_s,
+                       u"test.yaml:6:5: `proxy` is not allowed for a simulated provider"_s};
+    QTest::newRow("older mapping keys repeating the provider's")
+        << "providers:\n"
+           "  - id: agent\n"
+           "    kind: mapped\n"
+           "    base_url: http://127.0.0.1:9100\n"
+           "    models: [agent]\n"
+           "    api_key_header: X-Agent-Key\n"
+           "    headers: {X-Team: support}\n"
+           "    mapping:\n"
+           "      api_key_header: X-Other-Key\n"
+           "      headers: {x-team: sales, X-Extra: 1}\n"
+           "      request: {p: $.model}\n"
+           "      answer: $.text\n"_ba
+        << QStringList{u"test.yaml:9:7: `mapping.api_key_header` repeats the provider's own "
+                       u"`api_key_header`; keep the provider's"_s,
+                       u"test.yaml:10:7: `mapping.headers` repeats the provider's own `headers`; "
+                       u"keep the provider's"_s};
+}
+
+void TestConfigLoader::reportsBadProviderCallKeys()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, expectedErrors);
+
+    const LoadResult result = load(yaml);
+
+    QCOMPARE(errorLines(result), expectedErrors);
+    QVERIFY(!result.ok());
 }
 
 QTEST_GUILESS_MAIN(TestConfigLoader)

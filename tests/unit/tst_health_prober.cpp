@@ -20,6 +20,8 @@ private slots:
     void failedProbesTakeAnEndpointOutAndBringItBack();
     void endpointAddedAtRuntimeIsProbedToo();
     void stopEndsWaitsAndCalls();
+    void probeIsCalledAsTrafficIs_data();
+    void probeIsCalledAsTrafficIs();
 };
 
 namespace {
@@ -129,6 +131,78 @@ void HealthProberTest::stopEndsWaitsAndCalls()
     prober.reset(); // destroyed mid-call: the same
     QVERIFY(!f.transport.last().live);
     QCOMPARE(f.scheduler.pending(), std::size_t(0));
+}
+
+void HealthProberTest::probeIsCalledAsTrafficIs_data()
+{
+    QTest::addColumn<QByteArray>("provider");
+    QTest::addColumn<QByteArray>("method");
+    QTest::addColumn<QByteArray>("url");
+    QTest::addColumn<QByteArray>("keyHeader");
+    QTest::addColumn<QByteArray>("keyValue");
+
+    QTest::newRow("azure deployment of the first model")
+        << "  - id: azure\n"
+           "    kind: openai\n"
+           "    base_url: https://myres.openai.azure.com/openai/deployments/{model}\n"
+           "    api_key_env: KEY\n"
+           "    api_key_header: api-key\n"
+           "    query: {api-version: \"2024-10-21\"}\n"
+           "    headers: {X-Team: support}\n"
+           "    proxy: http://proxy.example.test:3128\n"
+           "    models: [{name: gpt-4o, upstream: gpt4o-prod}, {name: mini, upstream: mini-prod}]\n"_ba
+        << "POST"_ba
+        << "https://myres.openai.azure.com/openai/deployments/gpt4o-prod/chat/"
+           "completions?api-version=2024-10-21"_ba
+        << "api-key"_ba
+        << "the-key"_ba;
+    QTest::newRow("anthropic health path, its own key header")
+        << "  - id: claude\n"
+           "    kind: anthropic\n"
+           "    base_url: https://llm.example.test/anthropic/v1\n"
+           "    api_key_env: KEY\n"
+           "    probe_path: /health\n"
+           "    query: {tenant: a}\n"
+           "    headers: {X-Team: support}\n"
+           "    proxy: http://proxy.example.test:3128\n"
+           "    models: [claude]\n"_ba
+        << "GET"_ba
+        << "https://llm.example.test/health?tenant=a"_ba
+        << "x-api-key"_ba
+        << "the-key"_ba;
+}
+
+void HealthProberTest::probeIsCalledAsTrafficIs()
+{
+    QFETCH(QByteArray, provider);
+    QFETCH(QByteArray, method);
+    QFETCH(QByteArray, url);
+    QFETCH(QByteArray, keyHeader);
+    QFETCH(QByteArray, keyValue);
+    const config::LoadResult loaded =
+        config::loadConfigText("providers:\n" + provider, u"probe.yaml"_s, [](const QString &) {
+            return std::optional<QByteArray>("the-key");
+        });
+    QVERIFY(loaded.ok());
+    const config::Config &config = *loaded.config;
+
+    const auto request =
+        resilience::HealthProber::probeRequest(config.resilience.probes, config.providers.first());
+
+    QVERIFY(request);
+    QCOMPARE(request->method, method);
+    QCOMPARE(request->url.toEncoded(), url);
+    const auto header = [&](QByteArrayView name) {
+        for (const auto &[key, value] : request->headers) {
+            if (key.compare(name, Qt::CaseInsensitive) == 0)
+                return value;
+        }
+        return QByteArray();
+    };
+    QCOMPARE(header(keyHeader), keyValue);
+    QCOMPARE(header("X-Team"), "support"_ba);
+    QCOMPARE(header("x-switchyard-probe"), "1"_ba);
+    QCOMPARE(request->proxy, QUrl(u"http://proxy.example.test:3128"_s));
 }
 
 QTEST_GUILESS_MAIN(HealthProberTest)

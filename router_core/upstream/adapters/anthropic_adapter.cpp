@@ -2,6 +2,7 @@
 
 #include "config/config.h"
 #include "upstream/adapters/openai_shapes.h"
+#include "upstream/adapters/provider_endpoint.h"
 
 #include "json/json_template.h"
 #include <QHash>
@@ -18,16 +19,6 @@ namespace {
 QByteArray compact(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-QUrl messagesUrl(const QUrl &baseUrl)
-{
-    QUrl url = baseUrl;
-    QString path = url.path();
-    if (path.endsWith(u'/'))
-        path.chop(1);
-    url.setPath(path + u"/messages"_s);
-    return url;
 }
 
 QByteArray headerValue(const HeaderList &headers, QByteArrayView name)
@@ -550,7 +541,7 @@ AnthropicAdapter::buildRequest(const AdapterRequest &request) const
 
     PreparedRequest prepared;
     UpstreamRequest &call = prepared.request;
-    call.url = messagesUrl(m_provider.baseUrl);
+    call.url = providerUrl(m_provider, u"messages", request.upstreamModel);
     call.body = compact(messages);
     call.headers = {{"Content-Type", "application/json"},
                     {"Accept", request.stream ? "text/event-stream" : "application/json"},
@@ -559,8 +550,8 @@ AnthropicAdapter::buildRequest(const AdapterRequest &request) const
         call.headers.append(
             {"anthropic-beta", m_provider.adapter.anthropic.betas.join(u',').toUtf8()});
     call.headers.append(request.extraHeaders);
-    if (!m_provider.apiKey.isEmpty())
-        call.headers.append({"x-api-key", m_provider.apiKey});
+    call.headers.append(providerHeaders(m_provider));
+    applyConnectionOptions(m_provider, call);
 
     AnswerShape &shape = prepared.shape;
     shape.upstreamModel = request.upstreamModel;

@@ -3,6 +3,7 @@
 #include "config/config.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/openai_shapes.h"
+#include "upstream/adapters/provider_endpoint.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -15,18 +16,6 @@ using namespace Qt::StringLiterals;
 namespace {
 
 using config::MappedUsagePaths;
-
-QUrl endpointUrl(const QUrl &baseUrl, const QString &path)
-{
-    if (path.isEmpty())
-        return baseUrl;
-    QUrl url = baseUrl;
-    QString base = url.path();
-    if (base.endsWith(u'/'))
-        base.chop(1);
-    url.setPath(base + (path.startsWith(u'/') ? path : u'/' + path));
-    return url;
-}
 
 // A JSON document of any kind (an agent may answer with a bare string), or nullopt.
 std::optional<QJsonValue> parseJson(QByteArrayView text)
@@ -258,17 +247,17 @@ MappedAdapter::buildRequest(const AdapterRequest &request) const
 
     PreparedRequest prepared;
     UpstreamRequest &call = prepared.request;
-    call.url = endpointUrl(m_provider.baseUrl, upstreamStreams && !mapping.stream.path.isEmpty()
-                                                   ? mapping.stream.path
-                                                   : mapping.path);
+    call.url = providerUrl(m_provider,
+                           upstreamStreams && !mapping.stream.path.isEmpty() ? mapping.stream.path
+                                                                             : mapping.path,
+                           request.upstreamModel);
     const QJsonValue body = mapping.request.render(chat);
     call.body = QJsonDocument(body.toObject()).toJson(QJsonDocument::Compact);
     call.headers = {{"Content-Type", "application/json"},
                     {"Accept", upstreamStreams ? "text/event-stream" : "application/json"}};
-    call.headers.append(mapping.headers);
     call.headers.append(request.extraHeaders);
-    if (!m_provider.apiKey.isEmpty())
-        call.headers.append({mapping.apiKeyHeader, mapping.apiKeyPrefix + m_provider.apiKey});
+    call.headers.append(providerHeaders(m_provider));
+    applyConnectionOptions(m_provider, call);
 
     AnswerShape &shape = prepared.shape;
     shape.upstreamModel = request.upstreamModel;

@@ -2,6 +2,7 @@
 
 #include "config/config.h"
 #include "protocol/chat_request.h"
+#include "upstream/adapters/provider_endpoint.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,16 +13,6 @@ namespace switchyard::upstream::adapters {
 using namespace Qt::StringLiterals;
 
 namespace {
-
-QUrl operationUrl(const QUrl &baseUrl, protocol::Operation operation)
-{
-    QUrl url = baseUrl;
-    QString path = url.path();
-    if (path.endsWith(u'/'))
-        path.chop(1);
-    url.setPath(path + u'/' + protocol::upstreamPath(operation));
-    return url;
-}
 
 qint64 integerOr(simdjson::dom::object object, std::string_view key, qint64 fallback)
 {
@@ -247,7 +238,8 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
 {
     PreparedRequest prepared;
     UpstreamRequest &call = prepared.request;
-    call.url = operationUrl(m_provider.baseUrl, request.operation);
+    call.url =
+        providerUrl(m_provider, protocol::upstreamPath(request.operation), request.upstreamModel);
     // The fast path: the client's bytes as they came unless the model is renamed.
     call.body = request.upstreamModel == request.clientModel
                     ? request.openAiBody
@@ -255,8 +247,8 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     call.headers = {{"Content-Type", "application/json"},
                     {"Accept", request.stream ? "text/event-stream" : "application/json"}};
     call.headers.append(request.extraHeaders);
-    if (!m_provider.apiKey.isEmpty())
-        call.headers.append({"Authorization", "Bearer " + m_provider.apiKey});
+    call.headers.append(providerHeaders(m_provider));
+    applyConnectionOptions(m_provider, call);
 
     AnswerShape &shape = prepared.shape;
     shape.operation = request.operation;

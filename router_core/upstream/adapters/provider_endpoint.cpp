@@ -1,0 +1,95 @@
+#include "upstream/adapters/provider_endpoint.h"
+
+#include "config/config.h"
+
+#include <algorithm>
+
+namespace switchyard::upstream::adapters {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// `{` and `}` are not allowed in a URL path, so QUrl keeps a configured `{model}` encoded.
+constexpr QLatin1StringView encodedModelPlaceholder = "%7Bmodel%7D"_L1;
+
+QString encodedQueryItem(const config::ConfiguredValue &item)
+{
+    // Percent-encoded here rather than by QUrlQuery, which leaves `+` alone: a server reads a
+    // bare `+` as a space, and base64 secrets are full of them.
+    return QString::fromLatin1(QUrl::toPercentEncoding(QString::fromUtf8(item.name)) + '=' +
+                               QUrl::toPercentEncoding(QString::fromUtf8(item.value)));
+}
+
+} // namespace
+
+QUrl providerUrl(const config::ProviderConfig &provider, QStringView operationPath,
+                 const QString &upstreamModel)
+{
+    QUrl url = provider.baseUrl;
+    QString path = url.path(QUrl::FullyEncoded);
+    if (path.contains(encodedModelPlaceholder))
+        path.replace(encodedModelPlaceholder,
+                     QString::fromLatin1(QUrl::toPercentEncoding(upstreamModel)));
+    if (!operationPath.isEmpty()) {
+        while (path.endsWith(u'/'))
+            path.chop(1);
+        if (!operationPath.startsWith(u'/'))
+            path += u'/';
+        // Characters a path may hold as they are stay so (`/v1/models/x:generate`); the rest,
+        // `%` included, is encoded: configured paths are written decoded.
+        path += QString::fromLatin1(
+            QUrl::toPercentEncoding(operationPath.toString(), "/:@!$&'()*+,;="));
+    }
+    url.setPath(path, QUrl::TolerantMode);
+    if (!provider.query.isEmpty()) {
+        QString query = url.query(QUrl::FullyEncoded);
+        for (const config::ConfiguredValue &item : provider.query)
+            query += (query.isEmpty() ? QString() : u"&"_s) + encodedQueryItem(item);
+        url.setQuery(query, QUrl::TolerantMode);
+    }
+    return url;
+}
+
+HeaderList providerHeaders(const config::ProviderConfig &provider)
+{
+    HeaderList headers;
+    headers.reserve(provider.headers.size() + 1);
+    if (!provider.apiKey.isEmpty())
+        headers.append({provider.keyHeaderName(), provider.keyPrefix() + provider.apiKey});
+    for (const config::ConfiguredValue &header : provider.headers)
+        headers.append({header.name, header.value});
+    return headers;
+}
+
+void applyConnectionOptions(const config::ProviderConfig &provider, UpstreamRequest &request)
+{
+    request.proxy = provider.proxy;
+    request.caFile = provider.caFile;
+}
+
+QString displayUrl(const config::ProviderConfig &provider, const QUrl &url)
+{
+    QUrl shown = url.adjusted(QUrl::RemoveUserInfo);
+    const bool hasSecret =
+        std::any_of(provider.query.cbegin(), provider.query.cend(),
+                    [](const config::ConfiguredValue &item) { return item.isSecret(); });
+    if (hasSecret && shown.hasQuery()) {
+        QStringList items = shown.query(QUrl::FullyEncoded).split(u'&');
+        for (const config::ConfiguredValue &item : provider.query) {
+            if (!item.isSecret())
+                continue;
+            const QString secret = encodedQueryItem(item);
+            const QString name =
+                QString::fromLatin1(QUrl::toPercentEncoding(QString::fromUtf8(item.name)));
+            for (QString &written : items) {
+                if (written == secret)
+                    written = name + u"=REDACTED"_s;
+            }
+        }
+        shown.setQuery(items.join(u'&'), QUrl::TolerantMode);
+    }
+    return shown.toString();
+}
+
+} // namespace switchyard::upstream::adapters
