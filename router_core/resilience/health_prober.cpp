@@ -225,15 +225,50 @@ HealthProber::probeRequest(const config::ProbeConfig &config,
                               provider.kind == config::ProviderKind::Simulated;
     if (!speaksOpenAi || provider.models.isEmpty())
         return std::nullopt;
+    // The cheapest call the provider's first model serves: one chat token, else one embedding,
+    // one completion token, or the smallest Responses answer. A chat call to an embeddings
+    // model would fail every probe and keep a healthy provider out.
+    const config::ModelRoute *model = &provider.models.first();
+    for (protocol::Operation operation :
+         {protocol::Operation::Chat, protocol::Operation::Embeddings,
+          protocol::Operation::Completions, protocol::Operation::Responses}) {
+        const auto found = std::find_if(
+            provider.models.cbegin(), provider.models.cend(),
+            [operation](const config::ModelRoute &route) { return route.serves(operation); });
+        if (found != provider.models.cend()) {
+            model = &*found;
+            break;
+        }
+    }
+    const protocol::Operation operation =
+        model->serves(protocol::Operation::Chat)          ? protocol::Operation::Chat
+        : model->serves(protocol::Operation::Embeddings)  ? protocol::Operation::Embeddings
+        : model->serves(protocol::Operation::Completions) ? protocol::Operation::Completions
+                                                          : protocol::Operation::Responses;
     request.method = "POST";
-    request.url = upstream::adapters::providerUrl(provider, u"chat/completions",
-                                                  provider.models.first().upstreamName);
+    request.url = upstream::adapters::providerUrl(provider, protocol::upstreamPath(operation),
+                                                  model->upstreamName);
     request.headers.append({QByteArray("Content-Type"), QByteArray("application/json")});
-    const QJsonObject body{
-        {u"model"_s, provider.models.first().upstreamName},
-        {u"messages"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"ping"_s}}}},
-        {u"max_tokens"_s, 1},
-        {u"stream"_s, false}};
+    QJsonObject body{{u"model"_s, model->upstreamName}};
+    switch (operation) {
+    case protocol::Operation::Chat:
+        body.insert(u"messages"_s,
+                    QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"ping"_s}}});
+        body.insert(u"max_tokens"_s, 1);
+        body.insert(u"stream"_s, false);
+        break;
+    case protocol::Operation::Embeddings:
+        body.insert(u"input"_s, u"ping"_s);
+        break;
+    case protocol::Operation::Completions:
+        body.insert(u"prompt"_s, u"ping"_s);
+        body.insert(u"max_tokens"_s, 1);
+        break;
+    case protocol::Operation::Responses:
+        body.insert(u"input"_s, u"ping"_s);
+        body.insert(u"max_output_tokens"_s, 16); // the API's smallest
+        break;
+    }
     request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
     return request;
 }

@@ -5,6 +5,8 @@
 #include "execution_fixture.h"
 #include "resilience/health_prober.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -22,6 +24,8 @@ private slots:
     void stopEndsWaitsAndCalls();
     void probeIsCalledAsTrafficIs_data();
     void probeIsCalledAsTrafficIs();
+    void probeAsksWhatTheModelServes_data();
+    void probeAsksWhatTheModelServes();
 };
 
 namespace {
@@ -203,6 +207,50 @@ void HealthProberTest::probeIsCalledAsTrafficIs()
     QCOMPARE(header("X-Team"), "support"_ba);
     QCOMPARE(header("x-switchyard-probe"), "1"_ba);
     QCOMPARE(request->proxy, QUrl(u"http://proxy.example.test:3128"_s));
+}
+
+void HealthProberTest::probeAsksWhatTheModelServes_data()
+{
+    QTest::addColumn<QByteArray>("models");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("field");
+
+    QTest::newRow("chat first") << QByteArray("[{name: e, endpoints: [embeddings]}, c]")
+                                << u"/v1/chat/completions"_s << u"c"_s << u"messages"_s;
+    QTest::newRow("embeddings only")
+        << QByteArray("[{name: e, upstream: text-embedding-3-small, endpoints: [embeddings]}]")
+        << u"/v1/embeddings"_s << u"text-embedding-3-small"_s << u"input"_s;
+    QTest::newRow("completions only") << QByteArray("[{name: i, endpoints: [completions]}]")
+                                      << u"/v1/completions"_s << u"i"_s << u"prompt"_s;
+    QTest::newRow("responses only") << QByteArray("[{name: r, endpoints: [responses]}]")
+                                    << u"/v1/responses"_s << u"r"_s << u"input"_s;
+}
+
+void HealthProberTest::probeAsksWhatTheModelServes()
+{
+    QFETCH(QByteArray, models);
+    QFETCH(QString, path);
+    QFETCH(QString, model);
+    QFETCH(QString, field);
+    Fixture f(
+        "providers:\n"
+        "  - {id: alpha, kind: openai, responses_api: true, base_url: \"http://alpha.test/v1\","
+        " models: " +
+        models +
+        "}\n"
+        "probes: {interval: 1s, timeout: 200ms}\n");
+    resilience::HealthProber prober(f.store, f.health, f.transport, f.scheduler);
+    prober.start();
+    f.advance(1s);
+
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    const upstream::UpstreamRequest &request = f.transport.last().request;
+    QCOMPARE(request.url.path(), path);
+    const QJsonObject body = QJsonDocument::fromJson(request.body).object();
+    QCOMPARE(body.value("model"_L1).toString(), model);
+    QVERIFY(body.contains(field));
+    f.transport.answer();
 }
 
 QTEST_GUILESS_MAIN(HealthProberTest)
