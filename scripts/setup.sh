@@ -27,6 +27,8 @@ packages=(
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
     clang-format strace
+    # The official openai SDK's check (tests/sdk) runs on Node; npm installs the pinned SDK.
+    nodejs npm
 )
 
 if [ "${1:-}" = "--print-packages" ]; then
@@ -34,9 +36,16 @@ if [ "${1:-}" = "--print-packages" ]; then
     exit 0
 fi
 
+# A package counts as there when it is installed, or when an installed package Provides it: a
+# nodejs built elsewhere bundles npm, Provides it and Conflicts with Debian's, so asking apt for
+# npm there would fail.
+provided=" $(dpkg-query -W -f='${db:Status-Status}\t${Provides}\n' 2>/dev/null |
+    awk -F '\t' '$1 == "installed" && $2 != "" { print $2 }' |
+    tr ',' '\n' | sed 's/([^)]*)//; s/:.*//; s/[[:space:]]//g' | sort -u | tr '\n' ' ')"
 missing=()
 for package in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" &&
+        [[ "$provided" != *" $package "* ]]; then
         missing+=("$package")
     fi
 done

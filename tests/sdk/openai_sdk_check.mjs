@@ -1,0 +1,534 @@
+// The official openai Node SDK, pinned in package.json, as a client of Switchyard: Responses API
+// calls (whole, streamed, a function tool round trip) and embeddings, against a fake
+// OpenAI-compatible upstream and against the simulated provider. What the SDK parses and types is
+// the contract: a gateway answer the SDK cannot read, or reads differently, fails here.
+//
+//   node openai_sdk_check.mjs PATH/TO/switchyard
+//
+// Prints one line per check and `N passed, N failed`; exits 1 when any check failed.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+// ctest's own timeout is longer: this one still stops Switchyard and says which check hung.
+const wholeRunLimitMs = 150_000;
+const checkLimitMs = 20_000;
+
+// What the fake upstream answers. The vector's numbers are exact in float32, so the base64 form
+// (little-endian float32, what the SDK asks for by default) decodes to the very same numbers.
+const fake = {
+    chatText: 'Hello from the fake chat completions upstream.',
+    nativeText: 'Hello from the fake Responses upstream.',
+    toolCallId: 'call_fake_weather',
+    toolArguments: '{"city":"Paris"}',
+    embedding: [0.25, -0.5, 0.125, 1],
+    chatUsage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+};
+
+function failEarly(message) {
+    console.error(`openai_sdk_check: ${message}`);
+    process.exit(1);
+}
+
+const binary = process.argv[2];
+if (!binary || !fs.existsSync(binary))
+    failEarly(`usage: node openai_sdk_check.mjs PATH/TO/switchyard (got ${binary ?? 'nothing'})`);
+
+// The SDK that npm ci installed must be the one package.json pins, or the checks prove nothing.
+function installedSdk() {
+    const pinned = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'))
+        .dependencies.openai;
+    const installedFile = path.join(here, 'node_modules', 'openai', 'package.json');
+    if (!fs.existsSync(installedFile))
+        failEarly(`the openai SDK is not installed in ${here}/node_modules: run \`npm ci\` there`);
+    const installed = JSON.parse(fs.readFileSync(installedFile, 'utf8')).version;
+    if (installed !== pinned)
+        failEarly(`node_modules holds openai ${installed} but package.json pins ${pinned}: run \`npm ci\``);
+    return installed;
+}
+const sdkVersion = installedSdk();
+const { default: OpenAI } = await import('openai');
+
+// --- The fake OpenAI-compatible upstream -----------------------------------------------------
+
+const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function textOf(content) {
+    if (typeof content === 'string')
+        return content;
+    return (content ?? []).map((part) => part.text ?? '').join('');
+}
+
+function float32Base64(numbers) {
+    const bytes = Buffer.alloc(numbers.length * 4);
+    numbers.forEach((number, index) => bytes.writeFloatLE(number, index * 4));
+    return bytes.toString('base64');
+}
+
+class FakeUpstream {
+    requests = [];        // { path, body } of every request, oldest first
+    nativeAnswers = [];   // each native Responses answer as written: a response, or its events
+    #server = http.createServer((request, response) => this.#handle(request, response));
+
+    async start() {
+        this.#server.listen(0, '127.0.0.1');
+        await new Promise((resolve) => this.#server.once('listening', resolve));
+        return `http://127.0.0.1:${this.#server.address().port}/v1`;
+    }
+
+    stop() {
+        this.#server.closeAllConnections?.();
+        this.#server.close();
+    }
+
+    lastRequest(pathName) {
+        const found = this.requests.findLast((request) => request.path === pathName);
+        assert.ok(found, `the fake upstream got no request on ${pathName}`);
+        return found.body;
+    }
+
+    async #handle(request, response) {
+        let raw = '';
+        for await (const chunk of request)
+            raw += chunk;
+        let body;
+        try {
+            body = JSON.parse(raw);
+        } catch {
+            return this.#error(response, 400, `the fake upstream got a body that is not JSON: ${raw}`);
+        }
+        this.requests.push({ path: request.url, body });
+        const route = `${request.method} ${request.url}`;
+        if (route === 'POST /v1/chat/completions')
+            return this.#chat(body, response);
+        if (route === 'POST /v1/embeddings')
+            return this.#embeddings(body, response);
+        if (route === 'POST /v1/responses')
+            return this.#responses(body, response);
+        return this.#error(response, 404, `the fake upstream does not serve ${route}`);
+    }
+
+    #error(response, status, message) {
+        response.writeHead(status, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', code: null } }));
+    }
+
+    // A tool call when the user just spoke and tools are offered; after a tool result, a text
+    // that quotes it (so a round trip shows the result arrived); otherwise the fixed text.
+    #chatAnswer(body) {
+        const messages = body.messages ?? [];
+        const last = messages.at(-1);
+        if (last?.role === 'tool') {
+            const call = messages
+                .findLast((message) => message.role === 'assistant' && message.tool_calls)
+                ?.tool_calls.find((toolCall) => toolCall.id === last.tool_call_id);
+            if (!call)
+                return { error: `the tool message answers call ${last.tool_call_id}, which no earlier assistant message made` };
+            return { content: `The tool ${call.function.name} answered ${textOf(last.content)}` };
+        }
+        if (body.tools?.length && last?.role === 'user') {
+            return {
+                toolCalls: [{
+                    id: fake.toolCallId,
+                    type: 'function',
+                    function: { name: body.tools[0].function.name, arguments: fake.toolArguments },
+                }],
+            };
+        }
+        return { content: fake.chatText };
+    }
+
+    async #chat(body, response) {
+        const answer = this.#chatAnswer(body);
+        if (answer.error)
+            return this.#error(response, 400, answer.error);
+        const finishReason = answer.toolCalls ? 'tool_calls' : 'stop';
+        const envelope = { id: 'chatcmpl-fake', created: 1700000000, model: body.model };
+        if (!body.stream) {
+            const message = answer.toolCalls
+                ? { role: 'assistant', content: null, tool_calls: answer.toolCalls }
+                : { role: 'assistant', content: answer.content };
+            response.writeHead(200, { 'content-type': 'application/json' });
+            return response.end(JSON.stringify({
+                ...envelope, object: 'chat.completion',
+                choices: [{ index: 0, message, finish_reason: finishReason }],
+                usage: fake.chatUsage,
+            }));
+        }
+        const withUsage = body.stream_options?.include_usage === true;
+        const chunk = (delta, finish = null) => ({
+            ...envelope, object: 'chat.completion.chunk',
+            choices: [{ index: 0, delta, finish_reason: finish }],
+            ...(withUsage ? { usage: null } : {}),
+        });
+        const chunks = [chunk({ role: 'assistant', content: '' })];
+        if (answer.toolCalls) {
+            const [call] = answer.toolCalls;
+            chunks.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+            chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }));
+        } else {
+            for (const piece of answer.content.match(/.{1,12}/g))
+                chunks.push(chunk({ content: piece }));
+        }
+        chunks.push(chunk({}, finishReason));
+        if (withUsage)
+            chunks.push({ ...envelope, object: 'chat.completion.chunk', choices: [], usage: fake.chatUsage });
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const data of chunks) {
+            response.write(`data: ${JSON.stringify(data)}\n\n`);
+            await pause(5); // separate reads for the gateway, as a real upstream's tokens are
+        }
+        response.end('data: [DONE]\n\n');
+    }
+
+    #embeddings(body, response) {
+        const inputs = Array.isArray(body.input) ? body.input : [body.input];
+        const embedding = body.encoding_format === 'base64' ? float32Base64(fake.embedding) : fake.embedding;
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({
+            object: 'list',
+            data: inputs.map((_, index) => ({ object: 'embedding', index, embedding })),
+            model: body.model,
+            usage: { prompt_tokens: 2 * inputs.length, total_tokens: 2 * inputs.length },
+        }));
+    }
+
+    // The Responses API as OpenAI serves it: a `response` object, or typed events from
+    // `response.created` to `response.completed`, each with its sequence_number.
+    async #responses(body, response) {
+        const message = (status, text) => ({
+            type: 'message', id: 'msg_fake_native', status, role: 'assistant',
+            content: text === null ? [] : [{ type: 'output_text', text, annotations: [] }],
+        });
+        const responseObject = (status, output, usage) => ({
+            id: 'resp_fake_native', object: 'response', created_at: 1700000000, status,
+            error: null, incomplete_details: null, instructions: null, max_output_tokens: null,
+            model: body.model, output, parallel_tool_calls: true, previous_response_id: null,
+            reasoning: { effort: null, summary: null }, store: false, temperature: 1,
+            text: { format: { type: 'text' } }, tool_choice: 'auto', tools: [], top_p: 1,
+            truncation: 'disabled', usage, user: null, metadata: {},
+        });
+        const usage = {
+            input_tokens: 9, input_tokens_details: { cached_tokens: 0 },
+            output_tokens: 8, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 17,
+        };
+        const done = responseObject('completed', [message('completed', fake.nativeText)], usage);
+        if (!body.stream) {
+            this.nativeAnswers.push(done);
+            response.writeHead(200, { 'content-type': 'application/json' });
+            return response.end(JSON.stringify(done));
+        }
+        const part = { item_id: 'msg_fake_native', output_index: 0, content_index: 0 };
+        const events = [
+            { type: 'response.created', response: responseObject('in_progress', [], null) },
+            { type: 'response.in_progress', response: responseObject('in_progress', [], null) },
+            { type: 'response.output_item.added', output_index: 0, item: message('in_progress', null) },
+            { type: 'response.content_part.added', ...part, part: { type: 'output_text', text: '', annotations: [] } },
+            ...fake.nativeText.match(/.{1,10}/g).map((delta) => ({ type: 'response.output_text.delta', ...part, delta })),
+            { type: 'response.output_text.done', ...part, text: fake.nativeText },
+            { type: 'response.content_part.done', ...part, part: { type: 'output_text', text: fake.nativeText, annotations: [] } },
+            { type: 'response.output_item.done', output_index: 0, item: message('completed', fake.nativeText) },
+            { type: 'response.completed', response: done },
+        ].map((event, sequence_number) => ({ ...event, sequence_number }));
+        this.nativeAnswers.push(events);
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        for (const event of events) {
+            response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+            await pause(5);
+        }
+        response.end();
+    }
+}
+
+// --- Switchyard, started as an operator would ------------------------------------------------
+
+function writeConfig(directory, upstreamUrl) {
+    const file = path.join(directory, 'switchyard.yaml');
+    fs.writeFileSync(file, `listen: 127.0.0.1:8080
+# The checks assert what the fake upstream was sent: no probe requests in between.
+probes:
+  enabled: false
+providers:
+  - id: fake-openai
+    kind: openai
+    base_url: ${upstreamUrl}
+    models:
+      - {name: fake-chat, upstream: fake-chat-upstream}
+      - {name: fake-embed, upstream: fake-embed-upstream, endpoints: [embeddings], dimensions: 4}
+  - id: fake-native
+    kind: openai
+    base_url: ${upstreamUrl}
+    responses_api: true
+    models: [native-chat]
+  - id: simulated
+    kind: simulated
+    simulate: {latency: 0ms, first_token: 0ms, tokens_per_second: 1000, error_rate: 0, answer_tokens: 12}
+    models:
+      - sim-chat
+      - {name: sim-embed, endpoints: [embeddings], dimensions: 16}
+`);
+    return file;
+}
+
+class Switchyard {
+    #child;
+    #stderr = '';
+    #exit;
+
+    start(configFile) {
+        this.#child = spawn(binary, ['--headless', '--config', configFile, '--listen', '127.0.0.1:0'],
+            { stdio: ['ignore', 'pipe', 'pipe'] });
+        this.#exit = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
+        // Kept for the failure message; the tail is what says why it stopped.
+        this.#child.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk).slice(-4000); });
+        let stdout = '';
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(
+                `no "OpenAI base URL" line on stdout within 30 s; stdout: ${stdout}\nstderr: ${this.#stderr}`)), 30_000);
+            this.#child.stdout.on('data', (chunk) => {
+                stdout += chunk;
+                const match = /OpenAI base URL http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(stdout);
+                if (match) {
+                    clearTimeout(timer);
+                    resolve(Number(match[1]));
+                }
+            });
+            this.#child.once('error', (error) => { clearTimeout(timer); reject(error); });
+            this.#exit.then(({ code, signal }) => {
+                clearTimeout(timer);
+                reject(new Error(`switchyard exited (code ${code}, signal ${signal}) before it listened:\n${this.#stderr}`));
+            });
+        });
+    }
+
+    async stop() {
+        this.#child.kill('SIGTERM');
+        const stopped = await Promise.race([this.#exit, pause(30_000).then(() => null)]);
+        assert.ok(stopped, 'switchyard did not exit within 30 s of SIGTERM');
+        assert.deepEqual(stopped, { code: 0, signal: null }, `switchyard's exit after SIGTERM; stderr:\n${this.#stderr}`);
+    }
+
+    kill() {
+        if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null)
+            this.#child.kill('SIGKILL');
+    }
+}
+
+// --- Checks ----------------------------------------------------------------------------------
+
+let passed = 0;
+let failed = 0;
+
+function describe(error) {
+    if (error instanceof OpenAI.APIError)
+        return `${error.constructor.name} (HTTP ${error.status}): ${error.message}`;
+    return String(error?.message ?? error);
+}
+
+async function check(name, body) {
+    let timer;
+    const limit = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no result within ${checkLimitMs / 1000} s`)), checkLimitMs);
+    });
+    try {
+        await Promise.race([body(), limit]);
+        passed += 1;
+        console.log(`ok   ${name}`);
+    } catch (error) {
+        failed += 1;
+        console.log(`FAIL ${name}\n     ${describe(error).replaceAll('\n', '\n     ')}`);
+    } finally {
+        clearTimeout(timer);
+    }
+}
+
+const outputText = (response) => response.output
+    .filter((item) => item.type === 'message')
+    .flatMap((item) => item.content)
+    .filter((content) => content.type === 'output_text')
+    .map((content) => content.text)
+    .join('');
+
+async function collect(stream) {
+    const events = [];
+    for await (const event of stream)
+        events.push(event);
+    return events;
+}
+
+// What every Responses stream must be, whoever produced it. Returns the final response.
+function assertResponseStream(events) {
+    const types = events.map((event) => event.type);
+    assert.deepEqual(types.slice(0, 2), ['response.created', 'response.in_progress'], `event types: ${types.join(', ')}`);
+    assert.equal(types.at(-1), 'response.completed', `event types: ${types.join(', ')}`);
+    assert.deepEqual(events.map((event) => event.sequence_number), events.map((_, index) => index),
+        'sequence_number counts 0..n-1');
+    const final = events.at(-1).response;
+    assert.equal(final.status, 'completed');
+    const deltas = events.filter((event) => event.type === 'response.output_text.delta').map((event) => event.delta).join('');
+    assert.equal(deltas, outputText(final), 'the text deltas add up to the final text');
+    for (const done of events.filter((event) => event.type === 'response.output_text.done'))
+        assert.equal(done.text, deltas, 'response.output_text.done carries the whole text');
+    return final;
+}
+
+function assertNotServed(error, errorClass, status, code) {
+    assert.ok(error instanceof errorClass, `expected ${errorClass.name}, got ${describe(error)}`);
+    assert.equal(error.status, status);
+    assert.equal(error.code, code);
+    return true;
+}
+
+const weatherTool = {
+    type: 'function',
+    name: 'get_weather',
+    description: 'The current weather in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    strict: false,
+};
+
+async function runChecks(client, upstream) {
+    console.log(`# openai SDK ${sdkVersion}`);
+
+    // Translated: the Responses API turned into chat completions for a provider without it.
+    await check('responses.create, translated to chat completions', async () => {
+        const response = await client.responses.create({ model: 'fake-chat', input: 'Say hello.' });
+        assert.equal(response.object, 'response');
+        assert.equal(response.status, 'completed');
+        assert.equal(response.output_text, fake.chatText);
+        assert.ok(response.usage?.input_tokens > 0, `usage: ${JSON.stringify(response.usage)}`);
+        const sent = upstream.lastRequest('/v1/chat/completions');
+        assert.equal(sent.model, 'fake-chat-upstream');
+        assert.equal(textOf(sent.messages.at(-1).content), 'Say hello.');
+    });
+
+    await check('responses.create stream, translated to chat completions', async () => {
+        const events = await collect(await client.responses.create({ model: 'fake-chat', input: 'Say hello.', stream: true }));
+        assert.equal(outputText(assertResponseStream(events)), fake.chatText);
+        assert.equal(upstream.lastRequest('/v1/chat/completions').stream, true);
+    });
+
+    await check('responses.create function tool round trip, translated', async () => {
+        const input = [{ role: 'user', content: 'What is the weather in Paris?' }];
+        const first = await client.responses.create({ model: 'fake-chat', input, tools: [weatherTool] });
+        const call = first.output.find((item) => item.type === 'function_call');
+        assert.ok(call, `no function_call in output: ${JSON.stringify(first.output)}`);
+        assert.equal(call.name, 'get_weather');
+        assert.deepEqual(JSON.parse(call.arguments), JSON.parse(fake.toolArguments));
+        assert.ok(typeof call.call_id === 'string' && call.call_id.length > 0, `call_id: ${call.call_id}`);
+        const toolResult = '{"temperature_c":21}';
+        const second = await client.responses.create({
+            model: 'fake-chat',
+            tools: [weatherTool],
+            input: [...input, ...first.output, { type: 'function_call_output', call_id: call.call_id, output: toolResult }],
+        });
+        assert.equal(second.output_text, `The tool get_weather answered ${toolResult}`);
+    });
+
+    await check('responses.create stream with a function call, translated', async () => {
+        const events = await collect(await client.responses.create({
+            model: 'fake-chat', input: 'What is the weather in Paris?', tools: [weatherTool], stream: true,
+        }));
+        const final = assertResponseStream(events);
+        const call = final.output.find((item) => item.type === 'function_call');
+        assert.ok(call, `no function_call in the completed response: ${JSON.stringify(final.output)}`);
+        assert.equal(call.name, 'get_weather');
+        const argumentDeltas = events.filter((event) => event.type === 'response.function_call_arguments.delta')
+            .map((event) => event.delta).join('');
+        assert.equal(argumentDeltas, call.arguments, 'the argument deltas add up to the final arguments');
+        assert.deepEqual(JSON.parse(call.arguments), JSON.parse(fake.toolArguments));
+    });
+
+    // Passed through: a provider with `responses_api: true` answers the Responses API itself.
+    await check('responses.create, passed through to a Responses provider', async () => {
+        const response = await client.responses.create({ model: 'native-chat', input: 'Say hello.' });
+        const { output_text: text, ...relayed } = response; // output_text is the SDK's own addition
+        assert.equal(text, fake.nativeText);
+        assert.deepEqual(relayed, upstream.nativeAnswers.at(-1), 'the response as the upstream wrote it');
+        assert.equal(upstream.lastRequest('/v1/responses').input, 'Say hello.');
+    });
+
+    await check('responses.create stream, passed through to a Responses provider', async () => {
+        const events = await collect(await client.responses.create({ model: 'native-chat', input: 'Say hello.', stream: true }));
+        assert.equal(outputText(assertResponseStream(events)), fake.nativeText);
+        assert.deepEqual(events, upstream.nativeAnswers.at(-1), 'the events as the upstream wrote them');
+    });
+
+    // The simulated provider: whatever it says, it must reach the SDK as a valid response.
+    await check('responses.create, simulated provider', async () => {
+        const response = await client.responses.create({ model: 'sim-chat', input: 'Say hello.' });
+        assert.equal(response.status, 'completed');
+        assert.ok(response.output_text.length > 0, 'the simulated answer has text');
+    });
+
+    await check('responses.create stream, simulated provider', async () => {
+        const events = await collect(await client.responses.create({ model: 'sim-chat', input: 'Say hello.', stream: true }));
+        assert.ok(outputText(assertResponseStream(events)).length > 0, 'the simulated answer has text');
+    });
+
+    await check('embeddings.create through an openai provider (the SDK asks for base64)', async () => {
+        const result = await client.embeddings.create({ model: 'fake-embed', input: 'hello' });
+        assert.equal(result.data.length, 1);
+        assert.deepEqual(result.data[0].embedding, fake.embedding);
+        const sent = upstream.lastRequest('/v1/embeddings');
+        assert.equal(sent.model, 'fake-embed-upstream');
+        assert.equal(sent.encoding_format, 'base64');
+    });
+
+    await check('embeddings.create through an openai provider, floats, two inputs', async () => {
+        const result = await client.embeddings.create({ model: 'fake-embed', input: ['a', 'b'], encoding_format: 'float' });
+        assert.deepEqual(result.data.map((entry) => entry.index), [0, 1]);
+        for (const entry of result.data)
+            assert.deepEqual(entry.embedding, fake.embedding);
+    });
+
+    await check('embeddings.create on the simulated provider: 16 floats, deterministic', async () => {
+        const first = await client.embeddings.create({ model: 'sim-embed', input: 'alpha' });
+        const again = await client.embeddings.create({ model: 'sim-embed', input: 'alpha' });
+        const other = await client.embeddings.create({ model: 'sim-embed', input: 'beta' });
+        const vector = first.data[0].embedding;
+        assert.equal(vector.length, 16);
+        assert.ok(vector.every(Number.isFinite), `not all finite: ${vector}`);
+        assert.deepEqual(again.data[0].embedding, vector, 'the same input gives the same vector');
+        assert.notDeepEqual(other.data[0].embedding, vector, 'another input gives another vector');
+    });
+
+    await check('an unknown model: NotFoundError 404', async () => {
+        await assert.rejects(client.embeddings.create({ model: 'no-such-model', input: 'x' }),
+            (error) => assertNotServed(error, OpenAI.NotFoundError, 404, 'model_not_found'));
+    });
+
+    await check('a chat model asked for embeddings: BadRequestError 400', async () => {
+        await assert.rejects(client.embeddings.create({ model: 'fake-chat', input: 'x' }),
+            (error) => assertNotServed(error, OpenAI.BadRequestError, 400, 'model_not_supported_on_endpoint'));
+    });
+}
+
+// --- Main ------------------------------------------------------------------------------------
+
+const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-sdk-'));
+const upstream = new FakeUpstream();
+const switchyard = new Switchyard();
+process.on('exit', () => {
+    switchyard.kill();
+    fs.rmSync(directory, { recursive: true, force: true });
+});
+setTimeout(() => failEarly(`gave up after ${wholeRunLimitMs / 1000} s`), wholeRunLimitMs).unref();
+
+try {
+    const port = await switchyard.start(writeConfig(directory, await upstream.start()));
+    const client = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'test', maxRetries: 0, timeout: checkLimitMs });
+    await runChecks(client, upstream);
+    await check('switchyard exits 0 on SIGTERM', () => switchyard.stop());
+} catch (error) {
+    failEarly(describe(error));
+} finally {
+    upstream.stop();
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
