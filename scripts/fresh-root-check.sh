@@ -69,12 +69,16 @@ failed=0
 step() { # step NAME COMMAND...: runs one step, prints one line, counts it
     local name="$1" started=$SECONDS
     shift
-    if "$@" >"$log/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-').log" 2>&1; then
+    local file
+    file="$log/$(echo "$name" | tr -c 'a-zA-Z0-9\n' '-').log"
+    if "$@" >"$file" 2>&1; then
         passed=$((passed + 1))
         echo "ok   $name ($((SECONDS - started)) s)"
     else
         failed=$((failed + 1))
         echo "FAIL $name ($((SECONDS - started)) s), log: $log"
+        # The logs go with the root unless --keep: the end of this one says what failed.
+        tail -n 40 "$file" | sed 's/^/     | /'
         return 1
     fi
 }

@@ -408,6 +408,26 @@
         <source>%1: %2</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Responses API request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule: not used, %1 goes by model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier: none (tiers are for chat)</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::HealthMatrixModel</name>

@@ -407,6 +407,26 @@
         <source>%1: %2</source>
         <translation>%1：%2</translation>
     </message>
+    <message>
+        <source>Responses API request</source>
+        <translation>Responses API 请求</translation>
+    </message>
+    <message>
+        <source>Embeddings</source>
+        <translation>向量嵌入</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Rule: not used, %1 goes by model</source>
+        <translation>规则：未使用，%1 按模型路由</translation>
+    </message>
+    <message>
+        <source>Tier: none (tiers are for chat)</source>
+        <translation>层级：无（层级仅用于对话）</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::HealthMatrixModel</name>

@@ -11,8 +11,11 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTextBrowser>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <array>
 
 namespace switchyard::ui {
 
@@ -68,6 +71,10 @@ QString roleText(routing::CandidateRole role)
     return {};
 }
 
+// The endpoint combo box's entries, in its order.
+constexpr std::array kEndpoints{protocol::Operation::Chat, protocol::Operation::Responses,
+                                protocol::Operation::Embeddings, protocol::Operation::Completions};
+
 } // namespace
 
 DryRunPanel::DryRunPanel(EngineBridge &bridge, const RouteRulesModel &editedRules, QWidget *parent)
@@ -85,11 +92,20 @@ DryRunPanel::DryRunPanel(EngineBridge &bridge, const RouteRulesModel &editedRule
     m_presetLabel = makeLabel(TextRole::Caption, this);
     m_presetCombo = new QComboBox(this);
     m_presetCombo->setObjectName(QStringLiteral("dryRunPresetCombo"));
-    m_presetCombo->addItems({QString(), QString(), QString(), QString(), QString()});
+    for (int preset = 0; preset <= int(Preset::Embeddings); ++preset)
+        m_presetCombo->addItem(QString());
+    // The endpoints are paths, the same in every language.
+    m_endpointLabel = makeLabel(TextRole::Caption, this);
+    m_endpointCombo = new QComboBox(this);
+    m_endpointCombo->setObjectName(QStringLiteral("dryRunEndpointCombo"));
+    for (protocol::Operation operation : kEndpoints)
+        m_endpointCombo->addItem(protocol::operationPath(operation));
     m_runButton = new QPushButton(this);
     m_runButton->setObjectName(QStringLiteral("dryRunButton"));
     presetRow->addWidget(m_presetLabel);
     presetRow->addWidget(m_presetCombo, 1);
+    presetRow->addWidget(m_endpointLabel);
+    presetRow->addWidget(m_endpointCombo);
     presetRow->addWidget(m_runButton);
     layout->addLayout(presetRow);
 
@@ -129,6 +145,8 @@ DryRunPanel::DryRunPanel(EngineBridge &bridge, const RouteRulesModel &editedRule
 
     connect(m_presetCombo, &QComboBox::activated, this,
             [this](int index) { loadPreset(Preset(index)); });
+    connect(m_endpointCombo, &QComboBox::activated, this,
+            [this](int index) { selectEndpoint(kEndpoints[std::size_t(index)]); });
     connect(m_runButton, &QPushButton::clicked, this, &DryRunPanel::runDryRun);
     connect(&m_bridge, &EngineBridge::routeExplained, this, &DryRunPanel::onRouteExplained);
 
@@ -145,6 +163,9 @@ void DryRunPanel::retranslateUi()
     m_presetCombo->setItemText(int(Preset::SensitiveData), tr("Sensitive data"));
     m_presetCombo->setItemText(int(Preset::LongDocument), tr("Long document"));
     m_presetCombo->setItemText(int(Preset::AgentCanaryUser), tr("Agent canary user"));
+    m_presetCombo->setItemText(int(Preset::ResponsesRequest), tr("Responses API request"));
+    m_presetCombo->setItemText(int(Preset::Embeddings), tr("Embeddings"));
+    m_endpointLabel->setText(tr("Endpoint"));
     m_runButton->setText(tr("Run"));
     m_bodyLabel->setText(tr("Request body"));
     m_headersLabel->setText(tr("Headers, one \"name: value\" per line"));
@@ -162,15 +183,10 @@ void DryRunPanel::changeEvent(QEvent *event)
 void DryRunPanel::loadPreset(Preset preset)
 {
     m_presetCombo->setCurrentIndex(int(preset));
-    QString model;
-    for (const config::ProviderConfig &provider : m_bridge.routesState().snapshot->providers) {
-        if (!provider.models.isEmpty()) {
-            model = provider.models.first().publicName;
-            break;
-        }
-    }
     QString content = QStringLiteral("Hi! Can you suggest a name for a grey cat?");
     QString headers;
+    protocol::Operation operation = protocol::Operation::Chat;
+    QString model;
     switch (preset) {
     case Preset::SimpleChat:
         headers = QStringLiteral("x-switchyard-task: chat");
@@ -196,16 +212,78 @@ void DryRunPanel::loadPreset(Preset preset)
         content = QStringLiteral("Where is my order #1234?");
         headers = QStringLiteral("x-switchyard-user: user-42\nx-switchyard-session: s-7");
         break;
+    case Preset::ResponsesRequest:
+        operation = protocol::Operation::Responses;
+        content = QStringLiteral("Plan a three-day trip to Kyoto.");
+        headers = QStringLiteral("x-switchyard-task: chat");
+        break;
+    case Preset::Embeddings:
+        operation = protocol::Operation::Embeddings;
+        content = QStringLiteral("Switchyard routes each request to a provider.");
+        break;
     }
-    const QString body = QStringLiteral(R"({
+    m_headersEdit->setPlainText(headers);
+    selectEndpoint(operation, content);
+    if (!model.isEmpty()) {
+        m_bodyEdit->setPlainText(m_bodyEdit->toPlainText().replace(
+            QRegularExpression(QStringLiteral(R"re("model": "[^"]*")re")),
+            QStringLiteral(R"("model": "%1")").arg(model)));
+    }
+}
+
+protocol::Operation DryRunPanel::operation() const
+{
+    return kEndpoints[std::size_t(std::max(0, m_endpointCombo->currentIndex()))];
+}
+
+void DryRunPanel::selectEndpoint(protocol::Operation operation, const QString &content)
+{
+    const auto found = std::find(kEndpoints.cbegin(), kEndpoints.cend(), operation);
+    m_endpointCombo->setCurrentIndex(int(found - kEndpoints.cbegin()));
+    // The first model the config lists for the endpoint, so the sample routes as it is.
+    QString model;
+    for (const config::ProviderConfig &provider : m_bridge.routesState().snapshot->providers) {
+        for (const config::ModelRoute &route : provider.models) {
+            if (route.serves(operation)) {
+                model = route.publicName;
+                break;
+            }
+        }
+        if (!model.isEmpty())
+            break;
+    }
+    const QString text =
+        content.isEmpty() ? QStringLiteral("Hi! Can you suggest a name for a grey cat?") : content;
+    QString body;
+    switch (operation) {
+    case protocol::Operation::Chat:
+        body = QStringLiteral(R"({
   "model": "%1",
   "messages": [
     {"role": "user", "content": "%2"}
   ]
-})")
-                             .arg(model, content);
-    m_bodyEdit->setPlainText(body);
-    m_headersEdit->setPlainText(headers);
+})");
+        break;
+    case protocol::Operation::Responses:
+        body = QStringLiteral(R"({
+  "model": "%1",
+  "input": "%2"
+})");
+        break;
+    case protocol::Operation::Embeddings:
+        body = QStringLiteral(R"({
+  "model": "%1",
+  "input": ["%2"]
+})");
+        break;
+    case protocol::Operation::Completions:
+        body = QStringLiteral(R"({
+  "model": "%1",
+  "prompt": "%2"
+})");
+        break;
+    }
+    m_bodyEdit->setPlainText(body.arg(model, text));
 }
 
 void DryRunPanel::runDryRun()
@@ -216,8 +294,8 @@ void DryRunPanel::runDryRun()
     m_editedTicket = m_nextTicket++;
     m_liveResult->setPlainText(tr("Running..."));
     m_editedResult->setPlainText(tr("Running..."));
-    m_bridge.explainRoute(m_liveTicket, std::nullopt, headers, body);
-    m_bridge.explainRoute(m_editedTicket, m_editedRules.rules(), headers, body);
+    m_bridge.explainRoute(m_liveTicket, std::nullopt, headers, body, operation());
+    m_bridge.explainRoute(m_editedTicket, m_editedRules.rules(), headers, body, operation());
 }
 
 void DryRunPanel::onRouteExplained(quint64 ticket, const RouteExplanation &explanation)
@@ -234,8 +312,17 @@ QString DryRunPanel::describe(const RouteExplanation &explanation)
         return tr("No decision: %1").arg(explanation.error);
     const routing::RouteDecision &decision = explanation.decision;
     QStringList lines;
-    lines.append(tr("Rule: %1").arg(decision.rule.isEmpty() ? tr("none matched") : decision.rule));
-    if (decision.tier.isEmpty())
+    const bool byModelAlone = decision.operation == protocol::Operation::Embeddings ||
+                              decision.operation == protocol::Operation::Completions;
+    if (byModelAlone)
+        lines.append(tr("Rule: not used, %1 goes by model")
+                         .arg(protocol::operationPath(decision.operation)));
+    else
+        lines.append(
+            tr("Rule: %1").arg(decision.rule.isEmpty() ? tr("none matched") : decision.rule));
+    if (byModelAlone)
+        lines.append(tr("Tier: none (tiers are for chat)"));
+    else if (decision.tier.isEmpty())
         lines.append(tr("Tier: none (the rule pins the target)"));
     else
         lines.append(tr("Tier: %1, cascade step %2")

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/routes_state.h"
+#include "protocol/operation.h"
 
 #include <QFrame>
 
@@ -31,8 +32,20 @@ public:
                 QWidget *parent = nullptr);
 
     // The presets, in the order the combo box lists them.
-    enum class Preset { SimpleChat, CodeGeneration, SensitiveData, LongDocument, AgentCanaryUser };
+    enum class Preset {
+        SimpleChat,
+        CodeGeneration,
+        SensitiveData,
+        LongDocument,
+        AgentCanaryUser,
+        ResponsesRequest,
+        Embeddings,
+    };
     void loadPreset(Preset preset);
+    // The endpoint the sample is sent to, as the endpoint combo box shows it.
+    protocol::Operation operation() const;
+    // Shows `operation`'s endpoint and a sample body for it, keeping the headers.
+    void selectEndpoint(protocol::Operation operation, const QString &content = {});
 
     // Text shown for a decision, as both result panes show it.
     static QString describe(const RouteExplanation &explanation);
@@ -53,6 +66,8 @@ private:
     QLabel *m_title = nullptr;
     QLabel *m_presetLabel = nullptr;
     QComboBox *m_presetCombo = nullptr;
+    QLabel *m_endpointLabel = nullptr;
+    QComboBox *m_endpointCombo = nullptr;
     QLabel *m_bodyLabel = nullptr;
     QPlainTextEdit *m_bodyEdit = nullptr;
     QLabel *m_headersLabel = nullptr;

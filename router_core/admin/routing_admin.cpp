@@ -159,11 +159,23 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
     if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         return http::AdminReply::error(*error);
     const QJsonObject body = std::get<QJsonObject>(parsed);
-    if (auto error = unknownField(body, {u"request"_s, u"headers"_s, u"routes"_s}))
+    if (auto error = unknownField(body, {u"request"_s, u"headers"_s, u"routes"_s, u"endpoint"_s}))
         return http::AdminReply::error(*error);
     if (!body.value(u"request"_s).isObject())
         return http::AdminReply::error(
-            invalid(u"'request' must be a chat completion request object."_s, u"request"_s));
+            invalid(u"'request' must be a request object for the endpoint."_s, u"request"_s));
+    // The request is for /v1/chat/completions unless `endpoint` names another client path.
+    protocol::Operation operation = protocol::Operation::Chat;
+    if (body.contains(u"endpoint"_s)) {
+        const std::optional<protocol::Operation> named =
+            protocol::operationFromPath(body.value(u"endpoint"_s).toString());
+        if (!named)
+            return http::AdminReply::error(
+                invalid(u"'endpoint' must be one of /v1/chat/completions, /v1/responses, "
+                        u"/v1/embeddings and /v1/completions."_s,
+                        u"endpoint"_s));
+        operation = *named;
+    }
     control::HeaderList headers;
     if (body.contains(u"headers"_s)) {
         if (!body.value(u"headers"_s).isObject())
@@ -182,15 +194,15 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
 
     std::optional<QList<config::RouteRule>> rules;
     if (body.contains(u"routes"_s)) {
-        auto read =
-            config::readRouteRules(request.body, u"request body"_s,
-                                   *commands.routesState().snapshot, {"request"_L1, "headers"_L1});
+        auto read = config::readRouteRules(request.body, u"request body"_s,
+                                           *commands.routesState().snapshot,
+                                           {"request"_L1, "headers"_L1, "endpoint"_L1});
         if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
             return rulesRefused(*errors, u"The edited rules cannot be tried"_s);
         rules = std::get<QList<config::RouteRule>>(std::move(read));
     }
 
-    auto live = commands.explain(headers, chat);
+    auto live = commands.explain(headers, chat, std::nullopt, operation);
     if (const auto *error = std::get_if<protocol::ApiError>(&live))
         return http::AdminReply::error(*error);
     const routing::Explanation &liveExplanation = std::get<routing::Explanation>(live);
@@ -203,7 +215,7 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
             return header.first.compare("x-request-id", Qt::CaseInsensitive) == 0;
         });
         sameId.append({"x-request-id", liveExplanation.context.requestId});
-        auto edited = commands.explain(sameId, chat, rules);
+        auto edited = commands.explain(sameId, chat, rules, operation);
         if (const auto *error = std::get_if<protocol::ApiError>(&edited))
             return http::AdminReply::error(*error);
         answer.insert(u"edited"_s, explanationJson(std::get<routing::Explanation>(edited)));

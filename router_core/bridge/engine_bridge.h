@@ -3,6 +3,7 @@
 #include "config/routing_config.h"
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
+#include "protocol/operation.h"
 
 #include <QByteArray>
 #include <QList>
@@ -35,12 +36,13 @@ public:
     // The rules in force and the canary splits, as routesChanged last delivered them.
     virtual RoutesState routesState() const = 0;
 
-    // A dry run: the decision for a sample chat request under `rules`, or under the live rules
-    // and weights when `rules` is nullopt. Nothing is applied; routeExplained(ticket, ...)
-    // answers. A sample without x-request-id draws with a fixed one, so the live and the edited
-    // side of a comparison draw the same canary side.
+    // A dry run: the decision for a sample request to `operation`'s endpoint under `rules`, or
+    // under the live rules and weights when `rules` is nullopt. Nothing is applied;
+    // routeExplained(ticket, ...) answers. A sample without x-request-id draws with a fixed one,
+    // so the live and the edited side of a comparison draw the same canary side.
     virtual void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
-                              const HeaderList &headers, const QByteArray &body) = 0;
+                              const HeaderList &headers, const QByteArray &body,
+                              protocol::Operation operation) = 0;
     // Validates and, when valid, swaps the live rules at once; routesApplied answers.
     virtual void applyRoutes(const QList<config::RouteRule> &rules) = 0;
     // Live canary weights in the order of the rule's branches; routesChanged shows them.

@@ -47,10 +47,11 @@ RouteExplanation explanationOf(const std::variant<routing::Explanation, protocol
 // the bridge or the engine (ThreadHop).
 QCoro::Task<> explainOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
                               std::optional<QList<config::RouteRule>> rules,
-                              EngineBridge::HeaderList sample, QByteArray body)
+                              EngineBridge::HeaderList sample, QByteArray body,
+                              protocol::Operation operation)
 {
-    ThreadHop<RouteExplanation> hop(engine, host, [engine, rules, sample, body] {
-        return explanationOf(engine->commands().explain(sample, body, rules));
+    ThreadHop<RouteExplanation> hop(engine, host, [engine, rules, sample, body, operation] {
+        return explanationOf(engine->commands().explain(sample, body, rules, operation));
     });
     const RouteExplanation explanation = co_await hop;
     emit host->routeExplained(ticket, explanation);
@@ -196,7 +197,8 @@ void EngineHost::setSimulatorKnobs(const QString &providerId, const SimulatorKno
 }
 
 void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
-                              const HeaderList &headers, const QByteArray &body)
+                              const HeaderList &headers, const QByteArray &body,
+                              protocol::Operation operation)
 {
     if (!m_engine)
         return;
@@ -209,7 +211,7 @@ void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::
         });
         sample.append({"x-request-id", kDryRunRequestId.toByteArray()});
     }
-    explainOnEngine(this, m_engine, ticket, rules, sample, body);
+    explainOnEngine(this, m_engine, ticket, rules, sample, body, operation);
 }
 
 void EngineHost::applyRoutes(const QList<config::RouteRule> &rules)

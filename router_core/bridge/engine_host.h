@@ -37,7 +37,8 @@ public:
     RoutesState routesState() const override { return m_routesState; }
 
     void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
-                      const HeaderList &headers, const QByteArray &body) override;
+                      const HeaderList &headers, const QByteArray &body,
+                      protocol::Operation operation) override;
     void applyRoutes(const QList<config::RouteRule> &rules) override;
     void setCanaryWeights(const QString &rule, const QList<int> &weights) override;
     void resetCanaryWeights(const QString &rule) override;

@@ -2,6 +2,7 @@
 
 #include "config/rule_validation.h"
 #include "health/health_registry.h"
+#include "upstream/adapters/responses_ingress.h"
 
 #include <QLoggingCategory>
 
@@ -121,10 +122,26 @@ bool OperatorCommands::resetCanaryWeights(const QString &rule)
 
 std::variant<routing::Explanation, protocol::ApiError>
 OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
-                          const std::optional<QList<config::RouteRule>> &rules) const
+                          const std::optional<QList<config::RouteRule>> &rules,
+                          protocol::Operation operation) const
 {
+    if (operation == protocol::Operation::Responses) {
+        // Routed as the gateway routes it: as the chat request it translates to, or, when
+        // only a provider that speaks the Responses API can take it, as its model alone.
+        auto translated = upstream::adapters::chatRequestFromResponses(body);
+        if (const auto *error = std::get_if<protocol::ApiError>(&translated)) {
+            const std::optional<QByteArray> routable =
+                upstream::adapters::chatBodyForNativeProviders(m_store.config(), body);
+            if (!routable)
+                return *error;
+            return explain(headers, *routable, rules, protocol::Operation::Chat);
+        }
+        return explain(headers,
+                       std::get<upstream::adapters::ResponsesChatRequest>(translated).chatBody,
+                       rules, protocol::Operation::Chat);
+    }
     if (!rules)
-        return m_router.explain(headers, body);
+        return m_router.explain(headers, body, operation);
     const QStringList problems = problemsWith(*rules);
     if (!problems.isEmpty()) {
         protocol::ApiError error = protocol::ApiError::invalidRequest(
@@ -136,7 +153,7 @@ OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
     auto trial = std::make_shared<config::Config>(m_store.config());
     trial->routing.routes = *rules;
     const routing::RoutingTable table(std::move(trial), m_health);
-    return m_router.explain(table, headers, body);
+    return m_router.explain(table, headers, body, operation);
 }
 
 // ---- registered agents --------------------------------------------------------------------------

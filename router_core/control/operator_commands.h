@@ -78,9 +78,12 @@ public:
     // trial snapshot that differs from it in those rules alone. Either way the live agents,
     // canary weights and endpoint health decide. A body or header the gateway would refuse gives
     // its 400; rules that do not validate give a 400 listing every problem.
+    // `body` is in the shape of `operation`'s endpoint: a Responses request is translated to
+    // chat as the gateway translates it.
     std::variant<routing::Explanation, protocol::ApiError>
     explain(const HeaderList &headers, const QByteArray &body,
-            const std::optional<QList<config::RouteRule>> &rules = std::nullopt) const;
+            const std::optional<QList<config::RouteRule>> &rules = std::nullopt,
+            protocol::Operation operation = protocol::Operation::Chat) const;
 
     // ---- registered agents ----
     const health::AgentRegistry &agents() const { return m_router.agents(); }

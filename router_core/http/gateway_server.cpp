@@ -78,34 +78,6 @@ QByteArray compactJson(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-// A Responses request translation refused, when a provider of its model speaks the Responses API
-// itself: the chat body its routing reads (model, stream, the routing object), never sent to
-// anyone, since only such providers are tried. nullopt when no provider could take it.
-std::optional<QByteArray> nativeOnlyChatBody(const config::Config &config,
-                                             const QByteArray &responsesBody)
-{
-    const QJsonObject request = QJsonDocument::fromJson(responsesBody).object();
-    const QString model = request.value(QStringLiteral("model")).toString();
-    if (model.isEmpty())
-        return std::nullopt;
-    const bool served = std::any_of(config.providers.cbegin(), config.providers.cend(),
-                                    [&model](const config::ProviderConfig &provider) {
-                                        return provider.speaksResponses &&
-                                               provider.serves(provider.upstreamModelFor(model),
-                                                               protocol::Operation::Responses);
-                                    });
-    if (!served)
-        return std::nullopt;
-    QJsonObject chat{{QStringLiteral("model"), model},
-                     {QStringLiteral("stream"), request.value(QStringLiteral("stream")).toBool()},
-                     {QStringLiteral("messages"),
-                      QJsonArray{QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
-                                             {QStringLiteral("content"), QString()}}}}};
-    if (request.contains(QStringLiteral("switchyard")))
-        chat.insert(QStringLiteral("switchyard"), request.value(QStringLiteral("switchyard")));
-    return compactJson(chat);
-}
-
 // A model its providers list, asked for on an endpoint none of them serves it at: the client's
 // mistake, named with what would work (OpenAI says much the same for a chat model on
 // /v1/completions).
@@ -457,7 +429,8 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
             // What translation cannot carry (previous_response_id, built-in tools...) a
             // provider that speaks the Responses API may still serve: only those are tried.
-            std::optional<QByteArray> routable = nativeOnlyChatBody(table->config(), body);
+            std::optional<QByteArray> routable =
+                upstream::adapters::chatBodyForNativeProviders(table->config(), body);
             if (!routable) {
                 refuse(writer, trace, *error, ingress);
                 return;

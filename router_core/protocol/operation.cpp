@@ -194,6 +194,15 @@ QString operationPath(Operation operation)
     return u"/v1/"_s + upstreamPath(operation);
 }
 
+std::optional<Operation> operationFromPath(QStringView path)
+{
+    for (Operation operation : kOperations) {
+        if (operationPath(operation) == path)
+            return operation;
+    }
+    return std::nullopt;
+}
+
 QString upstreamPath(Operation operation)
 {
     return operation == Operation::Chat ? u"chat/completions"_s : operationName(operation);

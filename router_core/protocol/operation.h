@@ -35,6 +35,7 @@ QString operationName(Operation operation);
 std::optional<Operation> operationFromName(QStringView name);
 // The client's path: "/v1/chat/completions", "/v1/responses"...
 QString operationPath(Operation operation);
+std::optional<Operation> operationFromPath(QStringView path);
 // The path below a provider's base URL: "chat/completions", "responses"...
 QString upstreamPath(Operation operation);
 // The names of every operation in `operations`, in the enum's order.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "protocol/operation.h"
+
 #include <QList>
 #include <QString>
 #include <chrono>
@@ -63,6 +65,8 @@ struct RouteDecision {
     };
 
     QString model;
+    // The endpoint the request came to: embeddings and legacy completions go by model alone.
+    protocol::Operation operation = protocol::Operation::Chat;
     QString rule; // matched rule's name; empty when none matched
     QString tier; // chosen tier; empty when a rule pinned a target
     CascadeStep cascadeStep = CascadeStep::NotUsed;

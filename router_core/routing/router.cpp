@@ -234,6 +234,7 @@ struct Router::DecisionBuilder {
           listed(owner.m_health.providerCount(), false)
     {
         decision.model = context.model;
+        decision.operation = context.operation;
         decision.candidates.reserve(owner.m_health.providerCount());
         decision.steps.reserve(8);
         if (!context.session.isEmpty())
@@ -636,9 +637,12 @@ RouteDecision Router::route(const RoutingTable &table, const RequestContext &con
 
 std::variant<Explanation, protocol::ApiError>
 Router::explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
-                const QByteArray &body) const
+                const QByteArray &body, protocol::Operation operation) const
 {
-    auto parsed = protocol::parseChatRequest(body);
+    auto parsed =
+        operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
+        : operation == protocol::Operation::Completions ? protocol::parseCompletionsRequest(body)
+                                                        : protocol::parseChatRequest(body);
     if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         return *error;
     const protocol::ChatRequest &chat = std::get<protocol::ChatRequest>(parsed);
@@ -647,6 +651,7 @@ Router::explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteAr
         return *error;
     Explanation explanation;
     explanation.context = std::get<RequestContext>(std::move(built));
+    explanation.context.operation = operation;
     // The same id rule as live traffic, so the same x-request-id draws the same endpoint.
     if (explanation.context.requestId.isEmpty())
         explanation.context.requestId = telemetry::newRequestId();

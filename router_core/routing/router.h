@@ -103,14 +103,18 @@ public:
     // live traffic is, without calling anything: POST /admin/v1/route/explain and the console's
     // dry-run. A request without a sane x-request-id gets a fresh one (it decides the draw). A
     // body or header the gateway would refuse gives the same 400.
+    // `operation` says which endpoint the body is for: a chat body for chat (and for the
+    // Responses API, already translated), the operation's own for embeddings and completions.
     std::variant<Explanation, protocol::ApiError>
-    explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body) const
+    explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body,
+            protocol::Operation operation = protocol::Operation::Chat) const
     {
-        return explain(*m_table, headers, body);
+        return explain(*m_table, headers, body, operation);
     }
     std::variant<Explanation, protocol::ApiError>
     explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
-            const QByteArray &body) const;
+            const QByteArray &body,
+            protocol::Operation operation = protocol::Operation::Chat) const;
 
     // Every model any configured provider serves, sorted, each with the first provider that
     // serves it and what its providers serve together (GET /v1/models).

@@ -195,8 +195,9 @@ private Q_SLOTS:
         QCOMPARE(explained.status, 200);
 
         QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
-        bridge.explainRoute(1, std::nullopt, sample, body);
-        bridge.explainRoute(2, bridge.routesState().rules(), sample, body);
+        bridge.explainRoute(1, std::nullopt, sample, body, protocol::Operation::Chat);
+        bridge.explainRoute(2, bridge.routesState().rules(), sample, body,
+                            protocol::Operation::Chat);
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
         for (const QList<QVariant> &arguments : std::as_const(answered)) {
             const auto explanation = arguments.at(1).value<RouteExplanation>();
@@ -205,6 +206,56 @@ private Q_SLOTS:
             QCOMPARE(admin::decisionJson(explanation.decision),
                      explained.body.value(u"decision"_s).toObject());
         }
+    }
+
+    void dryRunOfOtherEndpointsRoutesAsTheGatewayDoes()
+    {
+        FakeUpstream upstream;
+        const QByteArray url = upstream.baseUrl();
+        EngineHost bridge(loadTestConfig("listen: 127.0.0.1:0\n"
+                                         "providers:\n"
+                                         "  - {id: chatty, kind: openai, base_url: " +
+                                             url +
+                                             ", models: [small]}\n"
+                                             "  - {id: embedder, kind: openai, base_url: " +
+                                             url +
+                                             ", models: [{name: vec, endpoints: [embeddings]}]}\n"
+                                             "routes:\n"
+                                             "  - name: everything\n"
+                                             "    to: {provider: chatty}\n",
+                                         u"endpoints test"_s));
+        QString error;
+        QVERIFY2(bridge.start(&error), qPrintable(error));
+        const QByteArray embeddings = R"({"model":"vec","input":"hello"})";
+        const QByteArray responses = R"({"model":"small","input":"hello","store":true})";
+
+        // The admin API's dry run: embeddings go by model, past the rule that takes all chat.
+        const Answer admin = call(bridge.port(), "POST", "/admin/v1/routes/dry-run",
+                                  R"({"endpoint":"/v1/embeddings","request":)" + embeddings + "}");
+        QCOMPARE(admin.status, 200);
+        const QJsonObject adminDecision =
+            admin.body.value(u"live"_s).toObject().value(u"decision"_s).toObject();
+        QCOMPARE(firstCandidate(adminDecision), u"embedder"_s);
+        QCOMPARE(call(bridge.port(), "POST", "/admin/v1/routes/dry-run",
+                      R"({"endpoint":"/v1/nothing","request":)" + embeddings + "}")
+                     .status,
+                 400);
+
+        // The console's: the same decision for embeddings; a Responses request as its chat form.
+        const Headers sample{{"x-request-id", "same-draw-3"}};
+        QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
+        bridge.explainRoute(1, std::nullopt, sample, embeddings, protocol::Operation::Embeddings);
+        bridge.explainRoute(2, std::nullopt, sample, responses, protocol::Operation::Responses);
+        QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
+        QHash<quint64, RouteExplanation> byTicket;
+        for (const QList<QVariant> &arguments : std::as_const(answered))
+            byTicket.insert(arguments.at(0).toULongLong(),
+                            arguments.at(1).value<RouteExplanation>());
+        QVERIFY2(byTicket[1].error.isEmpty(), qPrintable(byTicket[1].error));
+        QCOMPARE(firstCandidate(admin::decisionJson(byTicket[1].decision)), u"embedder"_s);
+        QVERIFY2(byTicket[2].error.isEmpty(), qPrintable(byTicket[2].error));
+        QCOMPARE(byTicket[2].decision.rule, u"everything"_s);
+        QCOMPARE(firstCandidate(admin::decisionJson(byTicket[2].decision)), u"chatty"_s);
     }
 
     void consoleDryRunDrawsOneIdWhenTheSampleHasNoUsableOne()
@@ -217,8 +268,9 @@ private Q_SLOTS:
         // draw the same on both sides, so the console's fixed id replaces it.
         const Headers sample{{"x-request-id", "not a token"}, {"x-switchyard-user", ""}};
         QSignalSpy answered(&bridge, &EngineBridge::routeExplained);
-        bridge.explainRoute(1, std::nullopt, sample, chat("big"));
-        bridge.explainRoute(2, bridge.routesState().rules(), sample, chat("big"));
+        bridge.explainRoute(1, std::nullopt, sample, chat("big"), protocol::Operation::Chat);
+        bridge.explainRoute(2, bridge.routesState().rules(), sample, chat("big"),
+                            protocol::Operation::Chat);
         QTRY_COMPARE_WITH_TIMEOUT(answered.size(), 2, 5000);
         for (const QList<QVariant> &arguments : std::as_const(answered))
             QCOMPARE(arguments.at(1).value<RouteExplanation>().requestId, u"console-dry-run"_s);

@@ -31,7 +31,7 @@ public:
     RoutesState routesState() const override { return m_routes; }
 
     void explainRoute(quint64, const std::optional<QList<config::RouteRule>> &, const HeaderList &,
-                      const QByteArray &) override
+                      const QByteArray &, protocol::Operation) override
     {
         ++explainRequests;
     }

@@ -43,7 +43,7 @@ constexpr auto kRoutesYaml = R"(
 listen: 127.0.0.1:0
 providers:
   - {id: sim-light, kind: simulated, models: [demo-light, agent-support]}
-  - {id: sim-pro, kind: simulated, models: [demo-pro, agent-support]}
+  - {id: sim-pro, kind: simulated, models: [demo-pro, agent-support, {name: demo-vectors, endpoints: [embeddings]}]}
   - {id: sim-local, kind: simulated, models: [demo-light]}
 tiers:
   light: {pool: [sim-light]}
@@ -104,6 +104,7 @@ private Q_SLOTS:
     void listsRulesInPriorityOrder();
     void invalidRegexShowsTheLoaderMessageAndBlocksApply();
     void dryRunComparesLiveAndEditedRules();
+    void dryRunAsksTheEndpointTheSampleIsFor();
     void applySwapsTheLiveRules();
     void nestedGroupEditReachesDryRunAndApply();
     void splitEditReachesTheLiveCanary();
@@ -249,6 +250,44 @@ void RoutesViewTest::dryRunComparesLiveAndEditedRules()
     child<QPlainTextEdit>(view, u"dryRunBody"_s)->setPlainText(u"{\"model\": 1}"_s);
     child<QPushButton>(view, u"dryRunButton"_s)->click();
     QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"No decision: "_s), kEngineTimeoutMs);
+}
+
+void RoutesViewTest::dryRunAsksTheEndpointTheSampleIsFor()
+{
+    RoutesView view(*m_bridge);
+    auto *live = child<QTextBrowser>(view, u"dryRunLiveResult"_s);
+    auto *endpoint = child<QComboBox>(view, u"dryRunEndpointCombo"_s);
+    auto *body = child<QPlainTextEdit>(view, u"dryRunBody"_s);
+
+    // Embeddings go by model: the rule that takes sensitive chat does not take them.
+    view.dryRunPanel()->loadPreset(DryRunPanel::Preset::Embeddings);
+    QCOMPARE(endpoint->currentText(), u"/v1/embeddings"_s);
+    QVERIFY2(body->toPlainText().contains(u"\"model\": \"demo-vectors\""_s),
+             qPrintable(body->toPlainText()));
+    child<QPlainTextEdit>(view, u"dryRunHeaders"_s)
+        ->setPlainText(u"x-switchyard-sensitivity: high"_s);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        live->toPlainText().startsWith(u"Rule: not used, /v1/embeddings goes by model\n"_s),
+        kEngineTimeoutMs);
+    QVERIFY2(live->toPlainText().contains(u"1. sim-pro (demo-vectors)"_s),
+             qPrintable(live->toPlainText()));
+
+    // A Responses request routes as its chat form: the sensitive rule takes it.
+    view.dryRunPanel()->loadPreset(DryRunPanel::Preset::ResponsesRequest);
+    QCOMPARE(endpoint->currentText(), u"/v1/responses"_s);
+    QVERIFY(body->toPlainText().contains(u"\"input\""_s));
+    child<QPlainTextEdit>(view, u"dryRunHeaders"_s)
+        ->setPlainText(u"x-switchyard-sensitivity: high"_s);
+    child<QPushButton>(view, u"dryRunButton"_s)->click();
+    QTRY_VERIFY_WITH_TIMEOUT(live->toPlainText().startsWith(u"Rule: local-only\n"_s),
+                             kEngineTimeoutMs);
+
+    // Choosing an endpoint by hand writes a sample body for it.
+    endpoint->setCurrentIndex(0);
+    emit endpoint->activated(0);
+    QVERIFY(body->toPlainText().contains(u"\"messages\""_s));
+    QCOMPARE(view.dryRunPanel()->operation(), switchyard::protocol::Operation::Chat);
 }
 
 void RoutesViewTest::applySwapsTheLiveRules()

@@ -1,5 +1,6 @@
 #include "upstream/adapters/responses_ingress.h"
 
+#include "config/config.h"
 #include "upstream/adapters/provider_adapter.h"
 
 #include <QDateTime>
@@ -754,6 +755,30 @@ chatRequestFromResponses(QByteArrayView responsesBody)
     if (builder.error)
         return *builder.error;
     return ResponsesChatRequest{compact(builder.chat), builder.ignored, builder.echo};
+}
+
+std::optional<QByteArray> chatBodyForNativeProviders(const config::Config &config,
+                                                     QByteArrayView responsesBody)
+{
+    const QJsonObject request = QJsonDocument::fromJson(responsesBody.toByteArray()).object();
+    const QString model = request.value(u"model"_s).toString();
+    if (model.isEmpty())
+        return std::nullopt;
+    const bool served = std::any_of(config.providers.cbegin(), config.providers.cend(),
+                                    [&model](const config::ProviderConfig &provider) {
+                                        return provider.speaksResponses &&
+                                               provider.serves(provider.upstreamModelFor(model),
+                                                               protocol::Operation::Responses);
+                                    });
+    if (!served)
+        return std::nullopt;
+    QJsonObject chat{{u"model"_s, model},
+                     {u"stream"_s, request.value(u"stream"_s).toBool()},
+                     {u"messages"_s,
+                      QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, QString()}}}}};
+    if (request.contains(u"switchyard"_s))
+        chat.insert(u"switchyard"_s, request.value(u"switchyard"_s));
+    return QJsonDocument(chat).toJson(QJsonDocument::Compact);
 }
 
 QString responseIdFor(QByteArrayView requestId)

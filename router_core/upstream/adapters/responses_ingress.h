@@ -14,6 +14,10 @@
 #include <optional>
 #include <variant>
 
+namespace switchyard::config {
+struct Config;
+}
+
 namespace switchyard::upstream::adapters {
 
 // For clients that speak OpenAI's Responses API to POST /v1/responses: their request becomes an
@@ -39,6 +43,13 @@ struct ResponsesChatRequest {
 // the same {"error":{message,type,param,code}} envelope the Responses API uses.
 std::variant<ResponsesChatRequest, protocol::ApiError>
 chatRequestFromResponses(QByteArrayView responsesBody);
+
+// For a Responses request chatRequestFromResponses refused, when a provider of its model speaks
+// the Responses API itself and may still serve it (previous_response_id, built-in tools...): a
+// chat body with what routing reads (model, stream, the `switchyard` routing object), never sent
+// to anyone, since only such providers may then be tried. nullopt when none could take it.
+std::optional<QByteArray> chatBodyForNativeProviders(const config::Config &config,
+                                                     QByteArrayView responsesBody);
 
 // The response id for a request id: `resp_` + requestId, unless it already has that prefix.
 QString responseIdFor(QByteArrayView requestId);
