@@ -65,13 +65,15 @@ protocol::ApiError invalidValue(const QString &param, const QString &got, const 
         param);
 }
 
-// What this gateway cannot do because it answers /v1/responses through chat completions: state
+// What cannot pass when /v1/responses is served through chat completions (the gateway only gets
+// here when no provider of the model speaks the Responses API itself): state
 // kept between requests and tools the provider itself runs.
 protocol::ApiError nativeOnly(const QString &what, const QString &param)
 {
     return protocol::ApiError::invalidRequest(
-        u"%1 is supported only by providers that speak the Responses API natively; this gateway "
-        u"serves /v1/responses through chat completions."_s.arg(what),
+        u"%1 is supported only by providers that speak the Responses API natively "
+        u"(`responses_api: true`); none of this model's providers does, so it is served through "
+        u"chat completions."_s.arg(what),
         param);
 }
 
