@@ -89,8 +89,15 @@ finish() {
     exit $?
 }
 
+# Besides its apt sources and resolver, the root takes one thing from this machine's network
+# path: the extra CA certificates Node is told to trust (NODE_EXTRA_CA_CERTS), for a path that
+# inspects TLS, so the test set-up's `npm ci` can reach the npm registry. A machine with a direct
+# path has none, and the root then gets none.
+extra_ca="/usr/local/share/switchyard-network-path-ca.pem"
 in_root() { # runs a command in the new root with a clean environment, as a new user would
-    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+    local node_ca=()
+    [ -f "$root$extra_ca" ] && node_ca=("NODE_EXTRA_CA_CERTS=$extra_ca")
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb "${node_ca[@]}" \
         PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
 }
 
@@ -100,6 +107,10 @@ make_root() {
     mmdebstrap --variant=apt --aptopt='Acquire::Check-Valid-Until "false"' \
         bookworm "$root" "${mirror[@]}"
     cp /etc/resolv.conf "$root/etc/resolv.conf"
+    if [ -n "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r "$NODE_EXTRA_CA_CERTS" ]; then
+        mkdir -p "$(dirname "$root$extra_ca")"
+        cp "$NODE_EXTRA_CA_CERTS" "$root$extra_ca"
+    fi
     for fs in proc sys dev dev/pts; do
         mount --bind "/$fs" "$root/$fs"
         mounted+=("$root/$fs")

@@ -76,4 +76,39 @@ ApiError ApiError::serviceUnavailable(const QString &message)
     return {503, message, QStringLiteral("server_error"), {}, QStringLiteral("unavailable"), {}};
 }
 
+QString jsonTypeName(const QJsonValue &value)
+{
+    switch (value.type()) {
+    case QJsonValue::Array:
+        return QStringLiteral("an array");
+    case QJsonValue::Object:
+        return QStringLiteral("an object");
+    case QJsonValue::Double:
+        return QStringLiteral("a number");
+    case QJsonValue::String:
+        return QStringLiteral("a string");
+    case QJsonValue::Bool:
+        return QStringLiteral("a boolean");
+    case QJsonValue::Null:
+        return QStringLiteral("null");
+    case QJsonValue::Undefined:
+        break;
+    }
+    return QStringLiteral("nothing");
+}
+
+ApiError wrongJsonType(const QString &param, const QString &expected, const QJsonValue &got)
+{
+    return ApiError::invalidRequest(
+        QStringLiteral("Invalid type for '%1': expected %2, but got %3 instead.")
+            .arg(param, expected, jsonTypeName(got)),
+        param);
+}
+
+ApiError missingParameter(const QString &param)
+{
+    return ApiError::invalidRequest(QStringLiteral("Missing required parameter: '%1'.").arg(param),
+                                    param);
+}
+
 } // namespace switchyard::protocol

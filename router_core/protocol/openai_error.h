@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QJsonValue>
 #include <QString>
 #include <chrono>
 
@@ -29,5 +30,14 @@ struct ApiError {
     static ApiError payloadTooLarge(qint64 limitBytes);
     static ApiError serviceUnavailable(const QString &message);
 };
+
+// The words OpenAI's errors use for a request field of the wrong JSON type or one that is
+// missing, shared by every ingress that reads a body with Qt's JSON classes:
+// "an array", "a string"... (and "nothing" for an absent value).
+QString jsonTypeName(const QJsonValue &value);
+// "Invalid type for 'param': expected EXPECTED, but got TYPE instead."
+ApiError wrongJsonType(const QString &param, const QString &expected, const QJsonValue &got);
+// "Missing required parameter: 'param'."
+ApiError missingParameter(const QString &param);
 
 } // namespace switchyard::protocol

@@ -16,40 +16,6 @@ namespace {
 constexpr std::array kOperations = {Operation::Chat, Operation::Responses, Operation::Embeddings,
                                     Operation::Completions};
 
-QString jsonTypeName(const QJsonValue &value)
-{
-    switch (value.type()) {
-    case QJsonValue::Object:
-        return u"an object"_s;
-    case QJsonValue::Array:
-        return u"an array"_s;
-    case QJsonValue::String:
-        return u"a string"_s;
-    case QJsonValue::Double:
-        return u"a number"_s;
-    case QJsonValue::Bool:
-        return u"a boolean"_s;
-    case QJsonValue::Null:
-        return u"null"_s;
-    case QJsonValue::Undefined:
-        break;
-    }
-    return u"an unknown value"_s;
-}
-
-ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
-{
-    return ApiError::invalidRequest(
-        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
-                                                                         jsonTypeName(got)),
-        param);
-}
-
-ApiError missing(const QString &param)
-{
-    return ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param), param);
-}
-
 // The body as an object with a non-empty string `model`, the part every operation shares.
 std::variant<QJsonObject, ApiError> readObjectWithModel(const QByteArray &body,
                                                         ChatRequest &request)
@@ -67,9 +33,9 @@ std::variant<QJsonObject, ApiError> readObjectWithModel(const QByteArray &body,
     QJsonObject object = document.object();
     const QJsonValue model = object.value("model"_L1);
     if (model.isUndefined())
-        return missing(u"model"_s);
+        return missingParameter(u"model"_s);
     if (!model.isString())
-        return wrongType(u"model"_s, u"a string"_s, model);
+        return wrongJsonType(u"model"_s, u"a string"_s, model);
     request.model = model.toString();
     if (request.model.isEmpty())
         return ApiError::invalidRequest(u"Invalid value for 'model': it must not be empty."_s,
@@ -84,7 +50,7 @@ std::optional<ApiError> readRoutingObject(const QJsonObject &object, ChatRequest
     if (routing.isUndefined())
         return std::nullopt;
     if (!routing.isObject())
-        return wrongType(u"switchyard"_s, u"an object"_s, routing);
+        return wrongJsonType(u"switchyard"_s, u"an object"_s, routing);
     request.hasRoutingObject = true;
     const QJsonObject fields = routing.toObject();
     for (auto field = fields.begin(); field != fields.end(); ++field) {
@@ -98,8 +64,8 @@ std::optional<ApiError> readRoutingObject(const QJsonObject &object, ChatRequest
         else if (value.isBool())
             request.routingMetadata.append({field.key(), value.toBool() ? u"true"_s : u"false"_s});
         else if (!value.isNull())
-            return wrongType(u"switchyard."_s + field.key(), u"a string, number or boolean"_s,
-                             value);
+            return wrongJsonType(u"switchyard."_s + field.key(), u"a string, number or boolean"_s,
+                                 value);
     }
     return std::nullopt;
 }
@@ -129,13 +95,13 @@ std::optional<ApiError> readTextInput(const QJsonValue &input, const QString &pa
     const QString expected = u"a string, an array of strings, an array of token ids or an array "
                              u"of arrays of token ids"_s;
     if (!input.isArray())
-        return wrongType(param, expected, input);
+        return wrongJsonType(param, expected, input);
     const QJsonArray list = input.toArray();
     if (list.isEmpty())
         return notEmpty(u"the array"_s);
     if (list.first().isDouble()) {
         if (!isTokenList(list))
-            return wrongType(param, expected, input);
+            return wrongJsonType(param, expected, input);
         request.estimatedInputTokens += list.size();
         request.messageCount = 1;
         return std::nullopt;
@@ -150,7 +116,7 @@ std::optional<ApiError> readTextInput(const QJsonValue &input, const QString &pa
                 return notEmpty(u"a token array"_s);
             request.estimatedInputTokens += entry.toArray().size();
         } else {
-            return wrongType(entryParam, u"a string or an array of token ids"_s, entry);
+            return wrongJsonType(entryParam, u"a string or an array of token ids"_s, entry);
         }
     }
     request.messageCount = int(list.size());
@@ -238,7 +204,7 @@ std::variant<ChatRequest, ApiError> parseEmbeddingsRequest(const QByteArray &bod
 
     const QJsonValue input = object.value("input"_L1);
     if (input.isUndefined())
-        return missing(u"input"_s);
+        return missingParameter(u"input"_s);
     if (auto error = readTextInput(input, u"input"_s, request))
         return *error;
     const QJsonValue format = object.value("encoding_format"_L1);
@@ -274,12 +240,12 @@ std::variant<ChatRequest, ApiError> parseCompletionsRequest(const QByteArray &bo
 
     const QJsonValue prompt = object.value("prompt"_L1);
     if (prompt.isUndefined())
-        return missing(u"prompt"_s);
+        return missingParameter(u"prompt"_s);
     if (auto error = readTextInput(prompt, u"prompt"_s, request))
         return *error;
     const QJsonValue stream = object.value("stream"_L1);
     if (!stream.isUndefined() && !stream.isNull() && !stream.isBool())
-        return wrongType(u"stream"_s, u"a boolean"_s, stream);
+        return wrongJsonType(u"stream"_s, u"a boolean"_s, stream);
     request.stream = stream.toBool();
     if (auto error = readRoutingObject(object, request))
         return *error;

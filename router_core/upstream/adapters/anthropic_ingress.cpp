@@ -18,41 +18,6 @@ QByteArray compact(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-QString typeName(const QJsonValue &value)
-{
-    switch (value.type()) {
-    case QJsonValue::Array:
-        return u"an array"_s;
-    case QJsonValue::Object:
-        return u"an object"_s;
-    case QJsonValue::Double:
-        return u"a number"_s;
-    case QJsonValue::String:
-        return u"a string"_s;
-    case QJsonValue::Bool:
-        return u"a boolean"_s;
-    case QJsonValue::Null:
-        return u"null"_s;
-    case QJsonValue::Undefined:
-        break;
-    }
-    return u"nothing"_s;
-}
-
-protocol::ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
-{
-    return protocol::ApiError::invalidRequest(
-        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
-                                                                         typeName(got)),
-        param);
-}
-
-protocol::ApiError missing(const QString &param)
-{
-    return protocol::ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param),
-                                              param);
-}
-
 protocol::ApiError unsupported(const QString &what, const QString &param)
 {
     return protocol::ApiError::invalidRequest(
@@ -86,13 +51,14 @@ public:
             if (!text.isEmpty())
                 chat.append(QJsonObject{{u"role"_s, u"system"_s}, {u"content"_s, text}});
         } else if (!system.isUndefined() && !system.isNull()) {
-            fail(wrongType(u"system"_s, u"a string or an array of text blocks"_s, system));
+            fail(protocol::wrongJsonType(u"system"_s, u"a string or an array of text blocks"_s,
+                                         system));
         }
         const QJsonArray messages = request.value(u"messages"_s).toArray();
         for (qsizetype index = 0; index < messages.size() && !error; ++index) {
             const QString param = u"messages[%1]"_s.arg(index);
             if (!messages.at(index).isObject()) {
-                fail(wrongType(param, u"an object"_s, messages.at(index)));
+                fail(protocol::wrongJsonType(param, u"an object"_s, messages.at(index)));
                 break;
             }
             const QJsonObject message = messages.at(index).toObject();
@@ -112,8 +78,8 @@ public:
                 continue;
             }
             if (!content.isArray()) {
-                fail(wrongType(param + u".content"_s, u"a string or an array of content blocks"_s,
-                               content));
+                fail(protocol::wrongJsonType(param + u".content"_s,
+                                             u"a string or an array of content blocks"_s, content));
                 break;
             }
             if (role == u"user"_s)
@@ -265,14 +231,14 @@ std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayV
     const QJsonObject request = document.object();
     const QJsonValue model = request.value(u"model"_s);
     if (model.isUndefined())
-        return missing(u"model"_s);
+        return protocol::missingParameter(u"model"_s);
     if (!model.isString())
-        return wrongType(u"model"_s, u"a string"_s, model);
+        return protocol::wrongJsonType(u"model"_s, u"a string"_s, model);
     const QJsonValue messages = request.value(u"messages"_s);
     if (messages.isUndefined())
-        return missing(u"messages"_s);
+        return protocol::missingParameter(u"messages"_s);
     if (!messages.isArray())
-        return wrongType(u"messages"_s, u"an array"_s, messages);
+        return protocol::wrongJsonType(u"messages"_s, u"an array"_s, messages);
 
     ChatRequestBuilder builder;
     QJsonObject chat{{u"model"_s, model}};
@@ -281,7 +247,7 @@ std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayV
     if (maxTokens.isDouble())
         chat.insert(u"max_tokens"_s, maxTokens);
     else if (!maxTokens.isUndefined())
-        return wrongType(u"max_tokens"_s, u"an integer"_s, maxTokens);
+        return protocol::wrongJsonType(u"max_tokens"_s, u"an integer"_s, maxTokens);
     if (request.value(u"stop_sequences"_s).isArray())
         chat.insert(u"stop"_s, request.value(u"stop_sequences"_s));
     for (const QString &name : {u"temperature"_s, u"top_p"_s}) {

@@ -23,41 +23,6 @@ bool absent(const QJsonValue &value)
     return value.isUndefined() || value.isNull();
 }
 
-QString typeName(const QJsonValue &value)
-{
-    switch (value.type()) {
-    case QJsonValue::Array:
-        return u"an array"_s;
-    case QJsonValue::Object:
-        return u"an object"_s;
-    case QJsonValue::Double:
-        return u"a number"_s;
-    case QJsonValue::String:
-        return u"a string"_s;
-    case QJsonValue::Bool:
-        return u"a boolean"_s;
-    case QJsonValue::Null:
-        return u"null"_s;
-    case QJsonValue::Undefined:
-        break;
-    }
-    return u"nothing"_s;
-}
-
-protocol::ApiError wrongType(const QString &param, const QString &expected, const QJsonValue &got)
-{
-    return protocol::ApiError::invalidRequest(
-        u"Invalid type for '%1': expected %2, but got %3 instead."_s.arg(param, expected,
-                                                                         typeName(got)),
-        param);
-}
-
-protocol::ApiError missing(const QString &param)
-{
-    return protocol::ApiError::invalidRequest(u"Missing required parameter: '%1'."_s.arg(param),
-                                              param);
-}
-
 protocol::ApiError invalidValue(const QString &param, const QString &got, const QString &expected)
 {
     return protocol::ApiError::invalidRequest(
@@ -156,9 +121,9 @@ public:
         }
         const QJsonValue model = m_request.value(u"model"_s);
         if (model.isUndefined())
-            return fail(missing(u"model"_s));
+            return fail(protocol::missingParameter(u"model"_s));
         if (!model.isString())
-            return fail(wrongType(u"model"_s, u"a string"_s, model));
+            return fail(protocol::wrongJsonType(u"model"_s, u"a string"_s, model));
         chat.insert(u"model"_s, model);
         echo.insert(u"model"_s, model);
 
@@ -210,7 +175,7 @@ private:
         if (m_request.value(u"store"_s).toBool())
             ignored.append(u"store"_s);
         else if (!absent(m_request.value(u"store"_s)) && !m_request.value(u"store"_s).isBool())
-            fail(wrongType(u"store"_s, u"a boolean"_s, m_request.value(u"store"_s)));
+            fail(protocol::wrongJsonType(u"store"_s, u"a boolean"_s, m_request.value(u"store"_s)));
     }
 
     void convertInput()
@@ -222,13 +187,13 @@ private:
                 messages.append(
                     QJsonObject{{u"role"_s, u"system"_s}, {u"content"_s, instructions}});
         } else if (!absent(instructions)) {
-            return fail(wrongType(u"instructions"_s, u"a string"_s, instructions));
+            return fail(protocol::wrongJsonType(u"instructions"_s, u"a string"_s, instructions));
         }
         echo.insert(u"instructions"_s, instructions.isString() ? instructions : QJsonValue());
 
         const QJsonValue input = m_request.value(u"input"_s);
         if (input.isUndefined())
-            return fail(missing(u"input"_s));
+            return fail(protocol::missingParameter(u"input"_s));
         if (input.isString()) {
             messages.append(QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, input}});
         } else if (input.isArray()) {
@@ -236,7 +201,8 @@ private:
             for (qsizetype index = 0; index < items.size() && !error; ++index)
                 convertItem(items.at(index), u"input[%1]"_s.arg(index), messages);
         } else {
-            return fail(wrongType(u"input"_s, u"a string or an array of input items"_s, input));
+            return fail(protocol::wrongJsonType(u"input"_s,
+                                                u"a string or an array of input items"_s, input));
         }
         chat.insert(u"messages"_s, messages);
     }
@@ -244,7 +210,7 @@ private:
     void convertItem(const QJsonValue &value, const QString &param, QJsonArray &messages)
     {
         if (!value.isObject())
-            return fail(wrongType(param, u"an object"_s, value));
+            return fail(protocol::wrongJsonType(param, u"an object"_s, value));
         const QJsonObject item = value.toObject();
         const QString type = item.value(u"type"_s).toString(u"message"_s);
         if (type == u"message"_s)
@@ -270,7 +236,7 @@ private:
         const QString role = item.value(u"role"_s).toString();
         const QJsonValue content = item.value(u"content"_s);
         if (!item.value(u"role"_s).isString())
-            return fail(missing(param + u".role"_s));
+            return fail(protocol::missingParameter(param + u".role"_s));
         if (role != u"user"_s && role != u"assistant"_s && role != u"system"_s &&
             role != u"developer"_s) {
             return fail(invalidValue(param + u".role"_s, role,
@@ -284,8 +250,8 @@ private:
             return;
         }
         if (!content.isArray()) {
-            return fail(wrongType(param + u".content"_s, u"a string or an array of content parts"_s,
-                                  content));
+            return fail(protocol::wrongJsonType(
+                param + u".content"_s, u"a string or an array of content parts"_s, content));
         }
         if (role == u"assistant"_s)
             return convertAssistantParts(content.toArray(), param, messages);
@@ -319,7 +285,7 @@ private:
             return fail(nativeOnly(u"An image given by `file_id`"_s, param + u".file_id"_s));
         const QJsonValue url = part.value(u"image_url"_s);
         if (!url.isString())
-            return fail(missing(param + u".image_url"_s));
+            return fail(protocol::missingParameter(param + u".image_url"_s));
         QJsonObject image{{u"url"_s, url}};
         if (part.value(u"detail"_s).isString())
             image.insert(u"detail"_s, part.value(u"detail"_s));
@@ -336,7 +302,7 @@ private:
                 file.insert(name, part.value(name));
         }
         if (!file.contains(u"file_data"_s) && !file.contains(u"file_id"_s))
-            return fail(missing(param + u".file_data"_s));
+            return fail(protocol::missingParameter(param + u".file_data"_s));
         parts.append(QJsonObject{{u"type"_s, u"file"_s}, {u"file"_s, file}});
     }
 
@@ -369,10 +335,10 @@ private:
     {
         for (const QString &name : {u"call_id"_s, u"name"_s, u"arguments"_s}) {
             if (!item.value(name).isString())
-                return fail(
-                    item.value(name).isUndefined()
-                        ? missing(u"%1.%2"_s.arg(param, name))
-                        : wrongType(u"%1.%2"_s.arg(param, name), u"a string"_s, item.value(name)));
+                return fail(item.value(name).isUndefined()
+                                ? protocol::missingParameter(u"%1.%2"_s.arg(param, name))
+                                : protocol::wrongJsonType(u"%1.%2"_s.arg(param, name),
+                                                          u"a string"_s, item.value(name)));
         }
         const QJsonObject call{
             {u"id"_s, item.value(u"call_id"_s)},
@@ -399,7 +365,7 @@ private:
                                    QJsonArray &messages)
     {
         if (!item.value(u"call_id"_s).isString())
-            return fail(missing(param + u".call_id"_s));
+            return fail(protocol::missingParameter(param + u".call_id"_s));
         const QJsonValue output = item.value(u"output"_s);
         QJsonValue content;
         if (output.isString()) {
@@ -420,8 +386,9 @@ private:
             content = contentOf(parts);
         } else {
             return fail(output.isUndefined()
-                            ? missing(param + u".output"_s)
-                            : wrongType(param + u".output"_s, u"a string or an array"_s, output));
+                            ? protocol::missingParameter(param + u".output"_s)
+                            : protocol::wrongJsonType(param + u".output"_s,
+                                                      u"a string or an array"_s, output));
         }
         messages.append(QJsonObject{{u"role"_s, u"tool"_s},
                                     {u"tool_call_id"_s, item.value(u"call_id"_s)},
@@ -435,7 +402,7 @@ private:
         if (absent(value) || error)
             return;
         if (!value.isArray())
-            return fail(wrongType(u"tools"_s, u"an array"_s, value));
+            return fail(protocol::wrongJsonType(u"tools"_s, u"an array"_s, value));
         QJsonArray tools;
         const QJsonArray list = value.toArray();
         for (qsizetype index = 0; index < list.size(); ++index) {
@@ -447,7 +414,7 @@ private:
                 return fail(nativeOnly(u"The built-in tool `%1`"_s.arg(type), param + u".type"_s));
             }
             if (!tool.value(u"name"_s).isString())
-                return fail(missing(param + u".name"_s));
+                return fail(protocol::missingParameter(param + u".name"_s));
             QJsonObject function{{u"name"_s, tool.value(u"name"_s)}};
             for (const QString &name : {u"description"_s, u"parameters"_s, u"strict"_s}) {
                 if (!absent(tool.value(name)))
@@ -478,7 +445,7 @@ private:
                 nativeOnly(u"A `tool_choice` of type `%1`"_s.arg(type), u"tool_choice.type"_s));
         const QJsonValue name = choice.toObject().value(u"name"_s);
         if (!name.isString())
-            return fail(missing(u"tool_choice.name"_s));
+            return fail(protocol::missingParameter(u"tool_choice.name"_s));
         chat.insert(u"tool_choice"_s, QJsonObject{{u"type"_s, u"function"_s},
                                                   {u"function"_s, QJsonObject{{u"name"_s, name}}}});
     }
@@ -503,7 +470,7 @@ private:
             if (value.type() == field.type)
                 chat.insert(field.chatName, value);
             else if (!absent(value))
-                return fail(wrongType(field.responsesName, field.expected, value));
+                return fail(protocol::wrongJsonType(field.responsesName, field.expected, value));
         }
         for (const QString &name : {u"max_output_tokens"_s, u"temperature"_s, u"top_p"_s})
             echo.insert(name,
@@ -512,7 +479,7 @@ private:
                     m_request.value(u"parallel_tool_calls"_s).toBool(true));
         const QJsonValue metadata = m_request.value(u"metadata"_s);
         if (!absent(metadata) && !metadata.isObject())
-            return fail(wrongType(u"metadata"_s, u"an object"_s, metadata));
+            return fail(protocol::wrongJsonType(u"metadata"_s, u"an object"_s, metadata));
         // Kept for the echo only: chat's `metadata` means "store with this", which needs
         // store:true at OpenAI and is refused by other providers.
         echo.insert(u"metadata"_s, metadata.isObject() ? metadata : QJsonObject());
@@ -528,7 +495,7 @@ private:
         if (absent(text) || error)
             return;
         if (!text.isObject())
-            return fail(wrongType(u"text"_s, u"an object"_s, text));
+            return fail(protocol::wrongJsonType(u"text"_s, u"an object"_s, text));
         const QJsonValue verbosity = text.toObject().value(u"verbosity"_s);
         if (verbosity.isString())
             chat.insert(u"verbosity"_s, verbosity);
@@ -548,9 +515,9 @@ private:
                                      u"'text', 'json_object', 'json_schema'"_s));
         }
         if (!format.value(u"name"_s).isString())
-            return fail(missing(u"text.format.name"_s));
+            return fail(protocol::missingParameter(u"text.format.name"_s));
         if (!format.value(u"schema"_s).isObject())
-            return fail(missing(u"text.format.schema"_s));
+            return fail(protocol::missingParameter(u"text.format.schema"_s));
         QJsonObject schema{{u"name"_s, format.value(u"name"_s)},
                            {u"schema"_s, format.value(u"schema"_s)}};
         for (const QString &name : {u"description"_s, u"strict"_s}) {
@@ -566,7 +533,7 @@ private:
         const QJsonValue reasoning = m_request.value(u"reasoning"_s);
         QJsonObject applied{{u"effort"_s, QJsonValue()}, {u"summary"_s, QJsonValue()}};
         if (!absent(reasoning) && !reasoning.isObject())
-            return fail(wrongType(u"reasoning"_s, u"an object"_s, reasoning));
+            return fail(protocol::wrongJsonType(u"reasoning"_s, u"an object"_s, reasoning));
         const QJsonObject object = reasoning.toObject();
         for (auto it = object.constBegin(); it != object.constEnd(); ++it) {
             if (it.key() == u"effort"_s && it.value().isString()) {
@@ -584,7 +551,7 @@ private:
     {
         const QJsonValue stream = m_request.value(u"stream"_s);
         if (!absent(stream) && !stream.isBool())
-            return fail(wrongType(u"stream"_s, u"a boolean"_s, stream));
+            return fail(protocol::wrongJsonType(u"stream"_s, u"a boolean"_s, stream));
         if (stream.toBool()) {
             chat.insert(u"stream"_s, true);
             chat.insert(u"stream_options"_s, QJsonObject{{u"include_usage"_s, true}});
@@ -607,7 +574,7 @@ private:
         if (include.isArray() && !include.toArray().isEmpty())
             ignored.append(u"include"_s);
         else if (!absent(include) && !include.isArray())
-            return fail(wrongType(u"include"_s, u"an array"_s, include));
+            return fail(protocol::wrongJsonType(u"include"_s, u"an array"_s, include));
         for (const QString &name :
              {u"stream_options"_s, u"top_logprobs"_s, u"prompt_cache_options"_s}) {
             if (!absent(m_request.value(name)))
@@ -624,7 +591,7 @@ private:
             if (value.isString())
                 chat.insert(name, value);
             else if (!absent(value))
-                return fail(wrongType(name, u"a string"_s, value));
+                return fail(protocol::wrongJsonType(name, u"a string"_s, value));
         }
         for (const QString &name : {u"user"_s, u"service_tier"_s})
             echo.insert(name,
