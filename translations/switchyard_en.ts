@@ -448,10 +448,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 failed calls since start; %2% of recent calls failed</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Provider</source>
         <translation type="unfinished"></translation>
     </message>
@@ -493,10 +489,6 @@
     </message>
     <message>
         <source>Calls finished since start</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Failed calls since start, and the failure rate over recent calls</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -627,6 +619,14 @@ Models: %3</source>
     </message>
     <message>
         <source>rate limited by the provider (HTTP 429); no calls until its Retry-After has passed, its breaker untouched</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 calls failed since start (%3%); %4% of recent calls failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed calls since start, and their share of all calls since start</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

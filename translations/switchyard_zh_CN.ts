@@ -447,10 +447,6 @@
         <translation>%1：%2</translation>
     </message>
     <message>
-        <source>%1 failed calls since start; %2% of recent calls failed</source>
-        <translation>启动以来失败调用 %1 次；最近调用中 %2% 失败</translation>
-    </message>
-    <message>
         <source>Provider</source>
         <translation>提供商</translation>
     </message>
@@ -493,10 +489,6 @@
     <message>
         <source>Calls finished since start</source>
         <translation>启动以来已完成的调用</translation>
-    </message>
-    <message>
-        <source>Failed calls since start, and the failure rate over recent calls</source>
-        <translation>启动以来失败的调用数，以及最近调用的失败率</translation>
     </message>
     <message>
         <source>Median time to a complete answer over recent calls</source>
@@ -626,6 +618,14 @@ Models: %3</source>
     <message>
         <source>rate limited by the provider (HTTP 429); no calls until its Retry-After has passed, its breaker untouched</source>
         <translation>服务商限流（HTTP 429）；在其 Retry-After 到期前不再调用，熔断器不受影响</translation>
+    </message>
+    <message>
+        <source>%1 of %2 calls failed since start (%3%); %4% of recent calls failed</source>
+        <translation>启动以来 %2 次调用中失败 %1 次（%3%）；最近调用的失败率为 %4%</translation>
+    </message>
+    <message>
+        <source>Failed calls since start, and their share of all calls since start</source>
+        <translation>启动以来失败的调用次数，及其占启动以来全部调用的比例</translation>
     </message>
 </context>
 <context>

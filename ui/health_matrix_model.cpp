@@ -10,6 +10,13 @@ namespace switchyard::ui {
 
 namespace {
 
+// Failed calls as a share of every call since start; 0 before the first.
+double lifetimeErrorPercent(const ProviderHealth &provider)
+{
+    const quint64 calls = std::max(provider.requests, provider.errors);
+    return calls == 0 ? 0.0 : 100.0 * double(provider.errors) / double(calls);
+}
+
 // Smallest and largest column whose display differs between two copies of the same provider,
 // or {-1, -1} when nothing visible changed.
 std::pair<int, int> changedProviderColumns(const ProviderHealth &before,
@@ -253,11 +260,14 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         case RequestsColumn:
             return locale.toString(provider.requests);
         case ErrorsColumn:
+            // One window for both figures: failed calls since start, and their share of every
+            // call since start, as the Requests column counts them. The recent failure rate,
+            // which moves the breaker, is in the tooltip.
             if (provider.requests == 0 && provider.errors == 0)
                 return locale.toString(0);
             return tr("%1 (%2%)")
                 .arg(locale.toString(provider.errors),
-                     locale.toString(provider.errorRatePercent, 'f', 1));
+                     locale.toString(lifetimeErrorPercent(provider), 'f', 1));
         case LatencyP50Column:
             return formatLatency(provider.p50LatencyMs);
         case LatencyP95Column:
@@ -318,8 +328,9 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         case ReasonColumn:
             return tr("%1: %2").arg(statusName(statusOf(provider)), statusReason(provider));
         case ErrorsColumn:
-            return tr("%1 failed calls since start; %2% of recent calls failed")
-                .arg(locale.toString(provider.errors),
+            return tr("%1 of %2 calls failed since start (%3%); %4% of recent calls failed")
+                .arg(locale.toString(provider.errors), locale.toString(provider.requests),
+                     locale.toString(lifetimeErrorPercent(provider), 'f', 1),
                      locale.toString(provider.errorRatePercent, 'f', 1));
         case ModelsColumn:
             return provider.models.join(QLatin1Char('\n'));
@@ -373,7 +384,7 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
         case RequestsColumn:
             return tr("Calls finished since start");
         case ErrorsColumn:
-            return tr("Failed calls since start, and the failure rate over recent calls");
+            return tr("Failed calls since start, and their share of all calls since start");
         case LatencyP50Column:
             return tr("Median time to a complete answer over recent calls");
         case LatencyP95Column:

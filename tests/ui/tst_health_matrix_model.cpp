@@ -131,7 +131,8 @@ void HealthMatrixModelTest::showsEveryColumnOfAProvider()
     QCOMPARE(tested.text(0, HealthMatrixModel::ReasonColumn), QStringLiteral("answering normally"));
     QCOMPARE(tested.text(0, HealthMatrixModel::InFlightColumn), QStringLiteral("3"));
     QCOMPARE(tested.text(0, HealthMatrixModel::RequestsColumn), QStringLiteral("1,234"));
-    QCOMPARE(tested.text(0, HealthMatrixModel::ErrorsColumn), QStringLiteral("12 (1.5%)"));
+    // Both figures since start (12 of 1,234 calls); the recent rate is in the tooltip.
+    QCOMPARE(tested.text(0, HealthMatrixModel::ErrorsColumn), QStringLiteral("12 (1.0%)"));
     QCOMPARE(tested.text(0, HealthMatrixModel::LatencyP50Column), QStringLiteral("84 ms"));
     QCOMPARE(tested.text(0, HealthMatrixModel::LatencyP95Column), QStringLiteral("1.2 s"));
     QCOMPARE(tested.text(0, HealthMatrixModel::TimeToFirstTokenP50Column),
@@ -147,7 +148,7 @@ void HealthMatrixModelTest::showsEveryColumnOfAProvider()
     QCOMPARE(alignment(HealthMatrixModel::ProviderColumn), Qt::AlignLeft | Qt::AlignVCenter);
     QCOMPARE(
         tested.model.index(0, HealthMatrixModel::ErrorsColumn).data(Qt::ToolTipRole).toString(),
-        QStringLiteral("12 failed calls since start; 1.5% of recent calls failed"));
+        QStringLiteral("12 of 1,234 calls failed since start (1.0%); 1.5% of recent calls failed"));
 }
 
 void HealthMatrixModelTest::headersAreNamedAndAligned()
