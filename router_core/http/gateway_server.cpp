@@ -455,16 +455,17 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         return;
     }
     protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
-    trace.closeSpan(ingressSpan,
-                    QStringLiteral("%1%2, %3 %4%5")
-                        .arg(operation == protocol::Operation::Chat
-                                 ? QString()
-                                 : protocol::operationPath(operation) + QStringLiteral(" "),
-                             chat.model)
-                        .arg(chat.messageCount)
-                        .arg(operation == protocol::Operation::Chat ? QStringLiteral("message(s)")
-                                                                    : QStringLiteral("input(s)"))
-                        .arg(chat.stream ? QStringLiteral(", streamed") : QString()));
+    const QString streamed = chat.stream ? QStringLiteral(", streamed") : QString();
+    if (operation == protocol::Operation::Chat)
+        trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
+                                         .arg(chat.model)
+                                         .arg(chat.messageCount)
+                                         .arg(streamed));
+    else
+        trace.closeSpan(ingressSpan, QStringLiteral("%1 %2, %3 input(s)%4")
+                                         .arg(protocol::operationPath(operation), chat.model)
+                                         .arg(chat.messageCount)
+                                         .arg(streamed));
     if (const std::optional<protocol::Operations> served =
             routing::Router::modelEndpoints(*table, chat.model);
         served && !(*served & protocol::operationBit(operation))) {

@@ -37,9 +37,17 @@ QUrl providerUrl(const config::ProviderConfig &provider, QStringView operationPa
         if (!operationPath.startsWith(u'/'))
             path += u'/';
         // Characters a path may hold as they are stay so (`/v1/models/x:generate`); the rest,
-        // `%` included, is encoded: configured paths are written decoded.
-        path += QString::fromLatin1(
-            QUrl::toPercentEncoding(operationPath.toString(), "/:@!$&'()*+,;="));
+        // `%` included, is encoded: configured paths are written decoded. The operations'
+        // own paths ("chat/completions") need nothing, and every request takes one.
+        const bool plain = std::all_of(operationPath.begin(), operationPath.end(), [](QChar c) {
+            return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z') ||
+                   (c >= u'0' && c <= u'9') || c == u'/' || c == u'-' || c == u'_' || c == u'.';
+        });
+        if (plain)
+            path += operationPath;
+        else
+            path += QString::fromLatin1(
+                QUrl::toPercentEncoding(operationPath.toString(), "/:@!$&'()*+,;="));
     }
     url.setPath(path, QUrl::TolerantMode);
     if (!provider.query.isEmpty()) {
