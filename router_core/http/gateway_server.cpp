@@ -2,8 +2,8 @@
 
 #include "execution/chat_execution.h"
 #include "health/health_registry.h"
-#include "http/body_limit_server.h"
 #include "http/client_channels.h"
+#include "http/gateway_listener.h"
 #include "http/messages_ingress.h"
 #include "protocol/chat_request.h"
 #include "telemetry/trace.h"
@@ -149,7 +149,7 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         *errorMessage = QStringLiteral("`%1` is not an IP address to listen on").arg(host);
         return 0;
     }
-    auto *listener = new BodyLimitServer(m_services.config, this);
+    auto *listener = new GatewayListener(m_services.config, this);
     // Qt's default backlog of 50 makes a burst of new clients wait for SYN retries.
     listener->setListenBacklogSize(1024);
     if (!listener->listen(address, port)) {

@@ -1,4 +1,4 @@
-#include "http/body_limit_server.h"
+#include "http/gateway_listener.h"
 
 #include "http/chunked_encoding.h"
 #include "protocol/openai_error.h"
@@ -11,13 +11,13 @@ namespace switchyard::http {
 namespace {
 
 // Follows request boundaries on one connection by peeking at what Qt is about to read.
-class RequestFramingGuard final : public QObject {
+class ClientConnection final : public QObject {
 public:
-    RequestFramingGuard(QTcpSocket *socket, qint64 maxBodyBytes)
+    ClientConnection(QTcpSocket *socket, qint64 maxBodyBytes)
         : QObject(socket), m_socket(socket), m_maxBodyBytes(maxBodyBytes)
     {
         // Connected before Qt's HTTP server connects its own handler, so this runs first.
-        connect(socket, &QIODevice::readyRead, this, &RequestFramingGuard::inspect);
+        connect(socket, &QIODevice::readyRead, this, &ClientConnection::inspect);
     }
 
 private:
@@ -218,11 +218,11 @@ private:
 
 } // namespace
 
-BodyLimitServer::BodyLimitServer(const config::ConfigStore &store, QObject *parent)
+GatewayListener::GatewayListener(const config::ConfigStore &store, QObject *parent)
     : QTcpServer(parent), m_store(store)
 {}
 
-void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
+void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
     auto *socket = new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
@@ -232,7 +232,7 @@ void BodyLimitServer::incomingConnection(qintptr socketDescriptor)
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
     // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    new RequestFramingGuard(socket, m_store.config().server.maxBodyBytes);
+    new ClientConnection(socket, m_store.config().server.maxBodyBytes);
     addPendingConnection(socket);
 }
 

@@ -10,11 +10,11 @@ namespace switchyard::http {
 // reads it. Qt 6.4 buffers a whole body before any handler runs and ignores
 // `Expect: 100-continue`; this guard refuses a declared Content-Length over the limit with 413
 // before the body is read, and answers "100 Continue" so clients that wait for it do not stall.
-class BodyLimitServer final : public QTcpServer {
+class GatewayListener final : public QTcpServer {
     Q_OBJECT
 public:
     // The limit is the store's current `limits.max_body_bytes`, read for each new connection.
-    BodyLimitServer(const config::ConfigStore &store, QObject *parent = nullptr);
+    GatewayListener(const config::ConfigStore &store, QObject *parent = nullptr);
 
 protected:
     void incomingConnection(qintptr socketDescriptor) override;
