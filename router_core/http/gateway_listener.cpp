@@ -4,24 +4,234 @@
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
+#include <QLoggingCategory>
+#include <QScopeGuard>
 #include <QTcpSocket>
+#include <algorithm>
+#include <optional>
+#include <sys/socket.h>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcListener, "switchyard.listener")
 
 namespace switchyard::http {
 
 namespace {
 
-// Follows request boundaries on one connection by peeking at what Qt is about to read.
+using std::chrono::milliseconds;
+
+// How long a connection closed with an answer (a refusal, a 408) is kept after the answer was
+// written, reading and discarding what the client still sends. Closing at once while request
+// bytes are unread or still arriving makes the kernel reset the connection, and a reset can
+// destroy the answer before the client has read it. Also the longest a client that does not
+// read its answer can keep the connection.
+constexpr milliseconds kLingerAfterAnswer{2000};
+// Refused connections still closing beyond this many are closed at once without an answer: a
+// flood of new connections must not hold the descriptors the cap exists to protect.
+constexpr int kMostRefusalsClosing = 256;
+// After an accept() error such as running out of descriptors, the wait before accepting again.
+constexpr milliseconds kAcceptRetryDelay{1000};
+
+QString describeDuration(milliseconds duration)
+{
+    return duration.count() % 1000 == 0 ? QStringLiteral("%1 s").arg(duration.count() / 1000)
+                                        : QStringLiteral("%1 ms").arg(duration.count());
+}
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 400:
+        return "Bad Request";
+    case 408:
+        return "Request Timeout";
+    case 413:
+        return "Payload Too Large";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Error";
+    }
+}
+
+protocol::ApiError requestTimeout(const QString &message)
+{
+    return {408,
+            message,
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("request_timeout"),
+            {}};
+}
+
+protocol::ApiError tooManyConnections(const QString &message)
+{
+    // Connections come and go within seconds; a client told to wait longer would wait for
+    // nothing.
+    return {503,
+            message,
+            QStringLiteral("server_error"),
+            {},
+            QStringLiteral("too_many_connections"),
+            QByteArray("1")};
+}
+
+bool onlyLineEnds(QByteArrayView bytes)
+{
+    return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == '\r' || c == '\n'; });
+}
+
+// What a connection takes from the config when it is accepted, and keeps: a config applied
+// while it is open changes nothing for it.
+struct ConnectionLimits {
+    qint64 maxBodyBytes = 0;
+    milliseconds headerTimeout{0};
+    milliseconds bodyTimeout{0};
+    milliseconds keepAliveIdle{0};
+};
+
+// One client connection from accept to close: follows its request boundaries by peeking at what
+// Qt is about to read, counts the requests read and the answers finished, and moves its one
+// Deadline as it goes from reading headers, to reading a body, to being answered, to idle.
 class ClientConnection final : public QObject {
 public:
-    ClientConnection(QTcpSocket *socket, qint64 maxBodyBytes)
-        : QObject(socket), m_socket(socket), m_maxBodyBytes(maxBodyBytes)
+    // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
+    static constexpr QLatin1StringView kObjectName{"switchyard-client-connection"};
+
+    // An admitted connection, followed request by request while Qt's HTTP server answers it.
+    ClientConnection(QTcpSocket *socket, const ConnectionLimits &limits,
+                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
+        : QObject(socket), m_socket(socket), m_limits(limits), m_ledger(std::move(ledger)),
+          m_address(socket->peerAddress()), m_deadline(scheduler, [this] { onDeadline(); })
     {
+        setObjectName(kObjectName);
+        m_ledger->opened(m_address);
         // Connected before Qt's HTTP server connects its own handler, so this runs first.
         connect(socket, &QIODevice::readyRead, this, &ClientConnection::inspect);
+        // The first request is owed from the moment the connection opens: one that sends
+        // nothing at all is closed when the header time is over.
+        enterPhase(Phase::Headers, m_limits.headerTimeout);
+    }
+
+    // A connection refused at the door: it says why, then closes.
+    ClientConnection(QTcpSocket *socket, const protocol::ApiError &refusal,
+                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
+        : QObject(socket), m_socket(socket), m_ledger(std::move(ledger)), m_admitted(false),
+          m_deadline(scheduler, [this] { onDeadline(); })
+    {
+        setObjectName(kObjectName);
+        ++m_ledger->refusalsClosing;
+        refuse(refusal);
+    }
+
+    ~ClientConnection() override
+    {
+        if (m_admitted)
+            m_ledger->closed(m_address);
+        else
+            --m_ledger->refusalsClosing;
+    }
+
+    void answerFinished()
+    {
+        ++m_answersFinished;
+        if (m_phase == Phase::Finishing) {
+            if (m_answersFinished >= m_answersBeforeRefusal)
+                sendAndClose(*m_refusal);
+            return;
+        }
+        // Only when nothing is being read either: a pipelined request already arriving keeps
+        // its header or body time.
+        if (m_phase == Phase::Answering && m_answersFinished >= m_requestsRead)
+            enterPhase(Phase::Idle, m_limits.keepAliveIdle);
     }
 
 private:
     enum class State { Headers, Body, ChunkedBody, Unframed };
+    // What the connection's one deadline watches.
+    enum class Phase {
+        Headers,   // a request's header block is owed: header_timeout
+        Body,      // its body is owed: body_timeout
+        Answering, // every request read is being answered: no deadline, however long it takes
+        Idle,      // nothing to read or answer: keep_alive_idle
+        Finishing, // refused; earlier answers still leave before the refusal: no deadline
+        Closing,   // the last answer was written: at most kLingerAfterAnswer more
+    };
+
+    void enterPhase(Phase phase, std::optional<milliseconds> deadline = std::nullopt)
+    {
+        m_phase = phase;
+        m_phaseChangedWhileReading = false;
+        if (deadline)
+            m_deadline.armIn(*deadline);
+        else
+            m_deadline.disarm();
+    }
+
+    // While a read is inspected, phase changes only take effect when it is done: a request that
+    // arrives whole in one read, the usual case, then moves the deadline once (off the idle
+    // time) instead of arming a header and a body time only to disarm them again.
+    void changePhaseWhileReading(Phase phase)
+    {
+        m_phase = phase;
+        m_phaseChangedWhileReading = true;
+    }
+    void settleDeadline()
+    {
+        if (!std::exchange(m_phaseChangedWhileReading, false))
+            return;
+        if (m_phase == Phase::Headers)
+            m_deadline.armIn(m_limits.headerTimeout);
+        else if (m_phase == Phase::Body)
+            m_deadline.armIn(m_limits.bodyTimeout);
+        else
+            m_deadline.disarm();
+    }
+
+    void onDeadline()
+    {
+        switch (m_phase) {
+        case Phase::Headers:
+            ++m_ledger->counts.headerTimeouts;
+            if (!m_requestStarted && m_requestsRead == 0) {
+                // Nothing was asked, so nothing is answered: a 408 would reach a client that
+                // may send its first request just now and read the 408 as its answer.
+                closeQuietly();
+                return;
+            }
+            refuse(requestTimeout(QStringLiteral("The request headers did not arrive within "
+                                                 "%1 (`limits.header_timeout`).")
+                                      .arg(describeDuration(m_limits.headerTimeout))));
+            return;
+        case Phase::Body:
+            ++m_ledger->counts.bodyTimeouts;
+            refuse(requestTimeout(QStringLiteral("The request body did not arrive within %1 "
+                                                 "of its headers (`limits.body_timeout`).")
+                                      .arg(describeDuration(m_limits.bodyTimeout))));
+            return;
+        case Phase::Idle:
+            // An answer counts as finished once it is all queued; a slow reader may still be
+            // taking it. Closing then would cut it, so the idle time starts again for as long
+            // as the queue keeps shrinking.
+            if (const qint64 unsent = m_socket->bytesToWrite();
+                unsent > 0 && unsent != m_unsentAtIdleCheck) {
+                m_unsentAtIdleCheck = unsent;
+                enterPhase(Phase::Idle, m_limits.keepAliveIdle);
+                return;
+            }
+            ++m_ledger->counts.idleClosed;
+            closeQuietly();
+            return;
+        case Phase::Closing:
+            m_socket->abort();
+            return;
+        case Phase::Answering:
+        case Phase::Finishing:
+            return; // never armed
+        }
+    }
 
     // Where a header block ends: the block is bytes [0, blockBytes) and the request's body
     // starts at `consumedBytes`. Qt's parser also accepts bare LF line ends, so a guard that
@@ -48,6 +258,7 @@ private:
 
     void inspect()
     {
+        const auto settle = qScopeGuard([this] { settleDeadline(); });
         // Qt consumes everything available on each readyRead, so the next call sees new bytes.
         const qint64 available = m_socket->bytesAvailable();
         if (m_state == State::Unframed)
@@ -55,7 +266,7 @@ private:
         if (m_state == State::Body && m_bodyRemaining >= available) {
             m_bodyRemaining -= available; // all body: nothing to look at
             if (m_bodyRemaining == 0)
-                m_state = State::Headers;
+                requestRead();
             return;
         }
         // Reused between calls: peeking allocates nothing once the buffer has grown.
@@ -69,7 +280,7 @@ private:
                 m_bodyRemaining -= take;
                 position += take;
                 if (m_bodyRemaining == 0)
-                    m_state = State::Headers;
+                    requestRead();
                 continue;
             }
             if (m_state == State::ChunkedBody) {
@@ -79,16 +290,20 @@ private:
                 const auto status = m_chunkedBody.feed(data.sliced(position), decoded, &consumed);
                 m_chunkedBodyBytes += decoded.size();
                 position += consumed;
-                if (m_chunkedBodyBytes > m_maxBodyBytes) {
-                    refuse(protocol::ApiError::payloadTooLarge(m_maxBodyBytes));
+                if (m_chunkedBodyBytes > m_limits.maxBodyBytes) {
+                    refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
                     return;
                 }
                 if (status == ChunkedDecoder::Status::Malformed)
                     m_state = State::Unframed; // Qt's parser refuses it
                 else if (status == ChunkedDecoder::Status::Finished)
-                    m_state = State::Headers;
+                    requestRead();
                 continue;
             }
+            // Line ends between requests are not a request yet; anything else starts one, and
+            // with it the time its header block has.
+            if (!m_requestStarted && !onlyLineEnds(data.sliced(position)))
+                requestStarted();
             if (m_headerBlock.isEmpty()) {
                 // The usual case: a whole header block in this read, parsed in place.
                 const HeaderEnd end = findHeaderEnd(data.sliced(position));
@@ -127,6 +342,14 @@ private:
         }
     }
 
+    void requestStarted()
+    {
+        m_requestStarted = true;
+        // A new connection's header time runs from when it opened, not from its first byte.
+        if (m_phase != Phase::Headers)
+            changePhaseWhileReading(Phase::Headers);
+    }
+
     // Returns false when the request was refused and the connection is being closed.
     bool beginRequest(QByteArrayView block)
     {
@@ -162,54 +385,110 @@ private:
                                       {}});
             return false;
         }
-        if (contentLength > m_maxBodyBytes) {
-            refuse(protocol::ApiError::payloadTooLarge(m_maxBodyBytes));
+        if (contentLength > m_limits.maxBodyBytes) {
+            refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
             return false;
         }
+        ++m_requestsRead;
+        m_requestStarted = false;
         if (expectsContinue)
             m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
         if (chunked) {
             m_chunkedBody = ChunkedDecoder();
             m_chunkedBodyBytes = 0;
             m_state = State::ChunkedBody;
+            changePhaseWhileReading(Phase::Body);
         } else if (contentLength > 0) {
             m_bodyRemaining = contentLength;
             m_state = State::Body;
+            changePhaseWhileReading(Phase::Body);
+        } else {
+            requestRead();
         }
         return true;
     }
 
+    // The whole request is in: Qt's server answers it, which may take as long as a stream does.
+    void requestRead()
+    {
+        m_state = State::Headers;
+        changePhaseWhileReading(Phase::Answering);
+    }
+
+    // Ends the connection with `error` as the answer to the request being read. Answers to
+    // earlier requests on the connection (pipelined, perhaps still streaming) leave first, in
+    // order: the refusal waits for them rather than cutting them.
     void refuse(const protocol::ApiError &error)
     {
+        // The request being refused was counted when its headers were read only if it got as
+        // far as its body.
+        m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
         m_state = State::Unframed;
-        // Take the connection away from Qt's parser: it must never buffer this body.
+        // Take the connection away from Qt's parser: it must never buffer this body, nor
+        // dispatch the rest of a request that timed out.
         disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
         connect(m_socket, &QIODevice::readyRead, m_socket,
                 [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
         m_socket->skip(m_socket->bytesAvailable());
+        if (m_answersFinished < m_answersBeforeRefusal) {
+            m_refusal = error;
+            enterPhase(Phase::Finishing);
+            return;
+        }
+        sendAndClose(error);
+    }
+
+    void sendAndClose(const protocol::ApiError &error)
+    {
         const QByteArray body = error.toJson();
         // Refused before Qt parsed the request, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
-        QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) +
-                            (error.status == 413   ? " Payload Too Large"
-                             : error.status == 431 ? " Request Header Fields Too Large"
-                                                   : " Bad Request") +
-                            "\r\nContent-Type: application/json\r\n";
+        QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) + ' ' +
+                            reasonPhrase(error.status) + "\r\nContent-Type: application/json\r\n";
         answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
         answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
+        if (!error.retryAfter.isEmpty())
+            answer += "Retry-After: " + error.retryAfter + "\r\n";
         answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
                   QByteArray::number(body.size()) + "\r\n\r\n" + body;
         m_socket->write(answer);
-        connect(m_socket, &QIODevice::bytesWritten, m_socket, [socket = m_socket] {
-            if (socket->bytesToWrite() == 0)
-                socket->disconnectFromHost();
+        // Once the answer is out, only the sending side closes: the client reads the answer
+        // and the end of the stream, and whatever it still sends is read and dropped until it
+        // closes too (then Qt closes the socket) or the linger time is over.
+        connect(m_socket, &QIODevice::bytesWritten, this, [this] {
+            if (m_socket->bytesToWrite() > 0 || m_sendingSideClosed)
+                return;
+            m_sendingSideClosed = true;
+            if (::shutdown(int(m_socket->socketDescriptor()), SHUT_WR) != 0)
+                m_socket->abort(); // the client is already gone
         });
+        enterPhase(Phase::Closing, kLingerAfterAnswer);
+    }
+
+    // A close with nothing to say: nothing was asked, or everything asked was answered.
+    void closeQuietly()
+    {
+        enterPhase(Phase::Closing, kLingerAfterAnswer); // for answer bytes the client never read
+        m_socket->disconnectFromHost();
     }
 
     QTcpSocket *m_socket;
-    qint64 m_maxBodyBytes;
+    ConnectionLimits m_limits;
+    std::shared_ptr<ConnectionLedger> m_ledger;
+    QHostAddress m_address;
+    bool m_admitted = true;
+    timing::Deadline m_deadline;
+    Phase m_phase = Phase::Headers;
+    bool m_phaseChangedWhileReading = false;
     State m_state = State::Headers;
-    QByteArray m_headerBlock; // a header block split across reads
+    bool m_requestStarted = false; // a byte of the next request, beyond line ends, has arrived
+    quint64 m_requestsRead = 0;    // header blocks read and passed on to Qt
+    quint64 m_answersFinished = 0;
+    quint64 m_answersBeforeRefusal = 0;
+    std::optional<protocol::ApiError> m_refusal; // waiting for earlier answers to leave
+    bool m_sendingSideClosed = false;
+    qint64 m_unsentAtIdleCheck = 0; // answer bytes still queued when the idle time last ran out
+    QByteArray m_headerBlock;       // a header block split across reads
     QByteArray m_peekBuffer;
     qint64 m_bodyRemaining = 0;
     ChunkedDecoder m_chunkedBody;
@@ -218,9 +497,51 @@ private:
 
 } // namespace
 
-GatewayListener::GatewayListener(const config::ConfigStore &store, QObject *parent)
-    : QTcpServer(parent), m_store(store)
-{}
+void ConnectionLedger::opened(const QHostAddress &address)
+{
+    ++counts.open;
+    ++counts.accepted;
+    ++openByAddress[address];
+}
+
+void ConnectionLedger::closed(const QHostAddress &address)
+{
+    --counts.open;
+    const auto found = openByAddress.find(address);
+    if (found != openByAddress.end() && --found.value() <= 0)
+        openByAddress.erase(found); // the table holds only addresses with connections open
+}
+
+GatewayListener::GatewayListener(const config::ConfigStore &store,
+                                 timing::DeadlineScheduler &scheduler, QObject *parent)
+    : QTcpServer(parent), m_store(store), m_scheduler(scheduler),
+      m_resumeAccepting(scheduler, [this] {
+          if (isListening())
+              resumeAccepting();
+      })
+{
+    connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
+}
+
+void GatewayListener::answerFinished(QTcpSocket *socket)
+{
+    if (!socket)
+        return;
+    if (auto *connection = static_cast<ClientConnection *>(socket->findChild<QObject *>(
+            ClientConnection::kObjectName, Qt::FindDirectChildrenOnly)))
+        connection->answerFinished();
+}
+
+void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
+{
+    ++m_ledger->counts.acceptErrors;
+    qCWarning(lcListener).noquote()
+        << "accepting a client connection failed:" << errorString() << "with"
+        << m_ledger->counts.open << "client connection(s) open; accepting again in"
+        << describeDuration(kAcceptRetryDelay)
+        << "(the open-file limit may be too low for limits.max_connections)";
+    m_resumeAccepting.armIn(kAcceptRetryDelay);
+}
 
 void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
@@ -229,10 +550,45 @@ void GatewayListener::incomingConnection(qintptr socketDescriptor)
         delete socket;
         return;
     }
+    const config::ServerConfig &server = m_store.config().server;
+    telemetry::ConnectionCounts &counts = m_ledger->counts;
+    const QHostAddress peer = socket->peerAddress();
+    std::optional<protocol::ApiError> refusal;
+    if (counts.open >= server.maxConnections) {
+        ++counts.refusedOverTotal;
+        refusal = tooManyConnections(
+            QStringLiteral("Switchyard has %1 client connections open, its limit "
+                           "(`limits.max_connections`); try again shortly.")
+                .arg(server.maxConnections));
+    } else if (server.maxConnectionsPerAddress > 0 &&
+               m_ledger->openByAddress.value(peer) >= server.maxConnectionsPerAddress) {
+        ++counts.refusedOverAddress;
+        refusal = tooManyConnections(
+            QStringLiteral("Your address has %1 connections open to Switchyard, the limit for "
+                           "one client address (`limits.max_connections_per_address`); reuse "
+                           "open connections or close idle ones.")
+                .arg(server.maxConnectionsPerAddress));
+    }
+    if (refusal) {
+        // Never handed to Qt's HTTP server, which deletes the sockets it was given.
+        connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
+        if (m_ledger->refusalsClosing >= kMostRefusalsClosing) {
+            socket->abort();
+            socket->deleteLater();
+            return;
+        }
+        qCDebug(lcListener).noquote()
+            << "refused a connection from" << peer.toString() << "(" << refusal->message << ")";
+        new ClientConnection(socket, *refusal, m_ledger, m_scheduler);
+        return;
+    }
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
     // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    new ClientConnection(socket, m_store.config().server.maxBodyBytes);
+    new ClientConnection(socket,
+                         ConnectionLimits{server.maxBodyBytes, server.headerTimeout,
+                                          server.bodyTimeout, server.keepAliveIdle},
+                         m_ledger, m_scheduler);
     addPendingConnection(socket);
 }
 
