@@ -4,6 +4,7 @@
 #include "command_line.h"
 #include "config/config_loader.h"
 #include "main_window.h"
+#include "open_files_limit.h"
 #include "signal_watcher.h"
 #include "translation.h"
 
@@ -18,7 +19,38 @@
 
 using namespace switchyard;
 
+Q_LOGGING_CATEGORY(lcApp, "switchyard.app")
+
 namespace {
+
+// Descriptors the process holds besides client and upstream connections: the listener, the
+// simulated providers, the event loop's own, log files, with room to spare.
+constexpr qint64 kDescriptorsBesideConnections = 256;
+
+// Raises the open-file limit as far as the process may, says what it got, and warns when that
+// is too few for the configured number of client connections.
+void raiseAndReportOpenFilesLimit(const config::ServerConfig &server)
+{
+    const app::OpenFilesLimit files = app::raiseOpenFilesLimit();
+    if (!files.error.isEmpty()) {
+        qCWarning(lcApp).noquote() << "cannot raise the open-file limit of" << files.now
+                                   << "to the hard limit" << files.hard << ":" << files.error;
+    } else if (files.now != files.before) {
+        qCInfo(lcApp).noquote() << "open-file limit raised from" << files.before << "to"
+                                << files.now << "(the hard limit)";
+    } else {
+        qCInfo(lcApp).noquote() << "open-file limit" << files.now << "(already the hard limit)";
+    }
+    // A proxied request holds two descriptors: the client's connection and the upstream call.
+    const qint64 needed = 2 * qint64(server.maxConnections) + kDescriptorsBesideConnections;
+    if (files.now >= 0 && files.now < needed) {
+        qCWarning(lcApp).noquote()
+            << "the open-file limit of" << files.now << "is below the" << needed
+            << "descriptors that limits.max_connections =" << server.maxConnections
+            << "may need; connections beyond it fail when accepted. Raise the hard limit "
+               "(LimitNOFILE= in the systemd unit, ulimit -Hn) or lower limits.max_connections";
+    }
+}
 
 void configureLogging(const QString &level)
 {
@@ -126,6 +158,7 @@ int main(int argc, char **argv)
         config.server.listenPort = address->port;
     }
 
+    raiseAndReportOpenFilesLimit(config.server);
     const std::chrono::milliseconds shutdownGrace = config.server.shutdownGrace;
     EngineHost bridge(std::move(config));
     QString startError;

@@ -83,6 +83,10 @@ upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]
 cat >"$work/bench.yaml" <<YAML
 # One OpenAI-compatible provider: the fast local upstream of the load benchmark.
 listen: 127.0.0.1:0
+limits:
+  # Every benchmark connection comes from 127.0.0.1: no per-address cap (default 1024), so a
+  # BENCH_CONNECTIONS above it measures the gateway rather than its refusals.
+  max_connections_per_address: 0
 providers:
   - id: bench-upstream
     kind: openai

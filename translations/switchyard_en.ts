@@ -788,10 +788,6 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 / %2</source>
         <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
         <translation type="unfinished"></translation>
@@ -806,6 +802,24 @@ Models: %3</source>
     </message>
     <message>
         <source>%1 degraded, %2 down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>open connections: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>open connections: %1 · refused: %2</source>
+        <extracomment>%1 open client connections; %2 connections refused over the connection limits</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Client connections open: %1
+Refused, limits.max_connections reached: %2
+Refused, limits.max_connections_per_address reached: %3
+Closed, request headers too slow: %4
+Closed, request body too slow: %5
+Closed, idle longer than limits.keep_alive_idle: %6</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

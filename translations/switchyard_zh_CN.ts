@@ -786,10 +786,6 @@ Models: %3</source>
         <translation>客户端请求</translation>
     </message>
     <message>
-        <source>across all providers</source>
-        <translation>所有提供商合计</translation>
-    </message>
-    <message>
         <source>%1 / %2</source>
         <extracomment>Providers that are up, out of all providers, e.g. &quot;2 / 3&quot;</extracomment>
         <translation>%1 / %2</translation>
@@ -805,6 +801,29 @@ Models: %3</source>
     <message>
         <source>%1 degraded, %2 down</source>
         <translation>%1 个降级，%2 个不可用</translation>
+    </message>
+    <message>
+        <source>open connections: %1</source>
+        <translation>打开的连接：%1</translation>
+    </message>
+    <message>
+        <source>open connections: %1 · refused: %2</source>
+        <extracomment>%1 open client connections; %2 connections refused over the connection limits</extracomment>
+        <translation>打开的连接：%1 · 已拒绝：%2</translation>
+    </message>
+    <message>
+        <source>Client connections open: %1
+Refused, limits.max_connections reached: %2
+Refused, limits.max_connections_per_address reached: %3
+Closed, request headers too slow: %4
+Closed, request body too slow: %5
+Closed, idle longer than limits.keep_alive_idle: %6</source>
+        <translation>打开的客户端连接：%1
+已拒绝，达到 limits.max_connections：%2
+已拒绝，达到 limits.max_connections_per_address：%3
+已关闭，请求头过慢：%4
+已关闭，请求体过慢：%5
+已关闭，空闲超过 limits.keep_alive_idle：%6</translation>
     </message>
 </context>
 <context>

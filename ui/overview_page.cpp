@@ -110,6 +110,7 @@ OverviewPage::StatCard OverviewPage::makeStatCard(const QString &objectName)
     card.value->setObjectName(objectName + QStringLiteral("Value"));
     card.value->setFont(scaledFont(font(), 1.9, QFont::DemiBold));
     card.hint = makeLabel(TextRole::Hint, card.frame);
+    card.hint->setObjectName(objectName + QStringLiteral("Hint"));
     card.hint->setFont(scaledFont(font(), 0.88, QFont::Normal));
     layout->addStretch(1);
     layout->addWidget(card.caption);
@@ -435,7 +436,31 @@ void OverviewPage::refreshSummary()
             : tr("client requests"));
 
     m_inFlightCard.value->setText(locale.toString(m_snapshot.inFlight));
-    m_inFlightCard.hint->setText(tr("across all providers"));
+    const telemetry::ConnectionCounts &connections = m_snapshot.connections;
+    const int open = connections.open;
+    // Counts after a colon read right in any number, with no plural forms to translate.
+    if (connections.refused() == 0) {
+        m_inFlightCard.hint->setText(tr("open connections: %1").arg(locale.toString(open)));
+        setTone(m_inFlightCard.hint, Tone::Neutral);
+    } else {
+        //: %1 open client connections; %2 connections refused over the connection limits
+        m_inFlightCard.hint->setText(
+            tr("open connections: %1 · refused: %2")
+                .arg(locale.toString(open), locale.toString(connections.refused())));
+        setTone(m_inFlightCard.hint, Tone::Warning);
+    }
+    m_inFlightCard.frame->setToolTip(tr("Client connections open: %1\n"
+                                        "Refused, limits.max_connections reached: %2\n"
+                                        "Refused, limits.max_connections_per_address reached: %3\n"
+                                        "Closed, request headers too slow: %4\n"
+                                        "Closed, request body too slow: %5\n"
+                                        "Closed, idle longer than limits.keep_alive_idle: %6")
+                                         .arg(locale.toString(open),
+                                              locale.toString(connections.refusedOverTotal),
+                                              locale.toString(connections.refusedOverAddress),
+                                              locale.toString(connections.headerTimeouts),
+                                              locale.toString(connections.bodyTimeouts),
+                                              locale.toString(connections.idleClosed)));
 
     int up = 0;
     int degraded = 0;

@@ -127,6 +127,19 @@ struct ServerConfig {
     qint64 maxBodyBytes = 8 * 1024 * 1024;
     std::chrono::milliseconds shutdownGrace{10000}; // how long SIGTERM waits for in-flight work
     int traceCapacity = 2000;                       // traces kept in the in-memory ring
+
+    // How long a client connection may hold the gateway without progress (docs/configuration.md
+    // says why each default). A request's header block must be complete this long after its
+    // first byte, or after the connection opened for its first request.
+    std::chrono::milliseconds headerTimeout{10000};
+    // A request body must be complete this long after its headers: the whole body, so one that
+    // trickles in a byte at a time is cut as surely as one that stops.
+    std::chrono::milliseconds bodyTimeout{60000};
+    // A kept-alive connection with no request being read or answered is closed after this.
+    std::chrono::milliseconds keepAliveIdle{75000};
+    int maxConnections = 10000; // open client connections in all; more are refused with 503
+    // Open client connections from one address; 0 means no limit of its own.
+    int maxConnectionsPerAddress = 1024;
 };
 
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };

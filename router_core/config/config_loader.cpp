@@ -29,7 +29,13 @@ QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys();
 }
-const QList<QLatin1StringView> limitKeys{"max_body"_L1, "shutdown_grace"_L1};
+const QList<QLatin1StringView> limitKeys{"max_body"_L1,
+                                         "shutdown_grace"_L1,
+                                         "header_timeout"_L1,
+                                         "body_timeout"_L1,
+                                         "keep_alive_idle"_L1,
+                                         "max_connections"_L1,
+                                         "max_connections_per_address"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
 const QList<QLatin1StringView> providerKeys{
@@ -102,6 +108,30 @@ void ConfigChecker::checkLimits(const MapEntry &entry, ServerConfig &server)
         // Zero is a real choice here: stop at once without waiting for open streams.
         if (const auto duration = readDuration(*grace, ZeroDuration::Allowed))
             server.shutdownGrace = *duration;
+    }
+    // Zero is refused for every connection timeout: a connection that may never time out is
+    // what these keys exist to prevent, and a zero idle time would close a kept-alive
+    // connection under a client that is about to reuse it.
+    const std::pair<QLatin1StringView, milliseconds *> timeouts[] = {
+        {"header_timeout"_L1, &server.headerTimeout},
+        {"body_timeout"_L1, &server.bodyTimeout},
+        {"keep_alive_idle"_L1, &server.keepAliveIdle},
+    };
+    for (const auto &[name, target] : timeouts) {
+        if (const MapEntry *timeout = limits->find(name)) {
+            if (const auto duration = readDuration(*timeout, ZeroDuration::Rejected))
+                *target = *duration;
+        }
+    }
+    // A million is far beyond what one process's descriptors allow; a number above it is a typo.
+    constexpr qint64 kMostConnections = 1'000'000;
+    if (const MapEntry *total = limits->find("max_connections"_L1)) {
+        if (const auto connections = readInteger(*total, 1, kMostConnections))
+            server.maxConnections = int(*connections);
+    }
+    if (const MapEntry *perAddress = limits->find("max_connections_per_address"_L1)) {
+        if (const auto connections = readInteger(*perAddress, 0, kMostConnections))
+            server.maxConnectionsPerAddress = int(*connections);
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
+#include "telemetry/connection_counts.h"
 
 #include <QList>
 #include <QMetaType>
@@ -16,6 +17,7 @@ struct EngineSnapshot {
     double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
     quint64 totalRequests = 0;
     int inFlight = 0;
+    telemetry::ConnectionCounts connections; // open client connections, refusals, timeouts
     bool demoTrafficRunning = false;
     double demoRequestsPerSecond = 0.0;
     QList<ProviderHealth> providers;

@@ -116,6 +116,7 @@ EngineSnapshot Engine::snapshot() const
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     snapshot.inFlight = m_server->inFlight();
+    snapshot.connections = m_server->connectionCounts();
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();

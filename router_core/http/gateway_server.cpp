@@ -2,8 +2,8 @@
 
 #include "execution/chat_execution.h"
 #include "health/health_registry.h"
-#include "http/body_limit_server.h"
 #include "http/client_channels.h"
+#include "http/gateway_listener.h"
 #include "http/messages_ingress.h"
 #include "protocol/chat_request.h"
 #include "telemetry/trace.h"
@@ -124,7 +124,44 @@ double RequestRateMeter::perSecond() const
 GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
     : QAbstractHttpServer(parent), m_services(services),
       m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
-{}
+{
+    m_admin.add(QHttpServerRequest::Method::Get, QStringLiteral("connections"),
+                [this](const AdminRequest &, const QStringList &) {
+                    return AdminReply::json(QJsonDocument(connectionsJson()));
+                });
+}
+
+telemetry::ConnectionCounts GatewayServer::connectionCounts() const
+{
+    return m_listener ? m_listener->counts() : telemetry::ConnectionCounts{};
+}
+
+QJsonObject GatewayServer::connectionsJson() const
+{
+    const telemetry::ConnectionCounts counts = connectionCounts();
+    const config::ServerConfig &limits = m_services.config.config().server;
+    return {
+        {QStringLiteral("open"), counts.open},
+        {QStringLiteral("accepted"), qint64(counts.accepted)},
+        {QStringLiteral("refused"),
+         QJsonObject{
+             {QStringLiteral("max_connections"), qint64(counts.refusedOverTotal)},
+             {QStringLiteral("max_connections_per_address"), qint64(counts.refusedOverAddress)}}},
+        {QStringLiteral("timed_out"),
+         QJsonObject{{QStringLiteral("headers"), qint64(counts.headerTimeouts)},
+                     {QStringLiteral("body"), qint64(counts.bodyTimeouts)}}},
+        {QStringLiteral("idle_closed"), qint64(counts.idleClosed)},
+        {QStringLiteral("accept_errors"), qint64(counts.acceptErrors)},
+        // The limits new connections get, so a reader sees how near the counts are to them.
+        {QStringLiteral("limits"),
+         QJsonObject{
+             {QStringLiteral("max_connections"), limits.maxConnections},
+             {QStringLiteral("max_connections_per_address"), limits.maxConnectionsPerAddress},
+             {QStringLiteral("header_timeout_ms"), qint64(limits.headerTimeout.count())},
+             {QStringLiteral("body_timeout_ms"), qint64(limits.bodyTimeout.count())},
+             {QStringLiteral("keep_alive_idle_ms"), qint64(limits.keepAliveIdle.count())}}},
+    };
+}
 
 GatewayServer::~GatewayServer()
 {
@@ -149,7 +186,7 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         *errorMessage = QStringLiteral("`%1` is not an IP address to listen on").arg(host);
         return 0;
     }
-    auto *listener = new BodyLimitServer(m_services.config, this);
+    auto *listener = new GatewayListener(m_services.config, m_services.scheduler, this);
     // Qt's default backlog of 50 makes a burst of new clients wait for SYN retries.
     listener->setListenBacklogSize(1024);
     if (!listener->listen(address, port)) {
@@ -161,6 +198,7 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         return 0;
     }
     bind(listener);
+    m_listener = listener;
     return listener->serverPort();
 }
 
@@ -218,6 +256,7 @@ void GatewayServer::answer(ConnectionQueue *queue, IncomingRequest request, Resp
         if (!queue)
             return; // the connection is gone
         queue->answering = false;
+        GatewayListener::answerFinished(qobject_cast<QTcpSocket *>(queue->parent()));
         if (queue->waiting.empty() || !self)
             return;
         // Not from inside the writer that just finished: answer the next on a fresh stack.

@@ -7,6 +7,7 @@
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
+#include "telemetry/connection_counts.h"
 #include "telemetry/trace.h"
 #include "timing/deadline_scheduler.h"
 
@@ -15,6 +16,8 @@
 #include <QHash>
 #include <QHostAddress>
 #include <QHttpServerRequest>
+#include <QJsonObject>
+#include <QPointer>
 #include <QRandomGenerator>
 #include <array>
 #include <memory>
@@ -49,6 +52,7 @@ struct GatewayServices {
 };
 
 class ConnectionQueue;
+class GatewayListener;
 
 // A request as the handlers need it, copied out of Qt's request object.
 struct IncomingRequest {
@@ -93,6 +97,8 @@ public:
     // The parts of the engine register their /admin/v1/ endpoints here.
     AdminEndpoints &admin() { return m_admin; }
     double requestsPerSecond() const { return m_rate.perSecond(); }
+    // Client connections as the listener counts them; also GET /admin/v1/connections.
+    telemetry::ConnectionCounts connectionCounts() const;
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -117,9 +123,11 @@ private:
                      const HeaderList &identity);
     void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                 const protocol::ApiError &error, Ingress ingress = Ingress::OpenAi);
+    QJsonObject connectionsJson() const;
 
     GatewayServices m_services;
     AdminEndpoints m_admin;
+    QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::ChatExecution *, bool> m_executions;
     bool m_accepting = true;

@@ -5,7 +5,9 @@
 
 namespace switchyard::testing {
 
-TestClient::TestClient(quint16 port, QObject *parent) : QObject(parent)
+TestClient::TestClient(quint16 port, QObject *parent) : TestClient(port, QHostAddress(), parent) {}
+
+TestClient::TestClient(quint16 port, const QHostAddress &from, QObject *parent) : QObject(parent)
 {
     connect(&m_socket, &QTcpSocket::readyRead, this, &TestClient::onReadyRead);
     connect(&m_socket, &QTcpSocket::disconnected, this, [this] { m_closed = true; });
@@ -13,6 +15,8 @@ TestClient::TestClient(quint16 port, QObject *parent) : QObject(parent)
         if (m_socket.state() != QAbstractSocket::ConnectedState && !m_closed)
             m_connectionFailed = true;
     });
+    if (!from.isNull() && !m_socket.bind(from))
+        m_connectionFailed = true;
     m_socket.connectToHost(QHostAddress::LocalHost, port);
 }
 

@@ -17,6 +17,9 @@ class TestClient final : public QObject {
     Q_OBJECT
 public:
     explicit TestClient(quint16 port, QObject *parent = nullptr);
+    // Connects from `from`, such as 127.0.0.2, rather than from the address the kernel picks:
+    // a second client address on one machine.
+    TestClient(quint16 port, const QHostAddress &from, QObject *parent = nullptr);
 
     // Sends one request; the connection stays open for keep-alive.
     void send(const QByteArray &method, const QByteArray &path, const QByteArray &body = {},

@@ -10,6 +10,8 @@
 #include "routes_view.h"
 
 #include <QAbstractItemModelTester>
+#include <QFrame>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -116,6 +118,36 @@ private Q_SLOTS:
         QCOMPARE(matrix->rowCount(), 2);
         QCOMPARE(matrix->providers().at(1).id, u"beta"_s);
         QCOMPARE(window.routesView()->agentsPanel()->model()->rowCount(), 1);
+    }
+
+    void overviewShowsOpenConnectionsAndRefusals()
+    {
+        FakeEngineBridge bridge;
+        ui::MainWindow window(bridge);
+        auto *hint = window.findChild<QLabel *>(u"inFlightCardHint"_s);
+        QVERIFY(hint);
+        auto *card = window.findChild<QFrame *>(u"inFlightCard"_s);
+        QVERIFY(card);
+        EngineSnapshot snapshot;
+        snapshot.inFlight = 4;
+        snapshot.connections.open = 1;
+
+        bridge.publish(snapshot);
+        QCOMPARE(hint->text(), u"open connections: 1"_s);
+
+        snapshot.connections.open = 12;
+        snapshot.connections.refusedOverTotal = 2;
+        snapshot.connections.refusedOverAddress = 1;
+        snapshot.connections.headerTimeouts = 5;
+        snapshot.connections.idleClosed = 40;
+        bridge.publish(snapshot);
+        QCOMPARE(hint->text(), u"open connections: 12 · refused: 3"_s);
+        QCOMPARE(card->toolTip(), u"Client connections open: 12\n"
+                                  u"Refused, limits.max_connections reached: 2\n"
+                                  u"Refused, limits.max_connections_per_address reached: 1\n"
+                                  u"Closed, request headers too slow: 5\n"
+                                  u"Closed, request body too slow: 0\n"
+                                  u"Closed, idle longer than limits.keep_alive_idle: 40"_s);
     }
 };
 

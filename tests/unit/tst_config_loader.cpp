@@ -285,6 +285,37 @@ void TestConfigLoader::reportsEveryError_data()
     QTest::newRow("size too large")
         << QByteArray(oneSimulatedProvider) + "limits:\n  max_body: 2GiB\n"_ba
         << QStringList{u"test.yaml:6:13: `max_body` must be at most 1GiB, got \"2GiB\""_s};
+    QTest::newRow("zero header timeout")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  header_timeout: 0s\n"_ba
+        << QStringList{u"test.yaml:6:19: `header_timeout` must be greater than 0, got \"0s\""_s};
+    QTest::newRow("body timeout not a duration")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  body_timeout: slow\n"_ba
+        << QStringList{u"test.yaml:6:17: `body_timeout` must be a duration such as `250ms`, `3s` "
+                       u"or `2m`, got \"slow\""_s};
+    QTest::newRow("zero keep-alive idle time")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  keep_alive_idle: 0\n"_ba
+        << QStringList{u"test.yaml:6:20: `keep_alive_idle` must be greater than 0, got \"0\""_s};
+    QTest::newRow("keep-alive idle time too long")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  keep_alive_idle: 25h\n"_ba
+        << QStringList{u"test.yaml:6:20: `keep_alive_idle` must be at most 24h, got \"25h\""_s};
+    QTest::newRow("no connections allowed")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_connections: 0\n"_ba
+        << QStringList{u"test.yaml:6:20: `max_connections` must be at least 1, got \"0\""_s};
+    QTest::newRow("connection limit not a number")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_connections: many\n"_ba
+        << QStringList{u"test.yaml:6:20: `max_connections` must be an integer, got \"many\""_s};
+    QTest::newRow("connection limit beyond any descriptor table")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_connections: 5000000\n"_ba
+        << QStringList{
+               u"test.yaml:6:20: `max_connections` must be at most 1000000, got \"5000000\""_s};
+    QTest::newRow("negative per-address limit")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_connections_per_address: -1\n"_ba
+        << QStringList{u"test.yaml:6:32: `max_connections_per_address` must be at least 0, got "
+                       u"\"-1\""_s};
+    QTest::newRow("unknown limit, close spelling")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  keepalive_idle: 10s\n"_ba
+        << QStringList{
+               u"test.yaml:6:3: unknown key `keepalive_idle` (did you mean `keep_alive_idle`?)"_s};
 
     QTest::newRow("bad URL scheme")
         << "providers:\n"
@@ -388,6 +419,11 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
              "limits:\n"
              "  max_body: 2MiB\n"
              "  shutdown_grace: 5s\n"
+             "  header_timeout: 4s\n"
+             "  body_timeout: 90s\n"
+             "  keep_alive_idle: 2m\n"
+             "  max_connections: 300\n"
+             "  max_connections_per_address: 0\n"
              "trace:\n"
              "  capacity: 500\n"
              "timeouts: {connect: 250ms, first_token: 2m, idle: 1500, total: 1.5s}\n"
@@ -419,6 +455,11 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(config.server.listenPort, quint16(9090));
     QCOMPARE(config.server.maxBodyBytes, qint64(2 * 1024 * 1024));
     QCOMPARE(config.server.shutdownGrace, 5s);
+    QCOMPARE(config.server.headerTimeout, 4s);
+    QCOMPARE(config.server.bodyTimeout, 90s);
+    QCOMPARE(config.server.keepAliveIdle, 2min);
+    QCOMPARE(config.server.maxConnections, 300);
+    QCOMPARE(config.server.maxConnectionsPerAddress, 0);
     QCOMPARE(config.server.traceCapacity, 500);
     QCOMPARE(config.timeouts.connect, 250ms);
     QCOMPARE(config.timeouts.firstToken, 2min);
@@ -443,7 +484,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(cloud.capacity, 16);
     QCOMPARE(cloud.latencyObjective, 2s);
     QCOMPARE(cloud.where.file, u"test.yaml"_s);
-    QCOMPARE(cloud.where.line, 9);
+    QCOMPARE(cloud.where.line, 14);
     QCOMPARE(cloud.where.column, 5);
 
     const ProviderConfig &simulated = config.providers.at(1);
@@ -473,6 +514,11 @@ void TestConfigLoader::appliesDefaultsForAbsentKeys()
     QCOMPARE(config.server.listenPort, quint16(8080));
     QCOMPARE(config.server.maxBodyBytes, qint64(8 * 1024 * 1024));
     QCOMPARE(config.server.shutdownGrace, 10s);
+    QCOMPARE(config.server.headerTimeout, 10s);
+    QCOMPARE(config.server.bodyTimeout, 60s);
+    QCOMPARE(config.server.keepAliveIdle, 75s);
+    QCOMPARE(config.server.maxConnections, 10000);
+    QCOMPARE(config.server.maxConnectionsPerAddress, 1024);
     QCOMPARE(config.server.traceCapacity, 2000);
     QCOMPARE(config.timeouts.connect, 3s);
     QCOMPARE(config.timeouts.firstToken, 30s);

@@ -1,0 +1,595 @@
+#include "http/gateway_listener.h"
+
+#include "http/chunked_encoding.h"
+#include "protocol/openai_error.h"
+#include "telemetry/trace.h"
+
+#include <QLoggingCategory>
+#include <QScopeGuard>
+#include <QTcpSocket>
+#include <algorithm>
+#include <optional>
+#include <sys/socket.h>
+#include <utility>
+
+Q_LOGGING_CATEGORY(lcListener, "switchyard.listener")
+
+namespace switchyard::http {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+// How long a connection closed with an answer (a refusal, a 408) is kept after the answer was
+// written, reading and discarding what the client still sends. Closing at once while request
+// bytes are unread or still arriving makes the kernel reset the connection, and a reset can
+// destroy the answer before the client has read it. Also the longest a client that does not
+// read its answer can keep the connection.
+constexpr milliseconds kLingerAfterAnswer{2000};
+// Refused connections still closing beyond this many are closed at once without an answer: a
+// flood of new connections must not hold the descriptors the cap exists to protect.
+constexpr int kMostRefusalsClosing = 256;
+// After an accept() error such as running out of descriptors, the wait before accepting again.
+constexpr milliseconds kAcceptRetryDelay{1000};
+
+QString describeDuration(milliseconds duration)
+{
+    return duration.count() % 1000 == 0 ? QStringLiteral("%1 s").arg(duration.count() / 1000)
+                                        : QStringLiteral("%1 ms").arg(duration.count());
+}
+
+QByteArray reasonPhrase(int status)
+{
+    switch (status) {
+    case 400:
+        return "Bad Request";
+    case 408:
+        return "Request Timeout";
+    case 413:
+        return "Payload Too Large";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Error";
+    }
+}
+
+protocol::ApiError requestTimeout(const QString &message)
+{
+    return {408,
+            message,
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("request_timeout"),
+            {}};
+}
+
+protocol::ApiError tooManyConnections(const QString &message)
+{
+    // Connections come and go within seconds; a client told to wait longer would wait for
+    // nothing.
+    return {503,
+            message,
+            QStringLiteral("server_error"),
+            {},
+            QStringLiteral("too_many_connections"),
+            QByteArray("1")};
+}
+
+bool onlyLineEnds(QByteArrayView bytes)
+{
+    return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == '\r' || c == '\n'; });
+}
+
+// What a connection takes from the config when it is accepted, and keeps: a config applied
+// while it is open changes nothing for it.
+struct ConnectionLimits {
+    qint64 maxBodyBytes = 0;
+    milliseconds headerTimeout{0};
+    milliseconds bodyTimeout{0};
+    milliseconds keepAliveIdle{0};
+};
+
+// One client connection from accept to close: follows its request boundaries by peeking at what
+// Qt is about to read, counts the requests read and the answers finished, and moves its one
+// Deadline as it goes from reading headers, to reading a body, to being answered, to idle.
+class ClientConnection final : public QObject {
+public:
+    // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
+    static constexpr QLatin1StringView kObjectName{"switchyard-client-connection"};
+
+    // An admitted connection, followed request by request while Qt's HTTP server answers it.
+    ClientConnection(QTcpSocket *socket, const ConnectionLimits &limits,
+                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
+        : QObject(socket), m_socket(socket), m_limits(limits), m_ledger(std::move(ledger)),
+          m_address(socket->peerAddress()), m_deadline(scheduler, [this] { onDeadline(); })
+    {
+        setObjectName(kObjectName);
+        m_ledger->opened(m_address);
+        // Connected before Qt's HTTP server connects its own handler, so this runs first.
+        connect(socket, &QIODevice::readyRead, this, &ClientConnection::inspect);
+        // The first request is owed from the moment the connection opens: one that sends
+        // nothing at all is closed when the header time is over.
+        enterPhase(Phase::Headers, m_limits.headerTimeout);
+    }
+
+    // A connection refused at the door: it says why, then closes.
+    ClientConnection(QTcpSocket *socket, const protocol::ApiError &refusal,
+                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
+        : QObject(socket), m_socket(socket), m_ledger(std::move(ledger)), m_admitted(false),
+          m_deadline(scheduler, [this] { onDeadline(); })
+    {
+        setObjectName(kObjectName);
+        ++m_ledger->refusalsClosing;
+        refuse(refusal);
+    }
+
+    ~ClientConnection() override
+    {
+        if (m_admitted)
+            m_ledger->closed(m_address);
+        else
+            --m_ledger->refusalsClosing;
+    }
+
+    void answerFinished()
+    {
+        ++m_answersFinished;
+        if (m_phase == Phase::Finishing) {
+            if (m_answersFinished >= m_answersBeforeRefusal)
+                sendAndClose(*m_refusal);
+            return;
+        }
+        // Only when nothing is being read either: a pipelined request already arriving keeps
+        // its header or body time.
+        if (m_phase == Phase::Answering && m_answersFinished >= m_requestsRead)
+            enterPhase(Phase::Idle, m_limits.keepAliveIdle);
+    }
+
+private:
+    enum class State { Headers, Body, ChunkedBody, Unframed };
+    // What the connection's one deadline watches.
+    enum class Phase {
+        Headers,   // a request's header block is owed: header_timeout
+        Body,      // its body is owed: body_timeout
+        Answering, // every request read is being answered: no deadline, however long it takes
+        Idle,      // nothing to read or answer: keep_alive_idle
+        Finishing, // refused; earlier answers still leave before the refusal: no deadline
+        Closing,   // the last answer was written: at most kLingerAfterAnswer more
+    };
+
+    void enterPhase(Phase phase, std::optional<milliseconds> deadline = std::nullopt)
+    {
+        m_phase = phase;
+        m_phaseChangedWhileReading = false;
+        if (deadline)
+            m_deadline.armIn(*deadline);
+        else
+            m_deadline.disarm();
+    }
+
+    // While a read is inspected, phase changes only take effect when it is done: a request that
+    // arrives whole in one read, the usual case, then moves the deadline once (off the idle
+    // time) instead of arming a header and a body time only to disarm them again.
+    void changePhaseWhileReading(Phase phase)
+    {
+        m_phase = phase;
+        m_phaseChangedWhileReading = true;
+    }
+    void settleDeadline()
+    {
+        if (!std::exchange(m_phaseChangedWhileReading, false))
+            return;
+        if (m_phase == Phase::Headers)
+            m_deadline.armIn(m_limits.headerTimeout);
+        else if (m_phase == Phase::Body)
+            m_deadline.armIn(m_limits.bodyTimeout);
+        else
+            m_deadline.disarm();
+    }
+
+    void onDeadline()
+    {
+        switch (m_phase) {
+        case Phase::Headers:
+            ++m_ledger->counts.headerTimeouts;
+            if (!m_requestStarted && m_requestsRead == 0) {
+                // Nothing was asked, so nothing is answered: a 408 would reach a client that
+                // may send its first request just now and read the 408 as its answer.
+                closeQuietly();
+                return;
+            }
+            refuse(requestTimeout(QStringLiteral("The request headers did not arrive within "
+                                                 "%1 (`limits.header_timeout`).")
+                                      .arg(describeDuration(m_limits.headerTimeout))));
+            return;
+        case Phase::Body:
+            ++m_ledger->counts.bodyTimeouts;
+            refuse(requestTimeout(QStringLiteral("The request body did not arrive within %1 "
+                                                 "of its headers (`limits.body_timeout`).")
+                                      .arg(describeDuration(m_limits.bodyTimeout))));
+            return;
+        case Phase::Idle:
+            // An answer counts as finished once it is all queued; a slow reader may still be
+            // taking it. Closing then would cut it, so the idle time starts again for as long
+            // as the queue keeps shrinking.
+            if (const qint64 unsent = m_socket->bytesToWrite();
+                unsent > 0 && unsent != m_unsentAtIdleCheck) {
+                m_unsentAtIdleCheck = unsent;
+                enterPhase(Phase::Idle, m_limits.keepAliveIdle);
+                return;
+            }
+            ++m_ledger->counts.idleClosed;
+            closeQuietly();
+            return;
+        case Phase::Closing:
+            m_socket->abort();
+            return;
+        case Phase::Answering:
+        case Phase::Finishing:
+            return; // never armed
+        }
+    }
+
+    // Where a header block ends: the block is bytes [0, blockBytes) and the request's body
+    // starts at `consumedBytes`. Qt's parser also accepts bare LF line ends, so a guard that
+    // looked only for CR LF CR LF could be walked around.
+    struct HeaderEnd {
+        qsizetype blockBytes = -1;
+        qsizetype consumedBytes = 0;
+        bool found() const { return blockBytes >= 0; }
+    };
+    static HeaderEnd findHeaderEnd(QByteArrayView bytes)
+    {
+        for (qsizetype newline = bytes.indexOf('\n'); newline >= 0;
+             newline = bytes.indexOf('\n', newline + 1)) {
+            const QByteArrayView rest = bytes.sliced(newline + 1);
+            if (rest.startsWith('\n'))
+                return {newline, newline + 2};
+            if (rest.startsWith("\r\n"))
+                return {newline, newline + 3};
+        }
+        return {};
+    }
+    // A header block larger than this is refused with 431 (Qt itself would allow about 80 KiB).
+    static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
+
+    void inspect()
+    {
+        const auto settle = qScopeGuard([this] { settleDeadline(); });
+        // Qt consumes everything available on each readyRead, so the next call sees new bytes.
+        const qint64 available = m_socket->bytesAvailable();
+        if (m_state == State::Unframed)
+            return;
+        if (m_state == State::Body && m_bodyRemaining >= available) {
+            m_bodyRemaining -= available; // all body: nothing to look at
+            if (m_bodyRemaining == 0)
+                requestRead();
+            return;
+        }
+        // Reused between calls: peeking allocates nothing once the buffer has grown.
+        m_peekBuffer.resize(available);
+        m_peekBuffer.resize(std::max<qint64>(0, m_socket->peek(m_peekBuffer.data(), available)));
+        const QByteArrayView data(m_peekBuffer);
+        qsizetype position = 0;
+        while (position < data.size() && m_state != State::Unframed) {
+            if (m_state == State::Body) {
+                const qint64 take = std::min<qint64>(m_bodyRemaining, data.size() - position);
+                m_bodyRemaining -= take;
+                position += take;
+                if (m_bodyRemaining == 0)
+                    requestRead();
+                continue;
+            }
+            if (m_state == State::ChunkedBody) {
+                // A chunked body declares no size up front: count it as it arrives.
+                QByteArray decoded;
+                qsizetype consumed = 0;
+                const auto status = m_chunkedBody.feed(data.sliced(position), decoded, &consumed);
+                m_chunkedBodyBytes += decoded.size();
+                position += consumed;
+                if (m_chunkedBodyBytes > m_limits.maxBodyBytes) {
+                    refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
+                    return;
+                }
+                if (status == ChunkedDecoder::Status::Malformed)
+                    m_state = State::Unframed; // Qt's parser refuses it
+                else if (status == ChunkedDecoder::Status::Finished)
+                    requestRead();
+                continue;
+            }
+            // Line ends between requests are not a request yet; anything else starts one, and
+            // with it the time its header block has.
+            if (!m_requestStarted && !onlyLineEnds(data.sliced(position)))
+                requestStarted();
+            if (m_headerBlock.isEmpty()) {
+                // The usual case: a whole header block in this read, parsed in place.
+                const HeaderEnd end = findHeaderEnd(data.sliced(position));
+                if (end.found() && end.blockBytes <= kMaxHeaderBytes) {
+                    const QByteArrayView block = data.sliced(position, end.blockBytes);
+                    position += end.consumedBytes;
+                    if (!beginRequest(block))
+                        return;
+                    continue;
+                }
+            }
+            const qsizetype before = m_headerBlock.size();
+            m_headerBlock.append(data.sliced(position));
+            const HeaderEnd end = findHeaderEnd(m_headerBlock);
+            if ((end.found() ? end.blockBytes : m_headerBlock.size()) > kMaxHeaderBytes) {
+                // Refused rather than left to Qt: a guard that stopped following here would
+                // let the body after these headers through unmeasured.
+                refuse(protocol::ApiError{
+                    431,
+                    QStringLiteral("Request headers are larger than the limit of %1 "
+                                   "bytes.")
+                        .arg(kMaxHeaderBytes),
+                    QStringLiteral("invalid_request_error"),
+                    {},
+                    QStringLiteral("headers_too_large"),
+                    {}});
+                return;
+            }
+            if (!end.found())
+                return;
+            position += end.consumedBytes - before;
+            const QByteArray block = m_headerBlock.left(end.blockBytes);
+            m_headerBlock.clear();
+            if (!beginRequest(block))
+                return;
+        }
+    }
+
+    void requestStarted()
+    {
+        m_requestStarted = true;
+        // A new connection's header time runs from when it opened, not from its first byte.
+        if (m_phase != Phase::Headers)
+            changePhaseWhileReading(Phase::Headers);
+    }
+
+    // Returns false when the request was refused and the connection is being closed.
+    bool beginRequest(QByteArrayView block)
+    {
+        qint64 contentLength = 0;
+        bool validContentLength = true;
+        bool chunked = false;
+        bool expectsContinue = false;
+        qsizetype lineStart = block.indexOf('\n') + 1; // the request line says nothing of size
+        while (lineStart > 0 && lineStart < block.size()) {
+            const qsizetype lineEnd = block.indexOf('\n', lineStart);
+            const QByteArrayView line =
+                block.sliced(lineStart, (lineEnd < 0 ? block.size() : lineEnd) - lineStart);
+            lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
+            const qsizetype colon = line.indexOf(':');
+            if (colon <= 0)
+                continue;
+            const QByteArrayView name = line.first(colon).trimmed();
+            const QByteArrayView value = line.sliced(colon + 1).trimmed();
+            if (name.compare("content-length", Qt::CaseInsensitive) == 0)
+                contentLength = value.toLongLong(&validContentLength);
+            else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0)
+                chunked = value.toByteArray().toLower().contains("chunked");
+            else if (name.compare("expect", Qt::CaseInsensitive) == 0)
+                expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
+        }
+        if (!validContentLength || contentLength < 0) {
+            refuse(protocol::ApiError{400,
+                                      QStringLiteral("Invalid Content-Length header: it must be a "
+                                                     "non-negative number of bytes."),
+                                      QStringLiteral("invalid_request_error"),
+                                      {},
+                                      QStringLiteral("invalid_content_length"),
+                                      {}});
+            return false;
+        }
+        if (contentLength > m_limits.maxBodyBytes) {
+            refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
+            return false;
+        }
+        ++m_requestsRead;
+        m_requestStarted = false;
+        if (expectsContinue)
+            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+        if (chunked) {
+            m_chunkedBody = ChunkedDecoder();
+            m_chunkedBodyBytes = 0;
+            m_state = State::ChunkedBody;
+            changePhaseWhileReading(Phase::Body);
+        } else if (contentLength > 0) {
+            m_bodyRemaining = contentLength;
+            m_state = State::Body;
+            changePhaseWhileReading(Phase::Body);
+        } else {
+            requestRead();
+        }
+        return true;
+    }
+
+    // The whole request is in: Qt's server answers it, which may take as long as a stream does.
+    void requestRead()
+    {
+        m_state = State::Headers;
+        changePhaseWhileReading(Phase::Answering);
+    }
+
+    // Ends the connection with `error` as the answer to the request being read. Answers to
+    // earlier requests on the connection (pipelined, perhaps still streaming) leave first, in
+    // order: the refusal waits for them rather than cutting them.
+    void refuse(const protocol::ApiError &error)
+    {
+        // The request being refused was counted when its headers were read only if it got as
+        // far as its body.
+        m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
+        m_state = State::Unframed;
+        // Take the connection away from Qt's parser: it must never buffer this body, nor
+        // dispatch the rest of a request that timed out.
+        disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
+        connect(m_socket, &QIODevice::readyRead, m_socket,
+                [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
+        m_socket->skip(m_socket->bytesAvailable());
+        if (m_answersFinished < m_answersBeforeRefusal) {
+            m_refusal = error;
+            enterPhase(Phase::Finishing);
+            return;
+        }
+        sendAndClose(error);
+    }
+
+    void sendAndClose(const protocol::ApiError &error)
+    {
+        const QByteArray body = error.toJson();
+        // Refused before Qt parsed the request, so no handler adds the identity headers every
+        // answer carries; fresh ids still let a client quote the refusal in a report.
+        QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) + ' ' +
+                            reasonPhrase(error.status) + "\r\nContent-Type: application/json\r\n";
+        answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
+        answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
+        if (!error.retryAfter.isEmpty())
+            answer += "Retry-After: " + error.retryAfter + "\r\n";
+        answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
+                  QByteArray::number(body.size()) + "\r\n\r\n" + body;
+        m_socket->write(answer);
+        // Once the answer is out, only the sending side closes: the client reads the answer
+        // and the end of the stream, and whatever it still sends is read and dropped until it
+        // closes too (then Qt closes the socket) or the linger time is over.
+        connect(m_socket, &QIODevice::bytesWritten, this, [this] {
+            if (m_socket->bytesToWrite() > 0 || m_sendingSideClosed)
+                return;
+            m_sendingSideClosed = true;
+            if (::shutdown(int(m_socket->socketDescriptor()), SHUT_WR) != 0)
+                m_socket->abort(); // the client is already gone
+        });
+        enterPhase(Phase::Closing, kLingerAfterAnswer);
+    }
+
+    // A close with nothing to say: nothing was asked, or everything asked was answered.
+    void closeQuietly()
+    {
+        enterPhase(Phase::Closing, kLingerAfterAnswer); // for answer bytes the client never read
+        m_socket->disconnectFromHost();
+    }
+
+    QTcpSocket *m_socket;
+    ConnectionLimits m_limits;
+    std::shared_ptr<ConnectionLedger> m_ledger;
+    QHostAddress m_address;
+    bool m_admitted = true;
+    timing::Deadline m_deadline;
+    Phase m_phase = Phase::Headers;
+    bool m_phaseChangedWhileReading = false;
+    State m_state = State::Headers;
+    bool m_requestStarted = false; // a byte of the next request, beyond line ends, has arrived
+    quint64 m_requestsRead = 0;    // header blocks read and passed on to Qt
+    quint64 m_answersFinished = 0;
+    quint64 m_answersBeforeRefusal = 0;
+    std::optional<protocol::ApiError> m_refusal; // waiting for earlier answers to leave
+    bool m_sendingSideClosed = false;
+    qint64 m_unsentAtIdleCheck = 0; // answer bytes still queued when the idle time last ran out
+    QByteArray m_headerBlock;       // a header block split across reads
+    QByteArray m_peekBuffer;
+    qint64 m_bodyRemaining = 0;
+    ChunkedDecoder m_chunkedBody;
+    qint64 m_chunkedBodyBytes = 0;
+};
+
+} // namespace
+
+void ConnectionLedger::opened(const QHostAddress &address)
+{
+    ++counts.open;
+    ++counts.accepted;
+    ++openByAddress[address];
+}
+
+void ConnectionLedger::closed(const QHostAddress &address)
+{
+    --counts.open;
+    const auto found = openByAddress.find(address);
+    if (found != openByAddress.end() && --found.value() <= 0)
+        openByAddress.erase(found); // the table holds only addresses with connections open
+}
+
+GatewayListener::GatewayListener(const config::ConfigStore &store,
+                                 timing::DeadlineScheduler &scheduler, QObject *parent)
+    : QTcpServer(parent), m_store(store), m_scheduler(scheduler),
+      m_resumeAccepting(scheduler, [this] {
+          if (isListening())
+              resumeAccepting();
+      })
+{
+    connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
+}
+
+void GatewayListener::answerFinished(QTcpSocket *socket)
+{
+    if (!socket)
+        return;
+    if (auto *connection = static_cast<ClientConnection *>(socket->findChild<QObject *>(
+            ClientConnection::kObjectName, Qt::FindDirectChildrenOnly)))
+        connection->answerFinished();
+}
+
+void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
+{
+    ++m_ledger->counts.acceptErrors;
+    qCWarning(lcListener).noquote()
+        << "accepting a client connection failed:" << errorString() << "with"
+        << m_ledger->counts.open << "client connection(s) open; accepting again in"
+        << describeDuration(kAcceptRetryDelay)
+        << "(the open-file limit may be too low for limits.max_connections)";
+    m_resumeAccepting.armIn(kAcceptRetryDelay);
+}
+
+void GatewayListener::incomingConnection(qintptr socketDescriptor)
+{
+    auto *socket = new QTcpSocket(this);
+    if (!socket->setSocketDescriptor(socketDescriptor)) {
+        delete socket;
+        return;
+    }
+    const config::ServerConfig &server = m_store.config().server;
+    telemetry::ConnectionCounts &counts = m_ledger->counts;
+    const QHostAddress peer = socket->peerAddress();
+    std::optional<protocol::ApiError> refusal;
+    if (counts.open >= server.maxConnections) {
+        ++counts.refusedOverTotal;
+        refusal = tooManyConnections(
+            QStringLiteral("Switchyard has %1 client connections open, its limit "
+                           "(`limits.max_connections`); try again shortly.")
+                .arg(server.maxConnections));
+    } else if (server.maxConnectionsPerAddress > 0 &&
+               m_ledger->openByAddress.value(peer) >= server.maxConnectionsPerAddress) {
+        ++counts.refusedOverAddress;
+        refusal = tooManyConnections(
+            QStringLiteral("Your address has %1 connections open to Switchyard, the limit for "
+                           "one client address (`limits.max_connections_per_address`); reuse "
+                           "open connections or close idle ones.")
+                .arg(server.maxConnectionsPerAddress));
+    }
+    if (refusal) {
+        // Never handed to Qt's HTTP server, which deletes the sockets it was given.
+        connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
+        if (m_ledger->refusalsClosing >= kMostRefusalsClosing) {
+            socket->abort();
+            socket->deleteLater();
+            return;
+        }
+        qCDebug(lcListener).noquote()
+            << "refused a connection from" << peer.toString() << "(" << refusal->message << ")";
+        new ClientConnection(socket, *refusal, m_ledger, m_scheduler);
+        return;
+    }
+    // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
+    // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
+    socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    new ClientConnection(socket,
+                         ConnectionLimits{server.maxBodyBytes, server.headerTimeout,
+                                          server.bodyTimeout, server.keepAliveIdle},
+                         m_ledger, m_scheduler);
+    addPendingConnection(socket);
+}
+
+} // namespace switchyard::http

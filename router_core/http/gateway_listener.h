@@ -1,0 +1,65 @@
+#pragma once
+
+#include "config/config_store.h"
+#include "telemetry/connection_counts.h"
+#include "timing/deadline_scheduler.h"
+
+#include <QHash>
+#include <QHostAddress>
+#include <QTcpServer>
+#include <memory>
+
+class QTcpSocket;
+
+namespace switchyard::http {
+
+// The counts of the listener, shared with each connection it accepted: a connection deleted
+// after its listener (at shutdown, in whatever order Qt deletes children) still finds them.
+struct ConnectionLedger {
+    telemetry::ConnectionCounts counts;
+    QHash<QHostAddress, int> openByAddress; // only addresses with a connection open
+    int refusalsClosing = 0;                // refused connections still saying why
+
+    void opened(const QHostAddress &address);
+    void closed(const QHostAddress &address);
+};
+
+// The listening socket, and the gatekeeper of every client connection before Qt's HTTP server
+// reads it. Qt 6.4 has no timeouts of its own, buffers a whole body before any handler runs and
+// ignores `Expect: 100-continue`; this listener:
+// - refuses a connection over `limits.max_connections` or `limits.max_connections_per_address`
+//   with 503 before Qt sees it;
+// - follows each connection's request framing: a declared Content-Length over the limit gets
+//   413 before the body is read, "100 Continue" is answered, oversized headers get 431;
+// - bounds how long a connection may hold the gateway without progress: headers and body must
+//   arrive within their timeouts (408 when they do not), and a kept-alive connection with
+//   nothing to read or answer is closed after the idle time. Each connection has one Deadline
+//   on the engine's scheduler, moved as the connection changes phase: no timer per connection.
+class GatewayListener final : public QTcpServer {
+    Q_OBJECT
+public:
+    // Limits and timeouts are the store's current ones, read for each new connection.
+    GatewayListener(const config::ConfigStore &store, timing::DeadlineScheduler &scheduler,
+                    QObject *parent = nullptr);
+
+    const telemetry::ConnectionCounts &counts() const { return m_ledger->counts; }
+
+    // The HTTP server has finished answering one request on `socket` (or dropped it): when no
+    // other request is being read or answered there, the connection's idle time starts.
+    static void answerFinished(QTcpSocket *socket);
+
+protected:
+    void incomingConnection(qintptr socketDescriptor) override;
+
+private:
+    void onAcceptError(QAbstractSocket::SocketError error);
+
+    const config::ConfigStore &m_store;
+    timing::DeadlineScheduler &m_scheduler;
+    std::shared_ptr<ConnectionLedger> m_ledger = std::make_shared<ConnectionLedger>();
+    // Qt stops accepting for good after an accept() error that is not temporary, such as
+    // running out of file descriptors; this resumes it once descriptors may have been freed.
+    timing::Deadline m_resumeAccepting;
+};
+
+} // namespace switchyard::http

@@ -1,0 +1,375 @@
+// Client connections are bounded: a connection that sends nothing, or a request too slowly, is
+// closed (with 408 when a request had begun); a kept-alive connection with nothing to do is
+// closed after its idle time while streams, however slow, are never cut; connections over the
+// total and the per-address caps are refused with 503. Every outcome is counted where the
+// console and the admin API read it. Timeouts here are short and only ever bound a wait.
+
+#include "fake_upstream.h"
+#include "gateway_harness.h"
+#include "test_client.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+#include <QTest>
+#include <QTimer>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Long enough for any wait in these tests to end well before, short enough to wait for.
+constexpr int kWaitMs = 10000;
+
+telemetry::ConnectionCounts countsOf(Engine &engine)
+{
+    return engine.snapshot().connections;
+}
+
+// Sends `bytes` to `client` one byte at a time, a byte every 20 ms, for as long as it runs.
+class Trickle {
+public:
+    Trickle(TestClient &client, QByteArray bytes) : m_bytes(std::move(bytes))
+    {
+        QObject::connect(&m_timer, &QTimer::timeout, &client, [this, &client] {
+            if (m_sent < m_bytes.size())
+                client.sendMore(m_bytes.mid(m_sent++, 1));
+        });
+        m_timer.start(20);
+    }
+    qsizetype sent() const { return m_sent; }
+
+private:
+    QByteArray m_bytes;
+    qsizetype m_sent = 0;
+    QTimer m_timer;
+};
+
+void verifyRequestTimeout(const TestClient &client, const QString &message)
+{
+    QCOMPARE(client.status(), 408);
+    QCOMPARE(client.header("connection"), QByteArray("close"));
+    QCOMPARE(client.header("content-type"), QByteArray("application/json"));
+    QVERIFY(!client.header("x-switchyard-request-id").isEmpty());
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("type")).toString(),
+             QStringLiteral("invalid_request_error"));
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("request_timeout"));
+    QCOMPARE(error.value(QStringLiteral("message")).toString(), message);
+}
+
+void verifyTooManyConnections(const TestClient &client, const QString &message)
+{
+    QCOMPARE(client.status(), 503);
+    QCOMPARE(client.header("retry-after"), QByteArray("1"));
+    QCOMPARE(client.header("connection"), QByteArray("close"));
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("type")).toString(), QStringLiteral("server_error"));
+    QCOMPARE(error.value(QStringLiteral("code")).toString(),
+             QStringLiteral("too_many_connections"));
+    QCOMPARE(error.value(QStringLiteral("message")).toString(), message);
+}
+
+} // namespace
+
+class GatewayConnectionsTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+
+    void silentConnectionIsClosedAfterTheHeaderTimeout();
+    void partialRequestGetsRequestTimeout_data();
+    void partialRequestGetsRequestTimeout();
+    void tricklingHeadersGetRequestTimeout();
+    void tricklingBodyGetsRequestTimeout();
+    void idleConnectionIsClosedButStreamsAreNot();
+    void connectionsOverTheTotalLimitAreRefused();
+    void connectionsOverTheAddressLimitAreRefusedForThatAddressOnly();
+    void adminApiReportsTheCounts();
+
+private:
+    // A gateway in front of one fake serving "test-model", with these connection limits.
+    void start(std::chrono::milliseconds headerTimeout, std::chrono::milliseconds bodyTimeout,
+               std::chrono::milliseconds keepAliveIdle, int maxConnections = 10000,
+               int maxConnectionsPerAddress = 1024);
+
+    std::unique_ptr<FakeUpstream> m_fake;
+    std::unique_ptr<Engine> m_engine;
+};
+
+void GatewayConnectionsTest::initTestCase()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("switchyard.*.debug=false\n"
+                                                    "switchyard.*.info=false"));
+}
+
+void GatewayConnectionsTest::cleanup()
+{
+    m_engine.reset();
+    m_fake.reset();
+}
+
+void GatewayConnectionsTest::start(std::chrono::milliseconds headerTimeout,
+                                   std::chrono::milliseconds bodyTimeout,
+                                   std::chrono::milliseconds keepAliveIdle, int maxConnections,
+                                   int maxConnectionsPerAddress)
+{
+    m_fake = std::make_unique<FakeUpstream>();
+    config::Config config = gatewayConfig(
+        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})});
+    config.server.headerTimeout = headerTimeout;
+    config.server.bodyTimeout = bodyTimeout;
+    config.server.keepAliveIdle = keepAliveIdle;
+    config.server.maxConnections = maxConnections;
+    config.server.maxConnectionsPerAddress = maxConnectionsPerAddress;
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+}
+
+void GatewayConnectionsTest::silentConnectionIsClosedAfterTheHeaderTimeout()
+{
+    start(200ms, 10s, 10s);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+
+    // Nothing was asked, so nothing is answered.
+    QCOMPARE(client.rawReceived(), QByteArray());
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 0, kWaitMs);
+    QCOMPARE(countsOf(*m_engine).headerTimeouts, quint64(1));
+    QCOMPARE(countsOf(*m_engine).accepted, quint64(1));
+}
+
+void GatewayConnectionsTest::partialRequestGetsRequestTimeout_data()
+{
+    QTest::addColumn<QByteArray>("partialRequest");
+
+    QTest::newRow("half a request line") << QByteArray("POST /v1/chat/compl");
+    QTest::newRow("request line and some headers")
+        << QByteArray("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Content-Type: application/json\r\n");
+}
+
+void GatewayConnectionsTest::partialRequestGetsRequestTimeout()
+{
+    QFETCH(QByteArray, partialRequest);
+    start(200ms, 10s, 10s);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+
+    client.sendRaw(partialRequest);
+
+    QVERIFY(client.waitForFinished(kWaitMs));
+    verifyRequestTimeout(client, QStringLiteral("The request headers did not arrive within "
+                                                "200 ms (`limits.header_timeout`)."));
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+    QCOMPARE(countsOf(*m_engine).headerTimeouts, quint64(1));
+    QVERIFY(m_fake->requests().isEmpty());
+}
+
+void GatewayConnectionsTest::tricklingHeadersGetRequestTimeout()
+{
+    start(300ms, 10s, 10s);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+    const QByteArray request =
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + QByteArray(2000, 'p') +
+        "\r\n\r\n";
+
+    // Every byte is progress, but the header block as a whole is late.
+    Trickle trickle(client, request);
+
+    QVERIFY(client.waitForFinished(kWaitMs));
+    QVERIFY(trickle.sent() < request.size());
+    verifyRequestTimeout(client, QStringLiteral("The request headers did not arrive within "
+                                                "300 ms (`limits.header_timeout`)."));
+    QCOMPARE(countsOf(*m_engine).headerTimeouts, quint64(1));
+}
+
+void GatewayConnectionsTest::tricklingBodyGetsRequestTimeout()
+{
+    start(10s, 300ms, 10s);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+    const QByteArray body = chatBody("test-model", false, QByteArray(2000, 'x'));
+
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nContent-Length: " +
+                   QByteArray::number(body.size()) + "\r\n\r\n");
+    Trickle trickle(client, body);
+
+    QVERIFY(client.waitForFinished(kWaitMs));
+    QVERIFY(trickle.sent() < body.size());
+    verifyRequestTimeout(client, QStringLiteral("The request body did not arrive within 300 ms "
+                                                "of its headers (`limits.body_timeout`)."));
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+    QCOMPARE(countsOf(*m_engine).bodyTimeouts, quint64(1));
+    QCOMPARE(countsOf(*m_engine).headerTimeouts, quint64(0));
+    QVERIFY(m_fake->requests().isEmpty());
+    QCOMPARE(m_engine->inFlight(), 0);
+}
+
+void GatewayConnectionsTest::idleConnectionIsClosedButStreamsAreNot()
+{
+    constexpr auto kIdle = 300ms;
+    // Two providers: one whose stream waits for the test between events, one that streams
+    // slowly but steadily for several idle periods.
+    FakeUpstream held;
+    held.manualStreaming = true;
+    held.streamEvents = 3;
+    FakeUpstream slow;
+    slow.streamEvents = 12;
+    slow.eventIntervalMs = 100;
+    config::Config config =
+        gatewayConfig({providerFor(QStringLiteral("held"), held, {QStringLiteral("held-model")}),
+                       providerFor(QStringLiteral("slow"), slow, {QStringLiteral("slow-model")})});
+    config.server.keepAliveIdle = kIdle;
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+
+    // A connection that was answered and then kept alive with nothing more to do...
+    TestClient idle(m_engine->port());
+    idle.send("GET", "/healthz");
+    QVERIFY(idle.waitForFinished(kWaitMs));
+    QCOMPARE(idle.status(), 200);
+    // ...a stream whose provider is silent between events for longer than the idle time...
+    TestClient heldStream(m_engine->port());
+    heldStream.post("/v1/chat/completions", chatBody("held-model", true));
+    QTRY_COMPARE_WITH_TIMEOUT(heldStream.events().size(), 1, kWaitMs);
+    // ...and a stream that lasts several idle times, an event at a time.
+    TestClient slowStream(m_engine->port());
+    slowStream.post("/v1/chat/completions", chatBody("slow-model", true));
+
+    QTRY_VERIFY_WITH_TIMEOUT(idle.connectionClosed(), kWaitMs);
+    QCOMPARE(idle.rawReceived().count("HTTP/1.1 "), 1); // closed without another answer
+    // Time enough for a wrongly armed idle deadline on the held stream to fire.
+    QTest::qWait(int(3 * kIdle.count()));
+    QVERIFY(!heldStream.connectionClosed());
+    QVERIFY(!heldStream.finished());
+
+    for (int event = 0; event < held.streamEvents; ++event)
+        held.releaseEvent();
+    QVERIFY(heldStream.waitForFinished(kWaitMs));
+    QVERIFY(!heldStream.framingError());
+    QCOMPARE(heldStream.events().constLast().data, QByteArray("[DONE]"));
+    QVERIFY(slowStream.waitForFinished(kWaitMs));
+    QVERIFY(!slowStream.framingError());
+    QCOMPARE(slowStream.events().size(), slow.streamEvents + 2); // the final event and [DONE]
+    QCOMPARE(slowStream.events().constLast().data, QByteArray("[DONE]"));
+    QVERIFY(!slowStream.connectionClosed());
+
+    // Both stream connections are now idle in their turn, and are closed like the first.
+    QTRY_VERIFY_WITH_TIMEOUT(heldStream.connectionClosed() && slowStream.connectionClosed(),
+                             kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 0, kWaitMs);
+    const telemetry::ConnectionCounts counts = countsOf(*m_engine);
+    QCOMPARE(counts.idleClosed, quint64(3));
+    QCOMPARE(counts.timedOut(), quint64(0));
+}
+
+void GatewayConnectionsTest::connectionsOverTheTotalLimitAreRefused()
+{
+    start(10s, 10s, 10s, 2, 0);
+    QVERIFY(m_engine);
+    TestClient first(m_engine->port());
+    TestClient second(m_engine->port());
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 2, kWaitMs);
+
+    TestClient refused(m_engine->port());
+    refused.send("GET", "/healthz");
+
+    QVERIFY(refused.waitForFinished(kWaitMs));
+    verifyTooManyConnections(refused,
+                             QStringLiteral("Switchyard has 2 client connections open, its limit "
+                                            "(`limits.max_connections`); try again shortly."));
+    QTRY_VERIFY_WITH_TIMEOUT(refused.connectionClosed(), kWaitMs);
+    QCOMPARE(countsOf(*m_engine).refusedOverTotal, quint64(1));
+    QCOMPARE(countsOf(*m_engine).open, 2);
+
+    // The connections inside the limit are served as ever...
+    first.send("GET", "/healthz");
+    QVERIFY(first.waitForFinished(kWaitMs));
+    QCOMPARE(first.status(), 200);
+    // ...and one that closes makes room for the next.
+    second.disconnectNow();
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 1, kWaitMs);
+    TestClient next(m_engine->port());
+    next.send("GET", "/healthz");
+    QVERIFY(next.waitForFinished(kWaitMs));
+    QCOMPARE(next.status(), 200);
+}
+
+void GatewayConnectionsTest::connectionsOverTheAddressLimitAreRefusedForThatAddressOnly()
+{
+    start(10s, 10s, 10s, 10000, 2);
+    QVERIFY(m_engine);
+    TestClient first(m_engine->port());
+    TestClient second(m_engine->port());
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 2, kWaitMs);
+
+    TestClient refused(m_engine->port());
+    refused.send("GET", "/healthz");
+    // All of 127.0.0.0/8 is this machine: a second client address without a second machine.
+    TestClient otherAddress(m_engine->port(), QHostAddress(QStringLiteral("127.0.0.2")));
+    otherAddress.send("GET", "/healthz");
+
+    QVERIFY(refused.waitForFinished(kWaitMs));
+    verifyTooManyConnections(
+        refused, QStringLiteral("Your address has 2 connections open to Switchyard, the limit "
+                                "for one client address (`limits.max_connections_per_address`); "
+                                "reuse open connections or close idle ones."));
+    QVERIFY(otherAddress.waitForFinished(kWaitMs));
+    QCOMPARE(otherAddress.status(), 200);
+    const telemetry::ConnectionCounts counts = countsOf(*m_engine);
+    QCOMPARE(counts.refusedOverAddress, quint64(1));
+    QCOMPARE(counts.refusedOverTotal, quint64(0));
+    QCOMPARE(counts.open, 3);
+}
+
+void GatewayConnectionsTest::adminApiReportsTheCounts()
+{
+    start(200ms, 10s, 10s, 3, 0);
+    QVERIFY(m_engine);
+    TestClient silent(m_engine->port());
+    QTRY_VERIFY_WITH_TIMEOUT(silent.connectionClosed(), kWaitMs);
+    // Answered, then kept alive: no longer subject to the header timeout.
+    std::vector<std::unique_ptr<TestClient>> open;
+    for (int i = 0; i < 3; ++i) {
+        open.push_back(std::make_unique<TestClient>(m_engine->port()));
+        open.back()->send("GET", "/healthz");
+        QVERIFY(open.back()->waitForFinished(kWaitMs));
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 3, kWaitMs);
+    TestClient refused(m_engine->port());
+    QVERIFY(refused.waitForFinished(kWaitMs));
+    QCOMPARE(refused.status(), 503);
+
+    open.back()->send("GET", "/admin/v1/connections");
+
+    QVERIFY(open.back()->waitForFinished(kWaitMs));
+    QCOMPARE(open.back()->status(), 200);
+    const QJsonObject answer = QJsonDocument::fromJson(open.back()->body()).object();
+    QCOMPARE(answer.value(QStringLiteral("open")).toInt(), 3);
+    QCOMPARE(answer.value(QStringLiteral("accepted")).toInt(), 4);
+    const QJsonObject refusedCounts = answer.value(QStringLiteral("refused")).toObject();
+    QCOMPARE(refusedCounts.value(QStringLiteral("max_connections")).toInt(), 1);
+    QCOMPARE(refusedCounts.value(QStringLiteral("max_connections_per_address")).toInt(), 0);
+    const QJsonObject timedOut = answer.value(QStringLiteral("timed_out")).toObject();
+    QCOMPARE(timedOut.value(QStringLiteral("headers")).toInt(), 1);
+    QCOMPARE(timedOut.value(QStringLiteral("body")).toInt(), 0);
+    QCOMPARE(answer.value(QStringLiteral("idle_closed")).toInt(), 0);
+    const QJsonObject limits = answer.value(QStringLiteral("limits")).toObject();
+    QCOMPARE(limits.value(QStringLiteral("max_connections")).toInt(), 3);
+    QCOMPARE(limits.value(QStringLiteral("header_timeout_ms")).toInt(), 200);
+}
+
+QTEST_GUILESS_MAIN(GatewayConnectionsTest)
+#include "tst_gateway_connections.moc"
