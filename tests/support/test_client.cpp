@@ -1,6 +1,7 @@
 #include "test_client.h"
 
 #include <QDeadlineTimer>
+#include <QNetworkProxy>
 #include <QTest>
 
 namespace switchyard::testing {
@@ -15,6 +16,9 @@ TestClient::TestClient(quint16 port, const QHostAddress &from, QObject *parent) 
         if (m_socket.state() != QAbstractSocket::ConnectedState && !m_closed)
             m_connectionFailed = true;
     });
+    // Straight to the gateway: asking the machine's proxy settings would make the tests depend
+    // on them (and on the files the proxy library reads).
+    m_socket.setProxy(QNetworkProxy::NoProxy);
     if (!from.isNull() && !m_socket.bind(from))
         m_connectionFailed = true;
     m_socket.connectToHost(QHostAddress::LocalHost, port);
