@@ -6,6 +6,7 @@
 // diff before keeping it.
 
 #include "config/config_loader.h"
+#include "stream_splits.h"
 #include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/provider_adapter.h"
@@ -20,7 +21,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -138,28 +138,6 @@ void parseInPieces(const QByteArray &wire, const QList<qsizetype> &cuts, Consume
             consume(event);
         start = end;
     }
-}
-
-// Every way of cutting the stream the tests try: whole, into two at every byte, and into many
-// pieces at random places (seeded, so a failure can be replayed).
-QList<QList<qsizetype>> splitsOf(const QByteArray &wire)
-{
-    QList<QList<qsizetype>> splits{QList<qsizetype>()};
-    for (qsizetype cut = 1; cut < wire.size(); ++cut)
-        splits.append(QList<qsizetype>{cut});
-    QRandomGenerator random(20240601);
-    for (int run = 0; run < 40; ++run) {
-        QList<qsizetype> cuts;
-        qsizetype at = 0;
-        while (true) {
-            at += 1 + random.bounded(17);
-            if (at >= wire.size())
-                break;
-            cuts.append(at);
-        }
-        splits.append(cuts);
-    }
-    return splits;
 }
 
 QJsonObject translateStream(const ProviderAdapter &adapter, const AnswerShape &shape,
@@ -487,7 +465,7 @@ void TestAdapters::goldenStreams()
     const QByteArray wire = readFile(prefix + u".stream.in.sse"_s);
     const QJsonObject whole = translateStream(*golden.adapter, shape, wire, {});
     compareWithGolden(prefix + u".stream.out.json"_s, whole);
-    for (const QList<qsizetype> &cuts : splitsOf(wire)) {
+    for (const QList<qsizetype> &cuts : testing::streamSplits(wire)) {
         const QJsonObject split = translateStream(*golden.adapter, shape, wire, cuts);
         if (split != whole) {
             QCOMPARE(QString::fromUtf8(pretty(split)), QString::fromUtf8(pretty(whole)));
@@ -547,7 +525,7 @@ void TestAdapters::ingressStreams()
     const QByteArray wire = readFile(prefix + u".stream.in.sse"_s);
     const QJsonObject whole = translateIngressStream(wire, {});
     compareWithGolden(prefix + u".stream.out.json"_s, whole);
-    for (const QList<qsizetype> &cuts : splitsOf(wire)) {
+    for (const QList<qsizetype> &cuts : testing::streamSplits(wire)) {
         const QJsonObject split = translateIngressStream(wire, cuts);
         if (split != whole) {
             QCOMPARE(QString::fromUtf8(pretty(split)), QString::fromUtf8(pretty(whole)));

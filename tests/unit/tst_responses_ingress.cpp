@@ -8,6 +8,7 @@
 // diff before keeping it.
 
 #include "protocol/chat_request.h"
+#include "stream_splits.h"
 #include "upstream/adapters/responses_ingress.h"
 #include "upstream/sse_parser.h"
 
@@ -16,7 +17,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRandomGenerator>
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
@@ -119,27 +119,6 @@ QList<SseEvent> parseInPieces(const QByteArray &wire, const QList<qsizetype> &cu
         start = end;
     }
     return events;
-}
-
-// Whole, in two at every byte, and in many pieces at seeded random places.
-QList<QList<qsizetype>> splitsOf(const QByteArray &wire)
-{
-    QList<QList<qsizetype>> splits{QList<qsizetype>()};
-    for (qsizetype cut = 1; cut < wire.size(); ++cut)
-        splits.append(QList<qsizetype>{cut});
-    QRandomGenerator random(20240601);
-    for (int run = 0; run < 40; ++run) {
-        QList<qsizetype> cuts;
-        qsizetype at = 0;
-        while (true) {
-            at += 1 + random.bounded(17);
-            if (at >= wire.size())
-                break;
-            cuts.append(at);
-        }
-        splits.append(cuts);
-    }
-    return splits;
 }
 
 // Feeds the chat events one by one, as the executor does, then fails the stream if asked.
@@ -255,7 +234,7 @@ void checkStreamCase(const QString &prefix, const QString &inSuffix, const QStri
     QVERIFY2(violation.isEmpty(), qPrintable(violation));
     const QJsonObject expected = streamJson(whole, completed);
     compareWithGolden(prefix + outSuffix, expected);
-    for (const QList<qsizetype> &cuts : splitsOf(wire)) {
+    for (const QList<qsizetype> &cuts : testing::streamSplits(wire)) {
         const QJsonObject split =
             streamJson(translate(parseInPieces(wire, cuts), failAtEnd, &completed), completed);
         if (split != expected) {
