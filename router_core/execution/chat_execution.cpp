@@ -694,15 +694,13 @@ void ChatExecution::onFinished(const upstream::UpstreamResult &result)
     }
 
     if (m_attempt.relayingEvents) {
-        attemptFailed({ErrorClass::ConnectionLost,
-                       upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
-                                     QStringLiteral("Provider `%1` ended the stream before %2; "
-                                                    "the answer is incomplete.")
-                                         .arg(provider, m_attempt.shape.operation ==
-                                                                protocol::Operation::Responses
-                                                            ? QStringLiteral("`response.completed`")
-                                                            : m_attempt.adapter->streamEnd())),
-                       QStringLiteral("stream ended before its end event")});
+        attemptFailed(
+            {ErrorClass::ConnectionLost,
+             upstreamError(502, QStringLiteral("upstream_stream_interrupted"),
+                           QStringLiteral("Provider `%1` ended the stream before %2; "
+                                          "the answer is incomplete.")
+                               .arg(provider, m_attempt.adapter->streamEnd(m_attempt.shape))),
+             QStringLiteral("stream ended before its end event")});
         return;
     }
     if (m_attempt.head.status >= 200 && m_attempt.head.status < 300)

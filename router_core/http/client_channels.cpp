@@ -92,8 +92,7 @@ ResponsesChannel::ResponsesChannel(ResponseWriter writer,
                                    upstream::adapters::ResponsesChatRequest request,
                                    QByteArray responseId)
     : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
-      m_echo(request.echo), m_responseId(responseId),
-      m_stream(std::move(request.echo), std::move(responseId))
+      m_responseId(responseId), m_stream(std::move(request.echo), std::move(responseId))
 {}
 
 HeaderList ResponsesChannel::withIgnoredFields(const HeaderList &headers) const
@@ -113,7 +112,8 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
         OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
         return;
     }
-    auto translated = upstream::adapters::responseFromCompletion(openAiJson, m_echo, m_responseId);
+    auto translated =
+        upstream::adapters::responseFromCompletion(openAiJson, m_stream.echo(), m_responseId);
     if (const auto *error = std::get_if<protocol::ApiError>(&translated)) {
         m_writer.sendError(*error, headers);
         return;

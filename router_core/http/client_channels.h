@@ -72,7 +72,6 @@ private:
     HeaderList withIgnoredFields(const HeaderList &headers) const;
 
     QStringList m_ignoredFields;
-    QJsonObject m_echo;
     QByteArray m_responseId;
     upstream::adapters::ResponsesStreamWriter m_stream;
     execution::Dialect m_streamDialect = execution::Dialect::Chat;

@@ -526,19 +526,27 @@ struct Router::DecisionBuilder {
                                 ? u"no rules configured: the model's providers are the pool"_s
                                 : u"none of %1 rule(s) matched: the model's providers are the "
                                   u"pool"_s.arg(compiled.rules.size()));
-            if (!servers) {
-                decision.refusal = RouteDecision::Refusal::UnknownModel;
-                step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
+            if (!addModelProviders())
                 return;
-            }
-            addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
-                         PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
             addFallbackChain();
         }
         if (decision.candidates.isEmpty() && decision.refusal == RouteDecision::Refusal::None) {
             decision.refusal = RouteDecision::Refusal::NoCandidate;
             step(u"refusal"_s, u"no endpoint can be chosen now"_s);
         }
+    }
+
+    // The providers that list the requested model, ranked; false (a refusal) when none does.
+    bool addModelProviders()
+    {
+        if (!servers) {
+            decision.refusal = RouteDecision::Refusal::UnknownModel;
+            step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
+            return false;
+        }
+        addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
+                     PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
+        return true;
     }
 
     // Rules, tiers and canary splits choose between chat models, and agents speak chat: an
@@ -549,13 +557,8 @@ struct Router::DecisionBuilder {
         const QString path = protocol::operationPath(context.operation);
         step(u"rule"_s,
              u"%1 goes by model: rules, tiers and canary splits are for chat"_s.arg(path));
-        if (!servers) {
-            decision.refusal = RouteDecision::Refusal::UnknownModel;
-            step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
+        if (!addModelProviders())
             return;
-        }
-        addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
-                     PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
         if (context.operation == protocol::Operation::Embeddings)
             addSameDimensionEmbeddings();
     }

@@ -18,7 +18,10 @@ public:
     AnswerTranslation translateAnswer(const AnswerShape &shape,
                                       const QByteArray &body) const override;
     std::unique_ptr<StreamTranslator> startStream(const AnswerShape &shape) const override;
-    QString streamEnd() const override { return QStringLiteral("its `message_stop` event"); }
+    QString streamEnd(const AnswerShape &) const override
+    {
+        return QStringLiteral("its `message_stop` event");
+    }
     protocol::ApiError translateError(int status, const HeaderList &headers,
                                       QByteArrayView body) const override;
 

@@ -226,7 +226,7 @@ bool MappedAdapter::canStream() const
     return m_provider.adapter.mapping.stream.enabled;
 }
 
-QString MappedAdapter::streamEnd() const
+QString MappedAdapter::streamEnd(const AnswerShape &) const
 {
     const config::MappedStreamConfig &stream = m_provider.adapter.mapping.stream;
     if (!stream.doneData.isEmpty())

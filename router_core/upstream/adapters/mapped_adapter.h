@@ -19,7 +19,7 @@ public:
     protocol::ApiError translateError(int status, const HeaderList &headers,
                                       QByteArrayView body) const override;
     bool canStream() const override;
-    QString streamEnd() const override;
+    QString streamEnd(const AnswerShape &shape) const override;
 
 private:
     const config::ProviderConfig &m_provider;

@@ -283,6 +283,12 @@ std::unique_ptr<StreamTranslator> OpenAiAdapter::startStream(const AnswerShape &
     return std::make_unique<OpenAiStreamTranslator>(m_provider.id);
 }
 
+QString OpenAiAdapter::streamEnd(const AnswerShape &shape) const
+{
+    return shape.operation == protocol::Operation::Responses ? u"`response.completed`"_s
+                                                             : ProviderAdapter::streamEnd(shape);
+}
+
 protocol::ApiError OpenAiAdapter::translateError(int status, const HeaderList &headers,
                                                  QByteArrayView body) const
 {

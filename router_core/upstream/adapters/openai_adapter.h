@@ -16,6 +16,9 @@ public:
     AnswerTranslation translateAnswer(const AnswerShape &shape,
                                       const QByteArray &body) const override;
     std::unique_ptr<StreamTranslator> startStream(const AnswerShape &shape) const override;
+    // A Responses API stream passed through ends with `response.completed`; chat's and legacy
+    // completions' with [DONE].
+    QString streamEnd(const AnswerShape &shape) const override;
     protocol::ApiError translateError(int status, const HeaderList &headers,
                                       QByteArrayView body) const override;
 

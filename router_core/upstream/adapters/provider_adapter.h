@@ -137,9 +137,13 @@ public:
     // (shape.upstreamStreams false) and its answer replayed with completionAsChunks().
     virtual bool canStream() const { return true; }
 
-    // How this provider's stream says it is complete, in the words of the error a client gets
-    // when a stream ends without it: "`data: [DONE]`" for OpenAI's protocol.
-    virtual QString streamEnd() const { return QStringLiteral("`data: [DONE]`"); }
+    // How this provider's stream of the attempt's operation says it is complete, in the words
+    // of the error a client gets when a stream ends without it: "`data: [DONE]`" for OpenAI's
+    // chat protocol.
+    virtual QString streamEnd(const AnswerShape &) const
+    {
+        return QStringLiteral("`data: [DONE]`");
+    }
 };
 
 // The adapter for a provider's kind: openai and simulated pass through, anthropic translates to

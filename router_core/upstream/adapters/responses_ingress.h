@@ -89,6 +89,8 @@ public:
     // terminal lifecycle event. Nothing may follow.
     QList<SseEvent> fail(const protocol::ApiError &error);
     bool completed() const { return m_completed; }
+    // What the response object repeats back (ResponsesChatRequest::echo).
+    const QJsonObject &echo() const { return m_echo; }
 
 private:
     enum class Part { None, Text, Refusal };
