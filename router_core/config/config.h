@@ -126,7 +126,6 @@ struct ServerConfig {
     quint16 listenPort = 8080;
     qint64 maxBodyBytes = 8 * 1024 * 1024;
     std::chrono::milliseconds shutdownGrace{10000}; // how long SIGTERM waits for in-flight work
-    int traceCapacity = 2000;                       // traces kept in the in-memory ring
 
     // How long a client connection may hold the gateway without progress (docs/configuration.md
     // says why each default). A request's header block must be complete this long after its
@@ -140,6 +139,15 @@ struct ServerConfig {
     int maxConnections = 10000; // open client connections in all; more are refused with 503
     // Open client connections from one address; 0 means no limit of its own.
     int maxConnectionsPerAddress = 1024;
+};
+
+// The `trace` section: what the in-memory trace ring keeps (docs/configuration.md).
+struct TraceConfig {
+    int capacity = 2000;                // traces kept, oldest dropped first
+    qint64 maxBytes = 64 * 1024 * 1024; // and at most this much memory for them in all
+    int chunkEvents = 256;              // streamed chunk arrivals kept per trace
+    bool keepBodies = false;            // request and response bodies in traces
+    qint64 bodyMaxBytes = 16 * 1024;    // each kept body is cut here
 };
 
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
@@ -159,6 +167,7 @@ QString formatListenAddress(const QString &host, quint16 port);
 struct Config {
     QString sourceName; // file path, or ":/demo.yaml" for the embedded demo
     ServerConfig server;
+    TraceConfig trace;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h

@@ -36,7 +36,8 @@ const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "keep_alive_idle"_L1,
                                          "max_connections"_L1,
                                          "max_connections_per_address"_L1};
-const QList<QLatin1StringView> traceKeys{"capacity"_L1};
+const QList<QLatin1StringView> traceKeys{"capacity"_L1, "max_bytes"_L1, "chunk_events"_L1,
+                                         "keep_bodies"_L1, "body_max_bytes"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
 const QList<QLatin1StringView> providerKeys{
     "id"_L1,           "kind"_L1,       "base_url"_L1, "api_key_env"_L1,
@@ -60,7 +61,7 @@ public:
 private:
     void checkListen(const MapEntry &entry, ServerConfig &server);
     void checkLimits(const MapEntry &entry, ServerConfig &server);
-    void checkTrace(const MapEntry &entry, ServerConfig &server);
+    void checkTrace(const MapEntry &entry, TraceConfig &trace);
     void checkTimeouts(const MapEntry &entry, TimeoutConfig &timeouts);
     void checkProviders(const MapEntry &entry, QList<ProviderConfig> &providers);
     std::optional<ProviderConfig> checkProvider(const YAML::Node &node);
@@ -135,14 +136,31 @@ void ConfigChecker::checkLimits(const MapEntry &entry, ServerConfig &server)
     }
 }
 
-void ConfigChecker::checkTrace(const MapEntry &entry, ServerConfig &server)
+void ConfigChecker::checkTrace(const MapEntry &entry, TraceConfig &trace)
 {
-    const std::optional<KeyedMap> trace = readSection(entry, traceKeys);
-    if (!trace)
+    const std::optional<KeyedMap> section = readSection(entry, traceKeys);
+    if (!section)
         return;
-    if (const MapEntry *capacity = trace->find("capacity"_L1)) {
+    if (const MapEntry *capacity = section->find("capacity"_L1)) {
         if (const auto traces = readInteger(*capacity, 1, std::numeric_limits<int>::max()))
-            server.traceCapacity = int(*traces);
+            trace.capacity = int(*traces);
+    }
+    if (const MapEntry *maxBytes = section->find("max_bytes"_L1)) {
+        if (const auto bytes = readSize(*maxBytes))
+            trace.maxBytes = *bytes;
+    }
+    if (const MapEntry *chunks = section->find("chunk_events"_L1)) {
+        // Zero keeps none: chunks are still counted, their arrival times are not.
+        if (const auto count = readInteger(*chunks, 0, 1'000'000))
+            trace.chunkEvents = int(*count);
+    }
+    if (const MapEntry *keep = section->find("keep_bodies"_L1)) {
+        if (const auto kept = readBool(*keep))
+            trace.keepBodies = *kept;
+    }
+    if (const MapEntry *cap = section->find("body_max_bytes"_L1)) {
+        if (const auto bytes = readSize(*cap))
+            trace.bodyMaxBytes = *bytes;
     }
 }
 
@@ -546,7 +564,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     if (const MapEntry *limits = keys.find("limits"_L1))
         checkLimits(*limits, config.server);
     if (const MapEntry *trace = keys.find("trace"_L1))
-        checkTrace(*trace, config.server);
+        checkTrace(*trace, config.trace);
     if (const MapEntry *timeouts = keys.find("timeouts"_L1))
         checkTimeouts(*timeouts, config.timeouts);
     if (const MapEntry *providers = keys.find("providers"_L1))

@@ -10,7 +10,7 @@
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
-#include "telemetry/trace.h"
+#include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
 
@@ -28,7 +28,9 @@ constexpr std::chrono::milliseconds kHealthTimerInterval{250};
 Engine::Engine(config::Config config, QObject *parent)
     : QObject(parent), m_store(new config::ConfigStore(std::move(config), this)),
       m_health(std::make_unique<health::HealthRegistry>(*m_store)),
-      m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().server.traceCapacity)),
+      m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().trace.capacity,
+                                                      m_store->config().trace.maxBytes)),
+      m_recorder(std::make_unique<telemetry::RequestRecorder>(*m_traces)),
       m_admission(std::make_unique<resilience::AdmissionController>(*m_store)),
       m_retryBudget(std::make_unique<resilience::RetryBudget>(*m_store)),
       m_router(new routing::Router(*m_store, *m_health, this)),
@@ -36,7 +38,7 @@ Engine::Engine(config::Config config, QObject *parent)
       m_transport(new upstream::CurlTransport(this)),
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
-      m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_traces, *m_transport,
+      m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,
                                         *m_admission, *m_retryBudget, *m_scheduler},
                                        this))
 {

@@ -23,7 +23,8 @@ class HealthRegistry;
 }
 namespace switchyard::telemetry {
 class TraceRing;
-}
+class RequestRecorder;
+} // namespace switchyard::telemetry
 namespace switchyard::upstream {
 class CurlTransport;
 }
@@ -63,6 +64,8 @@ public:
     config::ConfigStore &configStore() { return *m_store; }
     health::HealthRegistry &health() { return *m_health; }
     telemetry::TraceRing &traces() { return *m_traces; }
+    // Where every finished request goes: the sinks (metrics, logs, export) register here.
+    telemetry::RequestRecorder &recorder() { return *m_recorder; }
     routing::Router &router() { return *m_router; }
     const resilience::RetryBudget &retryBudget() const { return *m_retryBudget; }
     // Everything an operator can do: the console's bridge and the admin API both use it.
@@ -89,6 +92,7 @@ private:
     config::ConfigStore *m_store = nullptr; // child
     std::unique_ptr<health::HealthRegistry> m_health;
     std::unique_ptr<telemetry::TraceRing> m_traces;
+    std::unique_ptr<telemetry::RequestRecorder> m_recorder;
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
     routing::Router *m_router = nullptr;              // child

@@ -4,7 +4,7 @@
 #include "protocol/gateway_headers.h"
 #include "resilience/admission.h"
 #include "resilience/degradation.h"
-#include "telemetry/trace.h"
+#include "telemetry/request_recorder.h"
 #include "upstream/adapters/provider_endpoint.h"
 
 #include <QDateTime>
@@ -72,6 +72,45 @@ QByteArray headerSafe(const QString &text)
     return value;
 }
 
+// An attempt's outcome in a trace: a closed set, as exporters and filters read it.
+QString callOutcomeName(CallOutcome outcome)
+{
+    switch (outcome) {
+    case CallOutcome::Success:
+        return QStringLiteral("success");
+    case CallOutcome::CallFailure:
+        return QStringLiteral("failure");
+    case CallOutcome::Unusable:
+        return QStringLiteral("unusable");
+    case CallOutcome::RequestFault:
+        return QStringLiteral("request_fault");
+    case CallOutcome::Cancelled:
+        return QStringLiteral("cancelled");
+    case CallOutcome::RateLimited:
+        return QStringLiteral("rate_limited");
+    }
+    return {};
+}
+
+// The finish reason of a chat answer or of the last chunk that carries one: a plain search, since
+// this runs on every completed answer and needs only the one string.
+QString finishReasonIn(QByteArrayView json)
+{
+    static constexpr QByteArrayView kKey = "\"finish_reason\":";
+    const qsizetype at = json.lastIndexOf(kKey);
+    if (at < 0)
+        return {};
+    qsizetype from = at + kKey.size();
+    while (from < json.size() && json[from] == ' ')
+        ++from;
+    if (from >= json.size() || json[from] != '"')
+        return {}; // null
+    const qsizetype end = json.indexOf('"', from + 1);
+    if (end < 0 || end - from - 1 > 64)
+        return {};
+    return QString::fromLatin1(json.sliced(from + 1, end - from - 1));
+}
+
 QString roleName(routing::CandidateRole role)
 {
     switch (role) {
@@ -112,6 +151,7 @@ ChatExecution::~ChatExecution()
     // Deleted while it runs (the engine shutting down): stop the call, give back what the
     // attempt holds, and let the coroutine reach its end so its frame is freed.
     m_call.reset();
+    m_services.recorder.endLive(&m_trace);
     if (m_phase != Phase::Done) {
         m_phase = Phase::Done;
         endAttempt(CallOutcome::Cancelled, QStringLiteral("abandoned at shutdown"));
@@ -176,8 +216,15 @@ void ChatExecution::start()
         onClientGone();
         return;
     }
-    m_trace.trace().model = m_request.model;
-    m_trace.trace().streamed = m_request.stream;
+    telemetry::Trace &record = m_trace.trace();
+    record.model = m_request.model;
+    record.streamed = m_request.stream;
+    record.route = m_decision.rule;
+    record.tier = m_decision.tier;
+    record.explainSteps.reserve(m_decision.steps.size());
+    for (const routing::RouteStep &step : std::as_const(m_decision.steps))
+        record.explainSteps.append(step.stage + QStringLiteral(": ") + step.detail);
+    m_services.recorder.beginLive(&m_trace);
     m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
     m_services.retryBudget.requestStarted();
     m_countedInRetryBudget = true;
@@ -250,8 +297,13 @@ QCoro::Task<> ChatExecution::run()
             m_waitedForCoolDown = true;
             m_trace.pointEvent(QStringLiteral("retry"),
                                QStringLiteral("%1: %2").arg(target.providerId, wait.reason));
+            const int waitSpan = m_trace.openSpan(
+                QStringLiteral("cool-down wait"),
+                QStringLiteral("%1 asked for a pause (Retry-After)").arg(target.providerId),
+                telemetry::SpanKind::Wait);
             m_wait.armIn(wait.delay);
             co_await suspend();
+            m_trace.closeSpan(waitSpan);
             if (m_phase == Phase::Done)
                 co_return;
             if (!m_services.health.tryAdmit(target.endpoint)) {
@@ -304,10 +356,16 @@ QCoro::Task<> ChatExecution::run()
             co_return;
         }
         m_trace.pointEvent(QStringLiteral("retry"), decision.reason);
+        const int waitSpan = decision.delay.count() > 0
+                                 ? m_trace.openSpan(QStringLiteral("backoff"), decision.reason,
+                                                    telemetry::SpanKind::Wait)
+                                 : -1;
         // Even a zero wait goes through the scheduler: the next attempt never starts from
         // inside the callbacks of the one that failed.
         m_wait.armIn(decision.delay);
         co_await suspend();
+        if (waitSpan >= 0)
+            m_trace.closeSpan(waitSpan);
     }
 }
 
@@ -417,6 +475,8 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     }
     const config::ProviderConfig &provider = *m_attempt.provider;
     m_trace.trace().provider = provider.id;
+    m_trace.trace().upstreamModel = chosen.upstreamModel;
+    const QByteArray attemptSpanId = telemetry::newSpanId();
 
     m_attempt.adapter = upstream::adapters::adapterFor(provider);
     // An operation goes to a provider that speaks it as it is; the Responses API reaches one
@@ -434,8 +494,8 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
         m_trace.trace().requestId,
         QDateTime::currentSecsSinceEpoch(),
         {{"x-request-id", m_trace.trace().requestId},
-         {"traceparent",
-          "00-" + m_trace.trace().traceId + "-" + telemetry::newTraceId().left(16) + "-01"},
+         // The provider's spans are children of this attempt's.
+         {"traceparent", telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
          // The loop guard: a Switchyard behind this one sees one hop more.
          {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
     auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
@@ -479,7 +539,13 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
             .arg(m_attempt.number)
             .arg(roleName(chosen.role),
                  chosen.tier.isEmpty() ? QString() : QStringLiteral(", tier ") + chosen.tier,
-                 upstream::adapters::displayUrl(provider, call.url)));
+                 upstream::adapters::displayUrl(provider, call.url)),
+        telemetry::SpanKind::Attempt);
+    telemetry::Span &span = m_trace.spanAt(m_attempt.span);
+    span.spanId = attemptSpanId;
+    span.attempt = m_attempt.number;
+    span.provider = provider.id;
+    span.upstreamModel = chosen.upstreamModel;
     m_attempt.startedAt = now();
     m_call = m_services.transport.start(call, this);
     return true;
@@ -515,6 +581,8 @@ void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
 void ChatExecution::onResponseHead(const upstream::UpstreamResponseHead &head)
 {
     m_attempt.head = head;
+    if (m_attempt.span >= 0)
+        m_trace.spanAt(m_attempt.span).httpStatus = head.status;
     m_trace.pointEvent(QStringLiteral("response head"), QStringLiteral("HTTP %1").arg(head.status));
     m_attempt.relayingEvents = m_attempt.shape.upstreamStreams && head.status >= 200 &&
                                head.status < 300 &&
@@ -527,6 +595,7 @@ void ChatExecution::onResponseBody(QByteArrayView bytes)
 {
     if (m_phase == Phase::Done)
         return;
+    m_attempt.bytesReceived += bytes.size();
     if (!m_attempt.relayingEvents) {
         m_attempt.answer.append(bytes);
         if (m_attempt.answer.size() > kMaxUpstreamAnswerBytes) {
@@ -596,17 +665,34 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
         m_attempt.answerCompleteMs = msSince(m_attempt.startedAt);
         noteUsage(m_attempt.stream->usage());
     }
+    // The finish reason comes in the last chunk before the end marker, often a read before it:
+    // the last event of each batch is looked at, one search per read.
+    for (auto event = output.events.crbegin(); event != output.events.crend(); ++event) {
+        if (event->data == "[DONE]")
+            continue;
+        if (QString reason = finishReasonIn(event->data); !reason.isEmpty())
+            m_trace.trace().finishReason = std::move(reason);
+        break;
+    }
     if (!output.events.isEmpty()) {
         if (m_phase == Phase::WaitingForAnswer) {
             // The first byte goes to the client now: from here on this provider's answer is
             // the answer, and a failure ends the stream with an error event.
             m_phase = Phase::Streaming;
             m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
+            m_trace.trace().timeToFirstByteMicros = m_trace.elapsedMicros();
             m_trace.pointEvent(QStringLiteral("first byte"),
                                QStringLiteral("first event after %1 ms")
                                    .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
             m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel),
                                   m_attempt.dialect);
+        }
+        for (const upstream::SseEvent &event : std::as_const(output.events)) {
+            m_trace.chunk(event.data.size());
+            if (m_trace.watched())
+                m_trace.appendLiveData(event.data);
+            if (m_trace.limits().keepBodies)
+                m_trace.appendResponseBody("data: " + event.data + "\n\n");
         }
         // After [DONE] only the end of the stream follows, normally in the same upstream read.
         m_client->sendStreamEvents(output.events, !m_sawDone && !output.failure);
@@ -730,6 +816,8 @@ void ChatExecution::relayWholeAnswer()
         return;
     }
     noteUsage(translated.usage);
+    m_trace.trace().finishReason = finishReasonIn(translated.openAiJson);
+    m_trace.appendResponseBody(translated.openAiJson);
     m_finishing = true;
     const HeaderList headers = responseHeaders(provider, candidate().degradationLevel);
     if (m_attempt.shape.clientStreams) {
@@ -750,6 +838,8 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
 {
     if (!usage.isKnown())
         return;
+    m_trace.trace().inputTokens = usage.promptTokens;
+    m_trace.trace().outputTokens = usage.completionTokens;
     m_trace.pointEvent(QStringLiteral("usage"),
                        QStringLiteral("%1 prompt + %2 completion tokens")
                            .arg(std::max<qint64>(usage.promptTokens, 0))
@@ -898,6 +988,7 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     m_call.reset();
     stopWatching();
     const QString provider = providerId();
+    m_attempt.errorClass = failure.errorClass;
     endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
                                              resilience::errorClassName(failure.errorClass)));
@@ -941,6 +1032,11 @@ void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
                                           .arg(ended.providerId)
                                           .arg(m_attempt.number)
                                           .arg(detail));
+    telemetry::Span &span = m_trace.spanAt(m_attempt.span);
+    span.outcome = callOutcomeName(outcome);
+    span.bytes = m_attempt.bytesReceived;
+    if (m_attempt.errorClass != ErrorClass::None)
+        span.errorClass = resilience::errorClassName(m_attempt.errorClass);
     m_services.health.callFinished(ended.endpoint, outcome, latencyMs, m_attempt.timeToFirstTokenMs,
                                    outcome == CallOutcome::Success ? QString() : detail);
     if (m_attempt.holdsFailoverSlot) {
@@ -1011,6 +1107,7 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
     answer.level = level;
     answer.reason = reason;
     const bool canned = level == resilience::kCannedAnswer;
+    m_degradedLevel = level;
     m_trace.pointEvent(QStringLiteral("degraded"),
                        QStringLiteral("level %1, %2 instead of: %3")
                            .arg(level)
@@ -1063,7 +1160,15 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
             QStringLiteral("provider paused %1 time(s) for a slow client").arg(m_pauseCount));
     }
     m_trace.pointEvent(QStringLiteral("completion"), outcomeCode);
-    m_services.traces.add(m_trace.finish(status, outcomeCode));
+    telemetry::Trace &record = m_trace.trace();
+    record.attempts = m_plan.attempts();
+    record.degradedLevel = m_degradedLevel >= 0                       ? m_degradedLevel
+                           : m_attempt.candidate >= 0 && status < 400 ? candidate().degradationLevel
+                                                                      : 0;
+    if (m_lastErrorClass != ErrorClass::None)
+        record.errorClass = resilience::errorClassName(m_lastErrorClass);
+    m_services.recorder.endLive(&m_trace);
+    m_services.recorder.record(m_trace.finish(status, outcomeCode));
     qCDebug(lcExecution) << "request" << requestId() << "finished" << status << outcomeCode
                          << "after" << m_plan.attempts() << "attempt(s)";
     emit finished();

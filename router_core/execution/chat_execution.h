@@ -23,7 +23,7 @@
 #include <optional>
 
 namespace switchyard::telemetry {
-class TraceRing;
+class RequestRecorder;
 }
 namespace switchyard::resilience {
 class AdmissionController;
@@ -35,7 +35,7 @@ namespace switchyard::execution {
 struct ExecutionServices {
     upstream::UpstreamTransport &transport;
     health::HealthRegistry &health;
-    telemetry::TraceRing &traces;
+    telemetry::RequestRecorder &recorder;
     resilience::RetryBudget &retryBudget;
     resilience::AdmissionController &admission;
     timing::DeadlineScheduler &scheduler; // every timeout and wait of the request
@@ -126,6 +126,8 @@ private:
         std::unique_ptr<config::ProviderConfig> agentDefinition;
         std::unique_ptr<upstream::adapters::ProviderAdapter> adapter;
         upstream::adapters::AnswerShape shape;
+        qint64 bytesReceived = 0;
+        resilience::ErrorClass errorClass = resilience::ErrorClass::None; // how it failed
         std::unique_ptr<upstream::adapters::StreamTranslator> stream;
         // The provider answers in the operation's own shapes, not as chat (setOperation).
         Dialect dialect = Dialect::Chat;
@@ -258,6 +260,7 @@ private:
     bool m_upstreamPaused = false;
     bool m_finishing = false; // an ending path records the outcome: ignore its disconnects
     int m_pauseCount = 0;
+    int m_degradedLevel = -1; // the ladder's canned or fail-safe rung answered; -1: it did not
 };
 
 } // namespace switchyard::execution

@@ -6,7 +6,7 @@
 #include "http/gateway_listener.h"
 #include "http/messages_ingress.h"
 #include "protocol/chat_request.h"
-#include "telemetry/trace.h"
+#include "telemetry/request_recorder.h"
 
 #include <QDateTime>
 #include <QHttpServerRequest>
@@ -279,10 +279,14 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     const QString &path = request.path;
     const QHttpServerRequest::Method method = request.method;
 
-    QByteArray traceId = telemetry::traceIdFromTraceparent(headerValue(request, "traceparent"));
-    if (traceId.isEmpty())
-        traceId = telemetry::newTraceId();
-    telemetry::TraceBuilder trace(requestIdFrom(request), traceId);
+    // A valid traceparent makes this request a child of the client's span; otherwise it starts
+    // a trace of its own.
+    std::optional<telemetry::TraceParent> parent =
+        telemetry::parseTraceparent(headerValue(request, "traceparent"));
+    if (!parent)
+        parent = telemetry::TraceParent{telemetry::newTraceId(), {}};
+    telemetry::TraceBuilder trace(requestIdFrom(request), std::move(parent->traceId),
+                                  std::move(parent->parentSpanId));
     const HeaderList identity = identityHeaders(trace.trace());
 
     // A wrong method gets 405 with Allow, in the shape the path's clients read: Anthropic's on
@@ -405,7 +409,7 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
     else
         writer.sendError(error, headers);
     trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
-    m_services.traces.add(
+    m_services.recorder.record(
         trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
@@ -429,6 +433,13 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
                                     telemetry::TraceBuilder trace, Ingress ingress)
 {
     const int ingressSpan = trace.openSpan(QStringLiteral("ingress"));
+    const protocol::Operation operation = operationOf(ingress);
+    telemetry::Trace &record = trace.trace();
+    record.endpoint = request.path;
+    record.operation = operation == protocol::Operation::Embeddings ? QStringLiteral("embeddings")
+                       : operation == protocol::Operation::Completions
+                           ? QStringLiteral("text_completion")
+                           : QStringLiteral("chat");
 
     if (!m_accepting) {
         refuse(writer, trace,
@@ -443,7 +454,11 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     // The one moment this request takes the config: everything that serves it reads this
     // snapshot, so an Apply while it runs changes nothing for it.
     const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
-    const qint64 maxBodyBytes = table->config().server.maxBodyBytes;
+    const config::Config &config = table->config();
+    trace.setLimits({config.trace.chunkEvents, config.trace.keepBodies, config.trace.bodyMaxBytes});
+    trace.setRequest(methodName(request.method).toLatin1(), request.path.toUtf8(), request.headers,
+                     request.body);
+    const qint64 maxBodyBytes = config.server.maxBodyBytes;
     QByteArray body = std::move(request.body);
     if (body.size() > maxBodyBytes) {
         refuse(writer, trace, protocol::ApiError::payloadTooLarge(maxBodyBytes), ingress);
@@ -484,7 +499,6 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         responses = std::get<upstream::adapters::ResponsesChatRequest>(std::move(converted));
         operationBody = std::exchange(body, responses->chatBody);
     }
-    const protocol::Operation operation = operationOf(ingress);
     auto parsed =
         operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
         : operation == protocol::Operation::Completions ? protocol::parseCompletionsRequest(body)
@@ -494,6 +508,8 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         return;
     }
     protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
+    record.model = chat.model;
+    record.streamed = chat.stream;
     const QString streamed = chat.stream ? QStringLiteral(", streamed") : QString();
     if (operation == protocol::Operation::Chat)
         trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
@@ -508,7 +524,6 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     if (const std::optional<protocol::Operations> served =
             routing::Router::modelEndpoints(*table, chat.model);
         served && !(*served & protocol::operationBit(operation))) {
-        trace.trace().model = chat.model;
         refuse(writer, trace, endpointNotServed(chat.model, operation, *served), ingress);
         return;
     }
@@ -521,17 +536,21 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
     context.requestId = trace.trace().requestId;
     context.operation = operation;
+    record.tenant = context.tenant;
     // Admission before routing: a refusal is fast and costs no provider anything.
+    const int admissionSpan = trace.openSpan(QStringLiteral("admission"));
     const resilience::AdmissionVerdict admission =
         m_services.admission.admit(context.tenant, context.depth, int(m_executions.size()));
+    trace.closeSpan(admissionSpan,
+                    admission.admitted() ? QStringLiteral("admitted") : admission.error.code);
     if (!admission.admitted()) {
-        trace.trace().model = chat.model;
         refuse(writer, trace, admission.error, ingress);
         return;
     }
+    const int routingSpan = trace.openSpan(QStringLiteral("routing"));
     routing::RouteDecision decision = m_services.router.route(*table, context);
+    trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel) {
-        trace.trace().model = chat.model;
         refuse(writer, trace, protocol::ApiError::modelNotFound(chat.model), ingress);
         return;
     }
@@ -546,7 +565,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const execution::ExecutionServices services{m_services.transport,
                                                 m_services.health,
-                                                m_services.traces,
+                                                m_services.recorder,
                                                 m_services.retryBudget,
                                                 m_services.admission,
                                                 m_services.scheduler,

@@ -26,7 +26,7 @@ namespace switchyard::health {
 class HealthRegistry;
 }
 namespace switchyard::telemetry {
-class TraceRing;
+class RequestRecorder;
 }
 namespace switchyard::upstream {
 class UpstreamTransport;
@@ -44,7 +44,7 @@ struct GatewayServices {
     const config::ConfigStore &config;
     routing::Router &router;
     health::HealthRegistry &health;
-    telemetry::TraceRing &traces;
+    telemetry::RequestRecorder &recorder;
     upstream::UpstreamTransport &transport;
     resilience::AdmissionController &admission;
     resilience::RetryBudget &retryBudget;

@@ -1,46 +1,115 @@
 #pragma once
 
+#include "telemetry/request_record.h"
+
 #include <QByteArray>
-#include <QDateTime>
 #include <QElapsedTimer>
 #include <QList>
+#include <QPair>
 #include <QString>
+#include <QStringList>
 #include <deque>
 #include <optional>
+#include <vector>
 
 namespace switchyard::telemetry {
 
-// One step of a request: ingress, choice, upstream attempt, first byte, completion.
+// What a span stands for, so a waterfall and an exporter can tell an attempt from a wait.
+enum class SpanKind : quint8 {
+    Step,    // a phase of the gateway's own work: ingress, routing
+    Attempt, // one call to one endpoint
+    Wait,    // a backoff or a 429's cool-down being waited out
+    Event,   // a point in time: first byte, usage, completion
+};
+
+// One step of a request: ingress, the routing decision, an upstream attempt, a wait, first byte,
+// completion.
 struct Span {
     QString name;
     qint64 startMicros = 0;     // from the start of the request
     qint64 durationMicros = -1; // -1 while open; 0 for a point event such as "first byte"
     QString detail;             // what happened, in words: "sim-swift HTTP 200", "timeout"
+    SpanKind kind = SpanKind::Step;
+
+    // An attempt's facts (kind Attempt); empty or zero for the other kinds.
+    QByteArray spanId; // 16 hex digits: the parent id the provider saw in `traceparent`
+    int attempt = 0;   // 1-based
+    QString provider;
+    QString upstreamModel;
+    QString outcome;    // "success", "failure", "unusable", "request_fault", "cancelled"...
+    QString errorClass; // resilience::errorClassName, a closed set; empty on success
+    int httpStatus = 0; // the provider's status; 0 when none arrived
+    qint64 bytes = 0;   // body bytes received from the provider
 };
 
-struct Trace {
-    QByteArray requestId;
-    QByteArray traceId; // W3C trace id, honoured from an incoming traceparent
-    QDateTime startedAtUtc;
-    QString model;
-    QString provider;
-    bool streamed = false;
-    int status = 0;
-    QString outcome; // "ok", or the error code the client saw
-    qint64 totalMicros = 0;
+// The arrival of one streamed chunk: a time and a length, nothing else, so a stream of any
+// length costs its trace no more than the bound (TraceLimits::chunkEvents) of these.
+struct ChunkMark {
+    qint64 atMicros = 0; // from the start of the request
+    qint32 bytes = 0;
+};
+
+using HeaderPairs = QList<QPair<QByteArray, QByteArray>>;
+
+// A finished (or, for the live view, running) request: its record plus the spans that explain it.
+struct Trace : RequestRecord {
     QList<Span> spans;
+    QStringList explainSteps; // the routing decision's steps, "step: detail"
+
+    std::vector<ChunkMark> chunks; // the first TraceLimits::chunkEvents chunks
+    quint32 chunkCount = 0;        // every chunk relayed, counted past the bound too
+    qint64 chunkBytes = 0;
+
+    // The request as the client sent it: method, path and headers always (credentials removed
+    // by TraceBuilder::setRequest); the bodies only when configured, cut at the cap.
+    QByteArray method;
+    QByteArray path;
+    HeaderPairs requestHeaders;
+    QByteArray requestBody;
+    QByteArray responseBody;
+    bool bodiesKept = false;
+    bool requestBodyCut = false;
+    bool responseBodyCut = false;
 
     const Span *span(const QString &name) const;
+    // About what the trace holds in memory, for the ring's byte bound.
+    qint64 approximateBytes() const;
+};
+
+struct TraceLimits {
+    int chunkEvents = 256;       // chunk arrivals kept per trace; later ones are only counted
+    bool keepBodies = false;     // request and response bodies; off by default
+    qint64 bodyMaxBytes = 16384; // each body is cut here
 };
 
 // Builds one request's trace as it happens; engine thread only.
 class TraceBuilder {
 public:
-    TraceBuilder(QByteArray requestId, QByteArray traceId);
+    TraceBuilder(QByteArray requestId, QByteArray traceId, QByteArray parentSpanId = {});
 
-    int openSpan(const QString &name, const QString &detail = {});
+    void setLimits(const TraceLimits &limits) { m_limits = limits; }
+    const TraceLimits &limits() const { return m_limits; }
+    // The request as received. Credentials (Authorization, x-api-key, cookies, proxy
+    // credentials) never enter a trace: they are replaced by "[redacted]".
+    void setRequest(QByteArray method, QByteArray path, const HeaderPairs &headers,
+                    QByteArrayView body);
+    // The answer the client was sent, when bodies are kept (a stream's events as they went out).
+    void appendResponseBody(QByteArrayView bytes);
+
+    int openSpan(const QString &name, const QString &detail = {}, SpanKind kind = SpanKind::Step);
     void closeSpan(int index, const QString &detail = {});
     void pointEvent(const QString &name, const QString &detail = {});
+    Span &spanAt(int index) { return m_trace.spans[index]; }
+    // One streamed chunk went to the client: no allocation beyond the bounded mark.
+    void chunk(qint64 bytes);
+
+    // Live text, for the one request an operator inspects: while watched, the data of every
+    // event relayed to the client is kept (bounded) until taken.
+    void setWatched(bool watched);
+    bool watched() const { return m_watched; }
+    void appendLiveData(QByteArrayView eventData);
+    QByteArray takeLiveData() { return std::exchange(m_liveData, {}); }
+
     Trace &trace() { return m_trace; }
     const Trace &trace() const { return m_trace; }
     qint64 elapsedMicros() const { return m_clock.nsecsElapsed() / 1000; }
@@ -50,30 +119,64 @@ public:
 private:
     QElapsedTimer m_clock;
     Trace m_trace;
+    TraceLimits m_limits;
+    bool m_watched = false;
+    QByteArray m_liveData;
 };
 
-// The last `capacity` traces, oldest dropped first. Engine thread only.
+// The last `capacity` traces, bounded also by `maxBytes` in all; oldest dropped first. Engine
+// thread only.
 class TraceRing {
 public:
-    explicit TraceRing(int capacity) : m_capacity(std::max(1, capacity)) {}
+    explicit TraceRing(int capacity, qint64 maxBytes = 64 * 1024 * 1024)
+        : m_capacity(std::max(1, capacity)), m_maxBytes(std::max<qint64>(1, maxBytes))
+    {}
 
     void add(Trace trace);
     std::optional<Trace> find(const QByteArray &requestId) const;
     QList<Trace> latest(int count) const;
+    // Newest first, from the newest older than `beforeSequence` (0: the newest of all).
+    template <typename Visit>
+    void visitNewestFirst(quint64 beforeSequence, Visit visit) const
+    {
+        for (auto it = m_traces.rbegin(); it != m_traces.rend(); ++it) {
+            if (beforeSequence != 0 && it->sequence >= beforeSequence)
+                continue;
+            if (!visit(*it))
+                return;
+        }
+    }
     int size() const { return int(m_traces.size()); }
     int capacity() const { return m_capacity; }
+    qint64 bytes() const { return m_bytes; }
+    qint64 maxBytes() const { return m_maxBytes; }
     quint64 droppedCount() const { return m_dropped; }
 
 private:
+    struct Stored : Trace {
+        qint64 bytes = 0;
+    };
     int m_capacity;
-    std::deque<Trace> m_traces;
+    qint64 m_maxBytes;
+    std::deque<Stored> m_traces;
+    qint64 m_bytes = 0;
     quint64 m_dropped = 0;
 };
 
-// A fresh random W3C trace id (32 lowercase hex digits) or request id.
+// A fresh random W3C trace id (32 lowercase hex digits), span id (16), or request id.
 QByteArray newTraceId();
+QByteArray newSpanId();
 QByteArray newRequestId();
+
+struct TraceParent {
+    QByteArray traceId;
+    QByteArray parentSpanId;
+};
+// The ids of a valid `traceparent` header, or nullopt when it is absent or invalid.
+std::optional<TraceParent> parseTraceparent(QByteArrayView traceparent);
 // The trace id of a valid `traceparent` header, or an empty array when it is absent or invalid.
 QByteArray traceIdFromTraceparent(QByteArrayView traceparent);
+// "00-{trace}-{span}-01": what an attempt sends on to its provider.
+QByteArray formatTraceparent(const QByteArray &traceId, const QByteArray &spanId);
 
 } // namespace switchyard::telemetry

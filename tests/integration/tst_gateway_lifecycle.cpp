@@ -49,6 +49,7 @@ private Q_SLOTS:
     void clientLeavingIsTracedButNotHeldAgainstTheProvider();
 
     void streamedRequestLeavesACompleteTrace();
+    void streamedTraceIsDataTheProviderJoins();
     void nonStreamedRequestLeavesATrace();
     void refusedRequestLeavesATrace_data();
     void refusedRequestLeavesATrace();
@@ -180,6 +181,58 @@ void GatewayLifecycleTest::streamedRequestLeavesACompleteTrace()
     QCOMPARE(names.constLast(), QStringLiteral("completion"));
     QCOMPARE(trace->span(QStringLiteral("completion"))->detail, QStringLiteral("ok"));
     QVERIFY(allSpansClosed(*trace));
+}
+
+void GatewayLifecycleTest::streamedTraceIsDataTheProviderJoins()
+{
+    startGateway();
+    TestClient client(m_engine->port());
+    const QByteArray clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const QByteArray clientSpan = "00f067aa0ba902b7";
+
+    client.post("/v1/chat/completions", chatBody("test-model", true),
+                {{"traceparent", "00-" + clientTrace + "-" + clientSpan + "-01"},
+                 {"x-switchyard-tenant", "team-a"}});
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    const auto trace = m_engine->traces().find(client.header("x-switchyard-request-id"));
+    QVERIFY(trace);
+    // The request is a child of the client's span; its attempt is the provider's parent.
+    QCOMPARE(trace->traceId, clientTrace);
+    QCOMPARE(trace->parentSpanId, clientSpan);
+    QCOMPARE(trace->spanId.size(), 16);
+    const telemetry::Span *attempt = trace->span(QStringLiteral("upstream attempt"));
+    QVERIFY(attempt);
+    QCOMPARE(attempt->kind, telemetry::SpanKind::Attempt);
+    QCOMPARE(attempt->provider, QStringLiteral("primary"));
+    QCOMPARE(attempt->outcome, QStringLiteral("success"));
+    QCOMPARE(attempt->httpStatus, 200);
+    QVERIFY(attempt->bytes > 0);
+    QCOMPARE(m_fake->requests().constLast().header("traceparent"),
+             "00-" + clientTrace + "-" + attempt->spanId + "-01");
+
+    // The record every consumer reads.
+    QCOMPARE(trace->tenant, QStringLiteral("team-a"));
+    QCOMPARE(trace->endpoint, QStringLiteral("/v1/chat/completions"));
+    QCOMPARE(trace->operation, QStringLiteral("chat"));
+    QCOMPARE(trace->attempts, 1);
+    QCOMPARE(trace->statusClass(), QStringLiteral("2xx"));
+    QVERIFY(trace->timeToFirstByteMicros > 0);
+    QVERIFY(trace->timeToFirstByteMicros <= trace->totalMicros);
+    QVERIFY(trace->sequence > 0);
+    QVERIFY(!trace->explainSteps.isEmpty());
+    QCOMPARE(trace->finishReason, QStringLiteral("stop"));
+    // Every chunk the client got is marked, in order, within the request's time.
+    QVERIFY(trace->chunkCount > 0);
+    QCOMPARE(int(trace->chunks.size()), int(trace->chunkCount));
+    for (size_t i = 1; i < trace->chunks.size(); ++i)
+        QVERIFY(trace->chunks[i].atMicros >= trace->chunks[i - 1].atMicros);
+    QVERIFY(trace->chunks.front().atMicros >= trace->timeToFirstByteMicros);
+    // Bodies are not kept unless configured; credentials never are.
+    QVERIFY(!trace->bodiesKept);
+    QVERIFY(trace->requestBody.isEmpty());
+    QCOMPARE(trace->method, QByteArray("POST"));
 }
 
 void GatewayLifecycleTest::nonStreamedRequestLeavesATrace()

@@ -14,7 +14,7 @@
 #include "resilience/retry_policy.h"
 #include "routing/request_context.h"
 #include "routing/router.h"
-#include "telemetry/trace.h"
+#include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 
 #include <QJsonArray>
@@ -248,8 +248,8 @@ inline std::shared_ptr<const config::Config> loadConfig(const QByteArray &yaml)
 
 struct Fixture {
     explicit Fixture(const QByteArray &yaml)
-        : store(loadConfig(yaml)), health(store, clock), traces(64), retryBudget(store),
-          admission(store, clock), router(store, health),
+        : store(loadConfig(yaml)), health(store, clock), traces(64), recorder(traces),
+          retryBudget(store), admission(store, clock), router(store, health),
           scheduler(clock, DeadlineScheduler::Drive::Manual)
     {}
 
@@ -270,7 +270,7 @@ struct Fixture {
         routing::RouteDecision decision = router.route(*table, context);
         log = std::make_shared<ClientLog>();
         const execution::ExecutionServices services{
-            transport, health, traces, retryBudget, admission, scheduler, [] { return 0.0; }};
+            transport, health, recorder, retryBudget, admission, scheduler, [] { return 0.0; }};
         auto *run =
             new ChatExecution(services, table->snapshot(), chat, routing::forwardedBody(chat, body),
                               std::move(context), std::move(decision),
@@ -315,6 +315,7 @@ struct Fixture {
     config::ConfigStore store;
     health::HealthRegistry health;
     telemetry::TraceRing traces;
+    telemetry::RequestRecorder recorder;
     resilience::RetryBudget retryBudget;
     resilience::AdmissionController admission;
     routing::Router router;

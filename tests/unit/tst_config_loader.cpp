@@ -424,8 +424,8 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
              "  keep_alive_idle: 2m\n"
              "  max_connections: 300\n"
              "  max_connections_per_address: 0\n"
-             "trace:\n"
-             "  capacity: 500\n"
+             "trace: {capacity: 500, max_bytes: 8MiB, chunk_events: 32,\n"
+             "        keep_bodies: true, body_max_bytes: 4KiB}\n"
              "timeouts: {connect: 250ms, first_token: 2m, idle: 1500, total: 1.5s}\n"
              "providers:\n"
              "  - id: local-qwen\n"
@@ -460,7 +460,11 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(config.server.keepAliveIdle, 2min);
     QCOMPARE(config.server.maxConnections, 300);
     QCOMPARE(config.server.maxConnectionsPerAddress, 0);
-    QCOMPARE(config.server.traceCapacity, 500);
+    QCOMPARE(config.trace.capacity, 500);
+    QCOMPARE(config.trace.maxBytes, qint64(8) * 1024 * 1024);
+    QCOMPARE(config.trace.chunkEvents, 32);
+    QVERIFY(config.trace.keepBodies);
+    QCOMPARE(config.trace.bodyMaxBytes, qint64(4096));
     QCOMPARE(config.timeouts.connect, 250ms);
     QCOMPARE(config.timeouts.firstToken, 2min);
     QCOMPARE(config.timeouts.idle, 1500ms);
@@ -519,7 +523,9 @@ void TestConfigLoader::appliesDefaultsForAbsentKeys()
     QCOMPARE(config.server.keepAliveIdle, 75s);
     QCOMPARE(config.server.maxConnections, 10000);
     QCOMPARE(config.server.maxConnectionsPerAddress, 1024);
-    QCOMPARE(config.server.traceCapacity, 2000);
+    QCOMPARE(config.trace.capacity, 2000);
+    QCOMPARE(config.trace.chunkEvents, 256);
+    QVERIFY(!config.trace.keepBodies);
     QCOMPARE(config.timeouts.connect, 3s);
     QCOMPARE(config.timeouts.firstToken, 30s);
     QCOMPARE(config.timeouts.idle, 20s);

@@ -1,7 +1,7 @@
 // Traces (ids, spans, the bounded ring) and the health registry's counters and states.
 
 #include "health/health_registry.h"
-#include "telemetry/trace.h"
+#include "telemetry/request_recorder.h"
 
 #include <QTest>
 
@@ -76,6 +76,123 @@ private Q_SLOTS:
         QCOMPARE(ring.find("req_4")->requestId, QByteArray("req_4"));
         QCOMPARE(ring.latest(2).first().requestId, QByteArray("req_4"));
         QCOMPARE(ring.latest(2).last().requestId, QByteArray("req_3"));
+    }
+
+    void ringIsBoundedInBytesToo()
+    {
+        telemetry::Trace big;
+        big.requestBody = QByteArray(10'000, 'x');
+        const qint64 one = big.approximateBytes();
+        telemetry::TraceRing ring(100, 3 * one + one / 2);
+        for (int i = 0; i < 6; ++i) {
+            big.requestId = "req_" + QByteArray::number(i);
+            ring.add(big);
+        }
+        QCOMPARE(ring.size(), 3);
+        QVERIFY(ring.bytes() <= ring.maxBytes());
+        QCOMPARE(ring.droppedCount(), quint64(3));
+        QCOMPARE(ring.latest(1).first().requestId, QByteArray("req_5"));
+
+        // A trace larger than the whole bound is still kept, alone.
+        telemetry::TraceRing tiny(100, 10);
+        tiny.add(big);
+        tiny.add(big);
+        QCOMPARE(tiny.size(), 1);
+    }
+
+    void chunkMarksAreBoundedButEveryChunkIsCounted()
+    {
+        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        builder.setLimits({4, false, 16});
+        for (int i = 0; i < 10; ++i)
+            builder.chunk(100 + i);
+        const telemetry::Trace trace = builder.finish(200, QStringLiteral("ok"));
+        QCOMPARE(int(trace.chunks.size()), 4);
+        QCOMPARE(trace.chunks.back().bytes, 103);
+        QCOMPARE(trace.chunkCount, 10u);
+        QCOMPARE(trace.chunkBytes, qint64(10 * 100 + 45));
+    }
+
+    void credentialsNeverEnterATraceAndBodiesAreCut()
+    {
+        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        builder.setLimits({256, true, 8});
+        builder.setRequest("POST", "/v1/chat/completions",
+                           {{"Authorization", "Bearer sk-client-secret"},
+                            {"X-Api-Key", "sk-other"},
+                            {"Cookie", "session=1"},
+                            {"content-type", "application/json"}},
+                           "0123456789abcdef");
+        builder.appendResponseBody("0123");
+        builder.appendResponseBody("456789");
+        const telemetry::Trace trace = builder.finish(200, QStringLiteral("ok"));
+        for (const auto &[name, value] : trace.requestHeaders) {
+            if (name != "content-type")
+                QCOMPARE(value, QByteArray("[redacted]"));
+        }
+        QCOMPARE(trace.requestHeaders.size(), 4);
+        QCOMPARE(trace.requestBody, QByteArray("01234567"));
+        QVERIFY(trace.requestBodyCut);
+        QCOMPARE(trace.responseBody, QByteArray("01234567"));
+        QVERIFY(trace.responseBodyCut);
+
+        telemetry::TraceBuilder unkept("req", telemetry::newTraceId());
+        unkept.setRequest("POST", "/v1/chat/completions", {}, "{}");
+        unkept.appendResponseBody("{}");
+        QVERIFY(unkept.trace().requestBody.isEmpty());
+        QVERIFY(unkept.trace().responseBody.isEmpty());
+        QVERIFY(!unkept.trace().bodiesKept);
+    }
+
+    void traceparentCarriesTheParentSpan()
+    {
+        const auto parsed =
+            telemetry::parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+        QVERIFY(parsed.has_value());
+        QCOMPARE(parsed->traceId, QByteArray("4bf92f3577b34da6a3ce929d0e0e4736"));
+        QCOMPARE(parsed->parentSpanId, QByteArray("00f067aa0ba902b7"));
+        QVERIFY(!telemetry::parseTraceparent(
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01"));
+        QCOMPARE(telemetry::formatTraceparent(parsed->traceId, "1111111111111111"),
+                 QByteArray("00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01"));
+    }
+
+    void recorderNumbersFeedsSinksAndFollowsTheWatchedRequest()
+    {
+        struct Collect final : telemetry::TraceSink {
+            QList<telemetry::Trace> seen;
+            void traceFinished(const telemetry::Trace &trace) override { seen.append(trace); }
+        } sink;
+        telemetry::TraceRing ring(10);
+        telemetry::RequestRecorder recorder(ring);
+        recorder.addSink(&sink);
+
+        telemetry::TraceBuilder first("req-a", telemetry::newTraceId());
+        telemetry::TraceBuilder second("req-b", telemetry::newTraceId());
+        recorder.watch("req-b"); // before it starts: it is watched from its first byte
+        recorder.beginLive(&first);
+        recorder.beginLive(&second);
+        QCOMPARE(recorder.liveCount(), 2);
+        QVERIFY(!first.watched());
+        QVERIFY(second.watched());
+        first.appendLiveData("ignored");
+        second.appendLiveData("{\"delta\":1}");
+        QCOMPARE(recorder.takeWatchedData(), QByteArray("{\"delta\":1}\n"));
+        QVERIFY(recorder.takeWatchedData().isEmpty());
+        recorder.watch("req-a");
+        QVERIFY(first.watched());
+        QVERIFY(!second.watched());
+
+        recorder.endLive(&first);
+        recorder.record(first.finish(200, QStringLiteral("ok")));
+        recorder.endLive(&second);
+        recorder.record(second.finish(502, QStringLiteral("upstream_unavailable")));
+        QCOMPARE(recorder.liveCount(), 0);
+        QCOMPARE(sink.seen.size(), 2);
+        QCOMPARE(sink.seen[0].sequence, quint64(1));
+        QCOMPARE(sink.seen[1].sequence, quint64(2));
+        QCOMPARE(sink.seen[1].statusClass(), QStringLiteral("5xx"));
+        QCOMPARE(ring.find("req-b")->sequence, quint64(2));
     }
 
     void latencyPercentilesUseNearestRank()

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QMetaType>
+#include <QString>
+
+namespace switchyard::telemetry {
+
+// The one "request finished" record: everything said about a request once it is over. Traces,
+// logs, metrics, the OpenTelemetry export and the console's request list all read this one
+// record, filled once by the execution (or by the refusal that ended the request before it);
+// nothing recomputes it. A Trace is this record plus its spans.
+struct RequestRecord {
+    quint64 sequence = 0; // 1 for the engine's first finished request, +1 for each after
+    QByteArray requestId;
+    QByteArray traceId;      // W3C, from the client's traceparent when it sent a valid one
+    QByteArray spanId;       // the request's own span, 16 hex digits
+    QByteArray parentSpanId; // the client's span from its traceparent; empty otherwise
+    QDateTime startedAtUtc;
+
+    // gen_ai.operation.name: "chat", "embeddings", "text_completion"; the Responses API is
+    // "chat" too, with `endpoint` telling them apart.
+    QString operation = QStringLiteral("chat");
+    QString endpoint; // the path the client called: "/v1/chat/completions"
+    QString tenant;   // empty: none given
+    QString model;    // as the client asked for it
+    QString route;    // the rule that decided; empty: the default route
+    QString tier;     // empty: none
+    QString provider; // the last provider tried; empty when none was
+    QString upstreamModel;
+    bool streamed = false;
+
+    int status = 0;
+    QString outcome;    // "ok", or the error code the client saw
+    QString errorClass; // the last failed attempt's class (a closed set); empty when none failed
+    int attempts = 0;
+    int degradedLevel = 0; // the ladder's rung that answered: 0 is the chosen model itself
+
+    qint64 totalMicros = 0;
+    qint64 timeToFirstByteMicros = -1; // a stream's first event to the client; -1 for none
+    qint64 inputTokens = -1;           // -1: the provider gave no usage
+    qint64 outputTokens = -1;
+    QString finishReason; // OpenAI's word, when the answer said it
+
+    bool isError() const { return status >= 400; }
+    // "2xx", "4xx", "5xx": the closed set metrics and filters use.
+    QString statusClass() const
+    {
+        return status <= 0 ? QStringLiteral("none") : QStringLiteral("%1xx").arg(status / 100);
+    }
+};
+
+} // namespace switchyard::telemetry
+
+Q_DECLARE_METATYPE(switchyard::telemetry::RequestRecord)

@@ -1,0 +1,66 @@
+#include "telemetry/request_recorder.h"
+
+#include <algorithm>
+
+namespace switchyard::telemetry {
+
+void RequestRecorder::record(Trace trace)
+{
+    trace.sequence = ++m_sequence;
+    for (TraceSink *sink : std::as_const(m_sinks))
+        sink->traceFinished(trace);
+    m_ring.add(std::move(trace));
+}
+
+void RequestRecorder::beginLive(TraceBuilder *builder)
+{
+    const QByteArray &id = builder->trace().requestId;
+    m_live.insert(id, builder);
+    if (!m_watched.isEmpty() && id == m_watched)
+        builder->setWatched(true);
+}
+
+void RequestRecorder::endLive(TraceBuilder *builder)
+{
+    const auto found = m_live.constFind(builder->trace().requestId);
+    // Client-chosen request ids may repeat: only the builder registered under it leaves.
+    if (found != m_live.cend() && found.value() == builder)
+        m_live.erase(found);
+}
+
+QList<const TraceBuilder *> RequestRecorder::newestLive(int count) const
+{
+    QList<const TraceBuilder *> running;
+    running.reserve(m_live.size());
+    for (const TraceBuilder *builder : m_live)
+        running.append(builder);
+    const auto newerFirst = [](const TraceBuilder *a, const TraceBuilder *b) {
+        return a->elapsedMicros() < b->elapsedMicros();
+    };
+    if (running.size() > count) {
+        std::partial_sort(running.begin(), running.begin() + count, running.end(), newerFirst);
+        running.resize(count);
+    } else {
+        std::sort(running.begin(), running.end(), newerFirst);
+    }
+    return running;
+}
+
+void RequestRecorder::watch(const QByteArray &requestId)
+{
+    if (requestId == m_watched)
+        return;
+    if (TraceBuilder *previous = m_live.value(m_watched, nullptr))
+        previous->setWatched(false);
+    m_watched = requestId;
+    if (TraceBuilder *next = m_live.value(m_watched, nullptr))
+        next->setWatched(true);
+}
+
+QByteArray RequestRecorder::takeWatchedData()
+{
+    TraceBuilder *builder = m_watched.isEmpty() ? nullptr : m_live.value(m_watched, nullptr);
+    return builder ? builder->takeLiveData() : QByteArray();
+}
+
+} // namespace switchyard::telemetry
