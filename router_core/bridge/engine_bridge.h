@@ -4,6 +4,7 @@
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
 #include "protocol/operation.h"
+#include "telemetry/trace_feed.h"
 
 #include <QByteArray>
 #include <QList>
@@ -51,6 +52,13 @@ public:
     // Deregisters an agent; the next snapshot no longer lists it.
     virtual void removeAgent(const QString &agentId) = 0;
 
+    // One request's whole trace, running or finished; traceLoaded(ticket, ...) answers, with
+    // found false when the ring no longer holds it.
+    virtual void loadTrace(quint64 ticket, const QByteArray &requestId) = 0;
+    // The request whose text traceFeedUpdated carries as it streams; an empty id watches none.
+    // Only one is watched, so ten thousand streams do not all keep their text.
+    virtual void watchTrace(const QByteArray &requestId) = 0;
+
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.
     virtual void setDemoTraffic(bool enabled, double requestsPerSecond) = 0;
@@ -66,6 +74,9 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshotUpdated(const switchyard::EngineSnapshot &snapshot); // at most 10 per second
+    // With each snapshot: requests finished since the last feed, running ones, watched text.
+    void traceFeedUpdated(const switchyard::telemetry::TraceFeed &feed);
+    void traceLoaded(quint64 ticket, bool found, const switchyard::telemetry::Trace &trace);
     void stopped();
     void routeExplained(quint64 ticket, const switchyard::RouteExplanation &explanation);
     void routesApplied(bool ok, const QStringList &problems);

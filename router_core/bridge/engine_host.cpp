@@ -57,6 +57,15 @@ QCoro::Task<> explainOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
     emit host->routeExplained(ticket, explanation);
 }
 
+QCoro::Task<> loadTraceOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                                QByteArray requestId)
+{
+    ThreadHop<std::optional<telemetry::Trace>> hop(
+        engine, host, [engine, requestId] { return engine->findTrace(requestId); });
+    const std::optional<telemetry::Trace> trace = co_await hop;
+    emit host->traceLoaded(ticket, trace.has_value(), trace.value_or(telemetry::Trace{}));
+}
+
 QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::RouteRule> rules)
 {
     ThreadHop<QStringList> hop(engine, host,
@@ -74,6 +83,8 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
     qRegisterMetaType<switchyard::AgentState>();
+    qRegisterMetaType<switchyard::telemetry::TraceFeed>();
+    qRegisterMetaType<switchyard::telemetry::Trace>();
 }
 
 EngineHost::~EngineHost()
@@ -162,6 +173,7 @@ bool EngineHost::start(QString *errorMessage)
         m_lastSnapshot.demoRequestsPerSecond = m_demoRate;
         emit snapshotUpdated(m_lastSnapshot);
     });
+    connect(m_engine, &Engine::traceFeedReady, this, &EngineBridge::traceFeedUpdated);
     connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
     QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
     return true;
@@ -244,6 +256,21 @@ void EngineHost::removeAgent(const QString &agentId)
         return;
     QMetaObject::invokeMethod(
         m_engine, [engine = m_engine, agentId] { engine->commands().removeAgent(agentId); });
+}
+
+void EngineHost::loadTrace(quint64 ticket, const QByteArray &requestId)
+{
+    if (!m_engine)
+        return;
+    loadTraceOnEngine(this, m_engine, ticket, requestId);
+}
+
+void EngineHost::watchTrace(const QByteArray &requestId)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine,
+                              [engine = m_engine, requestId] { engine->watchTrace(requestId); });
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)

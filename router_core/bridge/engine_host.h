@@ -43,6 +43,8 @@ public:
     void setCanaryWeights(const QString &rule, const QList<int> &weights) override;
     void resetCanaryWeights(const QString &rule) override;
     void removeAgent(const QString &agentId) override;
+    void loadTrace(quint64 ticket, const QByteArray &requestId) override;
+    void watchTrace(const QByteArray &requestId) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;

@@ -2,6 +2,7 @@
 
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
+#include "admin/trace_admin.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -20,6 +21,29 @@ Q_LOGGING_CATEGORY(lcEngine, "switchyard.engine")
 
 namespace switchyard {
 
+// Collects the records of finished requests between two publishing ticks, bounded: at thousands
+// of requests a second the console's list needs the newest, not all.
+class Engine::FinishedFeed final : public telemetry::TraceSink {
+public:
+    void traceFinished(const telemetry::Trace &trace) override
+    {
+        if (m_records.size() == telemetry::TraceFeed::kMaxFinished) {
+            m_records.removeFirst();
+            ++m_leftOut;
+        }
+        m_records.append(trace); // the record only: spans stay in the ring
+    }
+    void takeInto(telemetry::TraceFeed &feed)
+    {
+        feed.finished = std::exchange(m_records, {});
+        feed.finishedLeftOut = std::exchange(m_leftOut, 0);
+    }
+
+private:
+    QList<telemetry::RequestRecord> m_records;
+    quint64 m_leftOut = 0;
+};
+
 namespace {
 // How soon the console sees a breaker become half-open once its open period is over.
 constexpr std::chrono::milliseconds kHealthTimerInterval{250};
@@ -31,6 +55,7 @@ Engine::Engine(config::Config config, QObject *parent)
       m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().trace.capacity,
                                                       m_store->config().trace.maxBytes)),
       m_recorder(std::make_unique<telemetry::RequestRecorder>(*m_traces)),
+      m_finishedFeed(std::make_unique<FinishedFeed>()),
       m_admission(std::make_unique<resilience::AdmissionController>(*m_store)),
       m_retryBudget(std::make_unique<resilience::RetryBudget>(*m_store)),
       m_router(new routing::Router(*m_store, *m_health, this)),
@@ -46,6 +71,9 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::BreakerEvent>();
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
+    qRegisterMetaType<switchyard::telemetry::TraceFeed>();
+    qRegisterMetaType<switchyard::telemetry::Trace>();
+    m_recorder->addSink(m_finishedFeed.get());
     m_health->setEventSink([this](const BreakerEvent &event) { emit breakerEvent(event); });
     connect(&m_healthTimer, &QTimer::timeout, this, [this] { m_health->updateTimedStates(); });
     if (m_store->config().resilience.probes.enabled)
@@ -53,7 +81,11 @@ Engine::Engine(config::Config config, QObject *parent)
             new resilience::HealthProber(*m_store, *m_health, *m_transport, *m_scheduler, this);
     admin::registerProviderAdmin(m_server->admin(), *m_commands);
     admin::registerRoutingAdmin(m_server->admin(), *m_commands);
-    connect(&m_publishTimer, &QTimer::timeout, this, [this] { emit snapshotReady(snapshot()); });
+    admin::registerTraceAdmin(m_server->admin(), *m_recorder);
+    connect(&m_publishTimer, &QTimer::timeout, this, [this] {
+        emit snapshotReady(snapshot());
+        emit traceFeedReady(takeTraceFeed());
+    });
     m_graceTimer.setSingleShot(true);
     connect(&m_graceTimer, &QTimer::timeout, this, [this] {
         const int abandoned = inFlight();
@@ -148,6 +180,39 @@ void Engine::checkDrained()
         return;
     m_graceTimer.stop();
     emit drained(0);
+}
+
+telemetry::TraceFeed Engine::takeTraceFeed()
+{
+    telemetry::TraceFeed feed;
+    m_finishedFeed->takeInto(feed);
+    feed.runningCount = m_recorder->liveCount();
+    feed.watchedId = m_recorder->watched();
+    for (const telemetry::TraceBuilder *builder :
+         m_recorder->newestLive(telemetry::TraceFeed::kMaxRunning)) {
+        telemetry::Trace trace = builder->trace();
+        trace.totalMicros = builder->elapsedMicros(); // so far
+        if (!builder->watched())
+            trace.chunks = {};
+        feed.running.append(std::move(trace));
+    }
+    feed.watchedData = m_recorder->takeWatchedData();
+    return feed;
+}
+
+std::optional<telemetry::Trace> Engine::findTrace(const QByteArray &requestId) const
+{
+    if (const telemetry::TraceBuilder *running = m_recorder->live(requestId)) {
+        telemetry::Trace trace = running->trace();
+        trace.totalMicros = running->elapsedMicros();
+        return trace;
+    }
+    return m_traces->find(requestId);
+}
+
+void Engine::watchTrace(const QByteArray &requestId)
+{
+    m_recorder->watch(requestId);
 }
 
 } // namespace switchyard

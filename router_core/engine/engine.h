@@ -3,6 +3,7 @@
 #include "config/config.h"
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
+#include "telemetry/trace_feed.h"
 
 #include <QObject>
 #include <QTimer>
@@ -72,6 +73,14 @@ public:
     control::OperatorCommands &commands() { return *m_commands; }
     int inFlight() const;
 
+    // The Traces page's feed, taken at each publishing tick: what finished since the last take,
+    // what runs, and the watched request's new text.
+    telemetry::TraceFeed takeTraceFeed();
+    // A running request's trace so far, else a finished one from the ring.
+    std::optional<telemetry::Trace> findTrace(const QByteArray &requestId) const;
+    // The one request whose text the feed carries as it streams; empty watches none.
+    void watchTrace(const QByteArray &requestId);
+
 public Q_SLOTS:
     // Emits snapshotReady every `interval` (100 ms keeps views at the 10 Hz the design allows).
     void startPublishing(std::chrono::milliseconds interval = std::chrono::milliseconds(100));
@@ -80,6 +89,7 @@ public Q_SLOTS:
 
 Q_SIGNALS:
     void snapshotReady(const switchyard::EngineSnapshot &snapshot);
+    void traceFeedReady(const switchyard::telemetry::TraceFeed &feed);
     void drained(int abandonedRequests);
     // Every breaker, operator or probe-health change, as the health registry publishes it.
     void breakerEvent(const switchyard::BreakerEvent &event);
@@ -93,6 +103,8 @@ private:
     std::unique_ptr<health::HealthRegistry> m_health;
     std::unique_ptr<telemetry::TraceRing> m_traces;
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
+    class FinishedFeed;
+    std::unique_ptr<FinishedFeed> m_finishedFeed; // finished records for the next trace feed
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
     routing::Router *m_router = nullptr;              // child

@@ -9,6 +9,7 @@
 #include <QPair>
 #include <QString>
 #include <QStringList>
+#include <QUrlQuery>
 #include <functional>
 
 namespace switchyard::http {
@@ -18,6 +19,7 @@ using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 struct AdminRequest {
     QHttpServerRequest::Method method = QHttpServerRequest::Method::Unknown;
     QString path;       // below /admin/v1/, e.g. "providers/sim-a/trip"
+    QUrlQuery query;    // the URL's query: list filters, paging
     HeaderList headers; // as the client sent them
     QByteArray body;
 };

@@ -5,6 +5,7 @@
 #include "http/client_channels.h"
 #include "http/gateway_listener.h"
 #include "http/messages_ingress.h"
+#include "http/trace_stream.h"
 #include "protocol/chat_request.h"
 #include "telemetry/request_recorder.h"
 
@@ -123,6 +124,7 @@ double RequestRateMeter::perSecond() const
 
 GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
     : QAbstractHttpServer(parent), m_services(services),
+      m_traceStream(new TraceStream(services.recorder, this)),
       m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
 {
     m_admin.add(QHttpServerRequest::Method::Get, QStringLiteral("connections"),
@@ -237,8 +239,8 @@ public:
 bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
     // Qt reuses `request` for the next request on the connection: copy what is needed now.
-    IncomingRequest incoming{request.method(), request.url().path(), request.headers(),
-                             request.body(), request.remoteAddress()};
+    IncomingRequest incoming{request.method(),  request.url().path(), request.url().query(),
+                             request.headers(), request.body(),       request.remoteAddress()};
     ResponseWriter writer(makeResponder(request, socket));
     ConnectionQueue *queue = ConnectionQueue::of(socket);
     if (queue->answering) {
@@ -357,9 +359,24 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         writer.sendError(refusal, identity);
         return;
     }
+    const QString path = request.path.mid(qsizetype(sizeof("/admin/v1/") - 1));
+    const QUrlQuery query(request.query);
+    if (path == QLatin1String("traces/stream") &&
+        request.method == QHttpServerRequest::Method::Get) {
+        QString problem;
+        const std::optional<telemetry::TraceFilter> filter =
+            telemetry::TraceFilter::fromQuery(query, &problem);
+        if (!filter) {
+            protocol::ApiError error = protocol::ApiError::invalidRequest(problem);
+            error.code = QStringLiteral("invalid_admin_request");
+            writer.sendError(error, identity);
+            return;
+        }
+        m_traceStream->subscribe(std::move(writer), identity, *filter);
+        return;
+    }
     const http::AdminReply reply =
-        m_admin.dispatch({request.method, request.path.mid(qsizetype(sizeof("/admin/v1/") - 1)),
-                          request.headers, request.body});
+        m_admin.dispatch({request.method, path, query, request.headers, request.body});
     writer.sendWhole(reply.status, identity + reply.headers, "application/json",
                      reply.body.toJson(QJsonDocument::Compact));
 }

@@ -52,12 +52,14 @@ struct GatewayServices {
 };
 
 class ConnectionQueue;
+class TraceStream;
 class GatewayListener;
 
 // A request as the handlers need it, copied out of Qt's request object.
 struct IncomingRequest {
     QHttpServerRequest::Method method = QHttpServerRequest::Method::Unknown;
     QString path;
+    QString query; // the URL's query, still encoded
     QList<QPair<QByteArray, QByteArray>> headers;
     QByteArray body;
     QHostAddress remoteAddress;
@@ -127,6 +129,7 @@ private:
 
     GatewayServices m_services;
     AdminEndpoints m_admin;
+    TraceStream *m_traceStream = nullptr; // child: GET /admin/v1/traces/stream
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::ChatExecution *, bool> m_executions;

@@ -42,6 +42,16 @@ public:
     }
     void resetCanaryWeights(const QString &rule) override { canaryRules.append(rule); }
     void removeAgent(const QString &agentId) override { removedAgents.append(agentId); }
+    // Answers from `traces` at once, as the engine would a moment later.
+    void loadTrace(quint64 ticket, const QByteArray &requestId) override
+    {
+        loadedTraces.append(requestId);
+        const auto found = traces.constFind(requestId);
+        emit traceLoaded(ticket, found != traces.cend(),
+                         found != traces.cend() ? *found : telemetry::Trace{});
+    }
+    void watchTrace(const QByteArray &requestId) override { watched = requestId; }
+    void publishFeed(const telemetry::TraceFeed &feed) { emit traceFeedUpdated(feed); }
     void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
     void shutdown(std::chrono::milliseconds) override { emit stopped(); }
     void applyProviderAction(const QString &providerId, ProviderAction) override
@@ -60,6 +70,9 @@ public:
     QStringList actedOn;
     QStringList knobsFor;
     bool demoTraffic = false;
+    QHash<QByteArray, telemetry::Trace> traces; // what loadTrace finds
+    QByteArrayList loadedTraces;
+    QByteArray watched;
 
 private:
     EngineSnapshot m_snapshot;
