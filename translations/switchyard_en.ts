@@ -114,6 +114,183 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::BreakerTimelinePanel</name>
+    <message>
+        <source>Breaker timeline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lanes</source>
+        <extracomment>Switch of the breaker card: one lane per provider on a time axis</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <extracomment>Switch of the breaker card: the table of breaker transitions, newest first</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>One lane per provider: breaker state over time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Every breaker transition and operator action, newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <extracomment>The timeline follows the present; as a button, returns to it</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Following the present. Scroll to zoom, drag to look back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Return to the present and follow it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>newest first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>last %1</source>
+        <extracomment>%1 is the span the timeline shows, e.g. &quot;last 5 min&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 shown, up to %2 ago</source>
+        <extracomment>%1 is the span shown, %2 how far its right edge is behind the present</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Scroll to zoom around the pointer, drag to look back, double-click or press Live to return to the present.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::BreakerTimelineView</name>
+    <message>
+        <source>Closed</source>
+        <extracomment>Circuit breaker state: traffic flows normally</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ramping</source>
+        <extracomment>Breaker closed after a recovery, taking a growing share of traffic</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <extracomment>Circuit breaker state: one probe call is let through</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <extracomment>Circuit breaker state: no traffic until the open period ends</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Draining</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>A duration in minutes and seconds, e.g. &quot;2 min 5 s&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>A duration in hours and minutes, e.g. &quot;1 h 3 min&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>A tooltip heading: provider and the time of an event, e.g. &quot;sim-swift · 12:01:03&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>A breaker transition, e.g. &quot;Closed → Open&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Breaker %1, operator: %2</source>
+        <extracomment>An event that left the breaker where it was: an operator action or probe health</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;Older history was dropped: the timeline keeps the last %2 and at most %3 changes per provider.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;No history before %2, when the console first saw it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Draining by an operator: no new requests</source>
+        <extracomment>Operator state on the timeline, e.g. &quot;Disabled by an operator&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Disabled by an operator: no traffic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>since %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 – %2 (%3)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ramping: closed after a recovery, taking a growing share of traffic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No providers yet. Each provider gets a lane here once the engine reports it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Transition</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operator or probe</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>older history dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::CanaryPanel</name>
     <message>
         <source>Canary splits</source>
@@ -720,18 +897,6 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>newest first</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Enable</source>
         <translation type="unfinished"></translation>
     </message>
@@ -820,6 +985,19 @@ Refused, limits.max_connections_per_address reached: %3
 Closed, request headers too slow: %4
 Closed, request body too slow: %5
 Closed, idle longer than limits.keep_alive_idle: %6</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Traffic by provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>calls/s · last 5 min</source>
+        <extracomment>Calls the gateway started to each provider, per second</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

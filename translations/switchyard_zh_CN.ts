@@ -113,6 +113,183 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::BreakerTimelinePanel</name>
+    <message>
+        <source>Breaker timeline</source>
+        <translation>熔断器时间线</translation>
+    </message>
+    <message>
+        <source>Lanes</source>
+        <extracomment>Switch of the breaker card: one lane per provider on a time axis</extracomment>
+        <translation>泳道</translation>
+    </message>
+    <message>
+        <source>Transitions</source>
+        <extracomment>Switch of the breaker card: the table of breaker transitions, newest first</extracomment>
+        <translation>状态转换</translation>
+    </message>
+    <message>
+        <source>One lane per provider: breaker state over time</source>
+        <translation>每个提供商一条泳道：熔断器状态随时间的变化</translation>
+    </message>
+    <message>
+        <source>Every breaker transition and operator action, newest first</source>
+        <translation>每一次熔断器状态转换和操作员操作，最新的在前</translation>
+    </message>
+    <message>
+        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
+        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <extracomment>The timeline follows the present; as a button, returns to it</extracomment>
+        <translation>实时</translation>
+    </message>
+    <message>
+        <source>Following the present. Scroll to zoom, drag to look back.</source>
+        <translation>正在跟随当前时间。滚动滚轮缩放，拖动查看过去。</translation>
+    </message>
+    <message>
+        <source>Return to the present and follow it</source>
+        <translation>回到当前时间并持续跟随</translation>
+    </message>
+    <message>
+        <source>newest first</source>
+        <translation>最新的在前</translation>
+    </message>
+    <message>
+        <source>last %1</source>
+        <extracomment>%1 is the span the timeline shows, e.g. &quot;last 5 min&quot;</extracomment>
+        <translation>最近 %1</translation>
+    </message>
+    <message>
+        <source>%1 shown, up to %2 ago</source>
+        <extracomment>%1 is the span shown, %2 how far its right edge is behind the present</extracomment>
+        <translation>显示 %1，截至 %2 前</translation>
+    </message>
+    <message>
+        <source>Scroll to zoom around the pointer, drag to look back, double-click or press Live to return to the present.</source>
+        <translation>滚动滚轮以指针处为中心缩放，拖动查看过去，双击或按“实时”回到当前时间。</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::BreakerTimelineView</name>
+    <message>
+        <source>Closed</source>
+        <extracomment>Circuit breaker state: traffic flows normally</extracomment>
+        <translation>闭合</translation>
+    </message>
+    <message>
+        <source>Ramping</source>
+        <extracomment>Breaker closed after a recovery, taking a growing share of traffic</extracomment>
+        <translation>恢复中</translation>
+    </message>
+    <message>
+        <source>Half-open</source>
+        <extracomment>Circuit breaker state: one probe call is let through</extracomment>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <extracomment>Circuit breaker state: no traffic until the open period ends</extracomment>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <source>Enabled</source>
+        <translation>已启用</translation>
+    </message>
+    <message>
+        <source>Disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>Draining</source>
+        <translation>排空中</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>A duration in minutes and seconds, e.g. &quot;2 min 5 s&quot;</extracomment>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>A duration in hours and minutes, e.g. &quot;1 h 3 min&quot;</extracomment>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>A tooltip heading: provider and the time of an event, e.g. &quot;sim-swift · 12:01:03&quot;</extracomment>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>A breaker transition, e.g. &quot;Closed → Open&quot;</extracomment>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>Breaker %1, operator: %2</source>
+        <extracomment>An event that left the breaker where it was: an operator action or probe health</extracomment>
+        <translation>熔断器%1，操作员设置：%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;Older history was dropped: the timeline keeps the last %2 and at most %3 changes per provider.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;更早的历史已丢弃：时间线只保留最近 %2，且每个提供商最多 %3 次变化。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;No history before %2, when the console first saw it.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;%2 之前没有历史：控制台从那时起才看到它。</translation>
+    </message>
+    <message>
+        <source>Draining by an operator: no new requests</source>
+        <extracomment>Operator state on the timeline, e.g. &quot;Disabled by an operator&quot;</extracomment>
+        <translation>操作员正在排空：不接收新请求</translation>
+    </message>
+    <message>
+        <source>Disabled by an operator: no traffic</source>
+        <translation>已被操作员停用：不接收流量</translation>
+    </message>
+    <message>
+        <source>since %1 (%2)</source>
+        <translation>自 %1 起（%2）</translation>
+    </message>
+    <message>
+        <source>%1 – %2 (%3)</source>
+        <translation>%1 – %2（%3）</translation>
+    </message>
+    <message>
+        <source>Ramping: closed after a recovery, taking a growing share of traffic</source>
+        <translation>恢复中：恢复后已闭合，承担的流量份额逐步增加</translation>
+    </message>
+    <message>
+        <source>No providers yet. Each provider gets a lane here once the engine reports it.</source>
+        <translation>尚无提供商。引擎报告某个提供商后，它会在这里获得一条泳道。</translation>
+    </message>
+    <message>
+        <source>Transition</source>
+        <translation>状态转换</translation>
+    </message>
+    <message>
+        <source>Operator or probe</source>
+        <translation>操作员或探测</translation>
+    </message>
+    <message>
+        <source>older history dropped</source>
+        <translation>更早的历史已丢弃</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::CanaryPanel</name>
     <message>
         <source>Canary splits</source>
@@ -718,18 +895,6 @@ Models: %3</source>
         <translation>选择一个提供商以对其操作；右键单击可执行相同操作</translation>
     </message>
     <message>
-        <source>Breaker timeline</source>
-        <translation>熔断器时间线</translation>
-    </message>
-    <message>
-        <source>newest first</source>
-        <translation>最新的在前</translation>
-    </message>
-    <message>
-        <source>No breaker has changed state yet. Trip a provider or start a drill to see its breaker open, probe and close here.</source>
-        <translation>尚无熔断器改变状态。熔断一个提供商或开始一次演练，即可在此看到其熔断器断开、探测和闭合。</translation>
-    </message>
-    <message>
         <source>Enable</source>
         <translation>启用</translation>
     </message>
@@ -824,6 +989,19 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
 已关闭，请求头过慢：%4
 已关闭，请求体过慢：%5
 已关闭，空闲超过 limits.keep_alive_idle：%6</translation>
+    </message>
+    <message>
+        <source>Traffic by provider</source>
+        <translation>各提供商流量</translation>
+    </message>
+    <message>
+        <source>calls/s · last 5 min</source>
+        <extracomment>Calls the gateway started to each provider, per second</extracomment>
+        <translation>调用/秒 · 最近 5 分钟</translation>
+    </message>
+    <message>
+        <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
+        <translation>每秒发往各提供商的调用数，按最近 5 秒计算，在调用开始时计数；重试和故障转移在其到达的每个提供商处各计一次。</translation>
     </message>
 </context>
 <context>

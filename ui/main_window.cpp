@@ -10,8 +10,6 @@
 #include <QIcon>
 #include <QLabel>
 #include <QLocale>
-#include <QPainter>
-#include <QPixmap>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -29,30 +27,9 @@ constexpr int minimumDemoRate = 1;
 constexpr int maximumDemoRate = 200;
 constexpr qint64 localDemoChangeGraceMs = 2000;
 
-// A dot that is grey while demo traffic is off and white on the green "on" button.
-QIcon toggleIcon(qreal devicePixelRatio)
-{
-    const auto dot = [devicePixelRatio](const QColor &color) {
-        const int side = 10;
-        QPixmap pixmap(QSize(side, side) * devicePixelRatio);
-        pixmap.setDevicePixelRatio(devicePixelRatio);
-        pixmap.fill(Qt::transparent);
-        QPainter painter(&pixmap);
-        painter.setRenderHint(QPainter::Antialiasing);
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(color);
-        painter.drawEllipse(QRectF(1, 1, side - 2, side - 2));
-        return pixmap;
-    };
-    QIcon icon;
-    icon.addPixmap(dot(QColor(0x9c, 0xa3, 0xaf)), QIcon::Normal, QIcon::Off);
-    icon.addPixmap(dot(Qt::white), QIcon::Normal, QIcon::On);
-    return icon;
-}
-
 } // namespace
 
-MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
+MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock)
     : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
 {
     setObjectName(QStringLiteral("switchyardMainWindow"));
@@ -64,7 +41,7 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent)
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("consoleTabs"));
     m_tabs->setDocumentMode(true);
-    m_overview = new OverviewPage(m_bridge, m_tabs);
+    m_overview = new OverviewPage(m_bridge, std::move(clock), m_tabs);
     m_tabs->addTab(m_overview, QString());
     m_routesView = new RoutesView(m_bridge, m_tabs);
     m_tabs->addTab(m_routesView, QString());
@@ -113,7 +90,8 @@ void MainWindow::buildControls()
     m_demoToggle = new QPushButton(bar);
     m_demoToggle->setObjectName(QStringLiteral("demoTrafficToggle"));
     m_demoToggle->setCheckable(true);
-    m_demoToggle->setIcon(toggleIcon(devicePixelRatioF()));
+    // A dot that is grey while demo traffic is off and white on the green "on" button.
+    m_demoToggle->setIcon(onOffDotIcon(QColor(0x9c, 0xa3, 0xaf), Qt::white, devicePixelRatioF()));
     m_demoToggle->setIconSize(QSize(10, 10));
     m_demoToggle->setCursor(Qt::PointingHandCursor);
     layout->addWidget(m_demoToggle);

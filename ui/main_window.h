@@ -1,5 +1,6 @@
 #pragma once
 
+#include "console_clock.h"
 #include "control/engine_snapshot.h"
 
 #include <QElapsedTimer>
@@ -28,7 +29,8 @@ class RoutesView;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    explicit MainWindow(EngineBridge &bridge, QWidget *parent = nullptr);
+    // `clock` stamps each snapshot as it arrives; empty means the wall clock.
+    explicit MainWindow(EngineBridge &bridge, QWidget *parent = nullptr, ConsoleClock clock = {});
     ~MainWindow() override;
 
     OverviewPage *overviewPage() const { return m_overview; }

@@ -1,9 +1,10 @@
 #include "overview_page.h"
 
-#include "breaker_events_model.h"
+#include "breaker_timeline_panel.h"
 #include "bridge/engine_bridge.h"
 #include "drills_panel.h"
 #include "health_matrix_model.h"
+#include "provider_traffic_chart.h"
 #include "request_rate_chart.h"
 #include "state_pill_delegate.h"
 #include "widget_helpers.h"
@@ -24,11 +25,13 @@
 
 namespace switchyard::ui {
 
-OverviewPage::OverviewPage(EngineBridge &bridge, QWidget *parent)
-    : QWidget(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
+OverviewPage::OverviewPage(EngineBridge &bridge, ConsoleClock clock, QWidget *parent)
+    : QWidget(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot()),
+      m_clock(clock ? std::move(clock) : wallClock())
 {
     setObjectName(QStringLiteral("overviewPage"));
-    m_clock.start();
+    m_startedAtMs = m_clock();
+    m_lastSnapshotAtMs = m_startedAtMs;
 
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(16, 16, 16, 12);
@@ -37,14 +40,16 @@ OverviewPage::OverviewPage(EngineBridge &bridge, QWidget *parent)
     topRow->setSpacing(12);
     topRow->addWidget(buildSummary(), 0);
     topRow->addWidget(buildChartCard(), 1);
+    topRow->addWidget(buildTrafficCard(), 1);
     layout->addLayout(topRow, 5);
-    layout->addWidget(buildMatrixCard(), 5);
+    layout->addWidget(buildMatrixCard(), 4);
     auto *bottomRow = new QHBoxLayout;
     bottomRow->setSpacing(12);
     m_drills = new DrillsPanel(this);
     bottomRow->addWidget(m_drills, 1);
-    bottomRow->addWidget(buildEventsCard(), 1);
-    layout->addLayout(bottomRow, 4);
+    m_timeline = new BreakerTimelinePanel(this);
+    bottomRow->addWidget(m_timeline, 1);
+    layout->addLayout(bottomRow, 5);
 
     connect(m_drills, &DrillsPanel::knobsRequested, &m_bridge, &EngineBridge::setSimulatorKnobs);
 
@@ -54,14 +59,23 @@ OverviewPage::OverviewPage(EngineBridge &bridge, QWidget *parent)
 
 OverviewPage::~OverviewPage() = default;
 
+BreakerEventsModel *OverviewPage::breakerEventsModel() const
+{
+    return m_timeline->eventsModel();
+}
+
 void OverviewPage::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_snapshot = snapshot;
+    m_lastSnapshotAtMs = std::max(m_lastSnapshotAtMs, m_clock());
     m_model->applySnapshot(snapshot);
-    m_eventsModel->applyEvents(snapshot.recentBreakerEvents);
+    m_timeline->applySnapshot(snapshot, m_lastSnapshotAtMs);
     m_drills->applySnapshot(snapshot);
     refreshActions();
-    m_rateChart->addSample(double(m_clock.elapsed()) / 1000.0, snapshot.requestsPerSecond);
+    m_rateChart->addSample(double(m_lastSnapshotAtMs - m_startedAtMs) / 1000.0,
+                           snapshot.requestsPerSecond);
+    if (m_trafficRates.applySnapshot(snapshot, m_lastSnapshotAtMs))
+        m_trafficChart->setRates(m_trafficRates);
     refreshSummary();
 }
 
@@ -74,13 +88,15 @@ void OverviewPage::retranslateUi()
 
     m_chartTitle->setText(tr("Requests per second"));
     m_chartHint->setText(tr("last 60 s"));
+    m_trafficTitle->setText(tr("Traffic by provider"));
+    //: Calls the gateway started to each provider, per second
+    m_trafficHint->setText(tr("calls/s · last 5 min"));
+    m_trafficHint->setToolTip(
+        tr("Calls sent to each provider per second, over the last 5 s, counted when they "
+           "start; retries and failovers count once per provider they reach."));
     m_matrixTitle->setText(tr("Providers"));
     m_matrixHint->setText(tr("Select a provider to act on it; right-click for the same actions"));
-    m_eventsTitle->setText(tr("Breaker timeline"));
-    m_eventsHint->setText(tr("newest first"));
-    m_eventsEmpty->setText(tr("No breaker has changed state yet. Trip a provider or start a "
-                              "drill to see its breaker open, probe and close here."));
-    m_eventsModel->retranslate();
+    m_timeline->retranslate();
     m_drills->retranslate();
     refreshActions();
 
@@ -158,6 +174,26 @@ QWidget *OverviewPage::buildChartCard()
     return card;
 }
 
+QWidget *OverviewPage::buildTrafficCard()
+{
+    QFrame *card = makeCard(QStringLiteral("providerTrafficCard"), this);
+    auto *layout = new QVBoxLayout(card);
+    layout->setContentsMargins(16, 12, 16, 8);
+    layout->setSpacing(4);
+    auto *header = new QHBoxLayout;
+    m_trafficTitle = makeLabel(TextRole::SectionTitle, card);
+    m_trafficTitle->setFont(sectionTitleFont(font()));
+    m_trafficHint = makeLabel(TextRole::SectionHint, card);
+    header->addWidget(m_trafficTitle);
+    header->addStretch(1);
+    header->addWidget(m_trafficHint);
+    layout->addLayout(header);
+    m_trafficChart = new ProviderTrafficChart(card);
+    m_trafficChart->setObjectName(QStringLiteral("providerTrafficChart"));
+    layout->addWidget(m_trafficChart, 1);
+    return card;
+}
+
 QWidget *OverviewPage::buildMatrixCard()
 {
     QFrame *card = makeCard(QStringLiteral("healthMatrixCard"), this);
@@ -224,53 +260,6 @@ QWidget *OverviewPage::buildMatrixCard()
     connect(m_matrixView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             [this] { refreshActions(); });
     layout->addWidget(m_matrixView, 1);
-    return card;
-}
-
-QWidget *OverviewPage::buildEventsCard()
-{
-    QFrame *card = makeCard(QStringLiteral("breakerEventsCard"), this);
-    auto *layout = new QVBoxLayout(card);
-    layout->setContentsMargins(12, 12, 12, 8);
-    layout->setSpacing(6);
-    auto *header = new QHBoxLayout;
-    header->setContentsMargins(4, 0, 4, 0);
-    m_eventsTitle = makeLabel(TextRole::SectionTitle, card);
-    m_eventsTitle->setFont(sectionTitleFont(font()));
-    m_eventsHint = makeLabel(TextRole::SectionHint, card);
-    header->addWidget(m_eventsTitle);
-    header->addStretch(1);
-    header->addWidget(m_eventsHint);
-    layout->addLayout(header);
-
-    m_eventsModel = new BreakerEventsModel(this);
-    m_eventsView = new QTableView(card);
-    m_eventsView->setObjectName(QStringLiteral("breakerEvents"));
-    m_eventsView->setModel(m_eventsModel);
-    m_eventsView->setShowGrid(false);
-    m_eventsView->setWordWrap(false);
-    m_eventsView->setAlternatingRowColors(true);
-    m_eventsView->setSelectionMode(QAbstractItemView::NoSelection);
-    m_eventsView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_eventsView->setFrameShape(QFrame::NoFrame);
-    m_eventsView->verticalHeader()->hide();
-    m_eventsView->verticalHeader()->setDefaultSectionSize(QFontMetrics(font()).height() + 8);
-    m_eventsView->horizontalHeader()->setStretchLastSection(true);
-    m_eventsView->horizontalHeader()->setHighlightSections(false);
-    m_eventsView->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    layout->addWidget(m_eventsView, 1);
-    m_eventsEmpty = makeLabel(TextRole::SectionHint, card);
-    m_eventsEmpty->setAlignment(Qt::AlignCenter);
-    m_eventsEmpty->setWordWrap(true);
-    layout->addWidget(m_eventsEmpty, 1);
-    const auto showPlaceholder = [this] {
-        const bool empty = m_eventsModel->rowCount() == 0;
-        m_eventsView->setVisible(!empty);
-        m_eventsEmpty->setVisible(empty);
-    };
-    connect(m_eventsModel, &QAbstractItemModel::rowsInserted, this, showPlaceholder);
-    connect(m_eventsModel, &QAbstractItemModel::rowsRemoved, this, showPlaceholder);
-    showPlaceholder();
     return card;
 }
 
@@ -408,18 +397,6 @@ void OverviewPage::fitMatrixColumns()
     fit(HealthMatrixModel::LatencyP50Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::LatencyP95Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::TimeToFirstTokenP50Column, HealthMatrixModel::formatLatency(999.0));
-
-    const auto fitEvents = [&](int column, const QString &typicalValue) {
-        const QString title = m_eventsModel->headerData(column, Qt::Horizontal).toString();
-        m_eventsView->horizontalHeader()->resizeSection(
-            column, std::max(header.horizontalAdvance(title) + 24,
-                             body.horizontalAdvance(typicalValue) + 20));
-    };
-    fitEvents(BreakerEventsModel::TimeColumn, QStringLiteral("00:00:00"));
-    fitEvents(BreakerEventsModel::ProviderColumn, QStringLiteral("provider-name"));
-    fitEvents(BreakerEventsModel::ChangeColumn,
-              BreakerEventsModel::breakerStateName(BreakerState::HalfOpen) + QStringLiteral(" → ") +
-                  BreakerEventsModel::breakerStateName(BreakerState::Closed));
 }
 
 void OverviewPage::refreshSummary()

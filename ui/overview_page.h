@@ -1,8 +1,9 @@
 #pragma once
 
+#include "console_clock.h"
 #include "control/engine_snapshot.h"
+#include "provider_traffic.h"
 
-#include <QElapsedTimer>
 #include <QList>
 #include <QPair>
 #include <QWidget>
@@ -22,22 +23,27 @@ class EngineBridge;
 namespace switchyard::ui {
 
 class BreakerEventsModel;
+class BreakerTimelinePanel;
 class DrillsPanel;
 class HealthMatrixModel;
+class ProviderTrafficChart;
 class RequestRateChart;
 
-// The Overview page: the summary cards, the live request-rate chart, the provider health matrix
-// with its operator actions, the failover drills and the breaker timeline. It shows the snapshots
-// the main window hands it and sends operator actions and drill knobs through the bridge.
+// The Overview page: the summary cards, the live request-rate and traffic-by-provider charts, the
+// provider health matrix with its operator actions, the failover drills and the breaker
+// timeline. It shows the snapshots the main window hands it, stamped with `clock` as they
+// arrive, and sends operator actions and drill knobs through the bridge.
 class OverviewPage final : public QWidget {
     Q_OBJECT
 public:
-    explicit OverviewPage(EngineBridge &bridge, QWidget *parent = nullptr);
+    explicit OverviewPage(EngineBridge &bridge, ConsoleClock clock, QWidget *parent = nullptr);
     ~OverviewPage() override;
 
     HealthMatrixModel *healthMatrixModel() const { return m_model; }
     DrillsPanel *drillsPanel() const { return m_drills; }
-    BreakerEventsModel *breakerEventsModel() const { return m_eventsModel; }
+    BreakerTimelinePanel *breakerTimeline() const { return m_timeline; }
+    BreakerEventsModel *breakerEventsModel() const;
+    const ProviderTrafficRates &providerTraffic() const { return m_trafficRates; }
     // Selects the matrix row of a provider, as a click would; false when it is not shown.
     bool selectProvider(const QString &providerId);
     // The operator action buttons above the matrix, for the selected provider.
@@ -58,8 +64,8 @@ private:
 
     QWidget *buildSummary();
     QWidget *buildChartCard();
+    QWidget *buildTrafficCard();
     QWidget *buildMatrixCard();
-    QWidget *buildEventsCard();
     StatCard makeStatCard(const QString &objectName);
     QString selectedProvider() const;
     void refreshActions();
@@ -77,10 +83,18 @@ private:
     StatCard m_inFlightCard;
     StatCard m_providersCard;
 
+    ConsoleClock m_clock;
+    qint64 m_startedAtMs = 0;
+    qint64 m_lastSnapshotAtMs = 0; // never runs backwards, whatever the wall clock does
+
     QLabel *m_chartTitle = nullptr;
     QLabel *m_chartHint = nullptr;
     RequestRateChart *m_rateChart = nullptr;
-    QElapsedTimer m_clock; // time base of the rate chart
+
+    QLabel *m_trafficTitle = nullptr;
+    QLabel *m_trafficHint = nullptr;
+    ProviderTrafficRates m_trafficRates;
+    ProviderTrafficChart *m_trafficChart = nullptr;
 
     QLabel *m_matrixTitle = nullptr;
     QLabel *m_matrixHint = nullptr;
@@ -90,12 +104,7 @@ private:
     QTableView *m_matrixView = nullptr;
 
     DrillsPanel *m_drills = nullptr;
-
-    QLabel *m_eventsTitle = nullptr;
-    QLabel *m_eventsHint = nullptr;
-    QLabel *m_eventsEmpty = nullptr;
-    BreakerEventsModel *m_eventsModel = nullptr;
-    QTableView *m_eventsView = nullptr;
+    BreakerTimelinePanel *m_timeline = nullptr;
 };
 
 } // namespace switchyard::ui

@@ -1,37 +1,18 @@
 #include "request_rate_chart.h"
 
+#include "chart_style.h"
+
 #include <QAreaSeries>
 #include <QChart>
-#include <QGraphicsLayout>
 #include <QLineSeries>
 #include <QLinearGradient>
 #include <QPen>
 #include <QValueAxis>
 #include <algorithm>
-#include <cmath>
 
 namespace switchyard::ui {
 
-namespace {
-
-const QColor accent(0x25, 0x63, 0xeb);
-const QColor gridColor(0xee, 0xf0, 0xf3);
-const QColor labelColor(0x6b, 0x72, 0x80);
-
-// Smallest 1, 2 or 5 times a power of ten that makes four intervals cover `peak`, so the axis
-// labels stay round numbers and the scale changes only in visible steps.
-double niceAxisMaximum(double peak)
-{
-    const double wanted = std::max(peak * 1.1, 4.0) / 4.0;
-    const double magnitude = std::pow(10.0, std::floor(std::log10(wanted)));
-    for (const double factor : {1.0, 2.0, 5.0, 10.0}) {
-        if (factor * magnitude >= wanted)
-            return factor * magnitude * 4.0;
-    }
-    return 10.0 * magnitude * 4.0;
-}
-
-} // namespace
+using chart_style::niceAxisMaximum;
 
 // The chart is handed to the base constructor: QChartView(QWidget *) would make a default chart
 // that setChart() later releases without deleting.
@@ -39,23 +20,18 @@ RequestRateChart::RequestRateChart(QWidget *parent) : QChartView(new QChart, par
 {
     QChart *chart = this->chart();
     chart->legend()->hide();
-    chart->setBackgroundBrush(Qt::white);
-    chart->setBackgroundPen(Qt::NoPen);
-    chart->setBackgroundRoundness(0);
-    chart->setMargins(QMargins(0, 4, 4, 0));
-    chart->layout()->setContentsMargins(0, 0, 0, 0);
-    chart->setAnimationOptions(QChart::NoAnimation);
+    chart_style::applyChartLook(chart);
 
     m_line = new QLineSeries(chart);
     m_area = new QAreaSeries(m_line);
-    QPen pen(accent);
+    QPen pen(chart_style::accent);
     pen.setWidthF(2.0);
     m_area->setPen(pen);
     QLinearGradient fill(QPointF(0, 0), QPointF(0, 1));
     fill.setCoordinateMode(QGradient::ObjectBoundingMode);
-    QColor top = accent;
+    QColor top = chart_style::accent;
     top.setAlpha(80);
-    QColor bottom = accent;
+    QColor bottom = chart_style::accent;
     bottom.setAlpha(8);
     fill.setColorAt(0.0, top);
     fill.setColorAt(1.0, bottom);
@@ -71,17 +47,11 @@ RequestRateChart::RequestRateChart(QWidget *parent) : QChartView(new QChart, par
     m_timeAxis->setTickCount(7);
     m_timeAxis->setLabelsVisible(false);
     m_timeAxis->setLineVisible(false);
-    m_timeAxis->setGridLineColor(gridColor);
+    m_timeAxis->setGridLineColor(chart_style::grid);
     chart->addAxis(m_timeAxis, Qt::AlignBottom);
 
     m_rateAxis = new QValueAxis(chart);
-    m_rateAxis->setRange(0.0, niceAxisMaximum(0.0));
-    m_rateAxis->setTickCount(5);
-    m_rateAxis->setLabelFormat(QStringLiteral("%.0f"));
-    m_rateAxis->setLabelsFont(labelFont);
-    m_rateAxis->setLabelsColor(labelColor);
-    m_rateAxis->setLineVisible(false);
-    m_rateAxis->setGridLineColor(gridColor);
+    chart_style::applyRateAxisLook(m_rateAxis, labelFont);
     chart->addAxis(m_rateAxis, Qt::AlignLeft);
 
     m_area->attachAxis(m_timeAxis);

@@ -3,6 +3,8 @@
 #include <QFile>
 #include <QFrame>
 #include <QLabel>
+#include <QPainter>
+#include <QPixmap>
 #include <QStyle>
 #include <cmath>
 
@@ -55,6 +57,26 @@ QLabel *makeLabel(TextRole role, QWidget *parent)
     auto *label = new QLabel(parent);
     label->setProperty("textRole", textRoleName(role));
     return label;
+}
+
+QIcon onOffDotIcon(const QColor &off, const QColor &on, qreal devicePixelRatio)
+{
+    const auto dot = [devicePixelRatio](const QColor &color) {
+        const int side = 10;
+        QPixmap pixmap(QSize(side, side) * devicePixelRatio);
+        pixmap.setDevicePixelRatio(devicePixelRatio);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        painter.setRenderHint(QPainter::Antialiasing);
+        painter.setPen(Qt::NoPen);
+        painter.setBrush(color);
+        painter.drawEllipse(QRectF(1, 1, side - 2, side - 2));
+        return pixmap;
+    };
+    QIcon icon;
+    icon.addPixmap(dot(off), QIcon::Normal, QIcon::Off);
+    icon.addPixmap(dot(on), QIcon::Normal, QIcon::On);
+    return icon;
 }
 
 QFrame *makeCard(const QString &objectName, QWidget *parent)

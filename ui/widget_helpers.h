@@ -1,6 +1,8 @@
 #pragma once
 
+#include <QColor>
 #include <QFont>
+#include <QIcon>
 #include <QString>
 #include <QStringList>
 
@@ -29,6 +31,9 @@ enum class TextRole {
 enum class Tone { Neutral, Good, Warning, Bad };
 
 QLabel *makeLabel(TextRole role, QWidget *parent);
+
+// A small round dot for a checkable button: `off` while unchecked, `on` while checked.
+QIcon onOffDotIcon(const QColor &off, const QColor &on, qreal devicePixelRatio);
 
 // A white, rounded card (the `card` property of resources/console.qss); the caller lays it out.
 QFrame *makeCard(const QString &objectName, QWidget *parent = nullptr);

@@ -67,6 +67,9 @@ struct BreakerEvent {
     BreakerState from = BreakerState::Closed;
     BreakerState to = BreakerState::Closed;
     QString reason;
+    // The operator's setting once this change happened. Breaker and operator state are
+    // independent; carrying both lets a reader rebuild either history without parsing `reason`.
+    OperatorState operatorState = OperatorState::Enabled;
     qint64 atMsSinceEpoch = 0;
     quint64 sequence = 0; // 1 for the engine's first event, +1 for each after: a stable identity
 };

@@ -554,6 +554,7 @@ void HealthRegistry::publish(const ProviderRecord &record, BreakerState from, Br
     event.from = from;
     event.to = to;
     event.reason = reason;
+    event.operatorState = record.operatorState;
     event.atMsSinceEpoch = m_clock.msSinceEpoch();
     event.sequence = ++m_eventSequence;
     if (from == to) {

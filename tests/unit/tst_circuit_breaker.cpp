@@ -115,6 +115,7 @@ private Q_SLOTS:
     void callsFinishingWhileOpenDecideNothing();
     void operatorActions_data();
     void operatorActions();
+    void breakerEventsCarryTheOperatorStateInForce();
     void drainingLetsCallsInFlightFinish();
     void resetClosesAndForgets();
     void recoveryRampsTrafficShare_data();
@@ -468,8 +469,30 @@ void TestCircuitBreaker::operatorActions()
     QCOMPARE(fixture.events.size(), 1);
     QCOMPARE(fixture.events.first().from, BreakerState::Closed);
     QCOMPARE(fixture.events.first().to, breaker);
+    QCOMPARE(fixture.events.first().operatorState, operatorState);
     QCOMPARE(fixture.lastReason(), reason);
     QCOMPARE(fixture.registry.snapshot().first().operatorState, operatorState);
+}
+
+void TestCircuitBreaker::breakerEventsCarryTheOperatorStateInForce()
+{
+    Fixture fixture;
+    fixture.registry.applyAction(0, ProviderAction::Drain);
+    fixture.trip(); // a drill on a draining endpoint: the breaker moves, the drain stays
+    fixture.clock.advance(60s);
+    fixture.registry.updateTimedStates();
+    fixture.registry.applyAction(0, ProviderAction::Enable);
+
+    QCOMPARE(fixture.events.size(), 4);
+    QCOMPARE(fixture.events[0].operatorState, OperatorState::Draining);
+    QCOMPARE(fixture.events[1].to, BreakerState::Open);
+    QCOMPARE(fixture.events[1].operatorState, OperatorState::Draining);
+    QCOMPARE(fixture.events[2].to, BreakerState::HalfOpen);
+    QCOMPARE(fixture.events[2].operatorState, OperatorState::Draining);
+    QCOMPARE(fixture.events[3].from, BreakerState::HalfOpen);
+    QCOMPARE(fixture.events[3].to, BreakerState::HalfOpen);
+    QCOMPARE(fixture.events[3].operatorState, OperatorState::Enabled);
+    QCOMPARE(fixture.events[3].reason, u"enabled by operator"_s);
 }
 
 void TestCircuitBreaker::drainingLetsCallsInFlightFinish()
