@@ -43,15 +43,14 @@ http::AdminReply listTraces(const telemetry::RequestRecorder &recorder,
         return http::AdminReply::error(invalid(problem, {}));
     const std::optional<qint64> limit = wholeNumber(request.query, "limit", kDefaultPage);
     if (!limit || *limit < 1 || *limit > kLargestPage) {
-        return http::AdminReply::error(
-            invalid(u"`limit` must be a whole number from 1 to %1."_s.arg(kLargestPage),
-                    u"limit"_s));
+        return http::AdminReply::error(invalid(
+            u"`limit` must be a whole number from 1 to %1."_s.arg(kLargestPage), u"limit"_s));
     }
     const std::optional<qint64> before = wholeNumber(request.query, "before", 0);
     if (!before) {
-        return http::AdminReply::error(invalid(
-            u"`before` must be the `next_before` of an earlier page, a whole number."_s,
-            u"before"_s));
+        return http::AdminReply::error(
+            invalid(u"`before` must be the `next_before` of an earlier page, a whole number."_s,
+                    u"before"_s));
     }
     QJsonArray data;
     bool more = false;

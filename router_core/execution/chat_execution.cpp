@@ -1009,6 +1009,12 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
         // The status line is gone; a second provider would repeat or contradict what the client
         // already has. The stream ends with an error event instead.
         m_finishing = true;
+        // The inspector's live text ends as the client's stream did: with this error.
+        if (m_trace.watched() || m_trace.limits().keepBodies) {
+            const QByteArray errorJson = failure.error.toJson();
+            m_trace.appendLiveData(errorJson);
+            m_trace.appendResponseBody("data: " + errorJson + "\n\n");
+        }
         m_client->failStream(failure.error);
         complete(failure.error.status, failure.error.code);
         return;

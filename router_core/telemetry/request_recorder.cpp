@@ -24,8 +24,13 @@ void RequestRecorder::endLive(TraceBuilder *builder)
 {
     const auto found = m_live.constFind(builder->trace().requestId);
     // Client-chosen request ids may repeat: only the builder registered under it leaves.
-    if (found != m_live.cend() && found.value() == builder)
+    if (found != m_live.cend() && found.value() == builder) {
+        // The watched request's last events (its end, or the error the client saw) arrive
+        // after the last take: they wait for the next one.
+        if (builder->watched())
+            m_watchedTail.append(builder->takeLiveData());
         m_live.erase(found);
+    }
 }
 
 QList<const TraceBuilder *> RequestRecorder::newestLive(int count) const
@@ -53,6 +58,7 @@ void RequestRecorder::watch(const QByteArray &requestId)
     if (TraceBuilder *previous = m_live.value(m_watched, nullptr))
         previous->setWatched(false);
     m_watched = requestId;
+    m_watchedTail.clear();
     if (TraceBuilder *next = m_live.value(m_watched, nullptr))
         next->setWatched(true);
 }
@@ -60,7 +66,10 @@ void RequestRecorder::watch(const QByteArray &requestId)
 QByteArray RequestRecorder::takeWatchedData()
 {
     TraceBuilder *builder = m_watched.isEmpty() ? nullptr : m_live.value(m_watched, nullptr);
-    return builder ? builder->takeLiveData() : QByteArray();
+    QByteArray data = std::exchange(m_watchedTail, {});
+    if (builder)
+        data.append(builder->takeLiveData());
+    return data;
 }
 
 } // namespace switchyard::telemetry

@@ -47,7 +47,8 @@ public:
     // holds until it does, so a request can be watched from its first byte.
     void watch(const QByteArray &requestId);
     const QByteArray &watched() const { return m_watched; }
-    // The watched request's data since the last call, or nothing when it is not running.
+    // The watched request's data since the last call: what it relayed while running, including
+    // what it relayed last if it finished since.
     QByteArray takeWatchedData();
 
 private:
@@ -56,6 +57,7 @@ private:
     quint64 m_sequence = 0;
     QHash<QByteArray, TraceBuilder *> m_live;
     QByteArray m_watched;
+    QByteArray m_watchedTail; // the watched request's last data, when it finished untaken
 };
 
 } // namespace switchyard::telemetry

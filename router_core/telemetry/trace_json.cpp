@@ -69,7 +69,8 @@ std::optional<TraceFilter> TraceFilter::fromQuery(const QUrlQuery &query, QStrin
     if (!filter.statusClass.isEmpty() &&
         !QStringList{QStringLiteral("2xx"), QStringLiteral("4xx"), QStringLiteral("5xx")}.contains(
             filter.statusClass)) {
-        *error = QStringLiteral("`status` must be 2xx, 4xx or 5xx, got `%1`.").arg(filter.statusClass);
+        *error =
+            QStringLiteral("`status` must be 2xx, 4xx or 5xx, got `%1`.").arg(filter.statusClass);
         return std::nullopt;
     }
     filter.provider = value("provider");
@@ -79,7 +80,8 @@ std::optional<TraceFilter> TraceFilter::fromQuery(const QUrlQuery &query, QStrin
     const QString errorsOnly = value("errors_only");
     if (!errorsOnly.isEmpty()) {
         if (errorsOnly != QLatin1String("true") && errorsOnly != QLatin1String("false")) {
-            *error = QStringLiteral("`errors_only` must be true or false, got `%1`.").arg(errorsOnly);
+            *error =
+                QStringLiteral("`errors_only` must be true or false, got `%1`.").arg(errorsOnly);
             return std::nullopt;
         }
         filter.errorsOnly = errorsOnly == QLatin1String("true");
@@ -105,15 +107,16 @@ QJsonObject recordJson(const RequestRecord &record)
         {QStringLiteral("sequence"), double(record.sequence)},
         {QStringLiteral("trace_id"), QString::fromLatin1(record.traceId)},
         {QStringLiteral("span_id"), QString::fromLatin1(record.spanId)},
-        {QStringLiteral("parent_span_id"), record.parentSpanId.isEmpty()
-                                               ? QJsonValue()
-                                               : QJsonValue(QString::fromLatin1(record.parentSpanId))},
+        {QStringLiteral("parent_span_id"),
+         record.parentSpanId.isEmpty() ? QJsonValue()
+                                       : QJsonValue(QString::fromLatin1(record.parentSpanId))},
         {QStringLiteral("started_at"), record.startedAtUtc.toString(Qt::ISODateWithMs)},
         {QStringLiteral("operation"), record.operation},
         {QStringLiteral("endpoint"), record.endpoint},
         {QStringLiteral("tenant"), textOrNull(record.tenant)},
         {QStringLiteral("model"), record.model},
-        {QStringLiteral("route"), record.route.isEmpty() ? QStringLiteral("default") : record.route},
+        {QStringLiteral("route"),
+         record.route.isEmpty() ? QStringLiteral("default") : record.route},
         {QStringLiteral("tier"), textOrNull(record.tier)},
         {QStringLiteral("provider"), textOrNull(record.provider)},
         {QStringLiteral("upstream_model"), textOrNull(record.upstreamModel)},

@@ -64,6 +64,7 @@ private Q_SLOTS:
     void unknownTraceIsNotFound();
     void liveStreamCarriesFinishedAndRunningThroughItsFilter();
     void feedCarriesFinishedRunningAndTheWatchedText();
+    void watchedTextEndsWithTheErrorTheClientSaw();
 
 private:
     void startGateway();
@@ -132,15 +133,15 @@ void TraceAdminTest::listIsNewestFirstFilteredAndPaged()
              QStringList{u"failed-1"_s});
     QCOMPARE(requestIds(get(m_engine->port(), "traces?q=OK-2").body), QStringList{u"ok-2"_s});
     QCOMPARE(requestIds(get(m_engine->port(), "traces?provider=nobody").body), QStringList{});
-    const QJsonObject failed = get(m_engine->port(), "traces?status=5xx").body[u"data"_s][0].toObject();
+    const QJsonObject failed =
+        get(m_engine->port(), "traces?status=5xx").body[u"data"_s][0].toObject();
     QCOMPARE(failed[u"error_class"_s].toString(), u"server_error"_s);
 
     // Pages: two at a time, each next page from where the last one ended.
     const Answer first = get(m_engine->port(), "traces?limit=2");
     QCOMPARE(requestIds(first.body), (QStringList{u"ok-3"_s, u"ok-2"_s}));
     QVERIFY(first.body[u"has_more"_s].toBool());
-    const QByteArray next =
-        QByteArray::number(qint64(first.body[u"next_before"_s].toDouble()));
+    const QByteArray next = QByteArray::number(qint64(first.body[u"next_before"_s].toDouble()));
     const Answer second = get(m_engine->port(), "traces?limit=2&before=" + next);
     QCOMPARE(requestIds(second.body), (QStringList{u"failed-1"_s, u"ok-1"_s}));
     QVERIFY(!second.body[u"has_more"_s].toBool());
@@ -237,8 +238,7 @@ void TraceAdminTest::liveStreamCarriesFinishedAndRunningThroughItsFilter()
         }
         return ids;
     };
-    QTRY_COMPARE_WITH_TIMEOUT(finishedIds(everything), (QStringList{u"fine"_s, u"broken"_s}),
-                              5000);
+    QTRY_COMPARE_WITH_TIMEOUT(finishedIds(everything), (QStringList{u"fine"_s, u"broken"_s}), 5000);
     QTRY_COMPARE_WITH_TIMEOUT(finishedIds(errors), QStringList{u"broken"_s}, 5000);
 
     // A running request shows in the next `trace.running` event.
@@ -293,6 +293,32 @@ void TraceAdminTest::feedCarriesFinishedRunningAndTheWatchedText()
     QCOMPARE(feed.finished.first().requestId, QByteArray("watched"));
     QCOMPARE(feed.finished.first().status, 200);
     QVERIFY(m_engine->takeTraceFeed().finished.isEmpty());
+}
+
+void TraceAdminTest::watchedTextEndsWithTheErrorTheClientSaw()
+{
+    m_fake->mode = FakeUpstream::Mode::CutStream;
+    m_fake->cutAfterEvents = 2;
+    startGateway();
+    m_engine->watchTrace("cut");
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody(true), {{"x-request-id", "cut"}});
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200); // the stream had begun: the error is its last event
+
+    // Taken after the request ended: its last events are still there, ending with the error.
+    const telemetry::TraceFeed feed = m_engine->takeTraceFeed();
+    QCOMPARE(feed.finished.size(), 1);
+    QCOMPARE(feed.finished.first().outcome, u"upstream_stream_interrupted"_s);
+    const QList<QByteArray> lines = feed.watchedData.trimmed().split('\n');
+    QCOMPARE(lines.size(), 3); // two content events, then the error
+    QCOMPARE(lines.first(), client.events().first().data);
+    QCOMPARE(QJsonDocument::fromJson(lines.last())[u"error"_s][u"code"_s].toString(),
+             u"upstream_stream_interrupted"_s);
+    QVERIFY(m_engine->takeTraceFeed().watchedData.isEmpty());
+    const auto trace = m_engine->traces().find("cut");
+    QVERIFY(trace);
+    QCOMPARE(trace->chunkCount, 2u);
 }
 
 QTEST_GUILESS_MAIN(TraceAdminTest)
