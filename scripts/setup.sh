@@ -29,6 +29,8 @@ packages=(
     clang-format strace
     # The official openai SDK's check (tests/sdk) runs on Node; npm installs the pinned SDK.
     nodejs npm
+    # tst_gateway_metrics checks a real GET /metrics scrape with promtool, shipped in this package.
+    prometheus
 )
 
 if [ "${1:-}" = "--print-packages" ]; then

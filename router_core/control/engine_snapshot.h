@@ -17,6 +17,9 @@ struct EngineSnapshot {
     double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
     quint64 totalRequests = 0;
     int inFlight = 0;
+    // How late the engine thread ran its latest due sampling timer (one every 100 ms): above a
+    // few milliseconds the engine is busier than its traffic looks.
+    double loopLagMs = 0.0;
     telemetry::ConnectionCounts connections; // open client connections, refusals, timeouts
     bool demoTrafficRunning = false;
     double demoRequestsPerSecond = 0.0;

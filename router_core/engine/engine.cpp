@@ -7,6 +7,8 @@
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "metrics/gateway_metrics.h"
+#include "metrics/loop_lag_monitor.h"
 #include "resilience/admission.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
@@ -52,6 +54,7 @@ constexpr std::chrono::milliseconds kHealthTimerInterval{250};
 Engine::Engine(config::Config config, QObject *parent)
     : QObject(parent), m_store(new config::ConfigStore(std::move(config), this)),
       m_health(std::make_unique<health::HealthRegistry>(*m_store)),
+      m_metrics(std::make_unique<metrics::GatewayMetrics>()),
       m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().trace.capacity,
                                                       m_store->config().trace.maxBytes)),
       m_recorder(std::make_unique<telemetry::RequestRecorder>(*m_traces)),
@@ -74,7 +77,19 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
     m_recorder->addSink(m_finishedFeed.get());
-    m_health->setEventSink([this](const BreakerEvent &event) { emit breakerEvent(event); });
+    m_health->setEventSink([this](const BreakerEvent &event) {
+        m_metrics->breakerChanged(event);
+        emit breakerEvent(event);
+    });
+    m_metrics->learnNames(m_store->config());
+    connect(m_store, &config::ConfigStore::replaced, this,
+            [this](const std::shared_ptr<const config::Config> &snapshot) {
+                m_metrics->learnNames(*snapshot);
+            });
+    m_recorder->addSink(m_metrics.get());
+    m_loopLag = new metrics::LoopLagMonitor(
+        [this](double lagSeconds) { m_metrics->loopLagObserved(lagSeconds); }, this);
+    m_server->setMetricsSource([this] { return metricsText(); });
     connect(&m_healthTimer, &QTimer::timeout, this, [this] { m_health->updateTimedStates(); });
     if (m_store->config().resilience.probes.enabled)
         m_prober =
@@ -122,6 +137,7 @@ bool Engine::listen(QString *errorMessage)
     // Started here rather than in the constructor: listen() runs on the engine's own thread,
     // and timers belong to the thread that starts them.
     m_healthTimer.start(kHealthTimerInterval);
+    m_loopLag->start();
     m_router->start();
     if (m_prober)
         m_prober->start();
@@ -150,11 +166,21 @@ EngineSnapshot Engine::snapshot() const
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     snapshot.inFlight = m_server->inFlight();
+    snapshot.loopLagMs = m_loopLag->lastLagMs();
     snapshot.connections = m_server->connectionCounts();
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
     return snapshot;
+}
+
+QByteArray Engine::metricsText() const
+{
+    metrics::ScrapeState state;
+    state.inFlight = m_server->inFlight();
+    state.connections = m_server->connectionCounts();
+    state.providers = m_health->snapshot();
+    return m_metrics->render(state);
 }
 
 void Engine::startPublishing(std::chrono::milliseconds interval)

@@ -40,6 +40,10 @@ class RetryBudget;
 namespace switchyard::routing {
 class Router;
 }
+namespace switchyard::metrics {
+class GatewayMetrics;
+class LoopLagMonitor;
+} // namespace switchyard::metrics
 
 namespace switchyard {
 
@@ -72,6 +76,9 @@ public:
     // Everything an operator can do: the console's bridge and the admin API both use it.
     control::OperatorCommands &commands() { return *m_commands; }
     int inFlight() const;
+    // The Prometheus families GET /metrics renders.
+    const metrics::GatewayMetrics &metrics() const { return *m_metrics; }
+    QByteArray metricsText() const;
 
     // The Traces page's feed, taken at each publishing tick: what finished since the last take,
     // what runs, and the watched request's new text.
@@ -101,6 +108,8 @@ private:
     // destructor deletes those that borrow others first, and the store goes last of all.
     config::ConfigStore *m_store = nullptr; // child
     std::unique_ptr<health::HealthRegistry> m_health;
+    // Before the recorder, which borrows it as a sink, so it is destroyed after it.
+    std::unique_ptr<metrics::GatewayMetrics> m_metrics;
     std::unique_ptr<telemetry::TraceRing> m_traces;
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
     class FinishedFeed;
@@ -117,6 +126,7 @@ private:
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};
+    metrics::LoopLagMonitor *m_loopLag = nullptr; // child; started with the other timers
     quint16 m_port = 0;
     bool m_shuttingDown = false;
 };

@@ -60,12 +60,66 @@ struct ProviderHealth {
     SimulatorKnobs::Mode simulatorMode = SimulatorKnobs::Mode::Ok;
 };
 
+// Why an endpoint's state changed, as a closed set: metrics count transitions by it and filters
+// match on it, where BreakerEvent::reason says the same in words with the numbers filled in.
+enum class BreakerCause {
+    ConsecutiveFailures,  // closed -> open: N failures in a row
+    FailureRate,          // closed -> open: too many of the recent calls failed
+    SlowLatency,          // closed -> open: p95 latency above its multiple of the objective
+    ProbeCallFailed,      // half-open -> open: the one call let through failed
+    ProbeCallSucceeded,   // half-open -> closed: the one call let through succeeded
+    HealthProbeFailed,    // -> open: active health probes failed
+    HealthProbeSucceeded, // -> closed: active health probes succeeded again
+    OpenPeriodOver,       // open -> half-open
+    OperatorTrip,
+    OperatorReset,
+    OperatorEnable, // operator actions that leave the breaker as it is (from == to)
+    OperatorDisable,
+    OperatorDrain,
+};
+
+// Stable snake_case names of the causes, for metrics labels and logs.
+constexpr const char *breakerCauseName(BreakerCause cause)
+{
+    switch (cause) {
+    case BreakerCause::ConsecutiveFailures:
+        return "consecutive_failures";
+    case BreakerCause::FailureRate:
+        return "failure_rate";
+    case BreakerCause::SlowLatency:
+        return "slow_latency";
+    case BreakerCause::ProbeCallFailed:
+        return "probe_call_failed";
+    case BreakerCause::ProbeCallSucceeded:
+        return "probe_call_succeeded";
+    case BreakerCause::HealthProbeFailed:
+        return "health_probe_failed";
+    case BreakerCause::HealthProbeSucceeded:
+        return "health_probe_succeeded";
+    case BreakerCause::OpenPeriodOver:
+        return "open_period_over";
+    case BreakerCause::OperatorTrip:
+        return "operator_trip";
+    case BreakerCause::OperatorReset:
+        return "operator_reset";
+    case BreakerCause::OperatorEnable:
+        return "operator_enable";
+    case BreakerCause::OperatorDisable:
+        return "operator_disable";
+    case BreakerCause::OperatorDrain:
+        return "operator_drain";
+    }
+    return "unknown";
+}
+constexpr int kBreakerCauseCount = int(BreakerCause::OperatorDrain) + 1;
+
 // One change of an endpoint's state, for the console's timeline and the logs: a breaker
 // transition, or (with from == to) an operator action or a change of probe health.
 struct BreakerEvent {
     QString providerId;
     BreakerState from = BreakerState::Closed;
     BreakerState to = BreakerState::Closed;
+    BreakerCause cause = BreakerCause::OperatorReset;
     QString reason;
     // The operator's setting once this change happened. Breaker and operator state are
     // independent; carrying both lets a reader rebuild either history without parsing `reason`.

@@ -358,9 +358,10 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
         // Whichever call reports first while half-open is the probe, including one that was
         // already in flight when the breaker opened: it is as good a witness.
         if (failed)
-            open(record, u"probe call failed: %1"_s.arg(failureDescription));
+            open(record, BreakerCause::ProbeCallFailed,
+                 u"probe call failed: %1"_s.arg(failureDescription));
         else
-            close(record, u"probe call succeeded"_s, true);
+            close(record, BreakerCause::ProbeCallSucceeded, u"probe call succeeded"_s, true);
         break;
     case BreakerState::Open:
         break; // calls sent before the breaker opened: counted above, decide nothing
@@ -374,29 +375,34 @@ void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed, doubl
     const bool slowRuleOn = breakerRules().slowP95Factor > 0;
     if (!failed && slowRuleOn)
         record.slow.record(m_clock.now(), slowMeasureMs);
-    if (const std::optional<QString> reason = tripReason(record, failed))
-        open(record, *reason);
+    if (const std::optional<Trip> trip = tripReason(record, failed))
+        open(record, trip->cause, trip->reason);
 }
 
-std::optional<QString> HealthRegistry::tripReason(ProviderRecord &record, bool failed)
+std::optional<HealthRegistry::Trip> HealthRegistry::tripReason(ProviderRecord &record, bool failed)
 {
     const config::BreakerConfig &rules = breakerRules();
     if (failed && record.consecutiveFailures >= rules.consecutiveFailures)
-        return u"%1 consecutive call failures"_s.arg(record.consecutiveFailures);
+        return Trip{BreakerCause::ConsecutiveFailures,
+                    u"%1 consecutive call failures"_s.arg(record.consecutiveFailures)};
     const int seen = record.recent.size();
     const int failures = record.recent.failures();
     // The tolerance keeps "exactly 40 %" below "more than 40 %" despite binary fractions.
     if (seen >= rules.minCalls && double(failures) > rules.failureRate * seen + 1e-9) {
-        return u"%1 of the last %2 calls failed (more than %3)"_s.arg(
-            QString::number(failures), QString::number(seen), percent(rules.failureRate));
+        return Trip{
+            BreakerCause::FailureRate,
+            u"%1 of the last %2 calls failed (more than %3)"_s.arg(
+                QString::number(failures), QString::number(seen), percent(rules.failureRate))};
     }
     if (!failed && rules.slowP95Factor > 0) {
         const auto now = m_clock.now();
         if (record.slow.calls(now) >= rules.slowMinCalls && record.slow.p95IsSlow(now)) {
-            return u"p95 latency over the last %1 is above %2 ms (%3 × the %4 ms objective)"_s.arg(
-                seconds(rules.slowWindow), QString::number(record.slow.slowAboveMs()),
-                QString::number(rules.slowP95Factor),
-                QString::number(record.config.latencyObjective.count()));
+            return Trip{
+                BreakerCause::SlowLatency,
+                u"p95 latency over the last %1 is above %2 ms (%3 × the %4 ms objective)"_s.arg(
+                    seconds(rules.slowWindow), QString::number(record.slow.slowAboveMs()),
+                    QString::number(rules.slowP95Factor),
+                    QString::number(record.config.latencyObjective.count()))};
         }
     }
     return std::nullopt;
@@ -416,11 +422,11 @@ void HealthRegistry::probeResult(int provider, bool ok, const QString &detail)
         if (record.probeUnhealthy) {
             if (record.probeSuccessesInRow >= probeRules().healthyAfter) {
                 record.probeUnhealthy = false;
-                close(record, u"%1 successful health probes"_s.arg(record.probeSuccessesInRow),
-                      true);
+                close(record, BreakerCause::HealthProbeSucceeded,
+                      u"%1 successful health probes"_s.arg(record.probeSuccessesInRow), true);
             }
         } else if (record.breaker == BreakerState::HalfOpen) {
-            close(record, u"health probe succeeded"_s, true);
+            close(record, BreakerCause::HealthProbeSucceeded, u"health probe succeeded"_s, true);
         }
         return;
     }
@@ -437,10 +443,10 @@ void HealthRegistry::probeResult(int provider, bool ok, const QString &detail)
         record.probeCallOut = false;
         record.rampStartedAt.reset();
         // Held open until probes succeed again: no open period, no half-open call.
-        setBreaker(record, BreakerState::Open,
+        setBreaker(record, BreakerState::Open, BreakerCause::HealthProbeFailed,
                    u"%1 failed health probes"_s.arg(record.probeFailuresInRow));
     } else if (record.breaker == BreakerState::HalfOpen) {
-        open(record, u"health probe failed: %1"_s.arg(detail));
+        open(record, BreakerCause::HealthProbeFailed, u"health probe failed: %1"_s.arg(detail));
     }
 }
 
@@ -450,25 +456,28 @@ void HealthRegistry::applyAction(int provider, ProviderAction action)
     if (record.retired)
         return;
     advanceTimedState(record);
-    const auto setOperatorState = [&](OperatorState to, const QString &reason) {
+    const auto setOperatorState = [&](OperatorState to, BreakerCause cause, const QString &reason) {
         const bool wasOut = record.operatorState != OperatorState::Enabled;
         record.operatorState = to;
         if (to == OperatorState::Enabled && wasOut && breakerRules().ramp.count() > 0)
             record.rampStartedAt = m_clock.now();
-        publish(record, record.breaker, record.breaker, reason);
+        publish(record, record.breaker, record.breaker, cause, reason);
     };
     switch (action) {
     case ProviderAction::Enable:
-        setOperatorState(OperatorState::Enabled, u"enabled by operator"_s);
+        setOperatorState(OperatorState::Enabled, BreakerCause::OperatorEnable,
+                         u"enabled by operator"_s);
         return;
     case ProviderAction::Disable:
-        setOperatorState(OperatorState::Disabled, u"disabled by operator"_s);
+        setOperatorState(OperatorState::Disabled, BreakerCause::OperatorDisable,
+                         u"disabled by operator"_s);
         return;
     case ProviderAction::Drain:
-        setOperatorState(OperatorState::Draining, u"draining by operator"_s);
+        setOperatorState(OperatorState::Draining, BreakerCause::OperatorDrain,
+                         u"draining by operator"_s);
         return;
     case ProviderAction::Trip:
-        open(record, u"tripped by operator"_s);
+        open(record, BreakerCause::OperatorTrip, u"tripped by operator"_s);
         return;
     case ProviderAction::Reset: {
         const bool wasServing = record.breaker == BreakerState::Closed && !record.probeUnhealthy;
@@ -477,7 +486,7 @@ void HealthRegistry::applyAction(int provider, ProviderAction action)
         record.probeFailuresInRow = 0;
         record.probeSuccessesInRow = 0;
         // A healthy endpoint keeps its full share; one that was out ramps back in.
-        close(record, u"reset by operator"_s, !wasServing);
+        close(record, BreakerCause::OperatorReset, u"reset by operator"_s, !wasServing);
         return;
     }
     }
@@ -498,7 +507,7 @@ void HealthRegistry::advanceTimedState(ProviderRecord &record)
     if (m_clock.now() < record.openUntil)
         return;
     record.probeCallOut = false;
-    setBreaker(record, BreakerState::HalfOpen,
+    setBreaker(record, BreakerState::HalfOpen, BreakerCause::OpenPeriodOver,
                u"open period over; letting one probe call through"_s);
 }
 
@@ -509,7 +518,7 @@ milliseconds HealthRegistry::openPeriod(int tripLevel) const
     return std::min(doubled, breakerRules().maxOpenFor);
 }
 
-void HealthRegistry::open(ProviderRecord &record, const QString &reason)
+void HealthRegistry::open(ProviderRecord &record, BreakerCause cause, const QString &reason)
 {
     const auto now = m_clock.now();
     // An endpoint that stayed closed for a whole maximum open period starts over at the base
@@ -521,11 +530,12 @@ void HealthRegistry::open(ProviderRecord &record, const QString &reason)
     record.openUntil = now + openPeriod(record.tripLevel);
     record.probeCallOut = false;
     record.rampStartedAt.reset();
-    setBreaker(record, BreakerState::Open,
+    setBreaker(record, BreakerState::Open, cause,
                u"%1; open for %2"_s.arg(reason, seconds(openPeriod(record.tripLevel))));
 }
 
-void HealthRegistry::close(ProviderRecord &record, const QString &reason, bool ramp)
+void HealthRegistry::close(ProviderRecord &record, BreakerCause cause, const QString &reason,
+                           bool ramp)
 {
     const auto now = m_clock.now();
     record.probeCallOut = false;
@@ -535,24 +545,26 @@ void HealthRegistry::close(ProviderRecord &record, const QString &reason, bool r
     record.slow.clear();
     if (ramp && breakerRules().ramp.count() > 0)
         record.rampStartedAt = now;
-    setBreaker(record, BreakerState::Closed, reason);
+    setBreaker(record, BreakerState::Closed, cause, reason);
 }
 
-void HealthRegistry::setBreaker(ProviderRecord &record, BreakerState to, const QString &reason)
+void HealthRegistry::setBreaker(ProviderRecord &record, BreakerState to, BreakerCause cause,
+                                const QString &reason)
 {
     const BreakerState from = record.breaker;
     record.breaker = to;
     record.breakerReason = reason;
-    publish(record, from, to, reason);
+    publish(record, from, to, cause, reason);
 }
 
 void HealthRegistry::publish(const ProviderRecord &record, BreakerState from, BreakerState to,
-                             const QString &reason)
+                             BreakerCause cause, const QString &reason)
 {
     BreakerEvent event;
     event.providerId = record.config.id;
     event.from = from;
     event.to = to;
+    event.cause = cause;
     event.reason = reason;
     event.operatorState = record.operatorState;
     event.atMsSinceEpoch = m_clock.msSinceEpoch();

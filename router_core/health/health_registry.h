@@ -191,12 +191,17 @@ private:
     bool rampingNow(const ProviderRecord &record) const;
     void advanceTimedState(ProviderRecord &record);
     void recordClosedCall(ProviderRecord &record, bool failed, double slowMeasureMs);
-    std::optional<QString> tripReason(ProviderRecord &record, bool failed);
-    void open(ProviderRecord &record, const QString &reason);
-    void close(ProviderRecord &record, const QString &reason, bool ramp);
-    void setBreaker(ProviderRecord &record, BreakerState to, const QString &reason);
+    struct Trip {
+        BreakerCause cause;
+        QString reason;
+    };
+    std::optional<Trip> tripReason(ProviderRecord &record, bool failed);
+    void open(ProviderRecord &record, BreakerCause cause, const QString &reason);
+    void close(ProviderRecord &record, BreakerCause cause, const QString &reason, bool ramp);
+    void setBreaker(ProviderRecord &record, BreakerState to, BreakerCause cause,
+                    const QString &reason);
     void publish(const ProviderRecord &record, BreakerState from, BreakerState to,
-                 const QString &reason);
+                 BreakerCause cause, const QString &reason);
     std::chrono::milliseconds openPeriod(int tripLevel) const;
 
     const config::BreakerConfig &breakerRules() const

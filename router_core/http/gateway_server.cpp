@@ -339,6 +339,9 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     } else if (path == QLatin1String("/readyz")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
             handleReady(std::move(writer), identity);
+    } else if (path == QLatin1String("/metrics") && m_metricsText) {
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
+            handleMetrics(request, std::move(writer), identity);
     } else if (path.startsWith(QLatin1String("/admin/v1/"))) {
         handleAdmin(request, std::move(writer), identity);
     } else {
@@ -379,6 +382,23 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         m_admin.dispatch({request.method, path, query, request.headers, request.body});
     writer.sendWhole(reply.status, identity + reply.headers, "application/json",
                      reply.body.toJson(QJsonDocument::Compact));
+}
+
+void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter writer,
+                                  const HeaderList &identity)
+{
+    // Provider names, routes and error counts tell an outsider much; like the admin API, only
+    // this machine is answered until tokens exist.
+    if (!request.remoteAddress.isLoopback()) {
+        protocol::ApiError refusal;
+        refusal.status = 403;
+        refusal.type = QStringLiteral("permission_error");
+        refusal.code = QStringLiteral("metrics_loopback_only");
+        refusal.message = QStringLiteral("GET /metrics answers only clients on this machine.");
+        writer.sendError(refusal, identity);
+        return;
+    }
+    writer.sendWhole(200, identity, "text/plain; version=0.0.4; charset=utf-8", m_metricsText());
 }
 
 void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)

@@ -20,6 +20,7 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <array>
+#include <functional>
 #include <memory>
 
 namespace switchyard::health {
@@ -101,6 +102,8 @@ public:
     double requestsPerSecond() const { return m_rate.perSecond(); }
     // Client connections as the listener counts them; also GET /admin/v1/connections.
     telemetry::ConnectionCounts connectionCounts() const;
+    // What GET /metrics answers: Prometheus text the engine renders. Unset, the path is 404.
+    void setMetricsSource(std::function<QByteArray()> render) { m_metricsText = std::move(render); }
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -123,6 +126,8 @@ private:
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void handleAdmin(const IncomingRequest &request, ResponseWriter writer,
                      const HeaderList &identity);
+    void handleMetrics(const IncomingRequest &request, ResponseWriter writer,
+                       const HeaderList &identity);
     void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                 const protocol::ApiError &error, Ingress ingress = Ingress::OpenAi);
     QJsonObject connectionsJson() const;
@@ -130,6 +135,7 @@ private:
     GatewayServices m_services;
     AdminEndpoints m_admin;
     TraceStream *m_traceStream = nullptr; // child: GET /admin/v1/traces/stream
+    std::function<QByteArray()> m_metricsText;
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::ChatExecution *, bool> m_executions;

@@ -16,6 +16,7 @@ using timing::ManualClock;
 
 Q_DECLARE_METATYPE(switchyard::OperatorState)
 Q_DECLARE_METATYPE(switchyard::BreakerState)
+Q_DECLARE_METATYPE(switchyard::BreakerCause)
 Q_DECLARE_METATYPE(switchyard::ProviderState)
 
 namespace {
@@ -135,25 +136,34 @@ void TestCircuitBreaker::callPatternsOpenTheBreaker_data()
     QTest::addColumn<QString>("calls");
     QTest::addColumn<int>("opensAtCall"); // 1-based; 0 when it stays closed
     QTest::addColumn<QString>("reason");
+    QTest::addColumn<BreakerCause>("cause"); // read only when it opens
 
     const QString twentyGood = u"S"_s.repeated(20);
     QTest::newRow("5 consecutive failures")
-        << twentyGood + u"FFFFF"_s << 25 << u"5 consecutive call failures; open for 60 s"_s;
+        << twentyGood + u"FFFFF"_s << 25 << u"5 consecutive call failures; open for 60 s"_s
+        << BreakerCause::ConsecutiveFailures;
     QTest::newRow("4 consecutive failures are not enough")
-        << twentyGood + u"FFFF"_s << 0 << QString();
+        << twentyGood + u"FFFF"_s << 0 << QString() << BreakerCause::ConsecutiveFailures;
     QTest::newRow("more than 40 % of 5 calls")
-        << u"FSFSF"_s << 5 << u"3 of the last 5 calls failed (more than 40 %); open for 60 s"_s;
-    QTest::newRow("75 % of only 4 calls") << u"FFSF"_s << 0 << QString();
+        << u"FSFSF"_s << 5 << u"3 of the last 5 calls failed (more than 40 %); open for 60 s"_s
+        << BreakerCause::FailureRate;
+    QTest::newRow("75 % of only 4 calls")
+        << u"FFSF"_s << 0 << QString() << BreakerCause::ConsecutiveFailures;
     // The rate is over the calls seen; a success can be the call that makes it count.
     QTest::newRow("the fifth call is a success")
-        << u"FFSFS"_s << 5 << u"3 of the last 5 calls failed (more than 40 %); open for 60 s"_s;
-    QTest::newRow("exactly 40 % of 20") << u"S"_s.repeated(12) + u"FFFFSFFFF"_s << 0 << QString();
+        << u"FFSFS"_s << 5 << u"3 of the last 5 calls failed (more than 40 %); open for 60 s"_s
+        << BreakerCause::FailureRate;
+    QTest::newRow("exactly 40 % of 20") << u"S"_s.repeated(12) + u"FFFFSFFFF"_s << 0 << QString()
+                                        << BreakerCause::ConsecutiveFailures;
     QTest::newRow("45 % of the last 20")
         << u"S"_s.repeated(12) + u"FFFFSFFFFSF"_s << 23
-        << u"9 of the last 20 calls failed (more than 40 %); open for 60 s"_s;
+        << u"9 of the last 20 calls failed (more than 40 %); open for 60 s"_s
+        << BreakerCause::FailureRate;
     QTest::newRow("unusable answers between failures keep the count")
-        << u"FFFFUF"_s << 6 << u"5 consecutive call failures; open for 60 s"_s;
-    QTest::newRow("cancelled calls say nothing") << u"SCCCCCCCCCCS"_s << 0 << QString();
+        << u"FFFFUF"_s << 6 << u"5 consecutive call failures; open for 60 s"_s
+        << BreakerCause::ConsecutiveFailures;
+    QTest::newRow("cancelled calls say nothing")
+        << u"SCCCCCCCCCCS"_s << 0 << QString() << BreakerCause::ConsecutiveFailures;
 }
 
 void TestCircuitBreaker::callPatternsOpenTheBreaker()
@@ -161,6 +171,7 @@ void TestCircuitBreaker::callPatternsOpenTheBreaker()
     QFETCH(QString, calls);
     QFETCH(int, opensAtCall);
     QFETCH(QString, reason);
+    QFETCH(BreakerCause, cause);
     Fixture fixture;
 
     for (int i = 0; i < calls.size(); ++i) {
@@ -177,6 +188,7 @@ void TestCircuitBreaker::callPatternsOpenTheBreaker()
     QCOMPARE(fixture.events.first().from, BreakerState::Closed);
     QCOMPARE(fixture.events.first().to, BreakerState::Open);
     QCOMPARE(fixture.events.first().reason, reason);
+    QCOMPARE(fixture.events.first().cause, cause);
     QVERIFY(!fixture.registry.selectable(0));
     QVERIFY(!fixture.registry.tryAdmit(0));
 }
@@ -659,21 +671,23 @@ void TestCircuitBreaker::eventsCarryEndpointStatesReasonAndTime()
     const QList<BreakerEvent> &events = fixture.registry.recentEvents();
     QCOMPARE(events.size(), 3);
     QCOMPARE(fixture.events.size(), 3); // the sink saw the same
-    const auto check = [&](int index, BreakerState from, BreakerState to, const QString &reason,
-                           qint64 atMs) {
+    const auto check = [&](int index, BreakerState from, BreakerState to, BreakerCause cause,
+                           const QString &reason, qint64 atMs) {
         QCOMPARE(events[index].providerId, u"p"_s);
         QCOMPARE(events[index].from, from);
         QCOMPARE(events[index].to, to);
+        QCOMPARE(events[index].cause, cause);
         QCOMPARE(events[index].reason, reason);
         QCOMPARE(events[index].atMsSinceEpoch, ManualClock::kStartMsSinceEpoch + atMs);
         QCOMPARE(events[index].sequence, quint64(index + 1));
         QCOMPARE(fixture.events[index].reason, reason);
     };
-    check(0, BreakerState::Closed, BreakerState::Open,
+    check(0, BreakerState::Closed, BreakerState::Open, BreakerCause::ConsecutiveFailures,
           u"5 consecutive call failures; open for 60 s"_s, 0);
-    check(1, BreakerState::Open, BreakerState::HalfOpen,
+    check(1, BreakerState::Open, BreakerState::HalfOpen, BreakerCause::OpenPeriodOver,
           u"open period over; letting one probe call through"_s, 60'000);
-    check(2, BreakerState::HalfOpen, BreakerState::Closed, u"probe call succeeded"_s, 60'000);
+    check(2, BreakerState::HalfOpen, BreakerState::Closed, BreakerCause::ProbeCallSucceeded,
+          u"probe call succeeded"_s, 60'000);
 }
 
 void TestCircuitBreaker::eventRingIsBounded()
