@@ -3,6 +3,7 @@
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
+#include "telemetry/span_export_counts.h"
 
 #include <QList>
 #include <QMetaType>
@@ -18,6 +19,7 @@ struct EngineSnapshot {
     quint64 totalRequests = 0;
     int inFlight = 0;
     telemetry::ConnectionCounts connections; // open client connections, refusals, timeouts
+    telemetry::SpanExportCounts spanExport;  // the OpenTelemetry export (trace.otlp)
     bool demoTrafficRunning = false;
     double demoRequestsPerSecond = 0.0;
     QList<ProviderHealth> providers;

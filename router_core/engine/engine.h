@@ -28,6 +28,9 @@ class RequestRecorder;
 namespace switchyard::upstream {
 class CurlTransport;
 }
+namespace switchyard::otlp {
+class SpanExporter;
+}
 namespace switchyard::http {
 class GatewayServer;
 }
@@ -71,6 +74,9 @@ public:
     // Everything an operator can do: the console's bridge and the admin API both use it.
     control::OperatorCommands &commands() { return *m_commands; }
     int inFlight() const;
+    // The OpenTelemetry export's counts (trace.otlp); all zero and not enabled when off. Any
+    // thread may call it.
+    telemetry::SpanExportCounts spanExportCounts() const;
 
 public Q_SLOTS:
     // Emits snapshotReady every `interval` (100 ms keeps views at the 10 Hz the design allows).
@@ -93,6 +99,7 @@ private:
     std::unique_ptr<health::HealthRegistry> m_health;
     std::unique_ptr<telemetry::TraceRing> m_traces;
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
+    std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
     routing::Router *m_router = nullptr;              // child

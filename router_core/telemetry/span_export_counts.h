@@ -12,7 +12,7 @@ struct SpanExportCounts {
     bool enabled = false;       // trace.otlp is configured; every count is 0 when not
     quint64 exportedSpans = 0;  // accepted by the collector (2xx, less any it said it rejected)
     quint64 droppedSpans = 0;   // never queued: the queue (trace.otlp.queue) was full
-    quint64 abandonedSpans = 0; // queued and sent, but given up: failed twice, or refused
+    quint64 abandonedSpans = 0; // queued, then given up: failed twice, refused, or left at stop
     quint64 failedExports = 0;  // export requests that failed: no answer, timeout, non-2xx
     quint64 queuedSpans = 0;    // waiting for export now, the batch being sent included
 };
