@@ -141,6 +141,29 @@ struct ServerConfig {
     int maxConnectionsPerAddress = 1024;
 };
 
+// `trace.otlp`: every finished request's spans sent to an OpenTelemetry collector over OTLP/HTTP
+// with the JSON encoding (docs/opentelemetry.md). The defaults are the OpenTelemetry SDKs' own
+// (the batch span processor's and the OTLP exporter's), so a collector sized for them fits.
+struct OtlpExportConfig {
+    // The collector's base URL; spans are posted to {endpoint}/v1/traces.
+    QUrl endpoint;
+    // Sent with every export: a vendor's key, a tenant header.
+    QList<ConfiguredValue> headers;
+    // Share of traces exported, decided by the trace id so a trace goes whole or not at all.
+    double samplingRatio = 1.0;
+    // Most spans in one export request.
+    int batchSpans = 512;
+    // A batch that is not full goes this long after the previous export.
+    std::chrono::milliseconds interval{5000};
+    // Spans waiting for export; a request whose spans do not fit is dropped and counted.
+    int queueSpans = 2048;
+    // One export request, connecting included.
+    std::chrono::milliseconds timeout{10000};
+
+    // {endpoint}/v1/traces, the path OTLP/HTTP gives the traces signal under a base URL.
+    QUrl tracesUrl() const;
+};
+
 // The `trace` section: what the in-memory trace ring keeps (docs/configuration.md).
 struct TraceConfig {
     int capacity = 2000;                // traces kept, oldest dropped first
@@ -148,6 +171,8 @@ struct TraceConfig {
     int chunkEvents = 256;              // streamed chunk arrivals kept per trace
     bool keepBodies = false;            // request and response bodies in traces
     qint64 bodyMaxBytes = 16 * 1024;    // each kept body is cut here
+    // `otlp`: the OpenTelemetry export; absent when not configured.
+    std::optional<OtlpExportConfig> otlp;
 };
 
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };

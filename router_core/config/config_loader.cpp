@@ -36,8 +36,8 @@ const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "keep_alive_idle"_L1,
                                          "max_connections"_L1,
                                          "max_connections_per_address"_L1};
-const QList<QLatin1StringView> traceKeys{"capacity"_L1, "max_bytes"_L1, "chunk_events"_L1,
-                                         "keep_bodies"_L1, "body_max_bytes"_L1};
+const QList<QLatin1StringView> traceKeys{"capacity"_L1,    "max_bytes"_L1,      "chunk_events"_L1,
+                                         "keep_bodies"_L1, "body_max_bytes"_L1, "otlp"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
 const QList<QLatin1StringView> providerKeys{
     "id"_L1,           "kind"_L1,       "base_url"_L1, "api_key_env"_L1,
@@ -162,6 +162,8 @@ void ConfigChecker::checkTrace(const MapEntry &entry, TraceConfig &trace)
         if (const auto bytes = readSize(*cap))
             trace.bodyMaxBytes = *bytes;
     }
+    if (const MapEntry *otlp = section->find("otlp"_L1))
+        checkOtlpExport(*this, m_environment, *otlp, trace.otlp);
 }
 
 void ConfigChecker::checkTimeouts(const MapEntry &entry, TimeoutConfig &timeouts)

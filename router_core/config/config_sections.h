@@ -41,4 +41,14 @@ void checkProviderCall(YamlReader &reader, const EnvironmentLookup &environment,
                        const KeyedMap &keys, std::optional<ProviderKind> kind,
                        ProviderConfig &provider);
 
+// A `headers:` map as a provider's is written (names checked, values text or `{env: NAME}`),
+// for the other sections that call out over HTTP.
+void readHeaderMap(YamlReader &reader, const EnvironmentLookup &environment, const MapEntry &entry,
+                   QList<ConfiguredValue> &headers);
+
+// `trace.otlp` (otlp_section.cpp): the OpenTelemetry export. Left unset when the section has an
+// error.
+void checkOtlpExport(YamlReader &reader, const EnvironmentLookup &environment,
+                     const MapEntry &entry, std::optional<OtlpExportConfig> &otlp);
+
 } // namespace switchyard::config

@@ -311,6 +311,13 @@ QList<QLatin1StringView> providerCallKeys()
     return callKeys;
 }
 
+void readHeaderMap(YamlReader &reader, const EnvironmentLookup &environment, const MapEntry &entry,
+                   QList<ConfiguredValue> &headers)
+{
+    // An openai provider's rules: the framing, body and tracing headers are Switchyard's own.
+    CallChecker(reader, environment, ProviderKind::OpenAi).readHeaders(entry, headers);
+}
+
 void checkProviderCall(YamlReader &reader, const EnvironmentLookup &environment,
                        const KeyedMap &keys, std::optional<ProviderKind> kind,
                        ProviderConfig &provider)

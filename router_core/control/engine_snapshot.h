@@ -3,6 +3,7 @@
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
+#include "telemetry/span_export_counts.h"
 
 #include <QList>
 #include <QMetaType>
@@ -21,6 +22,7 @@ struct EngineSnapshot {
     // few milliseconds the engine is busier than its traffic looks.
     double loopLagMs = 0.0;
     telemetry::ConnectionCounts connections; // open client connections, refusals, timeouts
+    telemetry::SpanExportCounts spanExport;  // the OpenTelemetry export (trace.otlp)
     bool demoTrafficRunning = false;
     double demoRequestsPerSecond = 0.0;
     QList<ProviderHealth> providers;

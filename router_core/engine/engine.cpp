@@ -9,6 +9,7 @@
 #include "http/gateway_server.h"
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
+#include "otlp/span_exporter.h"
 #include "resilience/admission.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
@@ -109,6 +110,12 @@ Engine::Engine(config::Config config, QObject *parent)
         emit drained(abandoned);
     });
     connect(m_server, &http::GatewayServer::inFlightChanged, this, &Engine::checkDrained);
+    if (const auto &otlp = m_store->config().trace.otlp) {
+        m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));
+        m_recorder->addSink(m_spanExporter.get());
+        qCInfo(lcEngine).noquote() << "exporting spans to" << otlp->tracesUrl().toString()
+                                   << "with sampling ratio" << otlp->samplingRatio;
+    }
 }
 
 Engine::~Engine()
@@ -120,6 +127,11 @@ Engine::~Engine()
     // the transport, the registry and the retry budget are still alive.
     delete m_server;
     m_server = nullptr;
+    // No request finishes any more: send what the export still holds, within its bound.
+    if (m_spanExporter) {
+        m_recorder->removeSink(m_spanExporter.get());
+        m_spanExporter.reset();
+    }
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -159,6 +171,11 @@ int Engine::inFlight() const
     return m_server ? m_server->inFlight() : 0;
 }
 
+telemetry::SpanExportCounts Engine::spanExportCounts() const
+{
+    return m_spanExporter ? m_spanExporter->counts() : telemetry::SpanExportCounts{};
+}
+
 EngineSnapshot Engine::snapshot() const
 {
     EngineSnapshot snapshot;
@@ -168,6 +185,7 @@ EngineSnapshot Engine::snapshot() const
     snapshot.inFlight = m_server->inFlight();
     snapshot.loopLagMs = m_loopLag->lastLagMs();
     snapshot.connections = m_server->connectionCounts();
+    snapshot.spanExport = spanExportCounts();
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();

@@ -29,6 +29,9 @@ class RequestRecorder;
 namespace switchyard::upstream {
 class CurlTransport;
 }
+namespace switchyard::otlp {
+class SpanExporter;
+}
 namespace switchyard::http {
 class GatewayServer;
 }
@@ -87,6 +90,9 @@ public:
     std::optional<telemetry::Trace> findTrace(const QByteArray &requestId) const;
     // The one request whose text the feed carries as it streams; empty watches none.
     void watchTrace(const QByteArray &requestId);
+    // The OpenTelemetry export's counts (trace.otlp); all zero and not enabled when off. Any
+    // thread may call it.
+    telemetry::SpanExportCounts spanExportCounts() const;
 
 public Q_SLOTS:
     // Emits snapshotReady every `interval` (100 ms keeps views at the 10 Hz the design allows).
@@ -114,6 +120,7 @@ private:
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
     class FinishedFeed;
     std::unique_ptr<FinishedFeed> m_finishedFeed; // finished records for the next trace feed
+    std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
     routing::Router *m_router = nullptr;              // child
