@@ -10,6 +10,8 @@
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
+#include "routing/tier_watch.h"
+#include "telemetry/request_log.h"
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
@@ -47,6 +49,12 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
     m_health->setEventSink([this](const BreakerEvent &event) { emit breakerEvent(event); });
+    // The logs: a line per finished request, and tiers going down and up with their endpoints.
+    m_recorder->addSink(&telemetry::requestLog());
+    connect(this, &Engine::breakerEvent, this,
+            [tiers = std::make_shared<routing::TierWatch>(*m_store, *m_health)] {
+                tiers->endpointStateChanged();
+            });
     connect(&m_healthTimer, &QTimer::timeout, this, [this] { m_health->updateTimedStates(); });
     if (m_store->config().resilience.probes.enabled)
         m_prober =
