@@ -990,6 +990,10 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     m_call.reset();
     stopWatching();
     const QString provider = providerId();
+    // Whatever the provider said goes on to the client, the trace and the log: never with the
+    // credentials it was called with in it.
+    failure.error.message = upstream::adapters::withoutSecrets(
+        m_services.health.providerConfig(candidate().endpoint), std::move(failure.error.message));
     m_attempt.errorClass = failure.errorClass;
     endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
