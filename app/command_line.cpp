@@ -7,9 +7,6 @@
 namespace switchyard::app {
 
 namespace {
-const QStringList kLogLevels = {QStringLiteral("debug"), QStringLiteral("info"),
-                                QStringLiteral("warning"), QStringLiteral("error")};
-
 bool displayAvailable()
 {
     return qEnvironmentVariableIsSet("QT_QPA_PLATFORM") ||
@@ -53,10 +50,17 @@ std::optional<CommandLine> parseCommandLine(const QStringList &arguments, int *e
         QStringLiteral("Validate <file>, print every error as FILE:LINE:COL: message, and exit "
                        "0 when valid, 1 when not."),
         QStringLiteral("file"));
-    const QCommandLineOption logLevel(QStringLiteral("log-level"),
-                                      QStringLiteral("Log <level>: debug, info, warning, error."),
-                                      QStringLiteral("level"), QStringLiteral("info"));
-    parser.addOptions({config, listen, headless, checkConfig, logLevel});
+    const QCommandLineOption logLevel(
+        QStringLiteral("log-level"),
+        QStringLiteral("Log <level>: debug, info, warning, error (default: the config's "
+                       "log.level, else info)."),
+        QStringLiteral("level"));
+    const QCommandLineOption logFormat(
+        QStringLiteral("log-format"),
+        QStringLiteral("Write log lines as <format>: text, or json (one object per line). "
+                       "Default: the config's log.format, else text."),
+        QStringLiteral("format"));
+    parser.addOptions({config, listen, headless, checkConfig, logLevel, logFormat});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchyard: %s\nTry 'switchyard --help'.\n",
@@ -85,13 +89,28 @@ std::optional<CommandLine> parseCommandLine(const QStringList &arguments, int *e
     line.configPath = parser.value(config);
     line.listen = parser.value(listen);
     line.checkConfigPath = parser.value(checkConfig);
-    line.logLevel = parser.value(logLevel).toLower();
     line.headless = parser.isSet(headless) || !displayAvailable();
-    if (!kLogLevels.contains(line.logLevel)) {
-        std::fprintf(stderr, "switchyard: --log-level must be one of %s, got '%s'\n",
-                     qPrintable(kLogLevels.join(QStringLiteral(", "))), qPrintable(line.logLevel));
-        *exitCode = 2;
-        return std::nullopt;
+    if (parser.isSet(logLevel)) {
+        const QString level = parser.value(logLevel).toLower();
+        line.logLevel = logging::logLevelFromName(level);
+        if (!line.logLevel) {
+            std::fprintf(stderr,
+                         "switchyard: --log-level must be one of debug, info, warning, error, "
+                         "got '%s'\n",
+                         qPrintable(level));
+            *exitCode = 2;
+            return std::nullopt;
+        }
+    }
+    if (parser.isSet(logFormat)) {
+        const QString format = parser.value(logFormat).toLower();
+        line.logFormat = logging::logFormatFromName(format);
+        if (!line.logFormat) {
+            std::fprintf(stderr, "switchyard: --log-format must be text or json, got '%s'\n",
+                         qPrintable(format));
+            *exitCode = 2;
+            return std::nullopt;
+        }
     }
     return line;
 }

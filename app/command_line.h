@@ -1,5 +1,7 @@
 #pragma once
 
+#include "logging/log_line.h"
+
 #include <QString>
 #include <QStringList>
 #include <optional>
@@ -10,7 +12,9 @@ struct CommandLine {
     QString configPath;      // empty: the embedded demo
     QString listen;          // "HOST:PORT" overriding the config's, or empty
     QString checkConfigPath; // set: validate this file and exit
-    QString logLevel = QStringLiteral("info");
+    // Unset: the config file's `log` section decides, else text at info.
+    std::optional<logging::LogLevel> logLevel;
+    std::optional<logging::LogFormat> logFormat;
     bool headless = false;
 };
 

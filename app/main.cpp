@@ -3,6 +3,7 @@
 #include "bridge/engine_host.h"
 #include "command_line.h"
 #include "config/config_loader.h"
+#include "logging/log_line.h"
 #include "main_window.h"
 #include "open_files_limit.h"
 #include "signal_watcher.h"
@@ -52,22 +53,12 @@ void raiseAndReportOpenFilesLimit(const config::ServerConfig &server)
     }
 }
 
-void configureLogging(const QString &level)
+// The command line wins over the file; the file over the defaults (text, info). Called once
+// with no file so the lines written while the config loads have the chosen form already.
+void configureLogging(const app::CommandLine &line, const config::LogConfig &file = {})
 {
-    qSetMessagePattern(QStringLiteral(
-        "%{time yyyy-MM-ddThh:mm:ss.zzz} %{if-debug}debug%{endif}%{if-info}info%{endif}"
-        "%{if-warning}warning%{endif}%{if-critical}error%{endif}%{if-fatal}fatal%{endif} "
-        "%{category}: %{message}"));
-    QString rules =
-        QStringLiteral("switchyard.*.debug=%1\nswitchyard.*.info=%2\n"
-                       "*.warning=%3\n")
-            .arg(level == QLatin1String("debug") ? QStringLiteral("true") : QStringLiteral("false"))
-            .arg(level == QLatin1String("debug") || level == QLatin1String("info")
-                     ? QStringLiteral("true")
-                     : QStringLiteral("false"))
-            .arg(level == QLatin1String("error") ? QStringLiteral("false")
-                                                 : QStringLiteral("true"));
-    QLoggingCategory::setFilterRules(rules);
+    logging::configure(line.logFormat.value_or(file.format.value_or(logging::LogFormat::Text)),
+                       line.logLevel.value_or(file.level.value_or(logging::LogLevel::Info)));
 }
 
 void printErrors(const QList<config::ConfigError> &errors)
@@ -126,7 +117,7 @@ int main(int argc, char **argv)
     const std::optional<app::CommandLine> line = app::parseCommandLine(arguments, &exitCode);
     if (!line)
         return exitCode;
-    configureLogging(line->logLevel);
+    configureLogging(*line);
     if (!line->checkConfigPath.isEmpty())
         return checkConfig(line->checkConfigPath);
 
@@ -145,6 +136,7 @@ int main(int argc, char **argv)
         return 1;
     }
     config::Config config = *loaded.config;
+    configureLogging(*line, config.log);
     if (!line->listen.isEmpty()) {
         const auto address = config::parseListenAddress(line->listen);
         if (!address) {

@@ -3,6 +3,7 @@
 #include "config/adapter_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
+#include "logging/log_line.h"
 #include "protocol/operation.h"
 
 #include <QHash>
@@ -175,6 +176,14 @@ struct TraceConfig {
     std::optional<OtlpExportConfig> otlp;
 };
 
+// The `log` section: how the process writes its log (docs/logging.md). Unset keys leave the
+// choice to the command line, then to the defaults (text, info); --log-format and --log-level
+// win over the file. Read once at start.
+struct LogConfig {
+    std::optional<logging::LogFormat> format;
+    std::optional<logging::LogLevel> level;
+};
+
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
 
 // Parses "HOST:PORT", with an IPv6 host in brackets as in URLs ("[::1]:8080"). Used by the
@@ -193,6 +202,7 @@ struct Config {
     QString sourceName; // file path, or ":/demo.yaml" for the embedded demo
     ServerConfig server;
     TraceConfig trace;
+    LogConfig log;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h

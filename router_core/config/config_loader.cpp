@@ -27,7 +27,8 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 
 QList<QLatin1StringView> rootKeys()
 {
-    return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys();
+    return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
+           logRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -577,6 +578,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkRoutingSections(*this, keys, config);
     checkHealthSections(*this, keys, config);
     checkResilienceSections(*this, keys, config);
+    checkLogSection(*this, keys, config);
     return config;
 }
 

@@ -25,6 +25,10 @@ void checkHealthSections(YamlReader &reader, const KeyedMap &root, Config &confi
 QList<QLatin1StringView> resilienceRootKeys();
 void checkResilienceSections(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// The `log` root key: format and level (log_section.cpp).
+QList<QLatin1StringView> logRootKeys();
+void checkLogSection(YamlReader &reader, const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

@@ -14,6 +14,8 @@
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
+#include "routing/tier_watch.h"
+#include "telemetry/request_log.h"
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
@@ -91,6 +93,12 @@ Engine::Engine(config::Config config, QObject *parent)
     m_loopLag = new metrics::LoopLagMonitor(
         [this](double lagSeconds) { m_metrics->loopLagObserved(lagSeconds); }, this);
     m_server->setMetricsSource([this] { return metricsText(); });
+    // The logs: a line per finished request, and tiers going down and up with their endpoints.
+    m_recorder->addSink(&telemetry::requestLog());
+    connect(this, &Engine::breakerEvent, this,
+            [tiers = std::make_shared<routing::TierWatch>(*m_store, *m_health)] {
+                tiers->endpointStateChanged();
+            });
     connect(&m_healthTimer, &QTimer::timeout, this, [this] { m_health->updateTimedStates(); });
     if (m_store->config().resilience.probes.enabled)
         m_prober =

@@ -1,6 +1,7 @@
 #include "execution/chat_execution.h"
 
 #include "health/health_registry.h"
+#include "logging/log_line.h"
 #include "protocol/gateway_headers.h"
 #include "resilience/admission.h"
 #include "resilience/degradation.h"
@@ -15,6 +16,7 @@ Q_LOGGING_CATEGORY(lcExecution, "switchyard.execution", QtInfoMsg)
 
 namespace switchyard::execution {
 
+using namespace Qt::StringLiterals;
 using health::CallOutcome;
 using resilience::ErrorClass;
 using resilience::RetryAction;
@@ -988,11 +990,26 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     m_call.reset();
     stopWatching();
     const QString provider = providerId();
+    // Whatever the provider said goes on to the client, the trace and the log: never with the
+    // credentials it was called with in it.
+    failure.error.message = upstream::adapters::withoutSecrets(
+        m_services.health.providerConfig(candidate().endpoint), std::move(failure.error.message));
     m_attempt.errorClass = failure.errorClass;
     endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
                                              resilience::errorClassName(failure.errorClass)));
     m_attemptSummaries.append(QStringLiteral("`%1` (%2)").arg(provider, failure.description));
+    // A single failure is debug: the request's own line (info) says how it ended, and a
+    // breaker that trips says so at info too.
+    if (lcExecution().isDebugEnabled()) {
+        logging::LogFields fields;
+        fields.add("request_id"_L1, QByteArrayView(m_trace.trace().requestId))
+            .add("attempt"_L1, m_attempt.number)
+            .add("provider"_L1, provider)
+            .add("error_class"_L1, resilience::errorClassName(failure.errorClass))
+            .add("detail"_L1, failure.description);
+        logging::write(lcExecution(), QtDebugMsg, QStringLiteral("attempt failed"), fields);
+    }
     m_lastErrorProvider = provider;
     m_lastErrorClass = failure.errorClass;
     m_budgetRanOut = m_budgetRanOut || failure.cutByBudget;
@@ -1174,9 +1191,8 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
     if (m_lastErrorClass != ErrorClass::None)
         record.errorClass = resilience::errorClassName(m_lastErrorClass);
     m_services.recorder.endLive(&m_trace);
+    // The request's log line is written from this record by its sink (telemetry/request_log).
     m_services.recorder.record(m_trace.finish(status, outcomeCode));
-    qCDebug(lcExecution) << "request" << requestId() << "finished" << status << outcomeCode
-                         << "after" << m_plan.attempts() << "attempt(s)";
     emit finished();
     resumeRun(); // a run waiting for this attempt or a wait sees the request done and ends
 }

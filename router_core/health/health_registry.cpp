@@ -1,5 +1,7 @@
 #include "health/health_registry.h"
 
+#include "logging/log_line.h"
+
 #include <QLoggingCategory>
 #include <QSet>
 #include <algorithm>
@@ -569,13 +571,20 @@ void HealthRegistry::publish(const ProviderRecord &record, BreakerState from, Br
     event.operatorState = record.operatorState;
     event.atMsSinceEpoch = m_clock.msSinceEpoch();
     event.sequence = ++m_eventSequence;
-    if (from == to) {
-        qCInfo(lcHealth).noquote() << "provider" << event.providerId << "(breaker"
-                                   << breakerStateName(to) + u"):"_s << reason;
-    } else {
-        qCInfo(lcHealth).noquote()
-            << "provider" << event.providerId << "breaker" << breakerStateName(from) << "->"
-            << breakerStateName(to) + u':' << reason;
+    if (lcHealth().isInfoEnabled()) {
+        // One line per event: a transition names both states; an operator action or a change
+        // of probe health (from == to) names the state it leaves the breaker in.
+        logging::LogFields fields;
+        fields.add("provider"_L1, event.providerId);
+        if (from == to) {
+            fields.add("breaker"_L1, breakerStateName(to)).add("reason"_L1, reason);
+            logging::write(lcHealth(), QtInfoMsg, u"endpoint state"_s, fields);
+        } else {
+            fields.add("from"_L1, breakerStateName(from))
+                .add("to"_L1, breakerStateName(to))
+                .add("reason"_L1, reason);
+            logging::write(lcHealth(), QtInfoMsg, u"breaker transition"_s, fields);
+        }
     }
     if (m_events.size() >= kEventCapacity)
         m_events.removeFirst();

@@ -5,6 +5,8 @@
 #include "test_client.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -48,6 +50,7 @@ private Q_SLOTS:
     void checkConfigAcceptsTheDemo();
     void brokenConfigRefusesToStart();
     void headlessGatewayAnswersAndStopsOnSigterm();
+    void jsonLogIsOneObjectPerLineWithTheRequestsFields();
 
 private:
     QString writeFile(const QString &name, const QByteArray &contents);
@@ -169,6 +172,64 @@ void SwitchyardBinaryTest::headlessGatewayAnswersAndStopsOnSigterm()
     QTRY_COMPARE_WITH_TIMEOUT(process.state(), QProcess::NotRunning, 30000);
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
     QCOMPARE(process.exitCode(), 0);
+}
+
+void SwitchyardBinaryTest::jsonLogIsOneObjectPerLineWithTheRequestsFields()
+{
+    FakeUpstream fake;
+    // The file asks for JSON at warning; the command line's --log-level wins over the file.
+    const QString path =
+        writeFile(QStringLiteral("json-log.yaml"), "listen: 127.0.0.1:0\n"
+                                                   "log: {format: json, level: warning}\n"
+                                                   "providers:\n"
+                                                   "  - id: fake\n"
+                                                   "    kind: openai\n"
+                                                   "    base_url: " +
+                                                       fake.baseUrl() +
+                                                       "\n"
+                                                       "    models: [test-model]\n");
+    QVERIFY(!path.isEmpty());
+    QProcess process;
+    QByteArray output;
+    connect(&process, &QProcess::readyReadStandardOutput, this,
+            [&] { output += process.readAllStandardOutput(); });
+
+    process.start(kBinary, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                            QStringLiteral("--log-level"), QStringLiteral("info")});
+
+    QVERIFY(process.waitForStarted());
+    const QRegularExpression baseUrl(
+        QStringLiteral("OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"));
+    QTRY_VERIFY_WITH_TIMEOUT(baseUrl.match(QString::fromUtf8(output)).hasMatch(), 30000);
+    const quint16 port = baseUrl.match(QString::fromUtf8(output)).captured(1).toUShort();
+    TestClient client(port);
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QVERIFY(client.waitForFinished(30000));
+    QCOMPARE(client.status(), 200);
+    process.terminate();
+    QTRY_COMPARE_WITH_TIMEOUT(process.state(), QProcess::NotRunning, 30000);
+    QCOMPARE(process.exitCode(), 0);
+
+    const QStringList written = lines(process.readAllStandardError());
+    QVERIFY(!written.isEmpty());
+    QJsonObject requestLine;
+    for (const QString &line : written) {
+        QJsonParseError error;
+        const QJsonObject object = QJsonDocument::fromJson(line.toUtf8(), &error).object();
+        QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(line));
+        for (const char *member : {"time", "level", "logger", "message"})
+            QVERIFY2(object.contains(QLatin1String(member)), qPrintable(line));
+        if (object.value(QStringLiteral("message")).toString() ==
+            QStringLiteral("request finished"))
+            requestLine = object;
+    }
+    QCOMPARE(requestLine.value(QStringLiteral("logger")).toString(),
+             QStringLiteral("switchyard.requests"));
+    QCOMPARE(requestLine.value(QStringLiteral("status")).toInt(), 200);
+    QCOMPARE(requestLine.value(QStringLiteral("provider")).toString(), QStringLiteral("fake"));
+    QCOMPARE(requestLine.value(QStringLiteral("model")).toString(), QStringLiteral("test-model"));
+    QCOMPARE(requestLine.value(QStringLiteral("attempts")).toInt(), 1);
+    QCOMPARE(requestLine.value(QStringLiteral("streamed")).toBool(), false);
 }
 
 QTEST_GUILESS_MAIN(SwitchyardBinaryTest)

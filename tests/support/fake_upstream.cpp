@@ -1,6 +1,8 @@
 #include "fake_upstream.h"
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSslConfiguration>
 #include <QSslKey>
 #include <QSslServer>
@@ -183,11 +185,25 @@ void FakeUpstream::answer(Connection *connection, const ReceivedRequest &request
     case Mode::Reset:
         socket->abort();
         return;
-    case Mode::Status:
-        head(status, statusContentType, statusBody.size());
-        socket->write(statusBody);
+    case Mode::Status: {
+        QByteArray body = statusBody;
+        if (echoHeadersInStatus) {
+            // As some providers do in their errors: the request back, credentials included.
+            QStringList echoed;
+            for (const auto &[name, value] : request.headers)
+                echoed.append(QString::fromLatin1(name + ": " + value));
+            const QString message =
+                QStringLiteral("bad credentials; you sent %1 with %2")
+                    .arg(QString::fromLatin1(request.path), echoed.join(QStringLiteral("; ")));
+            body = QJsonDocument(QJsonObject{{QStringLiteral("error"),
+                                              QJsonObject{{QStringLiteral("message"), message}}}})
+                       .toJson(QJsonDocument::Compact);
+        }
+        head(status, statusContentType, body.size());
+        socket->write(body);
         ++m_answersCompleted;
         return;
+    }
     case Mode::Garbage:
         whole(200, "this is {not json");
         return;

@@ -65,6 +65,9 @@ public:
     // The Content-Type of a Status answer: with status 200 and an event-stream type, the fake
     // replays a scripted stream in another protocol's words.
     QByteArray statusContentType = "application/json";
+    // A Status answer's body is an OpenAI error whose message repeats the request's path and
+    // every header, credentials included, instead of `statusBody`.
+    bool echoHeadersInStatus = false;
     QList<QPair<QByteArray, QByteArray>> extraHeaders;
     // The answer to a non-streamed request (Answer) or to any request (NotAStream).
     QByteArray completionBody = R"({"id":"chatcmpl-fake","object":"chat.completion",)"

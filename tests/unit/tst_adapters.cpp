@@ -336,6 +336,7 @@ private slots:
     void providerUrlEncodesWhatItInserts_data();
     void providerUrlEncodesWhatItInserts();
     void displayUrlHidesSecretQueryValues();
+    void withoutSecretsHidesWhatTheProviderRepeats();
 
     void jsonPathParses_data();
     void jsonPathParses();
@@ -821,6 +822,25 @@ void TestAdapters::displayUrlHidesSecretQueryValues()
 
     QCOMPARE(shown,
              u"https://llm.example.test/v1/chat/completions?api-version=2024-10-21&key=REDACTED"_s);
+}
+
+void TestAdapters::withoutSecretsHidesWhatTheProviderRepeats()
+{
+    const config::ProviderConfig provider =
+        loadedProvider("providers:\n  - id: p\n    kind: openai\n"
+                       "    base_url: https://llm.example.test/v1\n"
+                       "    api_key_env: KEY\n"
+                       "    models: [m]\n"
+                       "    headers: {X-Team: support, X-Token: {env: TOKEN}}\n"
+                       "    query: {sig: {env: SIG}}\n");
+    QCOMPARE(provider.apiKey, "secret-key"_ba);
+
+    const QString repeated = upstream::adapters::withoutSecrets(
+        provider, u"bad key: Bearer secret-key; X-Token: secret-token; X-Team: support; "
+                  u"url: /v1/chat/completions?sig=secret-sig"_s);
+
+    QCOMPARE(repeated, u"bad key: Bearer REDACTED; X-Token: REDACTED; X-Team: support; "
+                       u"url: /v1/chat/completions?sig=REDACTED"_s);
 }
 
 void TestAdapters::providerHttpErrorClassifies_data()

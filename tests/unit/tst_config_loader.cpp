@@ -12,6 +12,8 @@ using switchyard::config::EnvironmentLookup;
 using switchyard::config::LoadResult;
 using switchyard::config::ProviderConfig;
 using switchyard::config::ProviderKind;
+using switchyard::logging::LogFormat;
+using switchyard::logging::LogLevel;
 
 namespace {
 
@@ -78,6 +80,9 @@ private slots:
     void resolvesCaFileFromTheConfigFolder();
     void reportsBadProviderCallKeys_data();
     void reportsBadProviderCallKeys();
+
+    void readsTheLogSection_data();
+    void readsTheLogSection();
 };
 
 void TestConfigLoader::reportsEveryError_data()
@@ -398,6 +403,20 @@ void TestConfigLoader::reportsEveryError_data()
                u"test.yaml:12:22: `answer_tokens` must be an integer, got \"many\""_s,
                u"test.yaml:13:19: `error_rate` must be between 0 and 1, got \"-0.1\""_s,
            };
+    QTest::newRow("log format unknown")
+        << QByteArray(oneSimulatedProvider) + "log:\n  format: jsonl\n"_ba
+        << QStringList{u"test.yaml:6:11: `format` must be `text` or `json`, got \"jsonl\""_s};
+    QTest::newRow("log level unknown")
+        << QByteArray(oneSimulatedProvider) + "log:\n  level: verbose\n"_ba
+        << QStringList{
+               u"test.yaml:6:10: `level` must be `debug`, `info`, `warning` or `error`, got "
+               u"\"verbose\""_s};
+    QTest::newRow("log key unknown")
+        << QByteArray(oneSimulatedProvider) + "log:\n  formt: json\n"_ba
+        << QStringList{u"test.yaml:6:3: unknown key `formt` (did you mean `format`?)"_s};
+    QTest::newRow("log not a map") << QByteArray(oneSimulatedProvider) + "log: json\n"_ba
+                                   << QStringList{u"test.yaml:5:6: `log` must be a map, got "
+                                                  u"\"json\""_s};
 }
 
 void TestConfigLoader::reportsEveryError()
@@ -980,5 +999,36 @@ void TestConfigLoader::reportsBadProviderCallKeys()
     QVERIFY(!result.ok());
 }
 
+void TestConfigLoader::readsTheLogSection_data()
+{
+    QTest::addColumn<QByteArray>("section");
+    QTest::addColumn<std::optional<LogFormat>>("format");
+    QTest::addColumn<std::optional<LogLevel>>("level");
+
+    QTest::newRow("absent: the command line or the defaults decide")
+        << QByteArray() << std::optional<LogFormat>() << std::optional<LogLevel>();
+    QTest::newRow("json at debug")
+        << "log:\n  format: json\n  level: debug\n"_ba << std::optional(LogFormat::Json)
+        << std::optional(LogLevel::Debug);
+    QTest::newRow("format only") << "log:\n  format: text\n"_ba << std::optional(LogFormat::Text)
+                                 << std::optional<LogLevel>();
+    QTest::newRow("level only") << "log:\n  level: warning\n"_ba << std::optional<LogFormat>()
+                                << std::optional(LogLevel::Warning);
+}
+
+void TestConfigLoader::readsTheLogSection()
+{
+    QFETCH(QByteArray, section);
+    QFETCH(std::optional<LogFormat>, format);
+    QFETCH(std::optional<LogLevel>, level);
+
+    const LoadResult result = load(QByteArray(oneSimulatedProvider) + section);
+
+    QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
+    QCOMPARE(result.config->log.format, format);
+    QCOMPARE(result.config->log.level, level);
+}
+
 QTEST_GUILESS_MAIN(TestConfigLoader)
+
 #include "tst_config_loader.moc"

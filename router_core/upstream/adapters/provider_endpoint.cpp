@@ -100,4 +100,28 @@ QString displayUrl(const config::ProviderConfig &provider, const QUrl &url)
     return shown.toString();
 }
 
+QString withoutSecrets(const config::ProviderConfig &provider, QString text)
+{
+    const auto redact = [&text](const QByteArray &secret) {
+        if (secret.isEmpty())
+            return;
+        const QString plain = QString::fromUtf8(secret);
+        text.replace(plain, u"REDACTED"_s);
+        // As the query sent it, and as a server that reads `+` as a space would repeat it.
+        text.replace(QString::fromLatin1(QUrl::toPercentEncoding(plain)), u"REDACTED"_s);
+        if (plain.contains(u'+'))
+            text.replace(QString(plain).replace(u'+', u' '), u"REDACTED"_s);
+    };
+    redact(provider.apiKey);
+    for (const config::ConfiguredValue &header : provider.headers) {
+        if (header.isSecret())
+            redact(header.value);
+    }
+    for (const config::ConfiguredValue &item : provider.query) {
+        if (item.isSecret())
+            redact(item.value);
+    }
+    return text;
+}
+
 } // namespace switchyard::upstream::adapters

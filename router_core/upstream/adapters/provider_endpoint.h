@@ -34,4 +34,10 @@ void applyConnectionOptions(const config::ProviderConfig &provider, UpstreamRequ
 // parameters taken from the environment replaced by `REDACTED`.
 QString displayUrl(const config::ProviderConfig &provider, const QUrl &url);
 
+// `text` from the provider (an error's message) with every secret the provider is called with
+// replaced by `REDACTED`: its key and the header and query values taken from the environment, as
+// sent and percent-encoded. Some providers repeat the request's headers or URL in their errors,
+// and an error's message reaches the client, the trace and the log.
+QString withoutSecrets(const config::ProviderConfig &provider, QString text);
+
 } // namespace switchyard::upstream::adapters
