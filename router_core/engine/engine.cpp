@@ -206,6 +206,7 @@ QByteArray Engine::metricsText() const
     state.inFlight = m_server->inFlight();
     state.connections = m_server->connectionCounts();
     state.providers = m_health->snapshot();
+    state.spanExport = spanExportCounts();
     return m_metrics->render(state);
 }
 

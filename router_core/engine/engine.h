@@ -119,7 +119,7 @@ private:
     std::unique_ptr<telemetry::TraceRing> m_traces;
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
     class FinishedFeed;
-    std::unique_ptr<FinishedFeed> m_finishedFeed; // finished records for the next trace feed
+    std::unique_ptr<FinishedFeed> m_finishedFeed;       // finished records for the next trace feed
     std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;

@@ -350,6 +350,25 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
                   "counter");
     writer.sample("switchyard_client_accept_errors_total", {}, connections.acceptErrors);
 
+    // The OpenTelemetry export: a collector that is down or slow shows here before anyone misses
+    // its spans. Every span of a sampled request is in exactly one outcome, or still queued.
+    if (const telemetry::SpanExportCounts &spans = state.spanExport; spans.enabled) {
+        writer.family("switchyard_otlp_spans_total",
+                      "Spans handed to the OpenTelemetry export, by what became of them.",
+                      "counter");
+        writer.sample("switchyard_otlp_spans_total", R"(outcome="exported")", spans.exportedSpans);
+        writer.sample("switchyard_otlp_spans_total", R"(outcome="dropped")", spans.droppedSpans);
+        writer.sample("switchyard_otlp_spans_total", R"(outcome="abandoned")",
+                      spans.abandonedSpans);
+        writer.family("switchyard_otlp_spans_queued", "Spans waiting for export now.", "gauge");
+        writer.sample("switchyard_otlp_spans_queued", {}, spans.queuedSpans);
+        writer.family("switchyard_otlp_failed_exports_total",
+                      "Export requests to the collector that failed: no answer, a timeout or a "
+                      "status other than 2xx.",
+                      "counter");
+        writer.sample("switchyard_otlp_failed_exports_total", {}, spans.failedExports);
+    }
+
     m_genAiDuration.render(writer);
     m_genAiFirstToken.render(writer);
     m_genAiTokenUsage.render(writer);

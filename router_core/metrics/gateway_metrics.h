@@ -5,6 +5,7 @@
 #include "metrics/metric_families.h"
 #include "telemetry/connection_counts.h"
 #include "telemetry/request_recorder.h"
+#include "telemetry/span_export_counts.h"
 
 #include <QByteArray>
 #include <QList>
@@ -22,6 +23,7 @@ struct ScrapeState {
     int inFlight = 0;
     telemetry::ConnectionCounts connections;
     QList<ProviderHealth> providers;
+    telemetry::SpanExportCounts spanExport; // rendered only when trace.otlp is configured
 };
 
 // The gateway's Prometheus metrics (docs/observability.md lists every family). It reads every

@@ -439,6 +439,17 @@ void OtlpExportTest::unreachableCollectorIsRetriedOnceThenCounted()
     const telemetry::SpanExportCounts counts = engine->spanExportCounts();
     QCOMPARE(counts.exportedSpans, quint64(0));
     QCOMPARE(counts.queuedSpans, quint64(0));
+
+    // The same counts, where an operator's Prometheus sees them.
+    TestClient scrape(engine->port());
+    scrape.send("GET", "/metrics");
+    QVERIFY(scrape.waitForFinished());
+    const QByteArray text = scrape.body();
+    QVERIFY(text.contains("switchyard_otlp_failed_exports_total 2\n"));
+    QVERIFY(text.contains("switchyard_otlp_spans_total{outcome=\"abandoned\"} " +
+                          QByteArray::number(counts.abandonedSpans) + "\n"));
+    QVERIFY(text.contains("switchyard_otlp_spans_total{outcome=\"exported\"} 0\n"));
+    QVERIFY(text.contains("switchyard_otlp_spans_queued 0\n"));
 }
 
 QTEST_GUILESS_MAIN(OtlpExportTest)
