@@ -850,15 +850,24 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 req/s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Overview</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Routes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>engine lag %1 ms  ·  %2 req/s</source>
+        <extracomment>%1 how late the engine thread ran a due timer, in ms; %2 requests per second</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Engine lag: how late the engine thread ran a timer that was due, at the last tick. Every request is routed and relayed on that thread: more than a few milliseconds means requests wait for the gateway itself.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -848,16 +848,25 @@ Models: %3</source>
         <translation>正在监听 %1  ·  OpenAI 客户端请使用 http://%1/v1</translation>
     </message>
     <message>
-        <source>%1 req/s</source>
-        <translation>%1 请求/秒</translation>
-    </message>
-    <message>
         <source>Overview</source>
         <translation>概览</translation>
     </message>
     <message>
         <source>Routes</source>
         <translation>路由</translation>
+    </message>
+    <message>
+        <source>engine lag %1 ms  ·  %2 req/s</source>
+        <extracomment>%1 how late the engine thread ran a due timer, in ms; %2 requests per second</extracomment>
+        <translation>引擎延迟 %1 毫秒  ·  %2 请求/秒</translation>
+    </message>
+    <message>
+        <source>Engine lag: how late the engine thread ran a timer that was due, at the last tick. Every request is routed and relayed on that thread: more than a few milliseconds means requests wait for the gateway itself.</source>
+        <translation>引擎延迟：引擎线程在上一次计时中执行到期定时器的滞后时间。每个请求都在该线程上路由和转发：超过几毫秒意味着请求在等待网关本身。</translation>
+    </message>
+    <message>
+        <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
+        <translation>OpenTelemetry 导出：已导出 %1 个 span，丢弃 %2 个（队列已满），放弃 %3 个，导出失败 %4 次，排队 %5 个</translation>
     </message>
 </context>
 <context>

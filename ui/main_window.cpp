@@ -165,8 +165,23 @@ void MainWindow::refreshStatusBar()
         m_listenLabel->setText(
             tr("Listening on %1  ·  OpenAI clients use http://%1/v1").arg(address));
     }
-    m_statusRate->setText(
-        tr("%1 req/s").arg(QLocale().toString(m_snapshot.requestsPerSecond, 'f', 1)));
+    const QLocale locale;
+    //: %1 how late the engine thread ran a due timer, in ms; %2 requests per second
+    m_statusRate->setText(tr("engine lag %1 ms  ·  %2 req/s")
+                              .arg(locale.toString(m_snapshot.loopLagMs, 'f', 1),
+                                   locale.toString(m_snapshot.requestsPerSecond, 'f', 1)));
+    QString tip = tr("Engine lag: how late the engine thread ran a timer that was due, at the "
+                     "last tick. Every request is routed and relayed on that thread: more than a "
+                     "few milliseconds means requests wait for the gateway itself.");
+    if (const telemetry::SpanExportCounts &spans = m_snapshot.spanExport; spans.enabled) {
+        tip += QLatin1Char('\n') +
+               tr("OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given "
+                  "up, %4 failed exports, %5 queued")
+                   .arg(locale.toString(spans.exportedSpans), locale.toString(spans.droppedSpans),
+                        locale.toString(spans.abandonedSpans), locale.toString(spans.failedExports),
+                        locale.toString(spans.queuedSpans));
+    }
+    m_statusRate->setToolTip(tip);
 }
 
 void MainWindow::syncDemoControls(const EngineSnapshot &snapshot)
