@@ -219,8 +219,8 @@ QWidget *TracesPage::buildListCard()
         return metrics.horizontalAdvance(QLatin1String(sample)) + 18;
     };
     columns->resizeSection(TraceListModel::TimeColumn, widthOf("00:00:00.000"));
-    columns->resizeSection(TraceListModel::StatusColumn, widthOf("502 upstream_error"));
-    columns->resizeSection(TraceListModel::ModelColumn, widthOf("claude-sonnet"));
+    columns->resizeSection(TraceListModel::StatusColumn, widthOf("429 rate_limited"));
+    columns->resizeSection(TraceListModel::ModelColumn, widthOf("llama-3.1-8b"));
     columns->resizeSection(TraceListModel::RouteColumn, widthOf("long-context"));
     columns->resizeSection(TraceListModel::TierColumn, widthOf("premium"));
     columns->resizeSection(TraceListModel::ProviderColumn, widthOf("sim-steady"));
@@ -567,14 +567,12 @@ void TracesPage::traceLoaded(quint64 ticket, bool found, const telemetry::Trace 
         return;
     }
     const int sourceRow = m_model->rowOf(m_selectedId);
-    const bool wasShownRunning = m_hasDetail && m_detailRunning;
     m_detail = trace;
     m_hasDetail = true;
     m_detailGone = false;
     m_detailRunning = trace.status == 0 && sourceRow >= 0 && m_model->rowAt(sourceRow).running;
-    if (m_detailRunning && !wasShownRunning)
-        m_watchedSinceStart = trace.chunkCount == 0;
-    else if (m_detailRunning && m_live.isEmpty())
+    // Watching starts now: a stream that already sent chunks shows its text from here on.
+    if (m_detailRunning && m_live.isEmpty())
         m_watchedSinceStart = trace.chunkCount == 0;
     if (!m_detailRunning && !m_liveFromStream && trace.bodiesKept && !trace.responseBody.isEmpty())
         m_live.setResponseBody(trace.responseBody);
