@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>CurlCommand</name>
+    <message>
+        <source># The request body was not kept, so this command has none. Set trace.keep_bodies: true in the configuration to keep bodies.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source># The body below was cut at the trace&apos;s body limit (trace.body_max_bytes); it is not the whole request.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -858,6 +869,10 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Traces</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>engine lag %1 ms  ·  %2 req/s</source>
         <extracomment>%1 how late the engine thread ran a due timer, in ms; %2 requests per second</extracomment>
         <translation type="unfinished"></translation>
@@ -1191,6 +1206,426 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>%1 %</source>
         <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TraceListModel</name>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last failed attempt: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rung %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The degradation ladder&apos;s rung that answered; a dash for the chosen model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time until the first streamed event went to the client</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Attempts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Degraded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request id</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TraceWaterfallView</name>
+    <message>
+        <source>attempt %1 · %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>success</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rate limited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unusable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>request fault</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>HTTP %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %2 — %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>still running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 as %2: %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 bytes received</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chunk(s) streamed, %1 bytes</source>
+        <translation>
+            <numerusform>%n chunk streamed, %1 bytes</numerusform>
+            <numerusform>%n chunks streamed, %1 bytes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n arrivals are drawn; later ones are only counted.</source>
+        <translation>
+            <numerusform>The first arrival is drawn; later ones are only counted.</numerusform>
+            <numerusform>The first %n arrivals are drawn; later ones are only counted.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Gap between chunks: median %1, max %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>stream · %n chunk(s)</source>
+        <translation>
+            <numerusform>stream · %n chunk</numerusform>
+            <numerusform>stream · %n chunks</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>stream · no chunks yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not streamed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>wait</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>chunk</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>gaps: median %1 · max %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TracesPage</name>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All providers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All routes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All tenants</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Errors only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Slower than</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Show only requests that took longer than this; 0 shows all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search request id…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Jump to the top and show new requests as they arrive</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a request to see its waterfall, the routing decision and its text as it streams.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waterfall · ms from the request&apos;s start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Routing decision</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live text</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Response</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy as curl</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy a curl command that sends this request to the gateway again; the API key is left as $OPENAI_API_KEY</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No text yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>↑ %n new</source>
+        <translation>
+            <numerusform>↑ %n new</numerusform>
+            <numerusform>↑ %n new</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 shown · %2 running · the list keeps the newest %3</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 older let go</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>paused while you look</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>route %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tenant %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 in all</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>TTFT %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the engine no longer keeps this trace</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deciding…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No routing decision: the request ended before one was made.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for the first chunk…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not streamed: the answer arrives whole.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer had no text.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The answer&apos;s text was not kept. Select a request while it streams to watch its text, or set trace.keep_bodies: true to keep every answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error the client saw: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Streaming · %n event(s) so far</source>
+        <translation>
+            <numerusform>Streaming · %n event so far</numerusform>
+            <numerusform>Streaming · %n events so far</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>text since you selected it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bodies are not kept for this request. Set trace.keep_bodies: true in the configuration to keep request and response bodies (up to trace.body_max_bytes each) in new traces.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(cut at the trace&apos;s body limit)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The response is kept when the request finishes.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

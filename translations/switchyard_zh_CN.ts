@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CurlCommand</name>
+    <message>
+        <source># The request body was not kept, so this command has none. Set trace.keep_bodies: true in the configuration to keep bodies.</source>
+        <translation># 未保留请求正文，因此此命令不含正文。在配置中设置 trace.keep_bodies: true 即可保留正文。</translation>
+    </message>
+    <message>
+        <source># The body below was cut at the trace&apos;s body limit (trace.body_max_bytes); it is not the whole request.</source>
+        <translation># 以下正文已按追踪的正文上限（trace.body_max_bytes）截断，并非完整请求。</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -856,6 +867,10 @@ Models: %3</source>
         <translation>路由</translation>
     </message>
     <message>
+        <source>Traces</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
         <source>engine lag %1 ms  ·  %2 req/s</source>
         <extracomment>%1 how late the engine thread ran a due timer, in ms; %2 requests per second</extracomment>
         <translation>引擎延迟 %1 毫秒  ·  %2 请求/秒</translation>
@@ -1195,6 +1210,421 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>%1 %</source>
         <extracomment>A branch&apos;s share of the split&apos;s traffic, e.g. &quot;90 %&quot;</extracomment>
         <translation>%1 %</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TraceListModel</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Last failed attempt: %1</source>
+        <translation>最后一次失败的尝试：%1</translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them</source>
+        <translation>输入令牌 → 输出令牌（以提供方报告为准）</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>rung %1</source>
+        <translation>第 %1 级</translation>
+    </message>
+    <message>
+        <source>The degradation ladder&apos;s rung that answered; a dash for the chosen model</source>
+        <translation>作答的降级阶梯级别；破折号表示所选模型本身</translation>
+    </message>
+    <message>
+        <source>Time until the first streamed event went to the client</source>
+        <translation>第一个流式事件发送给客户端之前的时间</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Tier</source>
+        <translation>层级</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>提供方</translation>
+    </message>
+    <message>
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <source>Degraded</source>
+        <translation>降级</translation>
+    </message>
+    <message>
+        <source>Latency</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <source>TTFT</source>
+        <translation>首字节时间</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>令牌</translation>
+    </message>
+    <message>
+        <source>Request id</source>
+        <translation>请求 ID</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TraceWaterfallView</name>
+    <message>
+        <source>attempt %1 · %2</source>
+        <translation>第 %1 次尝试 · %2</translation>
+    </message>
+    <message>
+        <source>success</source>
+        <translation>成功</translation>
+    </message>
+    <message>
+        <source>failure</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>rate limited</source>
+        <translation>限流</translation>
+    </message>
+    <message>
+        <source>unusable</source>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>request fault</source>
+        <translation>请求错误</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 微秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>HTTP %1</source>
+        <translation>HTTP %1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>%1 %2 — %3</source>
+        <translation>%1 %2 — %3</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1 — %2</translation>
+    </message>
+    <message>
+        <source>at %1</source>
+        <translation>于 %1</translation>
+    </message>
+    <message>
+        <source>for %1</source>
+        <translation>持续 %1</translation>
+    </message>
+    <message>
+        <source>still running</source>
+        <translation>仍在运行</translation>
+    </message>
+    <message>
+        <source>%1 as %2: %3</source>
+        <translation>%1，模型 %2：%3</translation>
+    </message>
+    <message>
+        <source>%1 bytes received</source>
+        <translation>已接收 %1 字节</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n chunk(s) streamed, %1 bytes</source>
+        <translation>
+            <numerusform>已流式传输 %n 个分块，共 %1 字节</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n arrivals are drawn; later ones are only counted.</source>
+        <translation>
+            <numerusform>仅绘制前 %n 次到达，之后的只计数。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Gap between chunks: median %1, max %2</source>
+        <translation>分块间隔：中位数 %1，最大 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>stream · %n chunk(s)</source>
+        <translation>
+            <numerusform>流 · %n 个分块</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>stream · no chunks yet</source>
+        <translation>流 · 尚无分块</translation>
+    </message>
+    <message>
+        <source>not streamed</source>
+        <translation>非流式</translation>
+    </message>
+    <message>
+        <source>wait</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <source>event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>chunk</source>
+        <translation>分块</translation>
+    </message>
+    <message>
+        <source>gaps: median %1 · max %2</source>
+        <translation>间隔：中位数 %1 · 最大 %2</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::TracesPage</name>
+    <message>
+        <source>Copied to the clipboard</source>
+        <translation>已复制到剪贴板</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Filter</source>
+        <translation>筛选</translation>
+    </message>
+    <message>
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>All providers</source>
+        <translation>全部提供方</translation>
+    </message>
+    <message>
+        <source>All routes</source>
+        <translation>全部路由</translation>
+    </message>
+    <message>
+        <source>All tenants</source>
+        <translation>全部租户</translation>
+    </message>
+    <message>
+        <source>Errors only</source>
+        <translation>仅错误</translation>
+    </message>
+    <message>
+        <source>&amp;Slower than</source>
+        <translation>慢于(&amp;S)</translation>
+    </message>
+    <message>
+        <source> ms</source>
+        <translation> 毫秒</translation>
+    </message>
+    <message>
+        <source>any latency</source>
+        <translation>任意延迟</translation>
+    </message>
+    <message>
+        <source>Show only requests that took longer than this; 0 shows all</source>
+        <translation>只显示耗时超过此值的请求；0 表示全部显示</translation>
+    </message>
+    <message>
+        <source>Search request id…</source>
+        <translation>搜索请求 ID…</translation>
+    </message>
+    <message>
+        <source>Jump to the top and show new requests as they arrive</source>
+        <translation>跳到顶部并在新请求到达时显示</translation>
+    </message>
+    <message>
+        <source>Select a request to see its waterfall, the routing decision and its text as it streams.</source>
+        <translation>选择一个请求，查看其瀑布图、路由决策以及流式输出的文本。</translation>
+    </message>
+    <message>
+        <source>Waterfall · ms from the request&apos;s start</source>
+        <translation>瀑布图 · 自请求开始的毫秒数</translation>
+    </message>
+    <message>
+        <source>Routing decision</source>
+        <translation>路由决策</translation>
+    </message>
+    <message>
+        <source>Live text</source>
+        <translation>实时文本</translation>
+    </message>
+    <message>
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>Response</source>
+        <translation>响应</translation>
+    </message>
+    <message>
+        <source>Copy as curl</source>
+        <translation>复制为 curl</translation>
+    </message>
+    <message>
+        <source>Copy a curl command that sends this request to the gateway again; the API key is left as $OPENAI_API_KEY</source>
+        <translation>复制一条将此请求再次发送到网关的 curl 命令；API 密钥保留为 $OPENAI_API_KEY</translation>
+    </message>
+    <message>
+        <source>No text yet.</source>
+        <translation>尚无文本。</translation>
+    </message>
+    <message numerus="yes">
+        <source>↑ %n new</source>
+        <translation>
+            <numerusform>↑ %n 条新请求</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 shown · %2 running · the list keeps the newest %3</source>
+        <translation>显示 %1 条 · %2 条运行中 · 列表保留最新的 %3 条</translation>
+    </message>
+    <message>
+        <source>%1 older let go</source>
+        <translation>已舍弃 %1 条较早的请求</translation>
+    </message>
+    <message>
+        <source>paused while you look</source>
+        <translation>查看期间已暂停</translation>
+    </message>
+    <message>
+        <source>route %1</source>
+        <translation>路由 %1</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source>tenant %1</source>
+        <translation>租户 %1</translation>
+    </message>
+    <message>
+        <source>%1 so far</source>
+        <translation>目前 %1</translation>
+    </message>
+    <message>
+        <source>%1 in all</source>
+        <translation>共 %1</translation>
+    </message>
+    <message>
+        <source>TTFT %1</source>
+        <translation>首字节 %1</translation>
+    </message>
+    <message>
+        <source>%1 → %2 tokens</source>
+        <translation>%1 → %2 个令牌</translation>
+    </message>
+    <message>
+        <source>the engine no longer keeps this trace</source>
+        <translation>引擎已不再保留此追踪</translation>
+    </message>
+    <message>
+        <source>Deciding…</source>
+        <translation>正在决策…</translation>
+    </message>
+    <message>
+        <source>No routing decision: the request ended before one was made.</source>
+        <translation>无路由决策：请求在决策前已结束。</translation>
+    </message>
+    <message>
+        <source>Waiting for the first chunk…</source>
+        <translation>正在等待第一个分块…</translation>
+    </message>
+    <message>
+        <source>Not streamed: the answer arrives whole.</source>
+        <translation>非流式：回答将一次性到达。</translation>
+    </message>
+    <message>
+        <source>The answer had no text.</source>
+        <translation>回答没有文本。</translation>
+    </message>
+    <message>
+        <source>The answer&apos;s text was not kept. Select a request while it streams to watch its text, or set trace.keep_bodies: true to keep every answer.</source>
+        <translation>未保留回答的文本。请在请求流式传输时选择它以实时查看文本，或设置 trace.keep_bodies: true 以保留所有回答。</translation>
+    </message>
+    <message>
+        <source>Error the client saw: %1</source>
+        <translation>客户端收到的错误：%1</translation>
+    </message>
+    <message>
+        <source>Finished: %1</source>
+        <translation>已结束：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Streaming · %n event(s) so far</source>
+        <translation>
+            <numerusform>流式传输中 · 目前 %n 个事件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>text since you selected it</source>
+        <translation>自选中时起的文本</translation>
+    </message>
+    <message>
+        <source>Bodies are not kept for this request. Set trace.keep_bodies: true in the configuration to keep request and response bodies (up to trace.body_max_bytes each) in new traces.</source>
+        <translation>此请求未保留正文。在配置中设置 trace.keep_bodies: true，新的追踪将保留请求和响应正文（每个最多 trace.body_max_bytes）。</translation>
+    </message>
+    <message>
+        <source>(cut at the trace&apos;s body limit)</source>
+        <translation>（已按追踪的正文上限截断）</translation>
+    </message>
+    <message>
+        <source>The response is kept when the request finishes.</source>
+        <translation>响应将在请求结束时保留。</translation>
     </message>
 </context>
 </TS>

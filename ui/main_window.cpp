@@ -3,6 +3,7 @@
 #include "bridge/engine_bridge.h"
 #include "overview_page.h"
 #include "routes_view.h"
+#include "traces_page.h"
 #include "widget_helpers.h"
 
 #include <QEvent>
@@ -45,6 +46,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_overview, QString());
     m_routesView = new RoutesView(m_bridge, m_tabs);
     m_tabs->addTab(m_routesView, QString());
+    m_tracesPage = new TracesPage(m_bridge, m_tabs);
+    m_tabs->addTab(m_tracesPage, QString());
     setCentralWidget(m_tabs);
 
     m_listenLabel = new QLabel(this);
@@ -124,6 +127,7 @@ void MainWindow::retranslateUi()
     setWindowTitle(tr("Switchyard"));
     m_tabs->setTabText(0, tr("Overview"));
     m_tabs->setTabText(1, tr("Routes"));
+    m_tabs->setTabText(2, tr("Traces"));
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
     m_brand->setText(QStringLiteral("<span style=\"font-size:%1; font-weight:700;\">%2</span>"

@@ -22,10 +22,11 @@ namespace switchyard::ui {
 
 class OverviewPage;
 class RoutesView;
+class TracesPage;
 
-// The console's shell: the tool bar with the demo traffic controls, the Overview and Routes
-// pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at most
-// 10 per second) to the Overview page; the pages send their commands through the bridge.
+// The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
+// Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
+// most 10 per second) to the Overview page; the pages send their commands through the bridge.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -35,6 +36,8 @@ public:
 
     OverviewPage *overviewPage() const { return m_overview; }
     RoutesView *routesView() const { return m_routesView; }
+    TracesPage *tracesPage() const { return m_tracesPage; }
+    QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
     void applySnapshot(const switchyard::EngineSnapshot &snapshot);
@@ -58,9 +61,10 @@ private:
     QLabel *m_rateLabel = nullptr;
     QSpinBox *m_rateSpin = nullptr;
 
-    QTabWidget *m_tabs = nullptr; // "Overview" and "Routes"
+    QTabWidget *m_tabs = nullptr; // "Overview", "Routes" and "Traces"
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
+    TracesPage *m_tracesPage = nullptr;
 
     QLabel *m_listenLabel = nullptr;
     QLabel *m_statusRate = nullptr;

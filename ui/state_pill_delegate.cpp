@@ -44,11 +44,18 @@ void StatePillDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     QStyle *style = widget ? widget->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
 
-    const QVariant stateValue = index.data(HealthMatrixModel::StateRole);
-    if (!stateValue.isValid())
-        return;
-    const QColor color =
-        HealthMatrixModel::statusColor(HealthMatrixModel::ProviderStatus(stateValue.toInt()));
+    QColor color;
+    if (m_colorRole >= 0) {
+        color = index.data(m_colorRole).value<QColor>();
+        if (!color.isValid())
+            return;
+    } else {
+        const QVariant stateValue = index.data(HealthMatrixModel::StateRole);
+        if (!stateValue.isValid())
+            return;
+        color =
+            HealthMatrixModel::statusColor(HealthMatrixModel::ProviderStatus(stateValue.toInt()));
+    }
 
     QFont font = option.font;
     font.setWeight(QFont::DemiBold);

@@ -7,6 +7,7 @@
 #include "main_window.h"
 #include "route_rules_model.h"
 #include "routes_view.h"
+#include "traces_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -441,10 +442,12 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 2);
+    QCOMPARE(tabs->count(), 3);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
+    QCOMPARE(tabs->tabText(2), u"Traces"_s);
+    QCOMPARE(tabs->widget(2), window.tracesPage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 
