@@ -121,8 +121,9 @@ Engine::Engine(config::Config config, QObject *parent)
     if (const auto &otlp = m_store->config().trace.otlp) {
         m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));
         m_recorder->addSink(m_spanExporter.get());
-        qCInfo(lcEngine).noquote() << "exporting spans to" << otlp->tracesUrl().toString()
-                                   << "with sampling ratio" << otlp->samplingRatio;
+        qCInfo(lcEngine).noquote()
+            << "exporting spans to" << otlp->tracesUrl().toString(QUrl::RemoveUserInfo)
+            << "with sampling ratio" << otlp->samplingRatio;
     }
 }
 
@@ -243,10 +244,19 @@ telemetry::TraceFeed Engine::takeTraceFeed()
     feed.watchedId = m_recorder->watched();
     for (const telemetry::TraceBuilder *builder :
          m_recorder->newestLive(telemetry::TraceFeed::kMaxRunning)) {
-        telemetry::Trace trace = builder->trace();
+        // The record and spans only (shared, not copied); chunk arrivals for the watched one.
+        const telemetry::Trace &running = builder->trace();
+        telemetry::Trace trace;
+        static_cast<telemetry::RequestRecord &>(trace) = running;
+        trace.spans = running.spans;
+        trace.explainSteps = running.explainSteps;
+        trace.chunkCount = running.chunkCount;
+        trace.chunkBytes = running.chunkBytes;
+        trace.method = running.method;
+        trace.path = running.path;
+        if (builder->watched())
+            trace.chunks = running.chunks;
         trace.totalMicros = builder->elapsedMicros(); // so far
-        if (!builder->watched())
-            trace.chunks = {};
         feed.running.append(std::move(trace));
     }
     feed.watchedData = m_recorder->takeWatchedData();

@@ -660,6 +660,20 @@ void ChatExecution::onResponseBody(QByteArrayView bytes)
     }
 }
 
+void ChatExecution::traceStreamedEvents(const QList<upstream::SseEvent> &events)
+{
+    telemetry::Trace &record = m_trace.trace();
+    if (record.timeToFirstByteMicros < 0)
+        record.timeToFirstByteMicros = m_trace.elapsedMicros();
+    for (const upstream::SseEvent &event : events) {
+        m_trace.chunk(event.data.size());
+        if (m_trace.watched())
+            m_trace.appendLiveData(event.data);
+        if (m_trace.keepsMoreResponseBody())
+            m_trace.appendResponseBody("data: " + event.data + "\n\n");
+    }
+}
+
 bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
 {
     if (output.completed) {
@@ -667,10 +681,11 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
         m_attempt.answerCompleteMs = msSince(m_attempt.startedAt);
         noteUsage(m_attempt.stream->usage());
     }
-    // The finish reason comes in the last chunk before the end marker, often a read before it:
-    // the last event of each batch is looked at, one search per read.
+    // The finish reason comes near the end, often a read before the end marker and sometimes
+    // followed by a usage chunk with no choices: the batch is searched from its end for the
+    // last event that has the key at all.
     for (auto event = output.events.crbegin(); event != output.events.crend(); ++event) {
-        if (event->data == "[DONE]")
+        if (!event->data.contains("\"finish_reason\""))
             continue;
         if (QString reason = finishReasonIn(event->data); !reason.isEmpty())
             m_trace.trace().finishReason = std::move(reason);
@@ -682,20 +697,13 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             // the answer, and a failure ends the stream with an error event.
             m_phase = Phase::Streaming;
             m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
-            m_trace.trace().timeToFirstByteMicros = m_trace.elapsedMicros();
             m_trace.pointEvent(QStringLiteral("first byte"),
                                QStringLiteral("first event after %1 ms")
                                    .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
             m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel),
                                   m_attempt.dialect);
         }
-        for (const upstream::SseEvent &event : std::as_const(output.events)) {
-            m_trace.chunk(event.data.size());
-            if (m_trace.watched())
-                m_trace.appendLiveData(event.data);
-            if (m_trace.limits().keepBodies)
-                m_trace.appendResponseBody("data: " + event.data + "\n\n");
-        }
+        traceStreamedEvents(output.events);
         // After [DONE] only the end of the stream follows, normally in the same upstream read.
         m_client->sendStreamEvents(output.events, !m_sawDone && !output.failure);
         if (m_phase == Phase::Done)
@@ -825,8 +833,10 @@ void ChatExecution::relayWholeAnswer()
     if (m_attempt.shape.clientStreams) {
         // The provider cannot stream: its whole answer is replayed as the stream asked for.
         m_client->beginStream(headers, Dialect::Chat);
-        m_client->sendStreamEvents(
-            upstream::adapters::completionAsChunks(m_attempt.shape, translated.openAiJson), false);
+        const QList<upstream::SseEvent> events =
+            upstream::adapters::completionAsChunks(m_attempt.shape, translated.openAiJson);
+        traceStreamedEvents(events);
+        m_client->sendStreamEvents(events, false);
         m_client->endStream();
     } else {
         m_client->sendAnswer(m_attempt.head.status, headers, translated.openAiJson,
@@ -992,8 +1002,9 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     const QString provider = providerId();
     // Whatever the provider said goes on to the client, the trace and the log: never with the
     // credentials it was called with in it.
-    failure.error.message = upstream::adapters::withoutSecrets(
-        m_services.health.providerConfig(candidate().endpoint), std::move(failure.error.message));
+    // The definition the call was made with: an Apply since may have changed the registry's.
+    failure.error.message =
+        upstream::adapters::withoutSecrets(*m_attempt.provider, std::move(failure.error.message));
     m_attempt.errorClass = failure.errorClass;
     endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
@@ -1131,6 +1142,9 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
     answer.reason = reason;
     const bool canned = level == resilience::kCannedAnswer;
     m_degradedLevel = level;
+    // The ladder answered, not the provider tried last: no provider's name on a 200.
+    m_trace.trace().provider.clear();
+    m_trace.trace().upstreamModel.clear();
     m_trace.pointEvent(QStringLiteral("degraded"),
                        QStringLiteral("level %1, %2 instead of: %3")
                            .arg(level)
@@ -1147,6 +1161,7 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
             event.data = data;
             events.append(std::move(event));
         }
+        traceStreamedEvents(events);
         m_client->sendStreamEvents(events, false);
         m_client->endStream();
     } else {

@@ -185,6 +185,9 @@ private:
     void stopWatching();
 
     void relayWholeAnswer();
+    // Marks events about to go to the client in the trace: first byte, chunk arrivals, the
+    // watched request's live text, the kept body.
+    void traceStreamedEvents(const QList<upstream::SseEvent> &events);
     // Writes translated stream events (beginning the client's stream if they are the first) and
     // acts on a failure among them. Returns false when the request ended or its attempt failed.
     bool relayStreamOutput(upstream::adapters::StreamOutput output);

@@ -79,10 +79,12 @@ void TraceStream::sendRunning()
     for (Subscriber &subscriber : m_subscribers) {
         QJsonArray data;
         for (const telemetry::TraceBuilder *builder : running) {
-            if (!subscriber.filter.matches(builder->trace()))
+            // Its latency so far, so "slower than" finds the slow ones while they still run.
+            telemetry::RequestRecord record = builder->trace();
+            record.totalMicros = builder->elapsedMicros();
+            if (!subscriber.filter.matches(record))
                 continue;
-            QJsonObject item = telemetry::recordJson(builder->trace());
-            item.insert(QStringLiteral("latency_ms"), double(builder->elapsedMicros()) / 1000.0);
+            QJsonObject item = telemetry::recordJson(record);
             item.insert(QStringLiteral("state"), QStringLiteral("in_progress"));
             data.append(item);
         }

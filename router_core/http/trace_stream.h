@@ -42,7 +42,7 @@ private:
 
     telemetry::RequestRecorder &m_recorder;
     std::list<Subscriber> m_subscribers;
-    QTimer m_runningTimer;
+    QTimer m_runningTimer{this}; // a child: moveToThread() takes it to the engine's thread
 };
 
 } // namespace switchyard::http

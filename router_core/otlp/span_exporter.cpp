@@ -50,8 +50,10 @@ void SpanExporter::traceFinished(const telemetry::Trace &trace)
         m_queue.push_back(std::move(request));
         m_waitingSpans += spans;
         batchReady = m_waitingSpans >= m_config.batchSpans;
+        // Inside the lock: the export thread takes the batch under it, so it cannot count the
+        // spans out before they were counted in.
+        m_queued.fetch_add(quint64(spans), std::memory_order_relaxed);
     }
-    m_queued.fetch_add(quint64(spans), std::memory_order_relaxed);
     if (batchReady)
         m_wake.notify_one();
 }

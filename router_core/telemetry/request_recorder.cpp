@@ -39,8 +39,10 @@ QList<const TraceBuilder *> RequestRecorder::newestLive(int count) const
     running.reserve(m_live.size());
     for (const TraceBuilder *builder : m_live)
         running.append(builder);
+    // By start time, read once per builder: a comparison that read the clock would not be a
+    // consistent order while it sorts.
     const auto newerFirst = [](const TraceBuilder *a, const TraceBuilder *b) {
-        return a->elapsedMicros() < b->elapsedMicros();
+        return b->startClock() < a->startClock();
     };
     if (running.size() > count) {
         std::partial_sort(running.begin(), running.begin() + count, running.end(), newerFirst);

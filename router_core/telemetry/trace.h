@@ -95,6 +95,8 @@ public:
                     QByteArrayView body);
     // The answer the client was sent, when bodies are kept (a stream's events as they went out).
     void appendResponseBody(QByteArrayView bytes);
+    // Whether appendResponseBody would keep anything: callers skip building the bytes if not.
+    bool keepsMoreResponseBody() const { return m_limits.keepBodies && !m_trace.responseBodyCut; }
 
     int openSpan(const QString &name, const QString &detail = {}, SpanKind kind = SpanKind::Step);
     void closeSpan(int index, const QString &detail = {});
@@ -113,6 +115,8 @@ public:
     Trace &trace() { return m_trace; }
     const Trace &trace() const { return m_trace; }
     qint64 elapsedMicros() const { return m_clock.nsecsElapsed() / 1000; }
+    // When the request started, comparable between builders (earlier is less).
+    const QElapsedTimer &startClock() const { return m_clock; }
     // Closes whatever is still open and returns the finished trace.
     Trace finish(int status, const QString &outcome);
 

@@ -38,6 +38,7 @@ private slots:
     void clientBudgetEndsAStream();
     void ladderLevels_data();
     void ladderLevels();
+    void recordKeepsTheFinishReasonPastAUsageChunk();
     void drainedEndpointFinishesWhatItHas();
     void backPressurePausesAndResumes();
     void stalledClientIsDropped();
@@ -503,6 +504,35 @@ routes:
     QCOMPARE(f.log->header("x-switchyard-degraded"), degraded);
     if (!answer.isEmpty())
         QCOMPARE(f.log->content(), answer);
+    // The record says the same: the rung that answered, and no provider on a ladder's own answer.
+    const telemetry::Trace trace = f.lastTrace();
+    QCOMPARE(trace.degradedLevel, degraded.toInt());
+    QCOMPARE(trace.status, status);
+    if (degraded.toInt() >= 2)
+        QVERIFY(trace.provider.isEmpty());
+}
+
+void ChatExecutionTest::recordKeepsTheFinishReasonPastAUsageChunk()
+{
+    Fixture f(kTwoProviders);
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.chunk(u"hello"_s);
+    // One read: the finish chunk, a usage chunk without choices (include_usage), the end.
+    f.transport.body(
+        R"(data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},"finish_reason":"length"}]})"
+        "\n\n"
+        R"(data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2}})"
+        "\n\n"
+        "data: [DONE]\n\n");
+    f.transport.finish();
+    const telemetry::Trace trace = f.lastTrace();
+    QCOMPARE(trace.status, 200);
+    QCOMPARE(trace.finishReason, u"length"_s);
+    QCOMPARE(trace.inputTokens, qint64(7));
+    QCOMPARE(trace.outputTokens, qint64(2));
+    QCOMPARE(trace.chunkCount, 4u);
+    QVERIFY(trace.timeToFirstByteMicros >= 0);
 }
 
 void ChatExecutionTest::drainedEndpointFinishesWhatItHas()
