@@ -1,13 +1,13 @@
 #include "breaker_timeline_view.h"
 
+#include "widget_helpers.h"
+
 #include <QDateTime>
-#include <QHelpEvent>
 #include <QLinearGradient>
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -381,15 +381,8 @@ QString BreakerTimelineView::toolTipAt(const QPointF &position) const
 
 bool BreakerTimelineView::event(QEvent *event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (showToolTipAt(this, event, [this](const QPoint &at) { return toolTipAt(at); }))
         return true;
-    }
     if (event->type() == QEvent::LanguageChange || event->type() == QEvent::FontChange)
         update();
     return QWidget::event(event);

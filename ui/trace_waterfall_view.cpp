@@ -1,10 +1,10 @@
 #include "trace_waterfall_view.h"
 
-#include <QHelpEvent>
+#include "widget_helpers.h"
+
 #include <QLocale>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
@@ -214,15 +214,8 @@ QString TraceWaterfallView::toolTipAt(const QPointF &position) const
 
 bool TraceWaterfallView::event(QEvent *event)
 {
-    if (event->type() == QEvent::ToolTip) {
-        auto *help = static_cast<QHelpEvent *>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty())
-            QToolTip::hideText();
-        else
-            QToolTip::showText(help->globalPos(), text, this);
+    if (showToolTipAt(this, event, [this](const QPoint &at) { return toolTipAt(at); }))
         return true;
-    }
     return QWidget::event(event);
 }
 

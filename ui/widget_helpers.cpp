@@ -2,10 +2,12 @@
 
 #include <QFile>
 #include <QFrame>
+#include <QHelpEvent>
 #include <QLabel>
 #include <QPainter>
 #include <QPixmap>
 #include <QStyle>
+#include <QToolTip>
 #include <cmath>
 
 namespace switchyard::ui {
@@ -146,6 +148,20 @@ QStringList splitList(const QString &text)
             items.append(trimmed);
     }
     return items;
+}
+
+bool showToolTipAt(QWidget *widget, QEvent *event,
+                   const std::function<QString(const QPoint &)> &textAt)
+{
+    if (event->type() != QEvent::ToolTip)
+        return false;
+    auto *help = static_cast<QHelpEvent *>(event);
+    const QString text = textAt(help->pos());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(help->globalPos(), text, widget);
+    return true;
 }
 
 } // namespace switchyard::ui

@@ -3,10 +3,13 @@
 #include <QColor>
 #include <QFont>
 #include <QIcon>
+#include <QPoint>
 #include <QString>
 #include <QStringList>
+#include <functional>
 
 QT_BEGIN_NAMESPACE
+class QEvent;
 class QFrame;
 class QLabel;
 class QWidget;
@@ -61,5 +64,11 @@ QString consoleStyleSheet();
 
 // The items of a comma-separated list typed into a field ("a, b,,c" -> a, b, c).
 QStringList splitList(const QString &text);
+
+// For a painted widget whose tooltip depends on what is under the pointer: answers a ToolTip
+// event with `textAt(position)`, hiding the tip where it is empty. Returns whether `event` was
+// one (the caller's event() returns true then).
+bool showToolTipAt(QWidget *widget, QEvent *event,
+                   const std::function<QString(const QPoint &)> &textAt);
 
 } // namespace switchyard::ui

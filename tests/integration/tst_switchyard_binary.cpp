@@ -4,6 +4,7 @@
 #include "fake_upstream.h"
 #include "test_client.h"
 
+#include <QDeadlineTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -54,6 +55,12 @@ private Q_SLOTS:
 
 private:
     QString writeFile(const QString &name, const QByteArray &contents);
+    // A config file with `head` first and one provider, `fake`, serving test-model at `fake`.
+    QString writeFakeProviderConfig(const QString &name, const QByteArray &head,
+                                    const FakeUpstream &fake);
+    // Starts the binary with `arguments`, collecting its standard output into `output`, and
+    // returns the port it says it listens on; 0 when it did not say so in time.
+    quint16 startHeadless(QProcess &process, QByteArray &output, const QStringList &arguments);
 
     QTemporaryDir m_dir;
 };
@@ -137,28 +144,16 @@ void SwitchyardBinaryTest::brokenConfigRefusesToStart()
 void SwitchyardBinaryTest::headlessGatewayAnswersAndStopsOnSigterm()
 {
     FakeUpstream fake;
-    const QString path = writeFile(QStringLiteral("fake.yaml"), "listen: 127.0.0.1:8080\n"
-                                                                "providers:\n"
-                                                                "  - id: fake\n"
-                                                                "    kind: openai\n"
-                                                                "    base_url: " +
-                                                                    fake.baseUrl() +
-                                                                    "\n"
-                                                                    "    models: [test-model]\n");
+    const QString path =
+        writeFakeProviderConfig(QStringLiteral("fake.yaml"), "listen: 127.0.0.1:8080\n", fake);
     QVERIFY(!path.isEmpty());
     QProcess process;
     QByteArray output;
-    connect(&process, &QProcess::readyReadStandardOutput, this,
-            [&] { output += process.readAllStandardOutput(); });
-
-    process.start(kBinary, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
-                            QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
-
-    QVERIFY(process.waitForStarted());
-    const QRegularExpression baseUrl(
-        QStringLiteral("OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"));
-    QTRY_VERIFY_WITH_TIMEOUT(baseUrl.match(QString::fromUtf8(output)).hasMatch(), 30000);
-    const quint16 port = baseUrl.match(QString::fromUtf8(output)).captured(1).toUShort();
+    // --listen wins over the file's port.
+    const quint16 port =
+        startHeadless(process, output,
+                      {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                       QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
     QVERIFY2(port > 0 && port != 8080, output.constData());
 
     TestClient client(port);
@@ -179,29 +174,16 @@ void SwitchyardBinaryTest::jsonLogIsOneObjectPerLineWithTheRequestsFields()
     FakeUpstream fake;
     // The file asks for JSON at warning; the command line's --log-level wins over the file.
     const QString path =
-        writeFile(QStringLiteral("json-log.yaml"), "listen: 127.0.0.1:0\n"
-                                                   "log: {format: json, level: warning}\n"
-                                                   "providers:\n"
-                                                   "  - id: fake\n"
-                                                   "    kind: openai\n"
-                                                   "    base_url: " +
-                                                       fake.baseUrl() +
-                                                       "\n"
-                                                       "    models: [test-model]\n");
+        writeFakeProviderConfig(QStringLiteral("json-log.yaml"),
+                                "listen: 127.0.0.1:0\nlog: {format: json, level: warning}\n", fake);
     QVERIFY(!path.isEmpty());
     QProcess process;
     QByteArray output;
-    connect(&process, &QProcess::readyReadStandardOutput, this,
-            [&] { output += process.readAllStandardOutput(); });
-
-    process.start(kBinary, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
-                            QStringLiteral("--log-level"), QStringLiteral("info")});
-
-    QVERIFY(process.waitForStarted());
-    const QRegularExpression baseUrl(
-        QStringLiteral("OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"));
-    QTRY_VERIFY_WITH_TIMEOUT(baseUrl.match(QString::fromUtf8(output)).hasMatch(), 30000);
-    const quint16 port = baseUrl.match(QString::fromUtf8(output)).captured(1).toUShort();
+    const quint16 port =
+        startHeadless(process, output,
+                      {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                       QStringLiteral("--log-level"), QStringLiteral("info")});
+    QVERIFY2(port > 0, output.constData());
     TestClient client(port);
     client.post("/v1/chat/completions", chatBody("test-model", false));
     QVERIFY(client.waitForFinished(30000));
@@ -230,6 +212,34 @@ void SwitchyardBinaryTest::jsonLogIsOneObjectPerLineWithTheRequestsFields()
     QCOMPARE(requestLine.value(QStringLiteral("model")).toString(), QStringLiteral("test-model"));
     QCOMPARE(requestLine.value(QStringLiteral("attempts")).toInt(), 1);
     QCOMPARE(requestLine.value(QStringLiteral("streamed")).toBool(), false);
+}
+
+QString SwitchyardBinaryTest::writeFakeProviderConfig(const QString &name, const QByteArray &head,
+                                                      const FakeUpstream &fake)
+{
+    return writeFile(name, head +
+                               "providers:\n"
+                               "  - id: fake\n"
+                               "    kind: openai\n"
+                               "    base_url: " +
+                               fake.baseUrl() + "\n    models: [test-model]\n");
+}
+
+quint16 SwitchyardBinaryTest::startHeadless(QProcess &process, QByteArray &output,
+                                            const QStringList &arguments)
+{
+    connect(&process, &QProcess::readyReadStandardOutput, this,
+            [&] { output += process.readAllStandardOutput(); });
+    process.start(kBinary, arguments);
+    if (!process.waitForStarted())
+        return 0;
+    const QRegularExpression baseUrl(
+        QStringLiteral("OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"));
+    QDeadlineTimer deadline(30000);
+    while (!baseUrl.match(QString::fromUtf8(output)).hasMatch() && !deadline.hasExpired() &&
+           process.state() == QProcess::Running)
+        QTest::qWait(20);
+    return baseUrl.match(QString::fromUtf8(output)).captured(1).toUShort();
 }
 
 QTEST_GUILESS_MAIN(SwitchyardBinaryTest)
