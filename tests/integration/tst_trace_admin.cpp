@@ -3,6 +3,7 @@
 // running requests, and the feed the console's Traces page is sent, with one request's text
 // as it streams.
 
+#include "bridge/engine_host.h"
 #include "fake_upstream.h"
 #include "gateway_harness.h"
 #include "telemetry/request_recorder.h"
@@ -65,6 +66,8 @@ private Q_SLOTS:
     void liveStreamCarriesFinishedAndRunningThroughItsFilter();
     void feedCarriesFinishedRunningAndTheWatchedText();
     void watchedTextEndsWithTheErrorTheClientSaw();
+    void liveStreamKeepsReportingWhenTheEngineRunsOnItsOwnThread();
+    void bridgeCarriesTheFeedAndLoadsATrace();
 
 private:
     void startGateway();
@@ -319,6 +322,50 @@ void TraceAdminTest::watchedTextEndsWithTheErrorTheClientSaw()
     const auto trace = m_engine->traces().find("cut");
     QVERIFY(trace);
     QCOMPARE(trace->chunkCount, 2u);
+}
+
+void TraceAdminTest::liveStreamKeepsReportingWhenTheEngineRunsOnItsOwnThread()
+{
+    // As the binary runs it: the engine built here, then moved to its own thread. Every timer
+    // of the stream must move with it, or subscribers hear of running requests only once.
+    EngineHost host(gatewayConfig({providerFor(u"primary"_s, *m_fake, {u"test-model"_s})}));
+    QString error;
+    QVERIFY2(host.start(&error), qPrintable(error));
+    TestClient stream(host.port());
+    stream.send("GET", "/admin/v1/traces/stream");
+    const auto runningEvents = [&stream] {
+        return std::count_if(
+            stream.events().cbegin(), stream.events().cend(),
+            [](const upstream::SseEvent &event) { return event.event == "trace.running"; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(runningEvents() >= 3, 10000);
+}
+
+void TraceAdminTest::bridgeCarriesTheFeedAndLoadsATrace()
+{
+    EngineHost host(gatewayConfig({providerFor(u"primary"_s, *m_fake, {u"test-model"_s})}));
+    QString error;
+    QVERIFY2(host.start(&error), qPrintable(error));
+    QList<telemetry::RequestRecord> finished;
+    connect(&host, &EngineBridge::traceFeedUpdated, this,
+            [&finished](const telemetry::TraceFeed &feed) { finished.append(feed.finished); });
+    std::optional<telemetry::Trace> loaded;
+    connect(&host, &EngineBridge::traceLoaded, this,
+            [&loaded](quint64 ticket, bool found, const telemetry::Trace &trace) {
+                if (ticket == 7 && found)
+                    loaded = trace;
+            });
+
+    TestClient client(host.port());
+    client.post("/v1/chat/completions", chatBody(false), {{"x-request-id", "across"}});
+    QVERIFY(client.waitForFinished());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 5000);
+    QCOMPARE(finished.first().requestId, QByteArray("across"));
+
+    host.loadTrace(7, "across");
+    QTRY_VERIFY_WITH_TIMEOUT(loaded.has_value(), 5000);
+    QCOMPARE(loaded->status, 200);
+    QVERIFY(loaded->span(u"upstream attempt"_s));
 }
 
 QTEST_GUILESS_MAIN(TraceAdminTest)
