@@ -46,6 +46,10 @@ struct AdmissionConfig {
     double failoverCapacityShare = 0.5;  // of an endpoint's capacity that failover may take
     double degradedAdmitShare = 0.5;     // of a degraded tier's traffic let through to fallbacks
     int maxDepth = 5;                    // x-switchyard-depth above this: 508
+    // With the engine loop at least this late, a provider's connect, first-token or idle
+    // timeout is the gateway's overload, not the provider's failure: it does not count toward
+    // the provider's breaker and the request is answered 503 gateway_overloaded.
+    std::chrono::milliseconds overloadLag{250};
 };
 
 // A fixed reply for requests that match, degradation ladder level 2.

@@ -15,8 +15,8 @@ const QList<QLatin1StringView> retryKeys{
     "budget_percent"_L1,   "min_retries_in_flight"_L1, "max_attempts"_L1,
     "timeout_gradient"_L1, "max_retry_after"_L1,       "default_cool_down"_L1};
 const QList<QLatin1StringView> admissionKeys{
-    "max_in_flight"_L1,        "tenants"_L1,  "default_tenant_rpm"_L1, "failover_capacity_share"_L1,
-    "degraded_admit_share"_L1, "max_depth"_L1};
+    "max_in_flight"_L1,           "overload_lag"_L1,         "tenants"_L1,  "default_tenant_rpm"_L1,
+    "failover_capacity_share"_L1, "degraded_admit_share"_L1, "max_depth"_L1};
 const QList<QLatin1StringView> tenantKeys{"requests_per_minute"_L1, "burst"_L1};
 const QList<QLatin1StringView> degradationKeys{"canned"_L1, "fail_safe"_L1};
 const QList<QLatin1StringView> cannedKeys{"when"_L1, "reply"_L1};
@@ -148,6 +148,11 @@ void checkAdmission(YamlReader &reader, const MapEntry &entry, AdmissionConfig &
               admission.failoverCapacityShare);
     readShare(reader, *keys, "degraded_admit_share"_L1, 0.0, 1.0, admission.degradedAdmitShare);
     readInt(reader, *keys, "max_depth"_L1, 0, kDeepestDepthLimit, admission.maxDepth);
+    if (const MapEntry *lag = keys->find("overload_lag"_L1)) {
+        // Zero would blame the gateway for every timeout: refused like the other timeouts.
+        if (const auto value = reader.readDuration(*lag, ZeroDuration::Rejected))
+            admission.overloadLag = *value;
+    }
 }
 
 std::optional<QString> readNonEmptyString(YamlReader &reader, const MapEntry &entry)

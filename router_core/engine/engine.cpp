@@ -70,7 +70,7 @@ Engine::Engine(config::Config config, QObject *parent)
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,
-                                        *m_admission, *m_retryBudget, *m_scheduler},
+                                        *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth},
                                        this))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
@@ -91,7 +91,11 @@ Engine::Engine(config::Config config, QObject *parent)
             });
     m_recorder->addSink(m_metrics.get());
     m_loopLag = new metrics::LoopLagMonitor(
-        [this](double lagSeconds) { m_metrics->loopLagObserved(lagSeconds); }, this);
+        [this](double lagSeconds) {
+            m_loopHealth.lagMs = lagSeconds * 1000.0;
+            m_metrics->loopLagObserved(lagSeconds);
+        },
+        this);
     m_server->setMetricsSource([this] { return metricsText(); });
     // The logs: a line per finished request, and tiers going down and up with their endpoints.
     m_recorder->addSink(&telemetry::requestLog());

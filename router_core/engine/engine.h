@@ -4,6 +4,7 @@
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
 #include "telemetry/trace_feed.h"
+#include "timing/loop_health.h"
 
 #include <QObject>
 #include <QTimer>
@@ -127,9 +128,10 @@ private:
     control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
-    http::GatewayServer *m_server = nullptr;          // child
-    resilience::HealthProber *m_prober = nullptr;     // child; created when probes are enabled
-    QTimer m_publishTimer{this};                      // parented so moveToThread() takes it along
+    timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it
+    http::GatewayServer *m_server = nullptr;      // child
+    resilience::HealthProber *m_prober = nullptr; // child; created when probes are enabled
+    QTimer m_publishTimer{this};                  // parented so moveToThread() takes it along
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};

@@ -329,7 +329,10 @@ QCoro::Task<> ChatExecution::run()
         const AttemptFailure failure = *std::exchange(m_failure, std::nullopt);
 
         resilience::RetryDecision decision;
-        if (failure.cutByBudget) {
+        if (failure.blamedOnGateway) {
+            decision.reason = QStringLiteral("the gateway itself is overloaded: another attempt "
+                                             "would add to the load");
+        } else if (failure.cutByBudget) {
             decision.reason = QStringLiteral("the request's time budget ran out");
             decision.stop = RetryStop::TimeBudget;
         } else {
@@ -785,7 +788,10 @@ void ChatExecution::onFinished(const upstream::UpstreamResult &result)
                                   QStringLiteral("Provider `%1` broke off the answer: %2.")
                                       .arg(provider, result.description));
         }
-        attemptFailed({errorClass, error, result.description, cutByBudget});
+        AttemptFailure failure(errorClass, error, result.description, cutByBudget);
+        if (result.error == TransportError::ConnectTimeout && !cutByBudget)
+            failure = blameTimeout(std::move(failure));
+        attemptFailed(std::move(failure));
         return;
     }
 
@@ -963,11 +969,12 @@ void ChatExecution::onWatchDue()
                                        .arg(millisecondsText(m_attempt.answerLimit))
                                  : QStringLiteral("timed out (no answer within %1)")
                                        .arg(millisecondsText(m_attempt.answerLimit));
-        attemptFailed({ErrorClass::Timeout,
-                       upstreamError(504, QStringLiteral("upstream_timeout"),
-                                     QStringLiteral("Provider `%1` did not answer in time: %2.")
-                                         .arg(providerId(), what)),
-                       what});
+        attemptFailed(
+            blameTimeout({ErrorClass::Timeout,
+                          upstreamError(504, QStringLiteral("upstream_timeout"),
+                                        QStringLiteral("Provider `%1` did not answer in time: %2.")
+                                            .arg(providerId(), what)),
+                          what}));
         return;
     }
     const QString what = watched == Watch::FirstToken
@@ -975,11 +982,11 @@ void ChatExecution::onWatchDue()
                                    .arg(millisecondsText(m_attempt.answerLimit))
                              : QStringLiteral("no data for %1 between chunks")
                                    .arg(millisecondsText(m_config->timeouts.idle));
-    attemptFailed(
+    attemptFailed(blameTimeout(
         {ErrorClass::Timeout,
          upstreamError(504, QStringLiteral("upstream_timeout"),
                        QStringLiteral("Provider `%1` timed out: %2.").arg(providerId(), what)),
-         what});
+         what}));
 }
 
 void ChatExecution::onClientGone()
@@ -1006,7 +1013,8 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     failure.error.message =
         upstream::adapters::withoutSecrets(*m_attempt.provider, std::move(failure.error.message));
     m_attempt.errorClass = failure.errorClass;
-    endAttempt(resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
+    endAttempt(resilience::callOutcomeFor(failure.errorClass,
+                                          failure.cutByBudget || failure.blamedOnGateway),
                QStringLiteral("%1 (%2)").arg(failure.description,
                                              resilience::errorClassName(failure.errorClass)));
     m_attemptSummaries.append(QStringLiteral("`%1` (%2)").arg(provider, failure.description));
@@ -1050,6 +1058,30 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     m_lastError = failure.error;
     m_failure = std::move(failure);
     resumeRun();
+}
+
+ChatExecution::AttemptFailure ChatExecution::blameTimeout(AttemptFailure failure)
+{
+    const double lagMs = m_services.loop.lagMs;
+    const auto threshold = m_config->resilience.admission.overloadLag;
+    if (lagMs < double(threshold.count()))
+        return failure;
+    m_trace.pointEvent(QStringLiteral("gateway overloaded"),
+                       QStringLiteral("%1 while the engine loop ran %2 ms late "
+                                      "(admission.overload_lag %3): the gateway's, not %4's")
+                           .arg(failure.description)
+                           .arg(lagMs, 0, 'f', 0)
+                           .arg(millisecondsText(threshold), providerId()));
+    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+        QStringLiteral("Switchyard is overloaded: its engine ran %1 ms behind, so it could not "
+                       "tell whether provider `%2` was slow (%3). Retry shortly.")
+            .arg(lagMs, 0, 'f', 0)
+            .arg(providerId(), failure.description));
+    error.code = QStringLiteral("gateway_overloaded");
+    error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
+    failure.error = std::move(error);
+    failure.blamedOnGateway = true;
+    return failure;
 }
 
 void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)

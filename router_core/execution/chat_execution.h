@@ -11,6 +11,7 @@
 #include "routing/route_decision.h"
 #include "telemetry/trace.h"
 #include "timing/deadline_scheduler.h"
+#include "timing/loop_health.h"
 #include "upstream/adapters/provider_adapter.h"
 #include "upstream/sse_parser.h"
 #include "upstream/upstream_transport.h"
@@ -39,6 +40,7 @@ struct ExecutionServices {
     resilience::RetryBudget &retryBudget;
     resilience::AdmissionController &admission;
     timing::DeadlineScheduler &scheduler; // every timeout and wait of the request
+    const timing::LoopHealth &loop;       // the engine loop's lag, for blaming timeouts
     resilience::UniformRandom random;     // backoff jitter
 };
 
@@ -99,6 +101,8 @@ private:
         QString description;
         bool cutByBudget = false;
         std::optional<std::chrono::milliseconds> retryAfter; // a 429's, when it named one
+        // The engine loop was too late to tell a slow provider from its own backlog.
+        bool blamedOnGateway = false;
     };
 
     // One call to one endpoint. Reset for every attempt.
@@ -196,6 +200,10 @@ private:
     // The attempt failed: after the first byte that ends the request; before it, the failure
     // is handed to run(), which decides what comes next.
     void attemptFailed(AttemptFailure failure);
+    // A timeout while the engine loop lags past admission.overload_lag: the gateway's fault. The
+    // failure becomes 503 gateway_overloaded, counts nothing against the provider, and is not
+    // retried (more attempts would add to the load that caused it).
+    AttemptFailure blameTimeout(AttemptFailure failure);
     void endAttempt(health::CallOutcome outcome, const QString &detail);
     bool takeRetrySlot();
     void releaseRetrySlot();

@@ -600,13 +600,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         ingress == Ingress::Responses ? routing::forwardedBody(chat, operationBody) : forwarded;
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
-    const execution::ExecutionServices services{m_services.transport,
-                                                m_services.health,
-                                                m_services.recorder,
-                                                m_services.retryBudget,
-                                                m_services.admission,
-                                                m_services.scheduler,
-                                                jitter};
+    const execution::ExecutionServices services{
+        m_services.transport, m_services.health,    m_services.recorder, m_services.retryBudget,
+        m_services.admission, m_services.scheduler, m_services.loop,     jitter};
     std::unique_ptr<OpenAiChannel> client;
     if (ingress == Ingress::Messages)
         client = std::make_unique<MessagesChannel>(std::move(writer));

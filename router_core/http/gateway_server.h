@@ -10,6 +10,7 @@
 #include "telemetry/connection_counts.h"
 #include "telemetry/trace.h"
 #include "timing/deadline_scheduler.h"
+#include "timing/loop_health.h"
 
 #include <QAbstractHttpServer>
 #include <QElapsedTimer>
@@ -50,6 +51,7 @@ struct GatewayServices {
     resilience::AdmissionController &admission;
     resilience::RetryBudget &retryBudget;
     timing::DeadlineScheduler &scheduler;
+    const timing::LoopHealth &loop;
 };
 
 class ConnectionQueue;

@@ -270,7 +270,8 @@ struct Fixture {
         routing::RouteDecision decision = router.route(*table, context);
         log = std::make_shared<ClientLog>();
         const execution::ExecutionServices services{
-            transport, health, recorder, retryBudget, admission, scheduler, [] { return 0.0; }};
+            transport, health,    recorder, retryBudget,
+            admission, scheduler, loop,     [] { return 0.0; }};
         auto *run =
             new ChatExecution(services, table->snapshot(), chat, routing::forwardedBody(chat, body),
                               std::move(context), std::move(decision),
@@ -316,6 +317,7 @@ struct Fixture {
     health::HealthRegistry health;
     telemetry::TraceRing traces;
     telemetry::RequestRecorder recorder;
+    timing::LoopHealth loop; // a test sets lagMs to play an overloaded engine
     resilience::RetryBudget retryBudget;
     resilience::AdmissionController admission;
     routing::Router router;

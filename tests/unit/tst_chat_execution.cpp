@@ -39,6 +39,8 @@ private slots:
     void ladderLevels_data();
     void ladderLevels();
     void recordKeepsTheFinishReasonPastAUsageChunk();
+    void gatewayOverloadIsNotBlamedOnTheProvider_data();
+    void gatewayOverloadIsNotBlamedOnTheProvider();
     void drainedEndpointFinishesWhatItHas();
     void backPressurePausesAndResumes();
     void stalledClientIsDropped();
@@ -533,6 +535,43 @@ void ChatExecutionTest::recordKeepsTheFinishReasonPastAUsageChunk()
     QCOMPARE(trace.outputTokens, qint64(2));
     QCOMPARE(trace.chunkCount, 4u);
     QVERIFY(trace.timeToFirstByteMicros >= 0);
+}
+
+void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider_data()
+{
+    QTest::addColumn<double>("lagMs");
+    QTest::addColumn<bool>("blamesTheGateway");
+    QTest::newRow("loop on time: the provider timed out") << 0.0 << false;
+    QTest::newRow("loop just under admission.overload_lag") << 249.0 << false;
+    QTest::newRow("loop 400 ms late: the gateway's own backlog") << 400.0 << true;
+}
+
+void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
+{
+    QFETCH(double, lagMs);
+    QFETCH(bool, blamesTheGateway);
+    Fixture f(kTwoProviders); // first_token 2s; admission.overload_lag 250ms by default
+    f.loop.lagMs = lagMs;
+    f.send(true);
+    f.advance(2s); // no first token from alpha within its limit
+    const ProviderHealth alpha = f.health.snapshot().at(f.slot(u"alpha"_s));
+    if (blamesTheGateway) {
+        // Nothing held against alpha, no second attempt adding to the load, and the client
+        // told it was the gateway.
+        QCOMPARE(alpha.errors, quint64(0));
+        QCOMPARE(alpha.consecutiveFailures, 0);
+        QCOMPARE(f.transport.calls.size(), std::size_t(1));
+        QCOMPARE(f.log->status, 503);
+        QVERIFY(f.log->error.has_value());
+        QCOMPARE(f.log->error->code, u"gateway_overloaded"_s);
+        QVERIFY(!f.log->error->retryAfter.isEmpty());
+        QVERIFY(f.traceHas(u"gateway overloaded"_s, u"ran 400 ms late"_s));
+    } else {
+        QCOMPARE(alpha.errors, quint64(1));
+        QCOMPARE(alpha.consecutiveFailures, 1);
+        f.advance(500ms);                                   // the backoff
+        QCOMPARE(f.transport.calls.size(), std::size_t(2)); // failed over to beta
+    }
 }
 
 void ChatExecutionTest::drainedEndpointFinishesWhatItHas()

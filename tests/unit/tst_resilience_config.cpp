@@ -55,6 +55,7 @@ void TestResilienceConfig::readsEveryValue()
                                        "  failover_capacity_share: 0.25\n"
                                        "  degraded_admit_share: 1\n"
                                        "  max_depth: 2\n"
+                                       "  overload_lag: 75ms\n"
                                        "  tenants:\n"
                                        "    acme: {requests_per_minute: 600}\n"
                                        "    beta:\n"
@@ -88,6 +89,7 @@ void TestResilienceConfig::readsEveryValue()
     QCOMPARE(admission.failoverCapacityShare, 0.25);
     QCOMPARE(admission.degradedAdmitShare, 1.0);
     QCOMPARE(admission.maxDepth, 2);
+    QCOMPARE(admission.overloadLag, 75ms);
     QCOMPARE(admission.tenants.size(), 2);
     QCOMPARE(admission.tenants.value(u"acme"_s).requestsPerMinute, 600);
     QCOMPARE(admission.tenants.value(u"acme"_s).burst, 0);
@@ -129,6 +131,7 @@ void TestResilienceConfig::keepsDefaultsForAbsentKeys()
     QCOMPARE(admission.failoverCapacityShare, 0.5);
     QCOMPARE(admission.degradedAdmitShare, 0.5);
     QCOMPARE(admission.maxDepth, 5);
+    QCOMPARE(admission.overloadLag, 250ms);
     QVERIFY(config.resilience.degradation.canned.isEmpty());
     QVERIFY(config.resilience.degradation.failSafe.isEmpty());
 }
@@ -173,6 +176,9 @@ void TestResilienceConfig::reportsEveryError_data()
         << head + "admission:\n  failover_capacity_share: 1.5\n"
         << QStringList{u"test.yaml:6:28: `failover_capacity_share` must be between 0 and 1, got "
                        u"\"1.5\""_s};
+    QTest::newRow("overload_lag zero")
+        << head + "admission:\n  overload_lag: 0ms\n"
+        << QStringList{u"test.yaml:6:17: `overload_lag` must be greater than 0, got \"0ms\""_s};
     QTest::newRow("max_in_flight zero")
         << head + "admission:\n  max_in_flight: 0\n"
         << QStringList{u"test.yaml:6:18: `max_in_flight` must be at least 1, got \"0\""_s};
