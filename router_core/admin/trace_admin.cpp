@@ -91,14 +91,11 @@ void registerTraceAdmin(http::AdminEndpoints &api, const telemetry::RequestRecor
             });
     api.add(Method::Get, u"traces/{}"_s,
             [&recorder](const http::AdminRequest &, const QStringList &captures) {
-                const QByteArray id = captures[0].toUtf8();
-                if (const telemetry::TraceBuilder *running = recorder.live(id)) {
-                    telemetry::Trace trace = running->trace();
-                    trace.totalMicros = running->elapsedMicros();
-                    return http::AdminReply::json(QJsonDocument(telemetry::traceJson(trace, true)));
-                }
-                if (const std::optional<telemetry::Trace> trace = recorder.ring().find(id))
-                    return http::AdminReply::json(QJsonDocument(telemetry::traceJson(*trace)));
+                bool running = false;
+                if (const std::optional<telemetry::Trace> trace =
+                        recorder.find(captures[0].toUtf8(), &running))
+                    return http::AdminReply::json(
+                        QJsonDocument(telemetry::traceJson(*trace, running)));
                 return http::AdminReply::error(
                     {404,
                      u"No trace for request `%1`: it never ran here, or the ring (trace.capacity, "

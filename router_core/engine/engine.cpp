@@ -269,12 +269,7 @@ telemetry::TraceFeed Engine::takeTraceFeed()
 
 std::optional<telemetry::Trace> Engine::findTrace(const QByteArray &requestId) const
 {
-    if (const telemetry::TraceBuilder *running = m_recorder->live(requestId)) {
-        telemetry::Trace trace = running->trace();
-        trace.totalMicros = running->elapsedMicros();
-        return trace;
-    }
-    return m_traces->find(requestId);
+    return m_recorder->find(requestId);
 }
 
 void Engine::watchTrace(const QByteArray &requestId)

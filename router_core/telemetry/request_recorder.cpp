@@ -12,6 +12,16 @@ void RequestRecorder::record(Trace trace)
     m_ring.add(std::move(trace));
 }
 
+std::optional<Trace> RequestRecorder::find(const QByteArray &requestId, bool *running) const
+{
+    const TraceBuilder *live = m_live.value(requestId, nullptr);
+    if (running)
+        *running = live != nullptr;
+    if (live)
+        return live->traceSoFar();
+    return m_ring.find(requestId);
+}
+
 void RequestRecorder::beginLive(TraceBuilder *builder)
 {
     const QByteArray &id = builder->trace().requestId;

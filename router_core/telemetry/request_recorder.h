@@ -39,6 +39,8 @@ public:
         return m_live.value(requestId, nullptr);
     }
     int liveCount() const { return int(m_live.size()); }
+    // A running request's trace so far (`running` set), else a finished one from the ring.
+    std::optional<Trace> find(const QByteArray &requestId, bool *running = nullptr) const;
     // Up to `count` running requests, those that started last first.
     QList<const TraceBuilder *> newestLive(int count) const;
 

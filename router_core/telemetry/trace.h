@@ -115,6 +115,13 @@ public:
     Trace &trace() { return m_trace; }
     const Trace &trace() const { return m_trace; }
     qint64 elapsedMicros() const { return m_clock.nsecsElapsed() / 1000; }
+    // The trace as it stands, its latency so far: what a view of a running request shows.
+    Trace traceSoFar() const
+    {
+        Trace soFar = m_trace;
+        soFar.totalMicros = elapsedMicros();
+        return soFar;
+    }
     // When the request started, comparable between builders (earlier is less).
     const QElapsedTimer &startClock() const { return m_clock; }
     // Closes whatever is still open and returns the finished trace.

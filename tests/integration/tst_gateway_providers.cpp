@@ -26,15 +26,9 @@ constexpr auto kQuerySecret = "query+secret/42=";
 
 config::EnvironmentLookup secrets()
 {
-    return [](const QString &name) -> std::optional<QByteArray> {
-        if (name == u"PROVIDER_KEY"_s)
-            return QByteArray(kProviderKey);
-        if (name == u"HEADER_SECRET"_s)
-            return QByteArray(kHeaderSecret);
-        if (name == u"QUERY_SECRET"_s)
-            return QByteArray(kQuerySecret);
-        return std::nullopt;
-    };
+    return environmentOf({{u"PROVIDER_KEY"_s, kProviderKey},
+                          {u"HEADER_SECRET"_s, kHeaderSecret},
+                          {u"QUERY_SECRET"_s, kQuerySecret}});
 }
 
 // A gateway config around `providers`, the YAML of one or more provider entries.

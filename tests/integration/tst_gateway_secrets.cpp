@@ -28,15 +28,9 @@ constexpr auto kClientApiKey = "sk-client-SECRET-x-api-b31c";
 
 config::EnvironmentLookup secrets()
 {
-    return [](const QString &name) -> std::optional<QByteArray> {
-        if (name == u"PROVIDER_KEY"_s)
-            return QByteArray(kProviderKey);
-        if (name == u"HEADER_SECRET"_s)
-            return QByteArray(kHeaderSecret);
-        if (name == u"QUERY_SECRET"_s)
-            return QByteArray(kQuerySecret);
-        return std::nullopt;
-    };
+    return environmentOf({{u"PROVIDER_KEY"_s, kProviderKey},
+                          {u"HEADER_SECRET"_s, kHeaderSecret},
+                          {u"QUERY_SECRET"_s, kQuerySecret}});
 }
 
 // Every secret, in every form it could be written: as is, percent-encoded, a `+` read as a space.

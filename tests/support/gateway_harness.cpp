@@ -106,4 +106,12 @@ quint16 closedLoopbackPort()
     return port;
 }
 
+config::EnvironmentLookup environmentOf(const QHash<QString, QByteArray> &variables)
+{
+    return [variables](const QString &name) -> std::optional<QByteArray> {
+        const auto found = variables.constFind(name);
+        return found == variables.cend() ? std::nullopt : std::optional(*found);
+    };
+}
+
 } // namespace switchyard::testing

@@ -6,6 +6,7 @@
 #include "health/endpoint_state.h"
 
 #include <QByteArray>
+#include <QHash>
 #include <QJsonObject>
 #include <QStringList>
 #include <memory>
@@ -25,6 +26,10 @@ config::ProviderConfig providerFor(const QString &id, const FakeUpstream &fake,
 // set.
 config::Config loadTestConfig(const QByteArray &yaml, const QString &sourceName,
                               const config::EnvironmentLookup &environment = {});
+
+// An environment that holds `variables` and nothing else, for configs that name secrets by
+// environment variable ({env: NAME}, api_key_env).
+config::EnvironmentLookup environmentOf(const QHash<QString, QByteArray> &variables);
 
 // A gateway on 127.0.0.1, port 0, in front of `providers`, with the default timeouts.
 config::Config gatewayConfig(const QList<config::ProviderConfig> &providers);
