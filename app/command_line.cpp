@@ -60,7 +60,13 @@ std::optional<CommandLine> parseCommandLine(const QStringList &arguments, int *e
         QStringLiteral("Write log lines as <format>: text, or json (one object per line). "
                        "Default: the config's log.format, else text."),
         QStringLiteral("format"));
-    parser.addOptions({config, listen, headless, checkConfig, logLevel, logFormat});
+    const QCommandLineOption stateDir(
+        QStringLiteral("state-dir"),
+        QStringLiteral("Keep config versions, API keys and the usage ledger in <dir> (default: "
+                       "the config's state.directory, else $STATE_DIRECTORY, else the user's "
+                       "data directory)."),
+        QStringLiteral("dir"));
+    parser.addOptions({config, listen, headless, checkConfig, logLevel, logFormat, stateDir});
 
     if (!parser.parse(arguments)) {
         std::fprintf(stderr, "switchyard: %s\nTry 'switchyard --help'.\n",
@@ -89,6 +95,7 @@ std::optional<CommandLine> parseCommandLine(const QStringList &arguments, int *e
     line.configPath = parser.value(config);
     line.listen = parser.value(listen);
     line.checkConfigPath = parser.value(checkConfig);
+    line.stateDirectory = parser.value(stateDir);
     line.headless = parser.isSet(headless) || !displayAvailable();
     if (parser.isSet(logLevel)) {
         const QString level = parser.value(logLevel).toLower();

@@ -12,6 +12,7 @@ struct CommandLine {
     QString configPath;      // empty: the embedded demo
     QString listen;          // "HOST:PORT" overriding the config's, or empty
     QString checkConfigPath; // set: validate this file and exit
+    QString stateDirectory;  // --state-dir; empty: the config's, else the default
     // Unset: the config file's `log` section decides, else text at info.
     std::optional<logging::LogLevel> logLevel;
     std::optional<logging::LogFormat> logFormat;

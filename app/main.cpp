@@ -11,9 +11,11 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
 #include <QIcon>
 #include <QLoggingCategory>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -77,6 +79,21 @@ void showStartupError(const QString &details)
                     QCoreApplication::translate("main", "Switchyard did not start."));
     box.setInformativeText(details);
     box.exec();
+}
+
+// The config file's state.directory wins; then --state-dir; then systemd's StateDirectory=
+// (the packaged unit); then the user's data directory, ~/.local/share/switchyard.
+QString resolveStateDirectory(const config::Config &config, const app::CommandLine &line)
+{
+    if (!config.state.directory.isEmpty())
+        return config.state.directory;
+    if (!line.stateDirectory.isEmpty())
+        return QDir(line.stateDirectory).absolutePath();
+    // systemd may list several directories separated by ':'; the first is the unit's own.
+    const QString systemd = qEnvironmentVariable("STATE_DIRECTORY").section(u':', 0, 0);
+    if (!systemd.isEmpty())
+        return systemd;
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
 }
 
 int checkConfig(const QString &path)
@@ -149,6 +166,9 @@ int main(int argc, char **argv)
         config.server.listenHost = address->host;
         config.server.listenPort = address->port;
     }
+
+    config.state.directory = resolveStateDirectory(config, *line);
+    qCInfo(lcApp).noquote() << "state directory" << config.state.directory;
 
     raiseAndReportOpenFilesLimit(config.server);
     const std::chrono::milliseconds shutdownGrace = config.server.shutdownGrace;

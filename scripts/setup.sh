@@ -21,6 +21,9 @@ packages=(
     qt6-qpa-plugins
     # Engine libraries, and the CA certificates libcurl verifies https providers against.
     libyaml-cpp-dev libcurl4-openssl-dev libsimdjson-dev ca-certificates
+    # Qt SQL's SQLite driver, a plugin loaded at run time: the state database of config versions,
+    # API keys and the usage ledger (docs/operations.md).
+    libqt6sql6-sqlite
     # C++20 coroutines for Qt: the executor's attempt loop (docs/architecture.md).
     qcoro-qt6-dev
     # Fonts the console renders with, Latin and Simplified Chinese alike.

@@ -184,6 +184,17 @@ struct LogConfig {
     std::optional<logging::LogLevel> level;
 };
 
+// The `state` section: where what must survive a restart is kept (docs/operations.md): the
+// state database (config versions, API keys, the usage ledger) and the overlay file of applied
+// changes the config file could not take.
+struct StateConfig {
+    // `state.directory`, absolute (a relative path is taken from the config file's folder).
+    // Empty in the file: the command line's --state-dir, else $STATE_DIRECTORY (systemd's
+    // StateDirectory=), else the user's data directory; the app resolves it before the engine
+    // starts. Empty in the engine: nothing is persisted, everything lives in memory.
+    QString directory;
+};
+
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
 
 // Parses "HOST:PORT", with an IPv6 host in brackets as in URLs ("[::1]:8080"). Used by the
@@ -203,6 +214,7 @@ struct Config {
     ServerConfig server;
     TraceConfig trace;
     LogConfig log;
+    StateConfig state;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h

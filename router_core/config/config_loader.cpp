@@ -28,7 +28,7 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
-           logRootKeys();
+           logRootKeys() + stateRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -579,6 +579,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkHealthSections(*this, keys, config);
     checkResilienceSections(*this, keys, config);
     checkLogSection(*this, keys, config);
+    checkStateSection(*this, keys, config);
     return config;
 }
 

@@ -29,6 +29,10 @@ void checkResilienceSections(YamlReader &reader, const KeyedMap &root, Config &c
 QList<QLatin1StringView> logRootKeys();
 void checkLogSection(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// The `state` root key: directory (state_section.cpp).
+QList<QLatin1StringView> stateRootKeys();
+void checkStateSection(YamlReader &reader, const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

@@ -1,0 +1,107 @@
+#include "storage/state_database.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSqlError>
+#include <QSqlQuery>
+
+namespace switchyard::storage {
+
+using namespace Qt::StringLiterals;
+
+QString stateDatabasePath(const QString &directory)
+{
+    if (directory.isEmpty())
+        return {};
+    return QDir(directory).filePath(kStateDatabaseFileName);
+}
+
+namespace {
+
+// Runs one statement; returns its error text, empty on success.
+QString run(QSqlDatabase &database, const QString &statement)
+{
+    QSqlQuery query(database);
+    if (query.exec(statement))
+        return {};
+    return u"%1 (in: %2)"_s.arg(query.lastError().text(), statement.simplified());
+}
+
+} // namespace
+
+OpenedDatabase openStateDatabase(const QString &path, const QString &connectionName,
+                                 int busyTimeoutMs)
+{
+    OpenedDatabase opened;
+    if (QSqlDatabase::contains(connectionName))
+        QSqlDatabase::removeDatabase(connectionName);
+    if (!path.isEmpty()) {
+        const QFileInfo file(path);
+        if (!QDir().mkpath(file.absolutePath())) {
+            opened.error = u"cannot create the state directory %1"_s.arg(file.absolutePath());
+            return opened;
+        }
+    }
+    opened.database = QSqlDatabase::addDatabase(u"QSQLITE"_s, connectionName);
+    if (!opened.database.isValid()) {
+        opened.error = u"Qt's SQLite driver is not installed (Debian: libqt6sql6-sqlite)"_s;
+        return opened;
+    }
+    opened.database.setDatabaseName(path.isEmpty() ? u":memory:"_s : path);
+    opened.database.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=%1"_s.arg(busyTimeoutMs));
+    if (!opened.database.open()) {
+        opened.error = u"cannot open %1: %2"_s.arg(path, opened.database.lastError().text());
+        return opened;
+    }
+    // quick_check reads every page: a file that is not a database, or a damaged one, fails here.
+    QSqlQuery check(opened.database);
+    if (!check.exec(u"PRAGMA quick_check"_s) || !check.next() ||
+        check.value(0).toString() != "ok"_L1) {
+        const QString why = check.lastError().isValid() ? check.lastError().text()
+                                                        : check.value(0).toString();
+        opened.error = u"%1 is damaged or not a database: %2"_s.arg(path, why);
+        opened.database.close();
+        return opened;
+    }
+    check.finish(); // an unfinished read holds a transaction open; the journal mode needs none
+    if (!path.isEmpty()) {
+        // The write-ahead log lets readers and one writer work at once; NORMAL syncs at each
+        // checkpoint rather than each commit, which the WAL makes safe against corruption.
+        for (const QString &pragma : {u"PRAGMA journal_mode=WAL"_s, u"PRAGMA synchronous=NORMAL"_s}) {
+            if (const QString error = run(opened.database, pragma); !error.isEmpty()) {
+                opened.error = u"%1: %2"_s.arg(path, error);
+                opened.database.close();
+                return opened;
+            }
+        }
+    }
+    return opened;
+}
+
+void closeStateDatabase(const QString &connectionName)
+{
+    if (!QSqlDatabase::contains(connectionName))
+        return;
+    {
+        QSqlDatabase database = QSqlDatabase::database(connectionName, false);
+        database.close();
+    }
+    QSqlDatabase::removeDatabase(connectionName);
+}
+
+QString ensureSchema(QSqlDatabase &database, const QStringList &statements)
+{
+    if (!database.transaction())
+        return database.lastError().text();
+    for (const QString &statement : statements) {
+        if (const QString error = run(database, statement); !error.isEmpty()) {
+            database.rollback();
+            return error;
+        }
+    }
+    if (!database.commit())
+        return database.lastError().text();
+    return {};
+}
+
+} // namespace switchyard::storage

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <QSqlDatabase>
+#include <QString>
+#include <QStringList>
+
+// What must survive a restart (config versions, API keys, the usage ledger) lives in one SQLite
+// file in the state directory: `state.directory` in the config, else --state-dir, else systemd's
+// $STATE_DIRECTORY, else the user's data directory (docs/operations.md). Each owner opens its
+// own connection to it on its own thread and keeps its own tables; SQLite's write-ahead log lets
+// the ledger's writer thread and the engine thread use the file at once.
+namespace switchyard::storage {
+
+// The database's file name inside the state directory.
+inline constexpr QLatin1StringView kStateDatabaseFileName{"switchyard.db"};
+
+// `directory`/switchyard.db; empty when `directory` is empty (nothing is persisted).
+QString stateDatabasePath(const QString &directory);
+
+struct OpenedDatabase {
+    QSqlDatabase database; // valid and open when error is empty
+    QString error;         // why the file could not be opened, for the log and the console
+
+    bool ok() const { return error.isEmpty(); }
+};
+
+// Opens connection `connectionName` to the SQLite file at `path`, creating the file and its
+// folder when missing. An empty `path` opens a private in-memory database instead: tests and a
+// gateway run without a state directory keep everything for the life of the process only.
+// The connection uses the write-ahead log, waits up to `busyTimeoutMs` for a lock another
+// process holds, and checks the file's integrity quickly, so a corrupt file is reported here
+// rather than on the first write. A connection belongs to the thread that opened it (Qt SQL's
+// rule); `connectionName` must be unique per owner.
+OpenedDatabase openStateDatabase(const QString &path, const QString &connectionName,
+                                 int busyTimeoutMs = 2000);
+
+// Closes and forgets the connection; safe when it was never opened.
+void closeStateDatabase(const QString &connectionName);
+
+// Runs `statements` (CREATE TABLE IF NOT EXISTS ...) in one transaction. Returns the first
+// error with the statement that failed, empty on success.
+QString ensureSchema(QSqlDatabase &database, const QStringList &statements);
+
+} // namespace switchyard::storage
