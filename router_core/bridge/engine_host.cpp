@@ -3,6 +3,8 @@
 #include "bridge/thread_hop.h"
 #include "control/operator_commands.h"
 #include "engine/engine.h"
+#include "lifecycle/config_lifecycle.h"
+#include "lifecycle/config_overlay.h"
 #include "routing/request_context.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
@@ -146,6 +148,46 @@ bool EngineHost::start(QString *errorMessage)
         return false;
     }
     m_port = m_engine->port();
+    if (m_followedFile) {
+        // Simulated providers a reload adds start on the simulator thread, as at start; those
+        // it keeps keep their port.
+        auto knownUrls = std::make_shared<QHash<QString, QUrl>>(urls);
+        sim::SimulatorHost *simulator = m_simulator;
+        lifecycle::ConfigSource source{m_followedFile->path,
+                                       m_followedFile->texts.fileText,
+                                       m_followedFile->texts.runningText,
+                                       m_followedFile->texts.overlayPath,
+                                       config::processEnvironment(),
+                                       {}};
+        source.finish = [overrides = m_followedFile->overrides, knownUrls,
+                         simulator](config::Config &next) {
+            if (overrides)
+                overrides(next);
+            QList<config::ProviderConfig> added;
+            for (const config::ProviderConfig &provider : next.providers) {
+                if (provider.kind == config::ProviderKind::Simulated &&
+                    !knownUrls->contains(provider.id))
+                    added.append(provider);
+            }
+            QList<config::ConfigError> errors;
+            if (!added.isEmpty()) {
+                QString error;
+                QHash<QString, QUrl> started;
+                QMetaObject::invokeMethod(
+                    simulator, [&] { started = simulator->start(added, &error); },
+                    Qt::BlockingQueuedConnection);
+                if (!error.isEmpty())
+                    errors.append({added.constFirst().where, error});
+                knownUrls->insert(started);
+            }
+            sim::applySimulatorUrls(next, *knownUrls);
+            return errors;
+        };
+        runOn<bool>(m_engine, [&] {
+            m_engine->startConfigLifecycle(std::move(source));
+            return true;
+        });
+    }
     m_listenAddress = config::formatListenAddress(listenHost, m_port);
     m_routesState =
         runOn<RoutesState>(m_engine, [&] { return m_engine->commands().routesState(); });
@@ -177,6 +219,35 @@ bool EngineHost::start(QString *errorMessage)
     connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
     QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
     return true;
+}
+
+EngineHost::StartConfigTexts EngineHost::readStartConfig(const QString &path,
+                                                         const QString &stateDirectory)
+{
+    StartConfigTexts texts;
+    texts.overlayPath = lifecycle::overlayPathIn(stateDirectory);
+    const lifecycle::StartTexts read = lifecycle::readStartTexts(path, texts.overlayPath);
+    texts.fileText = read.fileText;
+    texts.runningText = read.runningText;
+    texts.error = read.error;
+    texts.overlayError = read.overlayError;
+    return texts;
+}
+
+void EngineHost::followConfigFile(const QString &path, const StartConfigTexts &texts,
+                                  std::function<void(config::Config &)> overrides)
+{
+    m_followedFile = FollowedFile{path, texts, std::move(overrides)};
+}
+
+void EngineHost::reloadConfig(const QString &trigger)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine, trigger] {
+        if (lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle())
+            lifecycle->reload(trigger);
+    });
 }
 
 void EngineHost::setDemoTraffic(bool enabled, double requestsPerSecond)
