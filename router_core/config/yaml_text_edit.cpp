@@ -378,11 +378,18 @@ YamlEditResult replaceYamlNode(const QByteArray &text, const YamlPath &path,
         replacement = indentedTail(value, span->childColumn);
     } else if (oneLine) {
         replacement = ' ' + value.value(0);
+    } else if (span->onOneLine) {
+        // A one-line value becomes a block: the comment at the end of its line stays on the
+        // key's line, where it still describes the key.
+        int column = span->ownerColumn + 2;
+        if (value.value(0).startsWith('-'))
+            column = span->ownerColumn + 2;
+        const qsizetype lineEnd = lines.end(span->lastLine);
+        replacement = text.mid(span->to, lineEnd - span->to) + '\n' + indentedBlock(value, column);
+        return QByteArray(text).replace(span->from, lineEnd - span->from, replacement);
     } else {
         int column = span->childColumn;
         if (!value.value(0).startsWith('-') && column <= span->ownerColumn)
-            column = span->ownerColumn + 2;
-        if (span->onOneLine && column <= span->ownerColumn)
             column = span->ownerColumn + 2;
         replacement = '\n' + indentedBlock(value, column);
     }
@@ -462,9 +469,30 @@ QStringList topLevelKeys(const QByteArray &text)
 
 namespace {
 
+// The data of a node whatever its style (flow or block, quoted or plain): comparing these
+// compares what a loader reads.
 std::string dump(const YAML::Node &node)
 {
-    return node ? YAML::Dump(node) : std::string("<missing>");
+    if (!node)
+        return "<missing>";
+    switch (node.Type()) {
+    case YAML::NodeType::Scalar:
+        return "s" + std::to_string(node.Scalar().size()) + ":" + node.Scalar();
+    case YAML::NodeType::Sequence: {
+        std::string out = "[";
+        for (const YAML::Node &item : node)
+            out += dump(item) + ",";
+        return out + "]";
+    }
+    case YAML::NodeType::Map: {
+        std::string out = "{";
+        for (auto it = node.begin(); it != node.end(); ++it)
+            out += dump(it->first) + "=" + dump(it->second) + ",";
+        return out + "}";
+    }
+    default:
+        return "~";
+    }
 }
 
 } // namespace
