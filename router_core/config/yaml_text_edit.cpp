@@ -610,6 +610,24 @@ int depthOf(const QJsonValue &value)
     return deepest + 1;
 }
 
+// An object's keys as a person writes them: what names an entry first, then when and where
+// (a rule reads `name, priority, when, to`), then the rest in JSON's sorted order.
+QStringList orderedKeys(const QJsonObject &object)
+{
+    static const QStringList first{u"name"_s, u"id"_s, u"priority"_s,
+                                   u"when"_s, u"to"_s, u"field"_s};
+    QStringList keys;
+    for (const QString &key : first) {
+        if (object.contains(key))
+            keys.append(key);
+    }
+    for (const QString &key : object.keys()) {
+        if (!keys.contains(key))
+            keys.append(key);
+    }
+    return keys;
+}
+
 QByteArray flow(const QJsonValue &value)
 {
     if (value.isArray()) {
@@ -621,8 +639,8 @@ QByteArray flow(const QJsonValue &value)
     if (value.isObject()) {
         const QJsonObject object = value.toObject();
         QList<QByteArray> items;
-        for (auto it = object.begin(); it != object.end(); ++it)
-            items.append(scalar(it.key()) + ": " + flow(it.value()));
+        for (const QString &key : orderedKeys(object))
+            items.append(scalar(key) + ": " + flow(object.value(key)));
         return '{' + items.join(", ") + '}';
     }
     return scalar(value);
@@ -671,8 +689,8 @@ void block(const QJsonValue &value, int indent, QByteArray &out)
             blockEntry("- ", item, indent, indent >= 2, out);
     } else if (value.isObject()) {
         const QJsonObject object = value.toObject();
-        for (auto it = object.begin(); it != object.end(); ++it)
-            blockEntry(scalar(it.key()) + ": ", it.value(), indent, true, out);
+        for (const QString &key : orderedKeys(object))
+            blockEntry(scalar(key) + ": ", object.value(key), indent, true, out);
     } else {
         out += spaces(indent) + scalar(value) + '\n';
     }

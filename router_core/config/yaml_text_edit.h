@@ -45,8 +45,8 @@ bool sameTopLevelValue(const QByteArray &first, const QByteArray &second, const 
 
 // JSON as readable block YAML from column 0: maps and lists short enough for one line are
 // written in flow style (`{field: model, eq: demo}`), longer ones as blocks; strings are plain
-// where YAML reads them back as the same string, else double-quoted. JSON's object key order
-// (sorted) is kept.
+// where YAML reads them back as the same string, else double-quoted. Keys come as a person
+// writes them: name, id, priority, when, to, field first, the rest sorted.
 QByteArray yamlFromJson(const QJsonValue &value);
 
 // `key: value` as a top-level entry: on one line for a one-line value, else the value's lines
