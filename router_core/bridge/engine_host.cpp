@@ -68,10 +68,48 @@ QCoro::Task<> loadTraceOnEngine(EngineHost *host, Engine *engine, quint64 ticket
     emit host->traceLoaded(ticket, trace.has_value(), trace.value_or(telemetry::Trace{}));
 }
 
+QCoro::Task<> loadConfigVersionsOnEngine(EngineHost *host, Engine *engine, quint64 ticket)
+{
+    ThreadHop<QList<ConfigVersionInfo>> hop(engine, host, [engine] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        return lifecycle ? lifecycle->versions() : QList<ConfigVersionInfo>();
+    });
+    const QList<ConfigVersionInfo> versions = co_await hop;
+    emit host->configVersionsLoaded(ticket, versions);
+}
+
+QCoro::Task<> loadConfigVersionOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                                        quint64 number)
+{
+    ThreadHop<std::optional<ConfigVersion>> hop(engine, host, [engine, number] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        return lifecycle ? lifecycle->version(number) : std::nullopt;
+    });
+    const std::optional<ConfigVersion> version = co_await hop;
+    emit host->configVersionLoaded(ticket, version.has_value(), version.value_or(ConfigVersion{}));
+}
+
+QCoro::Task<> rollbackOnEngine(EngineHost *host, Engine *engine, quint64 ticket, quint64 number)
+{
+    ThreadHop<ConfigChangeResult> hop(engine, host, [engine, number] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        if (!lifecycle) {
+            ConfigChangeResult result;
+            result.outcome = ConfigChangeResult::Outcome::NotFound;
+            result.message = QStringLiteral("the engine follows no config file");
+            return result;
+        }
+        return lifecycle->rollback(number, {ConfigChangeSource::Console, {}, {}});
+    });
+    const ConfigChangeResult result = co_await hop;
+    emit host->configRolledBack(ticket, result);
+}
+
 QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::RouteRule> rules)
 {
-    ThreadHop<QStringList> hop(engine, host,
-                               [engine, rules] { return engine->commands().applyRoutes(rules); });
+    ThreadHop<QStringList> hop(engine, host, [engine, rules] {
+        return engine->commands().applyRoutes(rules, {ConfigChangeSource::Console, {}, {}});
+    });
     const QStringList problems = co_await hop;
     emit host->routesApplied(problems.isEmpty(), problems);
 }
@@ -87,6 +125,10 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::AgentState>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
+    qRegisterMetaType<switchyard::ConfigVersionInfo>();
+    qRegisterMetaType<QList<switchyard::ConfigVersionInfo>>();
+    qRegisterMetaType<switchyard::ConfigVersion>();
+    qRegisterMetaType<switchyard::ConfigChangeResult>();
 }
 
 EngineHost::~EngineHost()
@@ -342,6 +384,27 @@ void EngineHost::watchTrace(const QByteArray &requestId)
         return;
     QMetaObject::invokeMethod(m_engine,
                               [engine = m_engine, requestId] { engine->watchTrace(requestId); });
+}
+
+void EngineHost::loadConfigVersions(quint64 ticket)
+{
+    if (!m_engine)
+        return;
+    loadConfigVersionsOnEngine(this, m_engine, ticket);
+}
+
+void EngineHost::loadConfigVersion(quint64 ticket, quint64 number)
+{
+    if (!m_engine)
+        return;
+    loadConfigVersionOnEngine(this, m_engine, ticket, number);
+}
+
+void EngineHost::rollbackConfig(quint64 ticket, quint64 number)
+{
+    if (!m_engine)
+        return;
+    rollbackOnEngine(this, m_engine, ticket, number);
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)
