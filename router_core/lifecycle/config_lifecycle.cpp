@@ -501,10 +501,18 @@ ConfigStatus ConfigLifecycle::status() const
         status.overlayPath = m_source.overlayPath;
         status.overlayKeys = m_overlayKeys;
     }
-    if (!status.fileMatches)
-        status.difference =
-            config::unifiedDiff(QString::fromUtf8(m_fileText), QString::fromUtf8(m_runningText),
-                                m_source.path, u"running config"_s);
+    if (!status.fileMatches) {
+        // Made again only when a text changed: the status is read at every publishing tick, and
+        // comparing two texts costs far less than diffing them.
+        if (m_differenceFile != m_fileText || m_differenceRunning != m_runningText) {
+            m_differenceFile = m_fileText;
+            m_differenceRunning = m_runningText;
+            m_difference =
+                config::unifiedDiff(QString::fromUtf8(m_fileText), QString::fromUtf8(m_runningText),
+                                    m_source.path, u"running config"_s);
+        }
+        status.difference = m_difference;
+    }
     status.lastReloadErrors = m_lastReloadErrors;
     status.lastReloadErrorMsSinceEpoch = m_lastReloadErrorMs;
     status.historyProblem = m_history ? m_history->problem() : QString();

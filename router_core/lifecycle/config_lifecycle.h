@@ -108,6 +108,10 @@ private:
     QList<config::ConfigError> m_lastReloadErrors;
     qint64 m_lastReloadErrorMs = 0;
     QString m_writeProblem;
+    // The file-to-running diff of status(), and the texts it was made from.
+    mutable QString m_difference;
+    mutable QByteArray m_differenceFile;
+    mutable QByteArray m_differenceRunning;
     QFileSystemWatcher *m_watcher = nullptr; // child
     QTimer m_debounce{this};                 // parented so moveToThread takes it along
 };

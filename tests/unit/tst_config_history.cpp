@@ -1,6 +1,7 @@
 // The config versions' store: numbered in order, each with its diff against the one before,
 // kept in the state database across a reopen, and in memory when there is no file.
 
+#include "config/config_loader.h"
 #include "lifecycle/config_history.h"
 #include "storage/state_database.h"
 
@@ -70,6 +71,49 @@ private Q_SLOTS:
         QVERIFY(!history.problem().isEmpty());
         QCOMPARE(history.append(u"a: 1\n"_s, {}, 1).number, 1u);
         QCOMPARE(history.list().size(), 1);
+    }
+
+    void theConfigFileSection_data()
+    {
+        QTest::addColumn<QByteArray>("section");
+        QTest::addColumn<QString>("error");
+        QTest::newRow("defaults") << QByteArray() << QString();
+        QTest::newRow("all set") << QByteArray("config_file: {watch: false, debounce: 1s, "
+                                               "write_back: false}\n")
+                                 << QString();
+        QTest::newRow("unknown key")
+            << QByteArray("config_file:\n  debounse: 1s\n")
+            << u"gateway.yaml:8:3: unknown key `debounse` (did you mean `debounce`?)"_s;
+        QTest::newRow("not a bool") << QByteArray("config_file:\n  watch: sometimes\n")
+                                    << u"gateway.yaml:8:10: `watch` must be true or false, got "
+                                       u"\"sometimes\""_s;
+        QTest::newRow("debounce too long")
+            << QByteArray("config_file:\n  debounce: 2m\n")
+            << u"gateway.yaml:8:13: `debounce` must be at most 60s"_s;
+    }
+
+    void theConfigFileSection()
+    {
+        QFETCH(QByteArray, section);
+        QFETCH(QString, error);
+        const QByteArray yaml = "providers:\n"
+                                "  - id: p\n"
+                                "    kind: openai\n"
+                                "    base_url: http://127.0.0.1:1/v1\n"
+                                "    models: [m]\n"
+                                "listen: 127.0.0.1:0\n" +
+                                section;
+        const config::LoadResult loaded = config::loadConfigText(yaml, u"gateway.yaml"_s, {});
+        if (!error.isEmpty()) {
+            QVERIFY(!loaded.ok());
+            QCOMPARE(loaded.errors.first().toString(), error);
+            return;
+        }
+        QVERIFY(loaded.ok());
+        const bool allSet = !section.isEmpty();
+        QCOMPARE(loaded.config->configFile.watch, !allSet);
+        QCOMPARE(loaded.config->configFile.debounce.count(), allSet ? 1000 : 200);
+        QCOMPARE(loaded.config->configFile.writeBack, !allSet);
     }
 };
 
