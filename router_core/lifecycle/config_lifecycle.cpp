@@ -278,12 +278,13 @@ void ConfigLifecycle::record(const QByteArray &text, const ConfigChangeOrigin &o
         m_history->append(QString::fromUtf8(text), origin, QDateTime::currentMSecsSinceEpoch());
     m_runningText = text;
     m_runningVersion = version.number;
-    qCInfo(lcLifecycle).noquote() << "config version" << version.number << "from"
-                                  << sourceName(origin.source)
-                                  << (origin.author.isEmpty() ? QString()
-                                                              : u"by %1"_s.arg(origin.author))
-                                  << (origin.note.isEmpty() ? QString()
-                                                            : u"(%1)"_s.arg(origin.note));
+    QString line =
+        u"config version %1 from %2"_s.arg(version.number).arg(sourceName(origin.source));
+    if (!origin.author.isEmpty())
+        line += u" by %1"_s.arg(origin.author);
+    if (!origin.note.isEmpty())
+        line += u" (%1)"_s.arg(origin.note);
+    qCInfo(lcLifecycle).noquote() << line;
 }
 
 // ---- changes made by commands ---------------------------------------------------------------

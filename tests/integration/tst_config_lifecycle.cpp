@@ -4,6 +4,7 @@
 // written back keeping the file's comments, the overlay where the file cannot be written, and
 // providers added, removed and moved by a reload while a request is in flight.
 
+#include "bridge/engine_host.h"
 #include "config/config_loader.h"
 #include "config/route_rules_io.h"
 #include "control/operator_commands.h"
@@ -21,6 +22,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSaveFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <unistd.h>
@@ -140,6 +142,7 @@ private Q_SLOTS:
     void routesAppliedFromTheConsoleAreWrittenBackKeepingComments();
     void anUnwritableFileSendsChangesToTheOverlay();
     void aReadOnlyFileOnDiskSendsChangesToTheOverlay();
+    void theConsolesBridgeAddsASimulatedProviderListsAndRollsBack();
 };
 
 void ConfigLifecycleTest::versionsSurviveARestartAndAnUnchangedFileAddsNone()
@@ -548,6 +551,71 @@ void ConfigLifecycleTest::aReadOnlyFileOnDiskSendsChangesToTheOverlay()
     QCOMPARE(providerIds(*tracked.engine), QStringList({u"alpha"_s}));
     QFile::setPermissions(folder, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+}
+
+void ConfigLifecycleTest::theConsolesBridgeAddsASimulatedProviderListsAndRollsBack()
+{
+    // The console's path: the engine on its own thread behind EngineHost, following a file.
+    QTemporaryDir dir;
+    QTemporaryDir state;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    const QByteArray first = "listen: 127.0.0.1:0\n"
+                             "probes: {enabled: false}\n"
+                             "config_file: {debounce: 50ms}\n"
+                             "providers:\n"
+                             "  - id: sim-a\n"
+                             "    kind: simulated\n"
+                             "    models: [model-a]\n"
+                             "    simulate: {latency: 1ms, error_rate: 0}\n";
+    QVERIFY(writeText(path, first));
+    const EngineHost::StartConfigTexts texts = EngineHost::readStartConfig(path, state.path());
+    QVERIFY(texts.error.isEmpty());
+    config::Config config = loadTestConfig(texts.runningText, path);
+    const auto overrides = [directory = state.path()](config::Config &next) {
+        next.state.directory = directory;
+    };
+    overrides(config);
+    EngineHost host(config);
+    host.followConfigFile(path, texts, overrides);
+    QString error;
+    QVERIFY2(host.start(&error), qPrintable(error));
+    QTRY_COMPARE_WITH_TIMEOUT(host.lastSnapshot().config.runningVersion, 1u, 10000);
+
+    // A reload adds a simulated provider: the simulator starts it, and it answers at once.
+    QVERIFY(writeText(path, first + "  - id: sim-b\n"
+                                    "    kind: simulated\n"
+                                    "    models: [model-b]\n"
+                                    "    simulate: {latency: 1ms, error_rate: 0}\n"));
+    QTRY_COMPARE_WITH_TIMEOUT(host.lastSnapshot().config.runningVersion, 2u, 10000);
+    TestClient client(host.port());
+    client.post("/v1/chat/completions", chatBody("model-b", false));
+    QVERIFY(client.waitForFinished(10000));
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("sim-b"));
+
+    QSignalSpy listed(&host, &EngineBridge::configVersionsLoaded);
+    host.loadConfigVersions(7);
+    QTRY_COMPARE_WITH_TIMEOUT(listed.size(), 1, 10000);
+    QCOMPARE(listed[0][0].toULongLong(), 7u);
+    const auto versions = listed[0][1].value<QList<ConfigVersionInfo>>();
+    QCOMPARE(versions.size(), 2);
+    QCOMPARE(versions[0].number, 2u);
+
+    QSignalSpy loaded(&host, &EngineBridge::configVersionLoaded);
+    host.loadConfigVersion(8, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(loaded.size(), 1, 10000);
+    QCOMPARE(loaded[0][1].toBool(), true);
+    QCOMPARE(loaded[0][2].value<ConfigVersion>().text.toUtf8(), first);
+
+    QSignalSpy rolledBack(&host, &EngineBridge::configRolledBack);
+    host.rollbackConfig(9, 1);
+    QTRY_COMPARE_WITH_TIMEOUT(rolledBack.size(), 1, 10000);
+    const auto result = rolledBack[0][1].value<ConfigChangeResult>();
+    QCOMPARE(int(result.outcome), int(ConfigChangeResult::Outcome::Applied));
+    QCOMPARE(result.version, 3u);
+    QCOMPARE(readText(path), first);
+    QTRY_COMPARE_WITH_TIMEOUT(host.lastSnapshot().config.runningVersion, 3u, 10000);
+    QVERIFY(host.lastSnapshot().config.fileMatches);
 }
 
 QTEST_GUILESS_MAIN(ConfigLifecycleTest)
