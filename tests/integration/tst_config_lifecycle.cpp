@@ -490,6 +490,21 @@ void ConfigLifecycleTest::routesAppliedFromTheConsoleAreWrittenBackKeepingCommen
     QCOMPARE(readText(path), expected);
     QCOMPARE(tracked.lifecycle->version(2)->text.toUtf8(), expected);
     QVERIFY(tracked.lifecycle->status().fileMatches);
+
+    // The admin API's PUT /admin/v1/routes is versioned the same way, as the API's.
+    const QByteArray body = R"({"routes": [{"name": "pinned", "priority": 10,)"
+                            R"( "when": {"field": "model", "eq": "test-model"},)"
+                            R"( "to": {"provider": "alpha"}},)"
+                            R"( {"name": "rest", "priority": 6, "to": {"provider": "beta"}}]})";
+    TestClient client(tracked.port());
+    client.send("PUT", "/admin/v1/routes", body, {{"x-switchyard-author", "ci"}});
+    QVERIFY(client.waitForFinished(10000));
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(tracked.lifecycle->runningVersion(), 3u);
+    QCOMPARE(tracked.lifecycle->versions().constFirst().source, ConfigChangeSource::Api);
+    QCOMPARE(tracked.lifecycle->versions().constFirst().author, u"ci"_s);
+    expected.replace("    priority: 5\n", "    priority: 6\n");
+    QCOMPARE(readText(path), expected);
 }
 
 void ConfigLifecycleTest::anUnwritableFileSendsChangesToTheOverlay()
