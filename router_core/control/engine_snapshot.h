@@ -1,5 +1,6 @@
 #pragma once
 
+#include "alerts/alert_types.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
@@ -28,6 +29,8 @@ struct EngineSnapshot {
     QList<ProviderHealth> providers;
     QList<AgentState> agents;                // registered agents, in registration order
     QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+    // Alerts raised now, the newest raised and cleared events, the webhook's counts.
+    alerts::AlertsState alerts;
 };
 
 } // namespace switchyard

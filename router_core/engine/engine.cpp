@@ -1,8 +1,11 @@
 #include "engine/engine.h"
 
+#include "admin/alerts_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
+#include "alerts/alert_evaluator.h"
+#include "alerts/webhook_notifier.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -11,6 +14,7 @@
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
 #include "resilience/admission.h"
+#include "resilience/degradation.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
@@ -52,6 +56,11 @@ private:
 namespace {
 // How soon the console sees a breaker become half-open once its open period is over.
 constexpr std::chrono::milliseconds kHealthTimerInterval{250};
+// The alert events each console snapshot carries: the Alerts page's list.
+constexpr int kAlertEventsInSnapshot = 100;
+// The alert rules judge fail-safe answers by the record's ladder level.
+static_assert(alerts::kFailSafeLevel == resilience::kFailSafeMessage);
+static_assert(alerts::kCannedAnswerLevel == resilience::kCannedAnswer);
 } // namespace
 
 Engine::Engine(config::Config config, QObject *parent)
@@ -122,6 +131,22 @@ Engine::Engine(config::Config config, QObject *parent)
         emit drained(abandoned);
     });
     connect(m_server, &http::GatewayServer::inFlightChanged, this, &Engine::checkDrained);
+    // Alerts: every finished request into the evaluator's windows; raises and clears to the
+    // webhook when there is one.
+    m_alerts = new alerts::AlertEvaluator(*m_store, timing::SteadyClock::instance(), this);
+    m_recorder->addSink(m_alerts);
+    syncAlertWebhook(m_store->config());
+    connect(m_store, &config::ConfigStore::replaced, this,
+            [this](const std::shared_ptr<const config::Config> &snapshot) {
+                syncAlertWebhook(*snapshot);
+            });
+    connect(m_alerts, &alerts::AlertEvaluator::alertEvent, this,
+            [this](const alerts::AlertEvent &event) {
+                if (m_alertWebhook)
+                    m_alertWebhook->notify(event);
+            });
+    admin::registerAlertsAdmin(m_server->admin(), *m_alerts,
+                               [this] { return alertWebhookCounts(); });
     if (const auto &otlp = m_store->config().trace.otlp) {
         m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));
         m_recorder->addSink(m_spanExporter.get());
@@ -145,6 +170,8 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    m_recorder->removeSink(m_alerts);
+    m_alertWebhook.reset();
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -166,6 +193,7 @@ bool Engine::listen(QString *errorMessage)
     m_router->start();
     if (m_prober)
         m_prober->start();
+    m_alerts->start();
     return true;
 }
 
@@ -189,6 +217,26 @@ telemetry::SpanExportCounts Engine::spanExportCounts() const
     return m_spanExporter ? m_spanExporter->counts() : telemetry::SpanExportCounts{};
 }
 
+alerts::WebhookCounts Engine::alertWebhookCounts() const
+{
+    return m_alertWebhook ? m_alertWebhook->counts() : alerts::WebhookCounts{};
+}
+
+void Engine::syncAlertWebhook(const config::Config &config)
+{
+    const std::optional<config::AlertWebhookConfig> &wanted = config.alerts.webhook;
+    if (m_alertWebhook && wanted && m_alertWebhook->config() == *wanted)
+        return;
+    // Stopping the old one cuts its post in flight short; its queued events are dropped.
+    m_alertWebhook.reset();
+    if (!wanted)
+        return;
+    m_alertWebhook =
+        std::make_unique<alerts::WebhookNotifier>(*wanted, alerts::makeCurlWebhookPoster(*wanted));
+    qCInfo(lcEngine).noquote() << "sending alerts to the webhook at"
+                               << wanted->url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery);
+}
+
 EngineSnapshot Engine::snapshot() const
 {
     EngineSnapshot snapshot;
@@ -202,6 +250,8 @@ EngineSnapshot Engine::snapshot() const
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
+    snapshot.alerts = m_alerts->state(kAlertEventsInSnapshot);
+    snapshot.alerts.webhook = alertWebhookCounts();
     return snapshot;
 }
 
