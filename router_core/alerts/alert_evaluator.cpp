@@ -179,10 +179,10 @@ void AlertEvaluator::observeBudget(const QString &budgetName, double usedFractio
     m_budgets.insert(budgetName, usedFraction);
 }
 
-AlertEvaluator::Condition AlertEvaluator::tierCondition(AlertRuleKind kind,
-                                                        const AlertRuleConfig &rule,
-                                                        const TrafficWindows &windows,
-                                                        timing::Clock::TimePoint now) const
+AlertEvaluator::Condition
+AlertEvaluator::tierCondition(AlertRuleKind kind, const AlertRuleConfig &rule,
+                              const TrafficWindows &windows, timing::Clock::TimePoint now,
+                              std::optional<double> &frozenBaselineMs) const
 {
     Condition condition;
     // The window: the step now runs in and the whole steps of `window` before it, so it always
@@ -217,19 +217,21 @@ AlertEvaluator::Condition AlertEvaluator::tierCondition(AlertRuleKind kind,
             windows.summary(windowFirst - TrafficWindows::stepsIn(rule.baseline), windowFirst - 1);
         const quint64 baselineSamples = baseline.latency.total();
         const quint64 samples = window.latency.total();
-        const double baselineMs = baseline.latency.p95Ms();
+        const double baselineMs = frozenBaselineMs ? *frozenBaselineMs : baseline.latency.p95Ms();
         condition.threshold = baselineMs * rule.threshold;
         condition.detail = u"%1 latencies in the last %2, baseline p95 %3 ms from %4 latencies"_s
                                .arg(QString::number(samples), durationText(rule.window))
                                .arg(baselineMs, 0, 'f', 0)
                                .arg(baselineSamples);
-        if (baselineSamples < quint64(rule.baselineMinSamples) ||
+        if ((!frozenBaselineMs && baselineSamples < quint64(rule.baselineMinSamples)) ||
             samples < quint64(rule.minRequests)) {
             condition.value = kNoData;
             return condition;
         }
         condition.value = window.latency.p95Ms();
         condition.holds = condition.value > condition.threshold;
+        if (condition.holds && !frozenBaselineMs)
+            frozenBaselineMs = baselineMs;
         return condition;
     }
     case AlertRuleKind::FailSafeAnswers:
@@ -281,9 +283,19 @@ void AlertEvaluator::evaluate()
         case AlertRuleKind::TierSuccessRate:
         case AlertRuleKind::TierErrorRate:
         case AlertRuleKind::TierLatencyP95:
-            for (auto tier = m_tiers.cbegin(); tier != m_tiers.cend(); ++tier)
-                step(kind, rule, SubjectKind::Tier, tier.key(),
-                     tierCondition(kind, rule, *tier.value(), now), now);
+            for (auto tier = m_tiers.cbegin(); tier != m_tiers.cend(); ++tier) {
+                const StateKey key(index, tier.key());
+                std::optional<double> frozenBaselineMs = m_states.value(key).frozenBaselineMs;
+                const Condition condition =
+                    tierCondition(kind, rule, *tier.value(), now, frozenBaselineMs);
+                step(kind, rule, SubjectKind::Tier, tier.key(), condition, now);
+                // The state may be gone (a clear): then so is the frozen baseline.
+                const auto state = m_states.find(key);
+                if (state != m_states.end()) {
+                    const bool inPlay = state->holdingSince || state->active;
+                    state->frozenBaselineMs = inPlay ? frozenBaselineMs : std::nullopt;
+                }
+            }
             break;
         case AlertRuleKind::FailSafeAnswers:
             step(kind, rule, SubjectKind::Gateway, kGatewaySubject, failSafeCondition(rule, now),

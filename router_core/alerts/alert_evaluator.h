@@ -26,7 +26,9 @@ namespace switchyard::alerts {
 // A condition raises its alert once it has held at every evaluation for the rule's `for`, and
 // clears it once it has not held at any evaluation for the rule's `clear_after` (the hysteresis:
 // one good evaluation does not clear, one bad one does not re-arm). A window with fewer counted
-// requests than `min_requests` is not enough to judge: the condition does not hold.
+// requests than `min_requests` is not enough to judge: the condition does not hold. The latency
+// rule's baseline is frozen from the evaluation its condition starts to hold until it no longer
+// holds and is not raised.
 class AlertEvaluator final : public QObject, public telemetry::TraceSink {
     Q_OBJECT
 public:
@@ -79,11 +81,15 @@ private:
         qint64 holdingSinceMs = 0;
         std::optional<timing::Clock::TimePoint> notHoldingSince;
         bool active = false;
+        // tier_latency_p95: the baseline as it was when the condition started to hold, kept
+        // while it holds or is raised, so a lasting slowdown never becomes its own baseline.
+        std::optional<double> frozenBaselineMs;
     };
     using StateKey = QPair<int, QString>; // rule kind, subject
 
     Condition tierCondition(config::AlertRuleKind kind, const config::AlertRuleConfig &rule,
-                            const TrafficWindows &windows, timing::Clock::TimePoint now) const;
+                            const TrafficWindows &windows, timing::Clock::TimePoint now,
+                            std::optional<double> &frozenBaselineMs) const;
     Condition failSafeCondition(const config::AlertRuleConfig &rule,
                                 timing::Clock::TimePoint now) const;
     void step(config::AlertRuleKind kind, const config::AlertRuleConfig &rule,
