@@ -11,10 +11,17 @@ namespace switchyard::alerts {
 using namespace Qt::StringLiterals;
 using Clock = std::chrono::steady_clock;
 
+QString shownUrl(const QUrl &url)
+{
+    return url
+        .adjusted(QUrl::RemoveUserInfo | QUrl::RemovePath | QUrl::RemoveQuery |
+                  QUrl::RemoveFragment)
+        .toString();
+}
+
 WebhookNotifier::WebhookNotifier(config::AlertWebhookConfig config,
                                  std::unique_ptr<WebhookPoster> poster)
-    : m_config(std::move(config)), m_poster(std::move(poster)),
-      m_shownUrl(m_config.url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery)),
+    : m_config(std::move(config)), m_poster(std::move(poster)), m_shownUrl(shownUrl(m_config.url)),
       m_thread([this] { run(); })
 {}
 

@@ -36,6 +36,10 @@ public:
     virtual WebhookPostResult post(const QByteArray &body, const std::atomic<bool> &stopping) = 0;
 };
 
+// What a log line may say of the webhook's URL: scheme, host and port. A Slack-style incoming
+// webhook carries its credential in the path.
+QString shownUrl(const QUrl &url);
+
 // Posts with a libcurl easy handle of its own, on the notifier's thread.
 std::unique_ptr<WebhookPoster> makeCurlWebhookPoster(const config::AlertWebhookConfig &config);
 

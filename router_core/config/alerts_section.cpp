@@ -135,6 +135,49 @@ void readRule(YamlReader &reader, const MapEntry &entry, AlertRuleKind kind, Ale
     }
 }
 
+// The webhook's URL, written in the file or `{env: NAME}`: a Slack or Mattermost incoming
+// webhook's URL is its credential, so it may live in the environment, and then no message shows it.
+void readWebhookUrl(YamlReader &reader, const EnvironmentLookup &environment, const MapEntry &url,
+                    QUrl &target)
+{
+    QString text;
+    QString variable;
+    if (url.value.IsMap()) {
+        const KeyedMap keys = reader.readKeys(url.value, {"env"_L1});
+        const MapEntry *env = keys.find("env"_L1);
+        if (!env) {
+            reader.reportMissing(url.value, u"`url`"_s, "env"_L1);
+            return;
+        }
+        const auto name = reader.readString(*env);
+        if (!name)
+            return;
+        const std::optional<QByteArray> value = environment(*name);
+        if (!value) {
+            reader.reportValue(*env, u"environment variable %1 is not set"_s.arg(*name));
+            return;
+        }
+        variable = *name;
+        text = QString::fromUtf8(*value).trimmed();
+    } else if (const auto written = reader.readString(url)) {
+        text = *written;
+    } else {
+        return;
+    }
+    const QUrl parsed(text, QUrl::StrictMode);
+    const bool httpScheme = parsed.scheme() == u"http"_s || parsed.scheme() == u"https"_s;
+    if (parsed.isValid() && httpScheme && !parsed.host().isEmpty() && !parsed.hasFragment()) {
+        target = parsed;
+        return;
+    }
+    const QString expected = u"an http or https URL such as `https://hooks.example.com/alerts`"_s;
+    if (variable.isEmpty())
+        reader.reportValue(url, u"`url` must be %1, got %2"_s.arg(expected, describe(url.value)));
+    else
+        reader.reportValue(
+            url, u"`url` from environment variable %1 must be %2"_s.arg(variable, expected));
+}
+
 void readWebhook(YamlReader &reader, const EnvironmentLookup &environment, const MapEntry &entry,
                  std::optional<AlertWebhookConfig> &webhook)
 {
@@ -143,20 +186,10 @@ void readWebhook(YamlReader &reader, const EnvironmentLookup &environment, const
         return;
     AlertWebhookConfig hook;
     const qsizetype errorsBefore = reader.errorCount();
-    if (const MapEntry *url = section->find("url"_L1)) {
-        if (const auto text = reader.readString(*url)) {
-            const QUrl parsed(*text, QUrl::StrictMode);
-            const bool httpScheme = parsed.scheme() == u"http"_s || parsed.scheme() == u"https"_s;
-            if (!parsed.isValid() || !httpScheme || parsed.host().isEmpty() || parsed.hasFragment())
-                reader.reportValue(*url, u"`url` must be an http or https URL such as "
-                                         u"`https://hooks.example.com/alerts`, got %1"_s.arg(
-                                             describe(url->value)));
-            else
-                hook.url = parsed;
-        }
-    } else {
+    if (const MapEntry *url = section->find("url"_L1))
+        readWebhookUrl(reader, environment, *url, hook.url);
+    else
         reader.reportMissing(entry.value, u"`alerts.webhook`"_s, "url"_L1);
-    }
     if (const MapEntry *headers = section->find("headers"_L1))
         readHeaderMap(reader, environment, *headers, hook.headers);
     if (const MapEntry *timeout = section->find("timeout"_L1)) {

@@ -202,7 +202,7 @@ AlertRuleConfig alertRuleDefaults(AlertRuleKind kind);
 
 // `alerts.webhook`: every raise and clear POSTed as JSON from a thread of its own.
 struct AlertWebhookConfig {
-    QUrl url;
+    QUrl url; // written or `{env: NAME}`; only its scheme, host and port are ever logged
     QList<ConfiguredValue> headers;          // written or `{env: NAME}`, as for trace.otlp
     std::chrono::milliseconds timeout{5000}; // one POST, connecting included
     int retries = 3;                         // after the first try, on no answer, 429 or 5xx

@@ -234,7 +234,7 @@ void Engine::syncAlertWebhook(const config::Config &config)
     m_alertWebhook =
         std::make_unique<alerts::WebhookNotifier>(*wanted, alerts::makeCurlWebhookPoster(*wanted));
     qCInfo(lcEngine).noquote() << "sending alerts to the webhook at"
-                               << wanted->url.toString(QUrl::RemoveUserInfo | QUrl::RemoveQuery);
+                               << alerts::shownUrl(wanted->url);
 }
 
 EngineSnapshot Engine::snapshot() const

@@ -114,6 +114,9 @@ private Q_SLOTS:
     void followsAChangedThresholdAndADisabledRule();
     void disablingARuleClearsItsAlerts();
     void keepsTheNewestEventsOnly();
+    void readsAP95WithinItsBin_data();
+    void readsAP95WithinItsBin();
+    void forgetsStepsOlderThanItsSpan();
 };
 
 void TestAlertEvaluator::judgesEachRequest_data()
@@ -441,6 +444,44 @@ void TestAlertEvaluator::keepsTheNewestEventsOnly()
     QCOMPARE(kept.last().sequence, quint64(8));
     QCOMPARE(bench.evaluator().state(2).recent.size(), 2);
     QCOMPARE(bench.evaluator().state(2).recent.last().sequence, quint64(8));
+}
+
+void TestAlertEvaluator::readsAP95WithinItsBin_data()
+{
+    QTest::addColumn<QList<qint64>>("latenciesMs");
+    QTest::addColumn<double>("p95Ms");
+    // Bins grow by 20 %: the p95 is read back as its bin's upper bound, at most 20 % above.
+    QTest::newRow("all under a millisecond") << QList<qint64>{0, 1, 1} << 1.0;
+    QTest::newRow("one value") << QList<qint64>{100} << 114.5;
+    // 19 at 100 ms and one at 1 s: the 95th of 20 is the 19th, a fast one.
+    QTest::newRow("one slow in twenty") << (QList<qint64>(19, 100) << 1000) << 114.5;
+    // 18 fast and two slow: the 19th is slow.
+    QTest::newRow("two slow in twenty") << (QList<qint64>(18, 100) << 1000 << 1000) << 1020.7;
+    QTest::newRow("beyond the last bin") << QList<qint64>{100'000'000} << 1'800'190.4;
+}
+
+void TestAlertEvaluator::readsAP95WithinItsBin()
+{
+    QFETCH(QList<qint64>, latenciesMs);
+    QFETCH(double, p95Ms);
+    LatencyHistogram histogram;
+    for (const qint64 ms : latenciesMs)
+        histogram.add(LatencyHistogram::binFor(ms * 1000));
+    QCOMPARE(histogram.total(), quint64(latenciesMs.size()));
+    QCOMPARE(std::round(histogram.p95Ms() * 10) / 10, p95Ms);
+}
+
+void TestAlertEvaluator::forgetsStepsOlderThanItsSpan()
+{
+    TrafficWindows windows;
+    const timing::ManualClock clock;
+    const qint64 step = TrafficWindows::stepNumber(clock.now());
+    windows.add(RequestVerdict::Error, false, 0, clock.now());
+    QCOMPARE(windows.summary(step, step).errors, quint64(1));
+    // A span later the same slot of the ring holds another step: the old error is not in it.
+    const qint64 later = step + TrafficWindows::kSteps;
+    QCOMPARE(windows.summary(later, later).counted, quint64(0));
+    QCOMPARE(windows.summary(step - 10, step - 1).counted, quint64(0));
 }
 
 QTEST_GUILESS_MAIN(TestAlertEvaluator)

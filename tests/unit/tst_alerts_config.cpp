@@ -26,6 +26,10 @@ LoadResult load(const QByteArray &alerts)
     const auto environment = [](const QString &name) -> std::optional<QByteArray> {
         if (name == u"HOOK_TOKEN"_s)
             return "Bearer hk-123"_ba;
+        if (name == u"HOOK_URL"_s)
+            return "https://hooks.example.test/services/T1/B2/secret\n"_ba;
+        if (name == u"NOT_A_URL"_s)
+            return "hooks.example.test/secret"_ba;
         return std::nullopt;
     };
     return switchyard::config::loadConfigText(QByteArray(oneSimulatedProvider) + alerts,
@@ -40,6 +44,7 @@ private Q_SLOTS:
     void appliesTheSeedDefaultsWithoutTheSection();
     void loadsEveryKey();
     void keepsTheDefaultsOfRulesNotMentioned();
+    void readsTheWebhookUrlFromTheEnvironment();
     void reportsEveryError_data();
     void reportsEveryError();
 };
@@ -157,6 +162,15 @@ void TestAlertsConfig::keepsTheDefaultsOfRulesNotMentioned()
     QCOMPARE(alerts.rule(AlertRuleKind::TierSuccessRate).holdFor, 180000ms);
 }
 
+void TestAlertsConfig::readsTheWebhookUrlFromTheEnvironment()
+{
+    const LoadResult result = load("alerts:\n"
+                                   "  webhook: {url: {env: HOOK_URL}}\n");
+    QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
+    QCOMPARE(result.config->alerts.webhook->url,
+             QUrl(u"https://hooks.example.test/services/T1/B2/secret"_s));
+}
+
 void TestAlertsConfig::reportsEveryError_data()
 {
     QTest::addColumn<QByteArray>("alerts");
@@ -206,6 +220,14 @@ void TestAlertsConfig::reportsEveryError_data()
     QTest::newRow("a webhook header from a variable that is not set")
         << "alerts:\n  webhook: {url: \"http://127.0.0.1:9\", headers: {X-Key: {env: NOPE}}}\n"_ba
         << QStringList{u"test.yaml:6:63: environment variable NOPE is not set"_s};
+    QTest::newRow("a webhook url from a variable that is not set")
+        << "alerts:\n  webhook: {url: {env: NOPE}}\n"_ba
+        << QStringList{u"test.yaml:6:24: environment variable NOPE is not set"_s};
+    // The variable's value is the credential: the message names the variable only.
+    QTest::newRow("a webhook url from a variable that is not a URL")
+        << "alerts:\n  webhook: {url: {env: NOT_A_URL}}\n"_ba
+        << QStringList{u"test.yaml:6:18: `url` from environment variable NOT_A_URL must be an "
+                       u"http or https URL such as `https://hooks.example.com/alerts`"_s};
     QTest::newRow("too many retries")
         << "alerts:\n  webhook: {url: \"http://127.0.0.1:9\", retries: 11}\n"_ba
         << QStringList{u"test.yaml:6:49: `retries` must be at most 10, got \"11\""_s};
