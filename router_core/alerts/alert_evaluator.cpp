@@ -218,11 +218,14 @@ AlertEvaluator::tierCondition(AlertRuleKind kind, const AlertRuleConfig &rule,
         const quint64 baselineSamples = baseline.latency.total();
         const quint64 samples = window.latency.total();
         const double baselineMs = frozenBaselineMs ? *frozenBaselineMs : baseline.latency.p95Ms();
+        condition.baselineMs = baselineMs;
         condition.threshold = baselineMs * rule.threshold;
-        condition.detail = u"%1 latencies in the last %2, baseline p95 %3 ms from %4 latencies"_s
-                               .arg(QString::number(samples), durationText(rule.window))
-                               .arg(baselineMs, 0, 'f', 0)
-                               .arg(baselineSamples);
+        condition.detail = frozenBaselineMs
+                               ? u"%1 latencies in the last %2"_s.arg(QString::number(samples),
+                                                                      durationText(rule.window))
+                               : u"%1 latencies in the last %2, %3 in the baseline"_s.arg(
+                                     QString::number(samples), durationText(rule.window),
+                                     QString::number(baselineSamples));
         if ((!frozenBaselineMs && baselineSamples < quint64(rule.baselineMinSamples)) ||
             samples < quint64(rule.minRequests)) {
             condition.value = kNoData;
@@ -252,8 +255,7 @@ AlertEvaluator::Condition AlertEvaluator::failSafeCondition(const AlertRuleConfi
     condition.threshold = rule.threshold;
     condition.value = double(window.failSafe);
     condition.holds = condition.value >= rule.threshold;
-    condition.detail = u"in the last %1, of %2"_s.arg(durationText(rule.window),
-                                                      requestCountText(window, rule.window));
+    condition.detail = u"of %1"_s.arg(requestCountText(window, rule.window));
     return condition;
 }
 
@@ -371,10 +373,10 @@ void AlertEvaluator::raise(AlertRuleKind kind, const AlertRuleConfig &rule, Subj
     QString held =
         rule.holdFor.count() > 0 ? u" for %1"_s.arg(durationText(rule.holdFor)) : QString();
     if (kind == AlertRuleKind::TierLatencyP95) {
-        event.message = u"%1: p95 latency %2 above %3x its baseline (%4)%5; %6"_s.arg(
+        event.message = u"%1: p95 latency %2, above %3 (%4 x the baseline p95 of %5)%6; %7"_s.arg(
             subjectText(subjectKind, subject), valueText(condition.value, condition.unit),
-            QString::number(rule.threshold), valueText(condition.threshold, condition.unit), held,
-            condition.detail);
+            valueText(condition.threshold, condition.unit), QString::number(rule.threshold),
+            valueText(condition.baselineMs, condition.unit), held, condition.detail);
     } else {
         event.message = u"%1: %2 %3, %4 %5%6%7"_s.arg(
             subjectText(subjectKind, subject), measureText(kind),

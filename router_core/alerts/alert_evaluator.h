@@ -74,7 +74,8 @@ private:
         double value = 0.0;     // NaN when there was too little to judge
         double threshold = 0.0; // as compared
         ValueUnit unit = ValueUnit::Ratio;
-        QString detail; // what the value was computed from, for the message
+        double baselineMs = 0.0; // tier_latency_p95: the baseline the threshold is a factor of
+        QString detail;          // what the value was computed from, for the message
     };
     struct RuleState {
         std::optional<timing::Clock::TimePoint> holdingSince;

@@ -25,6 +25,7 @@
 #include "upstream/curl_transport.h"
 
 #include <QLoggingCategory>
+#include <QThreadPool>
 
 Q_LOGGING_CATEGORY(lcEngine, "switchyard.engine")
 
@@ -227,8 +228,12 @@ void Engine::syncAlertWebhook(const config::Config &config)
     const std::optional<config::AlertWebhookConfig> &wanted = config.alerts.webhook;
     if (m_alertWebhook && wanted && m_alertWebhook->config() == *wanted)
         return;
-    // Stopping the old one cuts its post in flight short; its queued events are dropped.
-    m_alertWebhook.reset();
+    // Stopping the old one cuts its post in flight short and drops its queue, but libcurl may
+    // take up to a second to notice: that wait happens on a pool thread, not this one.
+    if (m_alertWebhook) {
+        QThreadPool::globalInstance()->start(
+            [retired = std::shared_ptr<alerts::WebhookNotifier>(std::move(m_alertWebhook))] {});
+    }
     if (!wanted)
         return;
     m_alertWebhook =

@@ -76,6 +76,7 @@ private Q_SLOTS:
     void gatewayRaisesTheFailSafeAlertFromItsTraffic();
     void engineEvaluatesOnWhileTheWebhookHangs();
     void adminRefusesABadLimit();
+    void aReloadMovesTheWebhook();
 };
 
 void GatewayAlertsTest::postsEachEventWithTheConfiguredHeaders()
@@ -289,6 +290,35 @@ void GatewayAlertsTest::adminRefusesABadLimit()
              u"`limit` must be a whole number from 0 to 100000, got `many`."_s);
     QCOMPARE(error[u"param"_s].toString(), u"limit"_s);
     QCOMPARE(error[u"code"_s].toString(), u"invalid_admin_request"_s);
+}
+
+void GatewayAlertsTest::aReloadMovesTheWebhook()
+{
+    FakeUpstream hanging;
+    hanging.mode = Mode::Hang;
+    FakeUpstream answering;
+    FakeUpstream provider;
+    config::Config config = gatewayConfig({providerFor(u"only"_s, provider, {u"m"_s})});
+    config.alerts.evaluateEvery = 100ms;
+    config::AlertWebhookConfig first = hookAt(hanging);
+    first.timeout = 60s;
+    config.alerts.webhook = first;
+    std::unique_ptr<Engine> engine = startEngine(config);
+    QVERIFY(engine);
+    engine->alerts().observeBudget(u"b1"_s, 0.9);
+    QTRY_COMPARE(hanging.requests().size(), 1);
+
+    // The old webhook hangs in its post; the new one takes the next event at once.
+    auto next = std::make_shared<config::Config>(engine->config());
+    next->alerts.webhook = hookAt(answering);
+    engine->configStore().replace(next);
+    QCOMPARE(engine->alertWebhookCounts().delivered, quint64(0));
+    QCOMPARE(engine->alertWebhookCounts().queued, quint64(0));
+    engine->alerts().observeBudget(u"b2"_s, 0.9);
+    QTRY_COMPARE(engine->alertWebhookCounts().delivered, quint64(1));
+    QCOMPARE(answering.requests().size(), 1);
+    const QJsonObject body = QJsonDocument::fromJson(answering.requests().first().body).object();
+    QCOMPARE(body[u"subject"_s].toString(), u"b2"_s);
 }
 
 QTEST_GUILESS_MAIN(GatewayAlertsTest)

@@ -266,6 +266,8 @@ void TestAlertEvaluator::latencyRaisesAfterItsDurationAgainstTheBaseline()
     // so the threshold is twice that.
     QCOMPARE(std::round(event.value * 10) / 10, 1020.7);
     QCOMPARE(std::round(event.threshold * 10) / 10, 229.0);
+    QCOMPARE(event.message, u"tier `pro`: p95 latency 1021 ms, above 229 ms (2 x the baseline p95 "
+                            u"of 114 ms) for 5m; 66 latencies in the last 1m"_s);
 
     // Fast again: the clear comes no sooner than clear_after, and within the window and
     // clear_after.
@@ -323,6 +325,8 @@ void TestAlertEvaluator::failSafeAnswerRaisesAtOnceAndClears()
     QCOMPARE(raised.unit, ValueUnit::Answers);
     QCOMPARE(raised.severity, config::AlertSeverity::Critical);
     QCOMPARE(raised.atMs, bench.msAt(15));
+    QCOMPARE(raised.message, u"the gateway: fail-safe answers 1, at or above 1; of 151 counted "
+                             u"request(s) in the last 1m"_s);
     // The answer (step 1) leaves the window at second 80; a minute later, 140, it clears.
     bench.runUntil(135, normal);
     QCOMPARE(bench.events.size(), 1);
