@@ -2,7 +2,9 @@
 
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
+#include "admin/key_admin.h"
 #include "admin/trace_admin.h"
+#include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -10,6 +12,7 @@
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
+#include "storage/state_database.h"
 #include "resilience/admission.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
@@ -64,13 +67,17 @@ Engine::Engine(config::Config config, QObject *parent)
       m_finishedFeed(std::make_unique<FinishedFeed>()),
       m_admission(std::make_unique<resilience::AdmissionController>(*m_store)),
       m_retryBudget(std::make_unique<resilience::RetryBudget>(*m_store)),
+      m_apiKeys(std::make_unique<auth::ApiKeyStore>(
+          storage::stateDatabasePath(m_store->config().state.directory))),
+      m_authenticator(std::make_unique<auth::ClientAuthenticator>(*m_store, *m_apiKeys)),
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,
-                                        *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth},
+                                        *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth,
+                                        *m_authenticator},
                                        this))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
@@ -110,6 +117,8 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerProviderAdmin(m_server->admin(), *m_commands);
     admin::registerRoutingAdmin(m_server->admin(), *m_commands);
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
+    admin::registerKeyAdmin(m_server->admin(), *m_authenticator, *m_store);
+    m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
     connect(&m_publishTimer, &QTimer::timeout, this, [this] {
         emit snapshotReady(snapshot());
         emit traceFeedReady(takeTraceFeed());
@@ -145,6 +154,7 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    m_recorder->removeSink(m_authenticator.get());
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -154,9 +164,23 @@ Engine::~Engine()
 bool Engine::listen(QString *errorMessage)
 {
     const config::ServerConfig &server = config().server;
+    if (const QString problem = auth::exposureProblem(config()); !problem.isEmpty()) {
+        *errorMessage = problem;
+        return false;
+    }
+    // Opened here, on the engine's own thread: a database connection belongs to its thread.
+    if (const QString error = m_apiKeys->open(); !error.isEmpty())
+        qCWarning(lcEngine).noquote()
+            << "API keys created through the admin API are unavailable:" << error
+            << "(keys in the config file still work)";
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;
+    if (auth::exposedWithoutTls(config()))
+        qCWarning(lcEngine).noquote()
+            << "listening on" << listenAddress()
+            << "for other machines in plain HTTP: API keys and prompts cross the network "
+               "readable; configure `tls` (docs/operations.md, \"TLS\")";
     qCInfo(lcEngine).noquote() << "listening on" << listenAddress() << "with"
                                << config().providers.size() << "provider(s)";
     // Started here rather than in the constructor: listen() runs on the engine's own thread,
@@ -193,6 +217,8 @@ EngineSnapshot Engine::snapshot() const
 {
     EngineSnapshot snapshot;
     snapshot.listenAddress = listenAddress();
+    snapshot.exposedWithoutTls = auth::exposedWithoutTls(config());
+    snapshot.tlsEnabled = config().tls.enabled();
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     snapshot.inFlight = m_server->inFlight();

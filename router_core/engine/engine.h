@@ -44,6 +44,10 @@ class RetryBudget;
 namespace switchyard::routing {
 class Router;
 }
+namespace switchyard::auth {
+class ApiKeyStore;
+class ClientAuthenticator;
+} // namespace switchyard::auth
 namespace switchyard::metrics {
 class GatewayMetrics;
 class LoopLagMonitor;
@@ -124,6 +128,9 @@ private:
     std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
+    // Client keys: those created through the admin API live in the state database.
+    std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
+    std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
     routing::Router *m_router = nullptr;              // child
     control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
