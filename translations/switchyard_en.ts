@@ -885,6 +885,18 @@ Models: %3</source>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use https://%1/v1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>⚠ Open to the network without TLS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>
@@ -1626,6 +1638,11 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>The response is kept when the request finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key %1</source>
+        <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation type="unfinished"></translation>
     </message>
 </context>

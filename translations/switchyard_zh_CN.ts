@@ -883,6 +883,18 @@ Models: %3</source>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation>OpenTelemetry 导出：已导出 %1 个 span，丢弃 %2 个（队列已满），放弃 %3 个，导出失败 %4 次，排队 %5 个</translation>
     </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use https://%1/v1</source>
+        <translation>正在监听 %1  ·  OpenAI 客户端请使用 https://%1/v1</translation>
+    </message>
+    <message>
+        <source>⚠ Open to the network without TLS</source>
+        <translation>⚠ 未启用 TLS 即对网络开放</translation>
+    </message>
+    <message>
+        <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
+        <translation>Switchyard 以明文 HTTP 监听 %1，其他机器可以访问：API 密钥、管理令牌和提示词以可读形式在网络上传输。请在 `tls` 中配置证书和私钥，或只监听 127.0.0.1 并由终止 TLS 的代理转发。</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>
@@ -1625,6 +1637,11 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>The response is kept when the request finishes.</source>
         <translation>响应将在请求结束时保留。</translation>
+    </message>
+    <message>
+        <source>key %1</source>
+        <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
+        <translation>密钥 %1</translation>
     </message>
 </context>
 </TS>

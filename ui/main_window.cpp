@@ -53,9 +53,13 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_listenLabel = new QLabel(this);
     m_listenLabel->setObjectName(QStringLiteral("listenLabel"));
     m_listenLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_exposureWarning = new QLabel(this);
+    m_exposureWarning->setObjectName(QStringLiteral("exposureWarning"));
+    m_exposureWarning->setVisible(false);
     m_statusRate = new QLabel(this);
     m_statusRate->setObjectName(QStringLiteral("statusRate"));
     statusBar()->setSizeGripEnabled(false);
+    statusBar()->addWidget(m_exposureWarning);
     statusBar()->addWidget(m_listenLabel, 1);
     statusBar()->addPermanentWidget(m_statusRate);
 
@@ -165,10 +169,22 @@ void MainWindow::refreshStatusBar()
         address = m_bridge.listenAddress();
     if (address.isEmpty()) {
         m_listenLabel->setText(tr("Starting the gateway…"));
+    } else if (m_snapshot.tlsEnabled) {
+        m_listenLabel->setText(
+            tr("Listening on %1  ·  OpenAI clients use https://%1/v1").arg(address));
     } else {
         m_listenLabel->setText(
             tr("Listening on %1  ·  OpenAI clients use http://%1/v1").arg(address));
     }
+    // isHidden, not isVisible: the window itself may not be shown yet.
+    if (m_exposureWarning->isHidden() == m_snapshot.exposedWithoutTls)
+        m_exposureWarning->setVisible(m_snapshot.exposedWithoutTls);
+    m_exposureWarning->setText(tr("⚠ Open to the network without TLS"));
+    m_exposureWarning->setToolTip(
+        tr("Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, "
+           "the admin token and prompts cross the network readable. Configure `tls` with a "
+           "certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.")
+            .arg(address));
     const QLocale locale;
     //: %1 how late the engine thread ran a due timer, in ms; %2 requests per second
     m_statusRate->setText(tr("engine lag %1 ms  ·  %2 req/s")

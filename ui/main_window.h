@@ -67,6 +67,8 @@ private:
     TracesPage *m_tracesPage = nullptr;
 
     QLabel *m_listenLabel = nullptr;
+    // Shown while the listener takes other machines' connections in plain HTTP.
+    QLabel *m_exposureWarning = nullptr;
     QLabel *m_statusRate = nullptr;
 
     // Snapshots lag a command by up to one engine tick; for a moment after the user flips the

@@ -59,15 +59,14 @@ http::AdminReply create(auth::ClientAuthenticator &keys, const config::ConfigSto
     QJsonParseError parseError{};
     const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return http::AdminReply::error(invalid(
-            u"The body must be a JSON object such as {\"tenant\": \"team-a\"}."_s, {}));
+        return http::AdminReply::error(
+            invalid(u"The body must be a JSON object such as {\"tenant\": \"team-a\"}."_s, {}));
     const QJsonObject body = document.object();
     for (auto it = body.begin(); it != body.end(); ++it) {
         if (!kCreateFields.contains(it.key()))
-            return http::AdminReply::error(
-                invalid(u"Unknown field `%1`; a key takes %2."_s.arg(
-                            it.key(), kCreateFields.join(u", "_s)),
-                        it.key()));
+            return http::AdminReply::error(invalid(
+                u"Unknown field `%1`; a key takes %2."_s.arg(it.key(), kCreateFields.join(u", "_s)),
+                it.key()));
     }
     const QString tenant = body.value(u"tenant"_s).toString().trimmed();
     if (tenant.isEmpty() || tenant.toUtf8().size() > kLongestTenantBytes)
@@ -115,13 +114,14 @@ http::AdminReply create(auth::ClientAuthenticator &keys, const config::ConfigSto
 void registerKeyAdmin(http::AdminEndpoints &api, auth::ClientAuthenticator &keys,
                       const config::ConfigStore &store)
 {
-    api.add(Method::Get, u"keys"_s, [&keys, &store](const http::AdminRequest &, const QStringList &) {
-        QJsonArray data;
-        for (const auth::ClientKey &key : keys.keys(store.config()))
-            data.append(keyJson(key));
-        return http::AdminReply::json(
-            QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
-    });
+    api.add(Method::Get, u"keys"_s,
+            [&keys, &store](const http::AdminRequest &, const QStringList &) {
+                QJsonArray data;
+                for (const auth::ClientKey &key : keys.keys(store.config()))
+                    data.append(keyJson(key));
+                return http::AdminReply::json(
+                    QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
+            });
     api.add(Method::Post, u"keys"_s,
             [&keys, &store](const http::AdminRequest &request, const QStringList &) {
                 return create(keys, store, request);

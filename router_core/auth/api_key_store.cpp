@@ -117,8 +117,7 @@ std::variant<bool, QString> ApiKeyStore::remove(const QString &id)
     query.addBindValue(id);
     if (!query.exec())
         return query.lastError().text();
-    const qsizetype removed =
-        m_keys.removeIf([&](const ClientKey &key) { return key.id == id; });
+    const qsizetype removed = m_keys.removeIf([&](const ClientKey &key) { return key.id == id; });
     return removed > 0 || query.numRowsAffected() > 0;
 }
 

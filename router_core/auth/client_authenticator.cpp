@@ -110,7 +110,8 @@ ClientAuthenticator::Verdict ClientAuthenticator::authenticate(const config::Con
 std::optional<protocol::ApiError> ClientAuthenticator::tenantRefusal(const ClientKey &key,
                                                                      const HeaderList &headers)
 {
-    const QString claimed = QString::fromUtf8(headerValue(headers, "x-switchyard-tenant").trimmed());
+    const QString claimed =
+        QString::fromUtf8(headerValue(headers, "x-switchyard-tenant").trimmed());
     if (claimed.isEmpty() || claimed == key.tenant)
         return std::nullopt;
     return protocol::ApiError{403,
@@ -205,20 +206,20 @@ ClientAuthenticator::create(const config::Config &config, const QString &tenant,
             u"digit."_s,
             u"id"_s);
     } else if (const std::optional<ClientKey> taken = findById(config, id)) {
-        return protocol::ApiError{409,
-                                  u"A key with id `%1` already exists (%2); choose another id."_s
-                                      .arg(id, taken->source == KeySource::File
-                                                   ? u"in the config file"_s
-                                                   : u"created through the API"_s),
-                                  u"invalid_request_error"_s,
-                                  u"id"_s,
-                                  u"key_exists"_s,
-                                  {}};
+        return protocol::ApiError{
+            409,
+            u"A key with id `%1` already exists (%2); choose another id."_s.arg(
+                id, taken->source == KeySource::File ? u"in the config file"_s
+                                                     : u"created through the API"_s),
+            u"invalid_request_error"_s,
+            u"id"_s,
+            u"key_exists"_s,
+            {}};
     }
     Created created;
     created.text = newKeyText();
-    created.key = {id,     tenant, sha256(created.text), limits, QDateTime::currentDateTimeUtc(),
-                   KeySource::Api};
+    created.key = {
+        id, tenant, sha256(created.text), limits, QDateTime::currentDateTimeUtc(), KeySource::Api};
     if (const std::optional<QString> error = m_apiKeys.insert(created.key)) {
         return protocol::ApiError::serviceUnavailable(
             u"The key could not be stored in the state database: %1"_s.arg(*error));
@@ -231,8 +232,12 @@ std::optional<protocol::ApiError> ClientAuthenticator::revoke(const config::Conf
 {
     const std::optional<ClientKey> key = findById(config, id);
     if (!key) {
-        protocol::ApiError error{404, u"No API key has id `%1`."_s.arg(id),
-                                 u"invalid_request_error"_s, {}, u"key_not_found"_s, {}};
+        protocol::ApiError error{404,
+                                 u"No API key has id `%1`."_s.arg(id),
+                                 u"invalid_request_error"_s,
+                                 {},
+                                 u"key_not_found"_s,
+                                 {}};
         return error;
     }
     if (key->source == KeySource::File) {
@@ -281,8 +286,9 @@ std::optional<protocol::ApiError> adminRefusal(const config::AuthConfig &auth,
                                   {}};
     }
     if (!digestsEqual(sha256(token), auth.adminToken.sha256)) {
-        return protocol::ApiError{401, u"The admin token is not valid."_s,
-                                  u"invalid_request_error"_s, {}, u"invalid_admin_token"_s, {}};
+        return protocol::ApiError{
+            401, u"The admin token is not valid."_s, u"invalid_request_error"_s,
+            {},  u"invalid_admin_token"_s,           {}};
     }
     return std::nullopt;
 }
@@ -295,8 +301,8 @@ QString exposureProblem(const config::Config &config)
     return u"refusing to listen on %1: it is reachable from other machines, and without "
            u"`auth.admin_token` the admin API and /metrics would be open to them. Set "
            u"`auth.admin_token` (docs/operations.md, \"Keys, tenants and the admin token\") or "
-           u"listen on 127.0.0.1."_s.arg(config::formatListenAddress(server.listenHost,
-                                                                    server.listenPort));
+           u"listen on 127.0.0.1."_s.arg(
+               config::formatListenAddress(server.listenHost, server.listenPort));
 }
 
 bool exposedWithoutTls(const config::Config &config)

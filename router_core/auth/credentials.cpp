@@ -55,8 +55,7 @@ QByteArray newKeyText()
 {
     std::array<quint32, 8> words{};
     QRandomGenerator::system()->fillRange(words.data(), qsizetype(words.size()));
-    const QByteArray random(reinterpret_cast<const char *>(words.data()),
-                            qsizetype(sizeof(words)));
+    const QByteArray random(reinterpret_cast<const char *>(words.data()), qsizetype(sizeof(words)));
     return "sk-sy-" +
            random.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals);
 }

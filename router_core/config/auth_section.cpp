@@ -18,12 +18,8 @@ using namespace Qt::StringLiterals;
 namespace {
 
 const QList<QLatin1StringView> authKeys{"keys"_L1, "admin_token"_L1};
-const QList<QLatin1StringView> clientKeyKeys{"id"_L1,
-                                             "tenant"_L1,
-                                             "key"_L1,
-                                             "requests_per_minute"_L1,
-                                             "tokens_per_minute"_L1,
-                                             "models"_L1};
+const QList<QLatin1StringView> clientKeyKeys{
+    "id"_L1, "tenant"_L1, "key"_L1, "requests_per_minute"_L1, "tokens_per_minute"_L1, "models"_L1};
 const QList<QLatin1StringView> secretKeys{"env"_L1};
 const QList<QLatin1StringView> tlsKeys{"certificate_file"_L1, "key_file"_L1};
 constexpr QLatin1StringView kDigestPrefix = "sha256:"_L1;
@@ -100,21 +96,21 @@ std::optional<SecretDigest> readSecret(YamlReader &reader, const EnvironmentLook
         return std::nullopt;
     }
     if (resolved->trimmed().isEmpty()) {
-        reader.reportValue(*env, u"environment variable %1 is empty; %2 must not be"_s.arg(
-                                     *name, what));
+        reader.reportValue(*env,
+                           u"environment variable %1 is empty; %2 must not be"_s.arg(*name, what));
         return std::nullopt;
     }
     return SecretDigest{QCryptographicHash::hash(*resolved, QCryptographicHash::Sha256), *name};
 }
 
-std::optional<ClientKeyConfig> readClientKey(YamlReader &reader,
-                                             const EnvironmentLookup &environment,
-                                             const YAML::Node &node)
+std::optional<ClientKeyConfig>
+readClientKey(YamlReader &reader, const EnvironmentLookup &environment, const YAML::Node &node)
 {
     if (!node.IsMap()) {
-        reader.report(node.Mark(),
-                      u"each entry of `keys` must be a map with `id`, `tenant` and `key`, got %1"_s
-                          .arg(describe(node)));
+        reader.report(
+            node.Mark(),
+            u"each entry of `keys` must be a map with `id`, `tenant` and `key`, got %1"_s.arg(
+                describe(node)));
         return std::nullopt;
     }
     const qsizetype errorsBefore = reader.errorCount();
@@ -135,8 +131,9 @@ std::optional<ClientKeyConfig> readClientKey(YamlReader &reader,
     if (const MapEntry *tenant = keys.find("tenant"_L1)) {
         if (const auto text = reader.readString(*tenant)) {
             if (text->isEmpty() || text->toUtf8().size() > kLongestTenant || !isPrintable(*text))
-                reader.reportValue(*tenant, u"`tenant` must be 1 to %1 bytes of printable text"_s
-                                                .arg(kLongestTenant));
+                reader.reportValue(
+                    *tenant,
+                    u"`tenant` must be 1 to %1 bytes of printable text"_s.arg(kLongestTenant));
             else
                 key.tenant = *text;
         }
@@ -187,8 +184,8 @@ void checkAuth(YamlReader &reader, const EnvironmentLookup &environment, const M
     if (!keys)
         return;
     if (!keys->value.IsSequence()) {
-        reader.reportValue(*keys, u"`keys` must be a list of keys, got %1"_s.arg(
-                                      describe(keys->value)));
+        reader.reportValue(*keys,
+                           u"`keys` must be a list of keys, got %1"_s.arg(describe(keys->value)));
         return;
     }
     QHash<QString, int> idLines;
@@ -199,16 +196,16 @@ void checkAuth(YamlReader &reader, const EnvironmentLookup &environment, const M
             continue;
         const int line = node.Mark().line + 1;
         if (const auto seen = idLines.constFind(key->id); seen != idLines.cend()) {
-            reader.report(node["id"].Mark(),
-                          u"key id `%1` is used twice; the first is on line %2"_s.arg(key->id)
-                              .arg(*seen));
+            reader.report(
+                node["id"].Mark(),
+                u"key id `%1` is used twice; the first is on line %2"_s.arg(key->id).arg(*seen));
             continue;
         }
         if (const auto owner = digestOwners.constFind(key->secret.sha256);
             owner != digestOwners.cend()) {
             reader.report(node["key"].Mark(),
-                          u"key `%1` has the same secret as key `%2`; each key needs its own"_s
-                              .arg(key->id, *owner));
+                          u"key `%1` has the same secret as key `%2`; each key needs its own"_s.arg(
+                              key->id, *owner));
             continue;
         }
         idLines.insert(key->id, line);

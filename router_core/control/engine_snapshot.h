@@ -14,11 +14,11 @@ namespace switchyard {
 // What the console's overview shows, made on the engine thread every publishing tick and handed
 // over by value.
 struct EngineSnapshot {
-    QString listenAddress;          // "127.0.0.1:8080"
+    QString listenAddress; // "127.0.0.1:8080"
     // The listener takes connections from other machines in plain HTTP: API keys and prompts
     // cross the network readable (docs/operations.md, "TLS"). The console warns while it is so.
     bool exposedWithoutTls = false;
-    bool tlsEnabled = false; // the listener speaks HTTPS
+    bool tlsEnabled = false;        // the listener speaks HTTPS
     double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
     quint64 totalRequests = 0;
     int inFlight = 0;

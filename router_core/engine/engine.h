@@ -131,8 +131,8 @@ private:
     // Client keys: those created through the admin API live in the state database.
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
-    routing::Router *m_router = nullptr;              // child
-    control::OperatorCommands *m_commands = nullptr;  // child
+    routing::Router *m_router = nullptr;                        // child
+    control::OperatorCommands *m_commands = nullptr;            // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
     timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it

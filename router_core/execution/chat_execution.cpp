@@ -33,7 +33,8 @@ upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
                                        const routing::RequestContext &context)
 {
     upstream::HeaderList forwarded;
-    for (const QByteArrayView name : {QByteArrayView("Authorization"), QByteArrayView("x-api-key")}) {
+    for (const QByteArrayView name :
+         {QByteArrayView("Authorization"), QByteArrayView("x-api-key")}) {
         const QByteArray value = context.header(name);
         if (value.isEmpty())
             continue;

@@ -4,8 +4,8 @@
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
-#include <QLoggingCategory>
 #include <QFile>
+#include <QLoggingCategory>
 #include <QScopeGuard>
 #include <QSslKey>
 #include <QSslSocket>
@@ -525,10 +525,9 @@ GatewayListener::GatewayListener(const config::ConfigStore &store,
 {
     connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
     useTls(store.config().tls);
-    connect(&store, &config::ConfigStore::replaced, this,
-            [this](const std::shared_ptr<const config::Config> &snapshot) {
-                useTls(snapshot->tls);
-            });
+    connect(
+        &store, &config::ConfigStore::replaced, this,
+        [this](const std::shared_ptr<const config::Config> &snapshot) { useTls(snapshot->tls); });
 }
 
 std::variant<QSslConfiguration, QString>

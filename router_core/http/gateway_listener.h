@@ -57,8 +57,8 @@ public:
 
     // Reads the certificate and key files. Empty on success, otherwise why not (the listener
     // keeps what it had).
-    static std::variant<QSslConfiguration, QString> tlsConfigurationFrom(
-        const config::TlsConfig &tls);
+    static std::variant<QSslConfiguration, QString>
+    tlsConfigurationFrom(const config::TlsConfig &tls);
 
     // The HTTP server has finished answering one request on `socket` (or dropped it): when no
     // other request is being read or answered there, the connection's idle time starts.
@@ -77,8 +77,8 @@ private:
     // Qt stops accepting for good after an accept() error that is not temporary, such as
     // running out of file descriptors; this resumes it once descriptors may have been freed.
     timing::Deadline m_resumeAccepting;
-    config::TlsConfig m_tlsFiles;                 // what m_tls was read from
-    std::optional<QSslConfiguration> m_tls;       // unset: plain HTTP
+    config::TlsConfig m_tlsFiles;           // what m_tls was read from
+    std::optional<QSslConfiguration> m_tls; // unset: plain HTTP
 };
 
 } // namespace switchyard::http

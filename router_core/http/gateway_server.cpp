@@ -330,11 +330,10 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
             handleOperation(std::move(request), std::move(writer), std::move(trace),
                             Ingress::Completions);
     } else if (path == QLatin1String("/v1/models")) {
-        if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
-        {
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
             // The model list is part of the API a key opens: it needs one too.
-            const auth::ClientAuthenticator::Verdict caller = m_services.authenticator.authenticate(
-                m_services.config.config(), request.headers);
+            const auth::ClientAuthenticator::Verdict caller =
+                m_services.authenticator.authenticate(m_services.config.config(), request.headers);
             if (caller.refusal)
                 writer.sendError(*caller.refusal, identity);
             else

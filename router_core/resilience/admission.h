@@ -27,9 +27,9 @@ public:
 
     // For allowances charged after the fact, such as tokens, known only when a request is over:
     // how long until the bucket holds a whole unit again, taking nothing; empty when it does.
-    virtual std::optional<std::chrono::milliseconds>
-    waitFor(const QString &bucket, const config::TenantLimit &limit,
-            timing::Clock::TimePoint now) = 0;
+    virtual std::optional<std::chrono::milliseconds> waitFor(const QString &bucket,
+                                                             const config::TenantLimit &limit,
+                                                             timing::Clock::TimePoint now) = 0;
     // Takes `amount` units. The bucket may go below zero: a large request is paid for by the
     // wait before the next one.
     virtual void spend(const QString &bucket, const config::TenantLimit &limit, qint64 amount,

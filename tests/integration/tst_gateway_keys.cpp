@@ -84,7 +84,8 @@ QJsonObject jsonOf(const TestClient &client)
 }
 
 // GET with `headers`; the whole answer.
-std::unique_ptr<TestClient> get(quint16 port, const QByteArray &path, const HeaderList &headers = {})
+std::unique_ptr<TestClient> get(quint16 port, const QByteArray &path,
+                                const HeaderList &headers = {})
 {
     auto client = std::make_unique<TestClient>(port);
     client->send("GET", path, {}, headers);
@@ -118,19 +119,18 @@ telemetry::Trace newestTrace(Engine &engine)
 bool makeCertificate(const QString &directory, const QString &name)
 {
     QProcess openssl;
-    openssl.start(u"openssl"_s,
-                  {u"req"_s, u"-x509"_s, u"-newkey"_s, u"rsa:2048"_s, u"-nodes"_s, u"-days"_s,
-                   u"2"_s, u"-subj"_s, u"/CN=%1"_s.arg(name), u"-addext"_s,
-                   u"subjectAltName=IP:127.0.0.1"_s, u"-keyout"_s,
-                   directory + u"/%1.key"_s.arg(name), u"-out"_s,
-                   directory + u"/%1.pem"_s.arg(name)});
+    openssl.start(u"openssl"_s, {u"req"_s, u"-x509"_s, u"-newkey"_s, u"rsa:2048"_s, u"-nodes"_s,
+                                 u"-days"_s, u"2"_s, u"-subj"_s, u"/CN=%1"_s.arg(name),
+                                 u"-addext"_s, u"subjectAltName=IP:127.0.0.1"_s, u"-keyout"_s,
+                                 directory + u"/%1.key"_s.arg(name), u"-out"_s,
+                                 directory + u"/%1.pem"_s.arg(name)});
     return openssl.waitForFinished(60000) && openssl.exitStatus() == QProcess::NormalExit &&
            openssl.exitCode() == 0;
 }
 
 struct HttpsAnswer {
-    QByteArray head;            // the status line and headers, or empty when none came
-    QSslCertificate presented;  // what the server showed in its handshake
+    QByteArray head;           // the status line and headers, or empty when none came
+    QSslCertificate presented; // what the server showed in its handshake
     QString error;
 };
 
@@ -159,8 +159,7 @@ QByteArray readAnswer(QAbstractSocket &socket)
         QObject::connect(&socket, &QIODevice::readyRead, [&] { received += socket.readAll(); });
     (void)QTest::qWaitFor(
         [&] {
-            return wholeAnswer(received) ||
-                   socket.state() == QAbstractSocket::UnconnectedState;
+            return wholeAnswer(received) || socket.state() == QAbstractSocket::UnconnectedState;
         },
         10000);
     QObject::disconnect(reading);
@@ -179,9 +178,12 @@ HttpsAnswer httpsGet(quint16 port, const QSslCertificate &trusted, const QByteAr
         answer.error = errors.first().errorString();
     });
     socket.connectToHostEncrypted(u"127.0.0.1"_s, port);
-    if (!QTest::qWaitFor([&] { return socket.isEncrypted() || !answer.error.isEmpty() ||
-                                      socket.state() == QAbstractSocket::UnconnectedState; },
-                         10000) ||
+    if (!QTest::qWaitFor(
+            [&] {
+                return socket.isEncrypted() || !answer.error.isEmpty() ||
+                       socket.state() == QAbstractSocket::UnconnectedState;
+            },
+            10000) ||
         !socket.isEncrypted()) {
         if (answer.error.isEmpty())
             answer.error = socket.errorString();
@@ -248,10 +250,10 @@ void GatewayKeysTest::aRequestWithoutAValidKeyGets401InOpenAisShape_data()
 
     QTest::newRow("no key") << HeaderList{} << u"missing_api_key"_s;
     QTest::newRow("wrong bearer") << bearer("sk-wrong") << u"invalid_api_key"_s;
-    QTest::newRow("wrong x-api-key") << HeaderList{{"x-api-key", "sk-wrong"}}
-                                     << u"invalid_api_key"_s;
-    QTest::newRow("basic, not bearer") << HeaderList{{"Authorization", "Basic c2stdGVzdA=="}}
-                                       << u"missing_api_key"_s;
+    QTest::newRow("wrong x-api-key")
+        << HeaderList{{"x-api-key", "sk-wrong"}} << u"invalid_api_key"_s;
+    QTest::newRow("basic, not bearer")
+        << HeaderList{{"Authorization", "Basic c2stdGVzdA=="}} << u"missing_api_key"_s;
 }
 
 void GatewayKeysTest::aRequestWithoutAValidKeyGets401InOpenAisShape()
@@ -289,8 +291,11 @@ void GatewayKeysTest::messagesAnswer401InAnthropicsShape()
     QCOMPARE(body.value(u"type"_s).toString(), u"error"_s);
     QCOMPARE(body.value(u"error"_s).toObject().value(u"type"_s).toString(),
              u"authentication_error"_s);
-    QVERIFY(body.value(u"error"_s).toObject().value(u"message"_s).toString().startsWith(
-        u"Incorrect API key provided."_s));
+    QVERIFY(body.value(u"error"_s)
+                .toObject()
+                .value(u"message"_s)
+                .toString()
+                .startsWith(u"Incorrect API key provided."_s));
 
     TestClient allowed(engine->port());
     allowed.post("/v1/messages", kMessagesBody, {{"x-api-key", kKeyA.toByteArray()}});
@@ -508,9 +513,8 @@ void GatewayKeysTest::clientCredentialsNeverReachAProvider()
     FakeUpstream withKey;
     FakeUpstream open;
     // One provider with a key of its own (which it must get), one without (which gets none).
-    config::Config config = configFor(
-        withKey, twoKeys(), "    api_key_env: PROVIDER_KEY\n",
-        environmentOf({{u"PROVIDER_KEY"_s, "sk-provider"}}));
+    config::Config config = configFor(withKey, twoKeys(), "    api_key_env: PROVIDER_KEY\n",
+                                      environmentOf({{u"PROVIDER_KEY"_s, "sk-provider"}}));
     HeaderList headers = bearer(kKeyA);
     headers.append({QByteArray("x-api-key"), kKeyA.toByteArray()});
     {
@@ -525,8 +529,8 @@ void GatewayKeysTest::clientCredentialsNeverReachAProvider()
     // An open gateway: the client's own header is not passed on either.
     const std::unique_ptr<Engine> engine = startEngine(configFor(open, {}));
     QVERIFY(engine);
-    QCOMPARE(chat(engine->port(), {{"Authorization", "Bearer sk-clients-own"},
-                                   {"x-api-key", "sk-clients-own"}})
+    QCOMPARE(chat(engine->port(),
+                  {{"Authorization", "Bearer sk-clients-own"}, {"x-api-key", "sk-clients-own"}})
                  ->status(),
              200);
     QCOMPARE(open.requests().size(), 1);
@@ -541,8 +545,8 @@ void GatewayKeysTest::aProviderMayOptInToTheClientsCredentials()
         startEngine(configFor(fake, {}, "    forward_client_authorization: true\n"));
     QVERIFY(engine);
 
-    QCOMPARE(chat(engine->port(), {{"Authorization", "Bearer sk-clients-own"},
-                                   {"x-api-key", "sk-clients-other"}})
+    QCOMPARE(chat(engine->port(),
+                  {{"Authorization", "Bearer sk-clients-own"}, {"x-api-key", "sk-clients-other"}})
                  ->status(),
              200);
 
@@ -561,8 +565,7 @@ void GatewayKeysTest::adminApiAndMetricsNeedTheTokenWhenOneIsConfigured()
     for (const QByteArray &path : {QByteArray("/admin/v1/keys"), QByteArray("/metrics")}) {
         const auto without = get(engine->port(), path);
         QCOMPARE(without->status(), 401);
-        QCOMPARE(errorOf(without->body()).value(u"code"_s).toString(),
-                 u"admin_token_required"_s);
+        QCOMPARE(errorOf(without->body()).value(u"code"_s).toString(), u"admin_token_required"_s);
         const auto wrong = get(engine->port(), path, bearer("not-the-token"));
         QCOMPARE(wrong->status(), 401);
         QCOMPARE(errorOf(wrong->body()).value(u"code"_s).toString(), u"invalid_admin_token"_s);
@@ -601,9 +604,9 @@ void GatewayKeysTest::offLoopbackTheAdminApiNeedsTheToken()
     const QByteArray request = "GET /admin/v1/keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n";
     const QByteArray refused = plainExchange(outside, engine->port(), request + "\r\n");
     QVERIFY2(refused.startsWith("HTTP/1.1 401"), refused.constData());
-    const QByteArray answered = plainExchange(
-        outside, engine->port(),
-        request + "Authorization: Bearer " + kAdminToken.toByteArray() + "\r\n\r\n");
+    const QByteArray answered =
+        plainExchange(outside, engine->port(),
+                      request + "Authorization: Bearer " + kAdminToken.toByteArray() + "\r\n\r\n");
     QVERIFY2(answered.startsWith("HTTP/1.1 200"), answered.constData());
 }
 
@@ -614,8 +617,7 @@ void GatewayKeysTest::theListenerSpeaksTlsAndTakesANewCertificateWithTheConfig()
     QVERIFY(makeCertificate(dir.path(), u"first"_s));
     QVERIFY(makeCertificate(dir.path(), u"second"_s));
     const QSslCertificate first = QSslCertificate::fromPath(dir.filePath(u"first.pem"_s)).first();
-    const QSslCertificate second =
-        QSslCertificate::fromPath(dir.filePath(u"second.pem"_s)).first();
+    const QSslCertificate second = QSslCertificate::fromPath(dir.filePath(u"second.pem"_s)).first();
     FakeUpstream fake;
     const auto tlsSection = [&](const QString &name) {
         return "tls:\n  certificate_file: " + dir.filePath(name + u".pem"_s).toUtf8() +

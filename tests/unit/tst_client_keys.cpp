@@ -125,27 +125,26 @@ void ClientKeysTest::badKeyEntriesAreReportedWhereTheyAre_data()
     QTest::newRow("unset variable")
         << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: {env: NOT_SET}}\n")
         << u"keys.yaml:8:37: environment variable NOT_SET is not set"_s;
-    QTest::newRow("missing tenant") << QByteArray("auth:\n  keys:\n    - {id: a, key: " + digest +
-                                                  "}\n")
-                                    << u"keys.yaml:8:7: key is missing required key `tenant`"_s;
+    QTest::newRow("missing tenant")
+        << QByteArray("auth:\n  keys:\n    - {id: a, key: " + digest + "}\n")
+        << u"keys.yaml:8:7: key is missing required key `tenant`"_s;
     QTest::newRow("bad id") << QByteArray("auth:\n  keys:\n    - {id: 'a b', tenant: t, key: " +
                                           digest + "}\n")
                             << u"keys.yaml:8:12: key `id` must be 1 to 64 letters, digits, `.`, "
                                u"`_` or `-`, starting with a letter or digit; got \"a b\""_s;
-    QTest::newRow("id twice") << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: " +
-                                            digest +
-                                            "}\n    - {id: a, tenant: u, key: " +
-                                            digestText("other") + "}\n")
+    QTest::newRow("id twice") << QByteArray(
+                                     "auth:\n  keys:\n    - {id: a, tenant: t, key: " + digest +
+                                     "}\n    - {id: a, tenant: u, key: " + digestText("other") +
+                                     "}\n")
                               << u"keys.yaml:9:12: key id `a` is used twice; the first is on "
                                  u"line 8"_s;
-    QTest::newRow("secret twice") << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: " +
-                                                digest + "}\n    - {id: b, tenant: u, key: " +
-                                                digest + "}\n")
+    QTest::newRow("secret twice") << QByteArray(
+                                         "auth:\n  keys:\n    - {id: a, tenant: t, key: " + digest +
+                                         "}\n    - {id: b, tenant: u, key: " + digest + "}\n")
                                   << u"keys.yaml:9:31: key `b` has the same secret as key `a`; "
                                      u"each key needs its own"_s;
     QTest::newRow("unknown field")
-        << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: " + digest +
-                      ", budget: 5}\n")
+        << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: " + digest + ", budget: 5}\n")
         << u"keys.yaml:8:104: unknown key `budget`"_s;
     QTest::newRow("negative rpm")
         << QByteArray("auth:\n  keys:\n    - {id: a, tenant: t, key: " + digest +
@@ -183,8 +182,8 @@ void ClientKeysTest::tlsFilesAreCheckedWhenTheConfigLoads()
     const QByteArray missing = dir.filePath(u"missing.pem"_s).toUtf8();
     const QByteArray garbage = notPem.fileName().toUtf8();
 
-    const config::LoadResult result = load("tls:\n  certificate_file: " + missing +
-                                           "\n  key_file: " + garbage + "\n");
+    const config::LoadResult result =
+        load("tls:\n  certificate_file: " + missing + "\n  key_file: " + garbage + "\n");
 
     QVERIFY(!result.config);
     QCOMPARE(errorLines(result),
@@ -391,7 +390,8 @@ void ClientKeysTest::adminTokenRule_data()
     QTest::addColumn<int>("status"); // 0: answered
     QTest::addColumn<QString>("code");
 
-    QTest::newRow("no token, loopback") << false << u"127.0.0.1"_s << QByteArray() << 0 << QString();
+    QTest::newRow("no token, loopback")
+        << false << u"127.0.0.1"_s << QByteArray() << 0 << QString();
     QTest::newRow("no token, ::1") << false << u"::1"_s << QByteArray() << 0 << QString();
     QTest::newRow("no token, remote")
         << false << u"192.0.2.7"_s << QByteArray() << 403 << u"admin_loopback_only"_s;
@@ -399,9 +399,9 @@ void ClientKeysTest::adminTokenRule_data()
         << true << u"127.0.0.1"_s << QByteArray() << 401 << u"admin_token_required"_s;
     QTest::newRow("token, remote with it")
         << true << u"192.0.2.7"_s << QByteArray("Bearer admin-secret") << 0 << QString();
-    QTest::newRow("token, remote with a wrong one") << true << u"192.0.2.7"_s
-                                                    << QByteArray("Bearer admin-secreT") << 401
-                                                    << u"invalid_admin_token"_s;
+    QTest::newRow("token, remote with a wrong one")
+        << true << u"192.0.2.7"_s << QByteArray("Bearer admin-secreT") << 401
+        << u"invalid_admin_token"_s;
     QTest::newRow("token, remote with x-api-key only")
         << true << u"192.0.2.7"_s << QByteArray() << 401 << u"admin_token_required"_s;
 }
