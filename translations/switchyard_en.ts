@@ -819,6 +819,76 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::KeysModel</name>
+    <message>
+        <source>Revoke it by removing it from auth.keys in the config file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke it with DELETE /admin/v1/keys/%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>config file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Defined in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeysPage</name>
+    <message>
+        <source>Client API keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::MainWindow</name>
     <message>
         <source>Switchyard</source>
@@ -895,6 +965,10 @@ Models: %3</source>
     </message>
     <message>
         <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -817,6 +817,76 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::KeysModel</name>
+    <message>
+        <source>Revoke it by removing it from auth.keys in the config file</source>
+        <translation>从配置文件的 auth.keys 中删除即可吊销</translation>
+    </message>
+    <message>
+        <source>Revoke it with DELETE /admin/v1/keys/%1</source>
+        <translation>使用 DELETE /admin/v1/keys/%1 吊销</translation>
+    </message>
+    <message>
+        <source>config file</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation>管理 API</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>all models</source>
+        <translation>所有模型</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Defined in</source>
+        <translation>定义于</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>请求数/分钟</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>令牌数/分钟</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeysPage</name>
+    <message>
+        <source>Client API keys</source>
+        <translation>客户端 API 密钥</translation>
+    </message>
+    <message>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
+        <translation>每个请求的租户由其密钥决定。密钥在配置文件（auth.keys）中签发，或通过 POST /admin/v1/keys 创建；此处从不显示密钥本身。</translation>
+    </message>
+    <message>
+        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
+        <translation>没有客户端密钥：网关处于开放状态，请求的租户取自其 x-switchyard-tenant 请求头。</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::MainWindow</name>
     <message>
         <source>Switchyard</source>
@@ -894,6 +964,10 @@ Models: %3</source>
     <message>
         <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
         <translation>Switchyard 以明文 HTTP 监听 %1，其他机器可以访问：API 密钥、管理令牌和提示词以可读形式在网络上传输。请在 `tls` 中配置证书和私钥，或只监听 127.0.0.1 并由终止 TLS 的代理转发。</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>密钥</translation>
     </message>
 </context>
 <context>

@@ -23,6 +23,7 @@ namespace switchyard::ui {
 class OverviewPage;
 class RoutesView;
 class TracesPage;
+class KeysPage;
 
 // The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
 // Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
@@ -37,6 +38,7 @@ public:
     OverviewPage *overviewPage() const { return m_overview; }
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
+    KeysPage *keysPage() const { return m_keysPage; }
     QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
@@ -65,6 +67,7 @@ private:
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
+    KeysPage *m_keysPage = nullptr;
 
     QLabel *m_listenLabel = nullptr;
     // Shown while the listener takes other machines' connections in plain HTTP.

@@ -260,8 +260,9 @@ std::optional<protocol::ApiError> ClientAuthenticator::revoke(const config::Conf
 
 std::optional<protocol::ApiError> adminRefusal(const config::AuthConfig &auth,
                                                const QHostAddress &client,
-                                               const HeaderList &headers, const QString &what)
+                                               const HeaderList &headers, AdminSurface surface)
 {
+    const QString what = surface == AdminSurface::Metrics ? u"GET /metrics"_s : u"The admin API"_s;
     if (!auth.adminToken.isSet()) {
         if (client.isLoopback())
             return std::nullopt;
@@ -272,7 +273,8 @@ std::optional<protocol::ApiError> adminRefusal(const config::AuthConfig &auth,
                                   u"`auth.admin_token` is configured."_s.arg(what),
                                   u"permission_error"_s,
                                   {},
-                                  u"admin_loopback_only"_s,
+                                  surface == AdminSurface::Metrics ? u"metrics_loopback_only"_s
+                                                                   : u"admin_loopback_only"_s,
                                   {}};
     }
     const QByteArray token = bearerToken(headers);

@@ -76,12 +76,15 @@ private:
     std::unique_ptr<resilience::TenantQuota> m_quota;
 };
 
+// What the admin token guards.
+enum class AdminSurface { AdminApi, Metrics };
+
 // The admin API and /metrics (docs/operations.md): with `auth.admin_token` set, every client must
 // send `Authorization: Bearer <token>` (401 otherwise); without one, only clients on this machine
-// are answered (403 otherwise). `what` names the surface in messages: "The admin API".
+// are answered (403 `admin_loopback_only` or `metrics_loopback_only` otherwise).
 std::optional<protocol::ApiError> adminRefusal(const config::AuthConfig &auth,
                                                const QHostAddress &client,
-                                               const HeaderList &headers, const QString &what);
+                                               const HeaderList &headers, AdminSurface surface);
 
 // Why Switchyard must not start with `config`: a listener reachable from other machines with no
 // admin token would hand the admin API to the network. Empty when it may start.

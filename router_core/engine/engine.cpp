@@ -219,6 +219,11 @@ EngineSnapshot Engine::snapshot() const
     snapshot.listenAddress = listenAddress();
     snapshot.exposedWithoutTls = auth::exposedWithoutTls(config());
     snapshot.tlsEnabled = config().tls.enabled();
+    for (const auth::ClientKey &key : m_authenticator->keys(config())) {
+        snapshot.clientKeys.append({key.id, key.tenant, key.source == auth::KeySource::File,
+                                    key.limits.requestsPerMinute, key.limits.tokensPerMinute,
+                                    key.limits.models, key.createdAtUtc});
+    }
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     snapshot.inFlight = m_server->inFlight();

@@ -363,7 +363,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
     // The admin API can take providers down: the admin token, or this machine only.
     if (const std::optional<protocol::ApiError> refusal =
             auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
-                               request.headers, QStringLiteral("The admin API"))) {
+                               request.headers, auth::AdminSurface::AdminApi)) {
         writer.sendError(*refusal, identity);
         return;
     }
@@ -395,7 +395,7 @@ void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter
     // Provider names, routes and error counts tell an outsider much: guarded like the admin API.
     if (const std::optional<protocol::ApiError> refusal =
             auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
-                               request.headers, QStringLiteral("GET /metrics"))) {
+                               request.headers, auth::AdminSurface::Metrics)) {
         writer.sendError(*refusal, identity);
         return;
     }

@@ -421,10 +421,15 @@ void ClientKeysTest::adminTokenRule()
         headers.append({"Authorization", authorization});
 
     const auto refusal =
-        auth::adminRefusal(auth, QHostAddress(client), headers, u"The admin API"_s);
+        auth::adminRefusal(auth, QHostAddress(client), headers, auth::AdminSurface::AdminApi);
 
     QCOMPARE(refusal ? refusal->status : 0, status);
     QCOMPARE(refusal ? refusal->code : QString(), code);
+    const auto metrics =
+        auth::adminRefusal(auth, QHostAddress(client), headers, auth::AdminSurface::Metrics);
+    QCOMPARE(metrics ? metrics->status : 0, status);
+    QCOMPARE(metrics ? metrics->code : QString(),
+             QString(code).replace(u"admin_loopback_only"_s, u"metrics_loopback_only"_s));
 }
 
 void ClientKeysTest::nonLoopbackListenerNeedsAnAdminToken()
