@@ -481,6 +481,8 @@ void GatewayKeysTest::keysCreatedThroughTheAdminApiSurviveARestart()
     QVERIFY(!listed->body().contains(createdKey));
     QVERIFY(!apiKey.contains(u"key"_s));
     QCOMPARE(chat(restarted->port(), bearer(createdKey))->status(), 200);
+    // Only that key: another text of the same form is refused.
+    QCOMPARE(chat(restarted->port(), bearer(auth::newKeyText()))->status(), 401);
 
     TestClient revoke(restarted->port());
     revoke.send("DELETE", "/admin/v1/keys/ci-bot");
