@@ -24,6 +24,7 @@ class OverviewPage;
 class RoutesView;
 class TracesPage;
 class KeysPage;
+class ConfigPage;
 
 // The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
 // Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
@@ -39,6 +40,7 @@ public:
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
     KeysPage *keysPage() const { return m_keysPage; }
+    ConfigPage *configPage() const { return m_configPage; }
     QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
@@ -68,6 +70,7 @@ private:
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
     KeysPage *m_keysPage = nullptr;
+    ConfigPage *m_configPage = nullptr;
 
     QLabel *m_listenLabel = nullptr;
     // Shown while the listener takes other machines' connections in plain HTTP.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "control/config_versions.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
@@ -48,6 +49,7 @@ struct EngineSnapshot {
     QList<ProviderHealth> providers;
     QList<AgentState> agents;                // registered agents, in registration order
     QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+    ConfigStatus config; // the running config against its file; not tracked without a file
 };
 
 } // namespace switchyard

@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include "admin/config_admin.h"
 #include "admin/key_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
@@ -9,6 +10,7 @@
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "lifecycle/config_lifecycle.h"
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
@@ -86,6 +88,7 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::RouteExplanation>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
+    qRegisterMetaType<switchyard::ConfigStatus>();
     m_recorder->addSink(m_finishedFeed.get());
     m_health->setEventSink([this](const BreakerEvent &event) {
         m_metrics->breakerChanged(event);
@@ -154,6 +157,8 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    delete m_lifecycle; // it is the commands' config recorder
+    m_lifecycle = nullptr;
     m_recorder->removeSink(m_authenticator.get());
     delete m_commands;
     m_commands = nullptr;
@@ -191,6 +196,15 @@ bool Engine::listen(QString *errorMessage)
     if (m_prober)
         m_prober->start();
     return true;
+}
+
+void Engine::startConfigLifecycle(lifecycle::ConfigSource source)
+{
+    if (m_lifecycle)
+        return;
+    m_lifecycle = new lifecycle::ConfigLifecycle(std::move(source), *m_store, *m_commands, this);
+    m_lifecycle->start();
+    admin::registerConfigAdmin(m_server->admin(), *m_lifecycle);
 }
 
 const config::Config &Engine::config() const
@@ -233,6 +247,8 @@ EngineSnapshot Engine::snapshot() const
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
+    if (m_lifecycle)
+        snapshot.config = m_lifecycle->status();
     return snapshot;
 }
 
