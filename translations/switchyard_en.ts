@@ -1115,6 +1115,7 @@ Models: %3</source>
     </message>
     <message>
         <source>Keys</source>
+        <translation></translation>
     </message>
     <message>
         <source>Config</source>
