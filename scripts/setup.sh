@@ -34,6 +34,9 @@ packages=(
     nodejs npm
     # tst_gateway_metrics checks a real GET /metrics scrape with promtool, shipped in this package.
     prometheus
+    # tst_gateway_keys makes the self-signed certificates of its TLS listener with the openssl
+    # command.
+    openssl
 )
 
 if [ "${1:-}" = "--print-packages" ]; then

@@ -965,6 +965,76 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::KeysModel</name>
+    <message>
+        <source>Revoke it by removing it from auth.keys in the config file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke it with DELETE /admin/v1/keys/%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>config file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Defined in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeysPage</name>
+    <message>
+        <source>Client API keys</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::MainWindow</name>
     <message>
         <source>Switchyard</source>
@@ -1030,6 +1100,22 @@ Models: %3</source>
     <message>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use https://%1/v1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>⚠ Open to the network without TLS</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation></translation>
     </message>
     <message>
         <source>Config</source>
@@ -1776,6 +1862,11 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>The response is kept when the request finishes.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>key %1</source>
+        <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation type="unfinished"></translation>
     </message>
 </context>

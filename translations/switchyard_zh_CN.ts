@@ -963,6 +963,76 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::KeysModel</name>
+    <message>
+        <source>Revoke it by removing it from auth.keys in the config file</source>
+        <translation>从配置文件的 auth.keys 中删除即可吊销</translation>
+    </message>
+    <message>
+        <source>Revoke it with DELETE /admin/v1/keys/%1</source>
+        <translation>使用 DELETE /admin/v1/keys/%1 吊销</translation>
+    </message>
+    <message>
+        <source>config file</source>
+        <translation>配置文件</translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation>管理 API</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>all models</source>
+        <translation>所有模型</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>密钥</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Defined in</source>
+        <translation>定义于</translation>
+    </message>
+    <message>
+        <source>Requests/min</source>
+        <translation>请求数/分钟</translation>
+    </message>
+    <message>
+        <source>Tokens/min</source>
+        <translation>令牌数/分钟</translation>
+    </message>
+    <message>
+        <source>Models</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Created</source>
+        <translation>创建时间</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeysPage</name>
+    <message>
+        <source>Client API keys</source>
+        <translation>客户端 API 密钥</translation>
+    </message>
+    <message>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
+        <translation>每个请求的租户由其密钥决定。密钥在配置文件（auth.keys）中签发，或通过 POST /admin/v1/keys 创建；此处从不显示密钥本身。</translation>
+    </message>
+    <message>
+        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
+        <translation>没有客户端密钥：网关处于开放状态，请求的租户取自其 x-switchyard-tenant 请求头。</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::MainWindow</name>
     <message>
         <source>Switchyard</source>
@@ -1028,6 +1098,22 @@ Models: %3</source>
     <message>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation>OpenTelemetry 导出：已导出 %1 个 span，丢弃 %2 个（队列已满），放弃 %3 个，导出失败 %4 次，排队 %5 个</translation>
+    </message>
+    <message>
+        <source>Listening on %1  ·  OpenAI clients use https://%1/v1</source>
+        <translation>正在监听 %1  ·  OpenAI 客户端请使用 https://%1/v1</translation>
+    </message>
+    <message>
+        <source>⚠ Open to the network without TLS</source>
+        <translation>⚠ 未启用 TLS 即对网络开放</translation>
+    </message>
+    <message>
+        <source>Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, the admin token and prompts cross the network readable. Configure `tls` with a certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.</source>
+        <translation>Switchyard 以明文 HTTP 监听 %1，其他机器可以访问：API 密钥、管理令牌和提示词以可读形式在网络上传输。请在 `tls` 中配置证书和私钥，或只监听 127.0.0.1 并由终止 TLS 的代理转发。</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>密钥</translation>
     </message>
     <message>
         <source>Config</source>
@@ -1775,6 +1861,11 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>The response is kept when the request finishes.</source>
         <translation>响应将在请求结束时保留。</translation>
+    </message>
+    <message>
+        <source>key %1</source>
+        <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
+        <translation>密钥 %1</translation>
     </message>
 </context>
 </TS>

@@ -4,6 +4,7 @@
 #include "alerts_page.h"
 #include "bridge/engine_bridge.h"
 #include "config_page.h"
+#include "keys_page.h"
 #include "overview_page.h"
 #include "routes_view.h"
 #include "traces_page.h"
@@ -56,6 +57,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_configPage, QString());
     m_alertsPage = new AlertsPage(m_tabs);
     m_tabs->addTab(m_alertsPage, QString());
+    m_keysPage = new KeysPage(m_tabs);
+    m_tabs->addTab(m_keysPage, QString());
 
     // The banner spans every page, above the tabs, so no page hides a raised alert.
     auto *central = new QWidget(this);
@@ -72,9 +75,13 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_listenLabel = new QLabel(this);
     m_listenLabel->setObjectName(QStringLiteral("listenLabel"));
     m_listenLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_exposureWarning = new QLabel(this);
+    m_exposureWarning->setObjectName(QStringLiteral("exposureWarning"));
+    m_exposureWarning->setVisible(false);
     m_statusRate = new QLabel(this);
     m_statusRate->setObjectName(QStringLiteral("statusRate"));
     statusBar()->setSizeGripEnabled(false);
+    statusBar()->addWidget(m_exposureWarning);
     statusBar()->addWidget(m_listenLabel, 1);
     statusBar()->addPermanentWidget(m_statusRate);
 
@@ -148,6 +155,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(1, tr("Routes"));
     m_tabs->setTabText(2, tr("Traces"));
     m_tabs->setTabText(m_tabs->indexOf(m_configPage), tr("Config"));
+    m_tabs->setTabText(m_tabs->indexOf(m_keysPage), tr("Keys"));
     refreshAlertsTab();
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
@@ -178,6 +186,7 @@ void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
     m_alertBanner->applyAlerts(snapshot.alerts.active);
     m_alertsPage->applyAlerts(snapshot.alerts);
     refreshAlertsTab();
+    m_keysPage->applySnapshot(snapshot);
     syncDemoControls(snapshot);
     refreshStatusBar();
 }
@@ -197,10 +206,22 @@ void MainWindow::refreshStatusBar()
         address = m_bridge.listenAddress();
     if (address.isEmpty()) {
         m_listenLabel->setText(tr("Starting the gateway…"));
+    } else if (m_snapshot.tlsEnabled) {
+        m_listenLabel->setText(
+            tr("Listening on %1  ·  OpenAI clients use https://%1/v1").arg(address));
     } else {
         m_listenLabel->setText(
             tr("Listening on %1  ·  OpenAI clients use http://%1/v1").arg(address));
     }
+    // isHidden, not isVisible: the window itself may not be shown yet.
+    if (m_exposureWarning->isHidden() == m_snapshot.exposedWithoutTls)
+        m_exposureWarning->setVisible(m_snapshot.exposedWithoutTls);
+    m_exposureWarning->setText(tr("⚠ Open to the network without TLS"));
+    m_exposureWarning->setToolTip(
+        tr("Switchyard listens on %1, which other machines can reach, in plain HTTP: API keys, "
+           "the admin token and prompts cross the network readable. Configure `tls` with a "
+           "certificate and key, or listen on 127.0.0.1 behind a proxy that terminates TLS.")
+            .arg(address));
     const QLocale locale;
     //: %1 how late the engine thread ran a due timer, in ms; %2 requests per second
     m_statusRate->setText(tr("engine lag %1 ms  ·  %2 req/s")

@@ -25,6 +25,7 @@ class AlertsPage;
 class OverviewPage;
 class RoutesView;
 class TracesPage;
+class KeysPage;
 class ConfigPage;
 
 // The console's shell: the tool bar with the demo traffic controls, the alert banner, the
@@ -41,6 +42,7 @@ public:
     OverviewPage *overviewPage() const { return m_overview; }
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
+    KeysPage *keysPage() const { return m_keysPage; }
     ConfigPage *configPage() const { return m_configPage; }
     AlertsPage *alertsPage() const { return m_alertsPage; }
     AlertBanner *alertBanner() const { return m_alertBanner; }
@@ -73,11 +75,14 @@ private:
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
+    KeysPage *m_keysPage = nullptr;
     ConfigPage *m_configPage = nullptr;
     AlertsPage *m_alertsPage = nullptr;
     AlertBanner *m_alertBanner = nullptr; // above the pages, shown while an alert is raised
 
     QLabel *m_listenLabel = nullptr;
+    // Shown while the listener takes other machines' connections in plain HTTP.
+    QLabel *m_exposureWarning = nullptr;
     QLabel *m_statusRate = nullptr;
 
     // Snapshots lag a command by up to one engine tick; for a moment after the user flips the

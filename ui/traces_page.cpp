@@ -611,6 +611,9 @@ void TracesPage::showDetail()
         tr("route %1").arg((trace.route.isEmpty() ? tr("default") : trace.route).toHtmlEscaped()));
     if (!trace.tenant.isEmpty())
         facts.append(tr("tenant %1").arg(trace.tenant.toHtmlEscaped()));
+    if (!trace.keyId.isEmpty())
+        //: %1 the id of the client API key that authenticated the request
+        facts.append(tr("key %1").arg(trace.keyId.toHtmlEscaped()));
     facts.append((m_detailRunning ? tr("%1 so far") : tr("%1 in all"))
                      .arg(TraceListModel::formatMicros(trace.totalMicros)));
     if (trace.timeToFirstByteMicros >= 0)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/adapter_config.h"
+#include "config/auth_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
 #include "logging/log_line.h"
@@ -88,6 +89,10 @@ struct ProviderConfig {
     // `responses_api: true` (openai only): the provider speaks OpenAI's Responses API itself, so
     // /v1/responses is passed through to it rather than translated to chat completions.
     bool speaksResponses = false;
+    // `forward_client_authorization: true`: the client's own Authorization and x-api-key headers
+    // go to this provider (the provider's configured key, when it has one, takes its header's
+    // place). Off by default: a client's credentials are Switchyard's, never a provider's.
+    bool forwardClientAuthorization = false;
 
     // How every call is made, whatever the kind (docs/adapters.md, "Calling a provider"). A
     // `{model}` in baseUrl's path stands for the attempt's upstream model name.
@@ -283,6 +288,8 @@ struct Config {
     TraceConfig trace;
     LogConfig log;
     StateConfig state;
+    AuthConfig auth; // client keys and the admin token: config/auth_config.h
+    TlsConfig tls;   // HTTPS on the listener
     ConfigFileConfig configFile;
     AlertsConfig alerts;
     TimeoutConfig timeouts;

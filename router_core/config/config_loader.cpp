@@ -28,7 +28,7 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
-           logRootKeys() + stateRootKeys() + alertsRootKeys();
+           logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -41,10 +41,18 @@ const QList<QLatin1StringView> traceKeys{"capacity"_L1,    "max_bytes"_L1,      
                                          "keep_bodies"_L1, "body_max_bytes"_L1, "otlp"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
 const QList<QLatin1StringView> providerKeys{
-    "id"_L1,           "kind"_L1,       "base_url"_L1, "api_key_env"_L1,
-    "models"_L1,       "weight"_L1,     "capacity"_L1, "latency_objective"_L1,
-    "simulate"_L1,     "probe_path"_L1, // probe_path is read with the probes (breaker_section.cpp)
-    "responses_api"_L1};
+    "id"_L1,
+    "kind"_L1,
+    "base_url"_L1,
+    "api_key_env"_L1,
+    "models"_L1,
+    "weight"_L1,
+    "capacity"_L1,
+    "latency_objective"_L1,
+    "simulate"_L1,
+    "probe_path"_L1, // probe_path is read with the probes (breaker_section.cpp)
+    "responses_api"_L1,
+    "forward_client_authorization"_L1};
 const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
@@ -308,6 +316,11 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
                    u"served the Responses API translated to their own protocol"_s);
         else if (const auto value = readBool(*responsesApi))
             provider.speaksResponses = *value;
+    }
+
+    if (const MapEntry *forward = keys.find("forward_client_authorization"_L1)) {
+        if (const auto value = readBool(*forward))
+            provider.forwardClientAuthorization = *value;
     }
 
     if (const MapEntry *models = keys.find("models"_L1))
@@ -581,6 +594,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkLogSection(*this, keys, config);
     checkStateSection(*this, keys, config);
     checkAlertsSection(*this, m_environment, keys, config);
+    checkAuthSections(*this, m_environment, keys, config);
     return config;
 }
 

@@ -39,6 +39,12 @@ QList<QLatin1StringView> alertsRootKeys();
 void checkAlertsSection(YamlReader &reader, const EnvironmentLookup &environment,
                         const KeyedMap &root, Config &config);
 
+// The `auth` and `tls` root keys: client keys, the admin token, the listener's certificate
+// (auth_section.cpp). Secrets written `{env: NAME}` are read from `environment` and kept hashed.
+QList<QLatin1StringView> authRootKeys();
+void checkAuthSections(YamlReader &reader, const EnvironmentLookup &environment,
+                       const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

@@ -7,17 +7,37 @@
 #include "telemetry/connection_counts.h"
 #include "telemetry/span_export_counts.h"
 
+#include <QDateTime>
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
 
 namespace switchyard {
 
 // What the console's overview shows, made on the engine thread every publishing tick and handed
 // over by value.
+// A client API key as the console lists it: never its secret (docs/operations.md).
+struct ClientKeyListing {
+    QString id;
+    QString tenant;
+    bool definedInFile = true; // else created through the admin API
+    int requestsPerMinute = 0; // 0: no limit
+    qint64 tokensPerMinute = 0;
+    QStringList models;     // empty: every model
+    QDateTime createdAtUtc; // invalid for file keys
+
+    friend bool operator==(const ClientKeyListing &, const ClientKeyListing &) = default;
+};
+
 struct EngineSnapshot {
-    QString listenAddress;          // "127.0.0.1:8080"
-    double requestsPerSecond = 0.0; // client requests accepted, over the last few seconds
+    QString listenAddress; // "127.0.0.1:8080"
+    // The listener takes connections from other machines in plain HTTP: API keys and prompts
+    // cross the network readable (docs/operations.md, "TLS"). The console warns while it is so.
+    bool exposedWithoutTls = false;
+    bool tlsEnabled = false;            // the listener speaks HTTPS
+    QList<ClientKeyListing> clientKeys; // file keys first, then those created through the API
+    double requestsPerSecond = 0.0;     // client requests accepted, over the last few seconds
     quint64 totalRequests = 0;
     int inFlight = 0;
     // How late the engine thread ran its latest due sampling timer (one every 100 ms): above a

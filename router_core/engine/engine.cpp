@@ -2,11 +2,13 @@
 
 #include "admin/config_admin.h"
 #include "admin/alerts_admin.h"
+#include "admin/key_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
 #include "alerts/alert_evaluator.h"
 #include "alerts/webhook_notifier.h"
+#include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -21,6 +23,7 @@
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
 #include "routing/tier_watch.h"
+#include "storage/state_database.h"
 #include "telemetry/request_log.h"
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
@@ -76,13 +79,17 @@ Engine::Engine(config::Config config, QObject *parent)
       m_finishedFeed(std::make_unique<FinishedFeed>()),
       m_admission(std::make_unique<resilience::AdmissionController>(*m_store)),
       m_retryBudget(std::make_unique<resilience::RetryBudget>(*m_store)),
+      m_apiKeys(std::make_unique<auth::ApiKeyStore>(
+          storage::stateDatabasePath(m_store->config().state.directory))),
+      m_authenticator(std::make_unique<auth::ClientAuthenticator>(*m_store, *m_apiKeys)),
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,
-                                        *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth},
+                                        *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth,
+                                        *m_authenticator},
                                        this))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();
@@ -123,6 +130,8 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerProviderAdmin(m_server->admin(), *m_commands);
     admin::registerRoutingAdmin(m_server->admin(), *m_commands);
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
+    admin::registerKeyAdmin(m_server->admin(), *m_authenticator, *m_store);
+    m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
     connect(&m_publishTimer, &QTimer::timeout, this, [this] {
         emit snapshotReady(snapshot());
         emit traceFeedReady(takeTraceFeed());
@@ -178,6 +187,7 @@ Engine::~Engine()
     m_lifecycle = nullptr;
     m_recorder->removeSink(m_alerts);
     m_alertWebhook.reset();
+    m_recorder->removeSink(m_authenticator.get());
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -187,9 +197,23 @@ Engine::~Engine()
 bool Engine::listen(QString *errorMessage)
 {
     const config::ServerConfig &server = config().server;
+    if (const QString problem = auth::exposureProblem(config()); !problem.isEmpty()) {
+        *errorMessage = problem;
+        return false;
+    }
+    // Opened here, on the engine's own thread: a database connection belongs to its thread.
+    if (const QString error = m_apiKeys->open(); !error.isEmpty())
+        qCWarning(lcEngine).noquote()
+            << "API keys created through the admin API are unavailable:" << error
+            << "(keys in the config file still work)";
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;
+    if (auth::exposedWithoutTls(config()))
+        qCWarning(lcEngine).noquote()
+            << "listening on" << listenAddress()
+            << "for other machines in plain HTTP: API keys and prompts cross the network "
+               "readable; configure `tls` (docs/operations.md, \"TLS\")";
     qCInfo(lcEngine).noquote() << "listening on" << listenAddress() << "with"
                                << config().providers.size() << "provider(s)";
     // Started here rather than in the constructor: listen() runs on the engine's own thread,
@@ -260,6 +284,13 @@ EngineSnapshot Engine::snapshot() const
 {
     EngineSnapshot snapshot;
     snapshot.listenAddress = listenAddress();
+    snapshot.exposedWithoutTls = auth::exposedWithoutTls(config());
+    snapshot.tlsEnabled = config().tls.enabled();
+    for (const auth::ClientKey &key : m_authenticator->keys(config())) {
+        snapshot.clientKeys.append({key.id, key.tenant, key.source == auth::KeySource::File,
+                                    key.limits.requestsPerMinute, key.limits.tokensPerMinute,
+                                    key.limits.models, key.createdAtUtc});
+    }
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     snapshot.inFlight = m_server->inFlight();

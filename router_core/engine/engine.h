@@ -48,6 +48,10 @@ class RetryBudget;
 namespace switchyard::routing {
 class Router;
 }
+namespace switchyard::auth {
+class ApiKeyStore;
+class ClientAuthenticator;
+} // namespace switchyard::auth
 namespace switchyard::lifecycle {
 class ConfigLifecycle;
 struct ConfigSource;
@@ -147,8 +151,11 @@ private:
     std::unique_ptr<alerts::WebhookNotifier> m_alertWebhook; // null without alerts.webhook
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
-    routing::Router *m_router = nullptr;              // child
-    control::OperatorCommands *m_commands = nullptr;  // child
+    // Client keys: those created through the admin API live in the state database.
+    std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
+    std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
+    routing::Router *m_router = nullptr;                        // child
+    control::OperatorCommands *m_commands = nullptr;            // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
     timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it

@@ -26,6 +26,26 @@ using upstream::TransportError;
 
 namespace {
 
+// A provider with `forward_client_authorization` gets the client's own credential headers, for
+// deployments where each client holds its own provider key. Nothing else ever sends them on.
+// The provider's configured key, when it has one, keeps its header.
+upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
+                                       const routing::RequestContext &context)
+{
+    upstream::HeaderList forwarded;
+    for (const QByteArrayView name :
+         {QByteArrayView("Authorization"), QByteArrayView("x-api-key")}) {
+        const QByteArray value = context.header(name);
+        if (value.isEmpty())
+            continue;
+        if (!provider.apiKey.isEmpty() &&
+            provider.keyHeaderName().compare(name, Qt::CaseInsensitive) == 0)
+            continue;
+        forwarded.append({name.toByteArray(), value});
+    }
+    return forwarded;
+}
+
 // Back-pressure watermarks for a streamed answer waiting in the client socket's buffer.
 constexpr qint64 kPauseUpstreamAboveBytes = 1024 * 1024;
 constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
@@ -490,7 +510,7 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
         m_operation != protocol::Operation::Chat &&
         (m_operation != protocol::Operation::Responses || provider.speaksResponses);
     m_attempt.dialect = passThrough ? Dialect::Native : Dialect::Chat;
-    const upstream::adapters::AdapterRequest adapterRequest{
+    upstream::adapters::AdapterRequest adapterRequest{
         passThrough ? m_operation : protocol::Operation::Chat,
         passThrough ? m_operationBody : m_body,
         m_request.model,
@@ -503,6 +523,8 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
          {"traceparent", telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
          // The loop guard: a Switchyard behind this one sees one hop more.
          {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
+    if (provider.forwardClientAuthorization)
+        adapterRequest.extraHeaders.append(clientCredentials(provider, m_context));
     auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
     if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
         refuseForProvider(*refusal);

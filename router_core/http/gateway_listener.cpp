@@ -4,8 +4,11 @@
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
+#include <QFile>
 #include <QLoggingCategory>
 #include <QScopeGuard>
+#include <QSslKey>
+#include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
 #include <optional>
@@ -521,6 +524,74 @@ GatewayListener::GatewayListener(const config::ConfigStore &store,
       })
 {
     connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
+    useTls(store.config().tls);
+    connect(
+        &store, &config::ConfigStore::replaced, this,
+        [this](const std::shared_ptr<const config::Config> &snapshot) { useTls(snapshot->tls); });
+}
+
+std::variant<QSslConfiguration, QString>
+GatewayListener::tlsConfigurationFrom(const config::TlsConfig &tls)
+{
+    QFile certificateFile(tls.certificateFile);
+    if (!certificateFile.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read %1: %2")
+            .arg(tls.certificateFile, certificateFile.errorString());
+    const QList<QSslCertificate> chain = QSslCertificate::fromData(certificateFile.readAll());
+    if (chain.isEmpty())
+        return QStringLiteral("%1 holds no PEM certificate").arg(tls.certificateFile);
+    QFile keyFile(tls.keyFile);
+    if (!keyFile.open(QIODevice::ReadOnly))
+        return QStringLiteral("cannot read %1: %2").arg(tls.keyFile, keyFile.errorString());
+    const QByteArray keyPem = keyFile.readAll();
+    QSslKey key;
+    for (const QSsl::KeyAlgorithm algorithm : {QSsl::Rsa, QSsl::Ec, QSsl::Dsa}) {
+        key = QSslKey(keyPem, algorithm, QSsl::Pem);
+        if (!key.isNull())
+            break;
+    }
+    if (key.isNull())
+        return QStringLiteral("%1 holds no unencrypted PEM private key").arg(tls.keyFile);
+    QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
+    configuration.setLocalCertificateChain(chain); // the leaf first, then its intermediates
+    configuration.setPrivateKey(key);
+    configuration.setPeerVerifyMode(QSslSocket::VerifyNone); // clients show keys, not certificates
+    configuration.setProtocol(QSsl::TlsV1_2OrLater);
+    return configuration;
+}
+
+void GatewayListener::useTls(const config::TlsConfig &tls)
+{
+    // The same files in a new snapshot are read again too: replacing a certificate in place and
+    // applying the config is how it is renewed.
+    if (!tls.enabled()) {
+        if (m_tls)
+            qCInfo(lcListener) << "new connections are plain HTTP: `tls` was removed";
+        m_tls.reset();
+        m_tlsFiles = tls;
+        return;
+    }
+    auto loaded = tlsConfigurationFrom(tls);
+    if (const QString *problem = std::get_if<QString>(&loaded)) {
+        // The loader checked these files; they changed since. Keep serving with what works.
+        qCWarning(lcListener).noquote()
+            << "TLS certificate not changed:" << *problem
+            << (m_tls ? "(new connections keep the previous certificate)"
+                      : "(new connections are plain HTTP)");
+        return;
+    }
+    const bool changed = m_tlsFiles != tls;
+    m_tls = std::get<QSslConfiguration>(std::move(loaded));
+    m_tlsFiles = tls;
+    if (changed)
+        qCInfo(lcListener).noquote()
+            << "new connections use the TLS certificate" << tls.certificateFile << "for"
+            << m_tls->localCertificate().subjectDisplayName();
+}
+
+QSslCertificate GatewayListener::tlsCertificate() const
+{
+    return m_tls ? m_tls->localCertificate() : QSslCertificate();
 }
 
 void GatewayListener::answerFinished(QTcpSocket *socket)
@@ -545,10 +616,23 @@ void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
 
 void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
-    auto *socket = new QTcpSocket(this);
+    QSslSocket *secure = m_tls ? new QSslSocket(this) : nullptr;
+    QTcpSocket *socket = secure ? secure : new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
         delete socket;
         return;
+    }
+    if (secure) {
+        // Everything above reads and writes the decrypted stream, refusals included: written
+        // before the handshake is done, they wait in the socket and leave encrypted. A client
+        // that never finishes its handshake sends no request, and the header time closes it.
+        secure->setSslConfiguration(*m_tls);
+        connect(secure, &QSslSocket::sslErrors, secure, [secure](const QList<QSslError> &errors) {
+            qCDebug(lcListener).noquote()
+                << "TLS handshake with" << secure->peerAddress().toString()
+                << "failed:" << (errors.isEmpty() ? QString() : errors.first().errorString());
+        });
+        secure->startServerEncryption();
     }
     const config::ServerConfig &server = m_store.config().server;
     telemetry::ConnectionCounts &counts = m_ledger->counts;

@@ -6,8 +6,11 @@
 
 #include <QHash>
 #include <QHostAddress>
+#include <QSslConfiguration>
 #include <QTcpServer>
 #include <memory>
+#include <optional>
+#include <variant>
 
 class QTcpSocket;
 
@@ -35,6 +38,10 @@ struct ConnectionLedger {
 //   arrive within their timeouts (408 when they do not), and a kept-alive connection with
 //   nothing to read or answer is closed after the idle time. Each connection has one Deadline
 //   on the engine's scheduler, moved as the connection changes phase: no timer per connection.
+// With `tls` configured, each accepted socket is a QSslSocket that starts server encryption at
+// once; everything above reads the decrypted stream. The certificate and key are read again when
+// the store announces a snapshot that names other files (or the same files, changed on disk, in
+// the config applied): connections already open keep the certificate they were accepted with.
 class GatewayListener final : public QTcpServer {
     Q_OBJECT
 public:
@@ -43,6 +50,15 @@ public:
                     QObject *parent = nullptr);
 
     const telemetry::ConnectionCounts &counts() const { return m_ledger->counts; }
+    // Whether new connections are offered TLS.
+    bool tlsEnabled() const { return m_tls.has_value(); }
+    // The certificate new connections are offered; null without TLS.
+    QSslCertificate tlsCertificate() const;
+
+    // Reads the certificate and key files. Empty on success, otherwise why not (the listener
+    // keeps what it had).
+    static std::variant<QSslConfiguration, QString>
+    tlsConfigurationFrom(const config::TlsConfig &tls);
 
     // The HTTP server has finished answering one request on `socket` (or dropped it): when no
     // other request is being read or answered there, the connection's idle time starts.
@@ -53,6 +69,7 @@ protected:
 
 private:
     void onAcceptError(QAbstractSocket::SocketError error);
+    void useTls(const config::TlsConfig &tls);
 
     const config::ConfigStore &m_store;
     timing::DeadlineScheduler &m_scheduler;
@@ -60,6 +77,8 @@ private:
     // Qt stops accepting for good after an accept() error that is not temporary, such as
     // running out of file descriptors; this resumes it once descriptors may have been freed.
     timing::Deadline m_resumeAccepting;
+    config::TlsConfig m_tlsFiles;           // what m_tls was read from
+    std::optional<QSslConfiguration> m_tls; // unset: plain HTTP
 };
 
 } // namespace switchyard::http

@@ -1,5 +1,6 @@
 #include "http/gateway_server.h"
 
+#include "auth/client_authenticator.h"
 #include "execution/chat_execution.h"
 #include "health/health_registry.h"
 #include "http/client_channels.h"
@@ -329,8 +330,15 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
             handleOperation(std::move(request), std::move(writer), std::move(trace),
                             Ingress::Completions);
     } else if (path == QLatin1String("/v1/models")) {
-        if (onlyAllows(QHttpServerRequest::Method::Get, "GET"))
-            handleModels(std::move(writer), identity);
+        if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
+            // The model list is part of the API a key opens: it needs one too.
+            const auth::ClientAuthenticator::Verdict caller =
+                m_services.authenticator.authenticate(m_services.config.config(), request.headers);
+            if (caller.refusal)
+                writer.sendError(*caller.refusal, identity);
+            else
+                handleModels(std::move(writer), identity);
+        }
     } else if (path == QLatin1String("/healthz")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
             writer.sendWhole(200, identity, "application/json",
@@ -352,14 +360,11 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
 void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter writer,
                                 const HeaderList &identity)
 {
-    // The admin API can take providers down; until it has tokens it answers only this machine.
-    if (!request.remoteAddress.isLoopback()) {
-        protocol::ApiError refusal;
-        refusal.status = 403;
-        refusal.type = QStringLiteral("permission_error");
-        refusal.code = QStringLiteral("admin_loopback_only");
-        refusal.message = QStringLiteral("The admin API answers only clients on this machine.");
-        writer.sendError(refusal, identity);
+    // The admin API can take providers down: the admin token, or this machine only.
+    if (const std::optional<protocol::ApiError> refusal =
+            auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
+                               request.headers, auth::AdminSurface::AdminApi)) {
+        writer.sendError(*refusal, identity);
         return;
     }
     const QString path = request.path.mid(qsizetype(sizeof("/admin/v1/") - 1));
@@ -387,15 +392,11 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
 void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter writer,
                                   const HeaderList &identity)
 {
-    // Provider names, routes and error counts tell an outsider much; like the admin API, only
-    // this machine is answered until tokens exist.
-    if (!request.remoteAddress.isLoopback()) {
-        protocol::ApiError refusal;
-        refusal.status = 403;
-        refusal.type = QStringLiteral("permission_error");
-        refusal.code = QStringLiteral("metrics_loopback_only");
-        refusal.message = QStringLiteral("GET /metrics answers only clients on this machine.");
-        writer.sendError(refusal, identity);
+    // Provider names, routes and error counts tell an outsider much: guarded like the admin API.
+    if (const std::optional<protocol::ApiError> refusal =
+            auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
+                               request.headers, auth::AdminSurface::Metrics)) {
+        writer.sendError(*refusal, identity);
         return;
     }
     writer.sendWhole(200, identity, "text/plain; version=0.0.4; charset=utf-8", m_metricsText());
@@ -495,6 +496,23 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     trace.setLimits({config.trace.chunkEvents, config.trace.keepBodies, config.trace.bodyMaxBytes});
     trace.setRequest(methodName(request.method).toLatin1(), request.path.toUtf8(), request.headers,
                      request.body);
+    // Who is asking comes before what is asked: a client without a valid key learns nothing
+    // about models or body rules.
+    const auth::ClientAuthenticator::Verdict caller =
+        m_services.authenticator.authenticate(config, request.headers);
+    if (caller.refusal) {
+        refuse(writer, trace, *caller.refusal, ingress);
+        return;
+    }
+    if (caller.key) {
+        record.keyId = caller.key->id;
+        record.tenant = caller.key->tenant;
+        if (const auto refusal =
+                auth::ClientAuthenticator::tenantRefusal(*caller.key, request.headers)) {
+            refuse(writer, trace, *refusal, ingress);
+            return;
+        }
+    }
     const qint64 maxBodyBytes = config.server.maxBodyBytes;
     QByteArray body = std::move(request.body);
     if (body.size() > maxBodyBytes) {
@@ -573,6 +591,15 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
     context.requestId = trace.trace().requestId;
     context.operation = operation;
+    if (caller.key) {
+        // The key says the tenant: routing rules, quotas, logs and metrics all see its tenant.
+        context.tenant = caller.key->tenant;
+        if (const auto refusal = m_services.authenticator.admit(*caller.key, chat.model)) {
+            record.tenant = context.tenant;
+            refuse(writer, trace, *refusal, ingress);
+            return;
+        }
+    }
     record.tenant = context.tenant;
     // Admission before routing: a refusal is fast and costs no provider anything.
     const int admissionSpan = trace.openSpan(QStringLiteral("admission"));

@@ -34,6 +34,10 @@ namespace switchyard::upstream {
 class UpstreamTransport;
 }
 
+namespace switchyard::auth {
+class ClientAuthenticator;
+}
+
 namespace switchyard::execution {
 class ChatExecution;
 }
@@ -52,6 +56,7 @@ struct GatewayServices {
     resilience::RetryBudget &retryBudget;
     timing::DeadlineScheduler &scheduler;
     const timing::LoopHealth &loop;
+    auth::ClientAuthenticator &authenticator; // client keys; the admin token
 };
 
 class ConnectionQueue;

@@ -27,9 +27,9 @@ double tokensPerMs(const config::TenantLimit &limit)
 
 } // namespace
 
-std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
-                                                      const config::TenantLimit &limit,
-                                                      timing::Clock::TimePoint now)
+InMemoryTenantQuota::Bucket &InMemoryTenantQuota::refilled(const QString &tenant,
+                                                           const config::TenantLimit &limit,
+                                                           timing::Clock::TimePoint now)
 {
     auto it = m_buckets.find(tenant);
     if (it == m_buckets.end()) {
@@ -44,14 +44,45 @@ std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
     bucket.tokens =
         std::min(double(burstOf(limit)), bucket.tokens + elapsedMs * tokensPerMs(limit));
     bucket.refilledAt = now;
-    // The epsilon absorbs rounding in the refill sums: a token due now is here now.
-    constexpr double kRounding = 1e-9;
+    return bucket;
+}
+
+namespace {
+// The epsilon absorbs rounding in the refill sums: a token due now is here now.
+constexpr double kRounding = 1e-9;
+
+milliseconds untilWhole(double tokens, const config::TenantLimit &limit)
+{
+    return milliseconds(std::llround(std::ceil((1.0 - tokens - kRounding) / tokensPerMs(limit))));
+}
+} // namespace
+
+std::optional<milliseconds> InMemoryTenantQuota::take(const QString &tenant,
+                                                      const config::TenantLimit &limit,
+                                                      timing::Clock::TimePoint now)
+{
+    Bucket &bucket = refilled(tenant, limit, now);
     if (bucket.tokens >= 1.0 - kRounding) {
         bucket.tokens = std::max(0.0, bucket.tokens - 1.0);
         return std::nullopt;
     }
-    return milliseconds(
-        std::llround(std::ceil((1.0 - bucket.tokens - kRounding) / tokensPerMs(limit))));
+    return untilWhole(bucket.tokens, limit);
+}
+
+std::optional<milliseconds> InMemoryTenantQuota::waitFor(const QString &bucketName,
+                                                         const config::TenantLimit &limit,
+                                                         timing::Clock::TimePoint now)
+{
+    const Bucket &bucket = refilled(bucketName, limit, now);
+    if (bucket.tokens >= 1.0 - kRounding)
+        return std::nullopt;
+    return untilWhole(bucket.tokens, limit);
+}
+
+void InMemoryTenantQuota::spend(const QString &bucketName, const config::TenantLimit &limit,
+                                qint64 amount, timing::Clock::TimePoint now)
+{
+    refilled(bucketName, limit, now).tokens -= double(std::max<qint64>(0, amount));
 }
 
 void InMemoryTenantQuota::dropFullBuckets(timing::Clock::TimePoint now)

@@ -27,6 +27,9 @@ logging::LogFields requestLogFields(const RequestRecord &record)
         .addCount("tokens_out"_L1, record.outputTokens)
         .add("degraded"_L1, record.degradedLevel)
         .add("streamed"_L1, record.streamed);
+    // Only gateways with client keys have one to name; lines of open gateways stay as they were.
+    if (!record.keyId.isEmpty())
+        fields.add("key_id"_L1, record.keyId);
     return fields;
 }
 

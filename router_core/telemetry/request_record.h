@@ -24,6 +24,7 @@ struct RequestRecord {
     QString operation = QStringLiteral("chat");
     QString endpoint; // the path the client called: "/v1/chat/completions"
     QString tenant;   // empty: none given
+    QString keyId;    // the client API key's id that authenticated the request; empty without keys
     QString model;    // as the client asked for it
     QString route;    // the rule that decided; empty: the default route
     QString tier;     // empty: none

@@ -114,6 +114,7 @@ QJsonObject recordJson(const RequestRecord &record)
         {QStringLiteral("operation"), record.operation},
         {QStringLiteral("endpoint"), record.endpoint},
         {QStringLiteral("tenant"), textOrNull(record.tenant)},
+        {QStringLiteral("key_id"), textOrNull(record.keyId)},
         {QStringLiteral("model"), record.model},
         {QStringLiteral("route"),
          record.route.isEmpty() ? QStringLiteral("default") : record.route},

@@ -51,6 +51,7 @@ private Q_SLOTS:
     void checkConfigPrintsEachErrorWithFileLineAndColumn();
     void checkConfigAcceptsTheDemo();
     void brokenConfigRefusesToStart();
+    void aListenerOffLoopbackWithoutAnAdminTokenRefusesToStart();
     void headlessGatewayAnswersAndStopsOnSigterm();
     void jsonLogIsOneObjectPerLineWithTheRequestsFields();
     void sighupReloadsTheConfigFile();
@@ -141,6 +142,29 @@ void SwitchyardBinaryTest::brokenConfigRefusesToStart()
                  QStringLiteral("switchyard: not starting: %1 has ").arg(path)),
              qPrintable(errors.constLast()));
     QVERIFY(!process.readAllStandardOutput().contains("base URL"));
+}
+
+void SwitchyardBinaryTest::aListenerOffLoopbackWithoutAnAdminTokenRefusesToStart()
+{
+    const QString path =
+        writeFile(QStringLiteral("exposed.yaml"), "providers:\n"
+                                                  "  - id: local\n"
+                                                  "    kind: openai\n"
+                                                  "    base_url: http://127.0.0.1:9/v1\n"
+                                                  "    models: [test-model]\n");
+    QVERIFY(!path.isEmpty());
+    QProcess process;
+
+    QVERIFY(runToExit(process, {QStringLiteral("--headless"), QStringLiteral("--config"), path,
+                                QStringLiteral("--listen"), QStringLiteral("0.0.0.0:0")}));
+
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 1);
+    const QString errors = QString::fromUtf8(process.readAllStandardError());
+    QVERIFY2(errors.contains(QStringLiteral(
+                 "refusing to listen on 0.0.0.0:0: it is reachable from other machines, and "
+                 "without `auth.admin_token` the admin API and /metrics would be open to them")),
+             qPrintable(errors));
 }
 
 void SwitchyardBinaryTest::headlessGatewayAnswersAndStopsOnSigterm()

@@ -120,6 +120,39 @@ private Q_SLOTS:
         QCOMPARE(window.routesView()->agentsPanel()->model()->rowCount(), 1);
     }
 
+    void statusBarWarnsWhileOpenToTheNetworkWithoutTls()
+    {
+        FakeEngineBridge bridge;
+        ui::MainWindow window(bridge);
+        window.resize(1280, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *warning = window.findChild<QLabel *>(u"exposureWarning"_s);
+        auto *listen = window.findChild<QLabel *>(u"listenLabel"_s);
+        QVERIFY(warning && listen);
+        EngineSnapshot snapshot;
+        snapshot.listenAddress = u"0.0.0.0:8080"_s;
+        bridge.publish(snapshot);
+        QVERIFY(warning->isHidden());
+
+        snapshot.exposedWithoutTls = true;
+        bridge.publish(snapshot);
+        QVERIFY(warning->isVisible());
+        QCOMPARE(warning->text(), u"⚠ Open to the network without TLS"_s);
+        QVERIFY(warning->toolTip().contains(u"0.0.0.0:8080"_s));
+        if (qEnvironmentVariableIntValue("SWITCHYARD_UPDATE_SCREENSHOTS") == 1) {
+            const QString directory =
+                qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s;
+            QVERIFY(window.grab().save(directory + u"/console_exposed_without_tls.png"_s));
+        }
+
+        snapshot.exposedWithoutTls = false;
+        snapshot.tlsEnabled = true;
+        bridge.publish(snapshot);
+        QVERIFY(warning->isHidden());
+        QVERIFY2(listen->text().contains(u"https://0.0.0.0:8080/v1"_s), qPrintable(listen->text()));
+    }
+
     void overviewShowsOpenConnectionsAndRefusals()
     {
         FakeEngineBridge bridge;

@@ -6,6 +6,7 @@
 #include "config/config_loader.h"
 #include "config_page.h"
 #include "dry_run_panel.h"
+#include "keys_page.h"
 #include "main_window.h"
 #include "route_rules_model.h"
 #include "routes_view.h"
@@ -444,7 +445,7 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 5);
+    QCOMPARE(tabs->count(), 6);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
@@ -454,6 +455,8 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     QCOMPARE(tabs->widget(3), window.configPage());
     QCOMPARE(tabs->tabText(4), u"Alerts"_s);
     QCOMPARE(tabs->widget(4), window.alertsPage());
+    QCOMPARE(tabs->tabText(5), u"Keys"_s);
+    QCOMPARE(tabs->widget(5), window.keysPage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 

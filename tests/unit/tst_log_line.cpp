@@ -109,6 +109,7 @@ private slots:
     void jsonLineOfARequestHasItsFieldsAsMembers();
     void jsonLineWritesUnknownValuesAsNull();
     void textLineOfARequestIsKeyValuePairs();
+    void aRequestWithAClientKeyNamesItsId();
     void textValuesThatCouldSplitAreQuoted_data();
     void textValuesThatCouldSplitAreQuoted();
     void noValueCanBreakAJsonLine();
@@ -189,6 +190,19 @@ void TestLogLine::jsonLineWritesUnknownValuesAsNull()
         QVERIFY2(line.value(unknown).isNull(), qPrintable(unknown));
     QCOMPARE(line.value(u"attempts"_s).toInt(), 0);
     QCOMPARE(line.value(u"status"_s).toInt(), 429);
+}
+
+void TestLogLine::aRequestWithAClientKeyNamesItsId()
+{
+    RequestRecord record = finishedRequest();
+    record.keyId = u"team-a-bot"_s;
+
+    const Capture capture(LogFormat::Text);
+    switchyard::logging::write(lcTest(), QtInfoMsg, u"request finished"_s,
+                               switchyard::telemetry::requestLogFields(record));
+
+    const QString line = QString::fromUtf8(Capture::lines().constFirst());
+    QVERIFY2(line.endsWith(u" degraded=1 streamed=true key_id=team-a-bot"_s), qPrintable(line));
 }
 
 void TestLogLine::textLineOfARequestIsKeyValuePairs()

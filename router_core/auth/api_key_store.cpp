@@ -1,0 +1,124 @@
+#include "auth/api_key_store.h"
+
+#include "storage/state_database.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QVariant>
+#include <atomic>
+
+namespace switchyard::auth {
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Connection names are process-wide in Qt SQL; an engine restarted in the same process (tests)
+// must not take over the previous one's.
+QString uniqueConnectionName()
+{
+    static std::atomic<int> counter{0};
+    return u"switchyard-api-keys-%1"_s.arg(++counter);
+}
+
+QString modelsText(const QStringList &models)
+{
+    return QString::fromUtf8(
+        QJsonDocument(QJsonArray::fromStringList(models)).toJson(QJsonDocument::Compact));
+}
+
+QStringList modelsFrom(const QString &text)
+{
+    QStringList models;
+    for (const QJsonValue &value : QJsonDocument::fromJson(text.toUtf8()).array())
+        models.append(value.toString());
+    return models;
+}
+
+} // namespace
+
+ApiKeyStore::ApiKeyStore(QString databasePath)
+    : m_databasePath(std::move(databasePath)), m_connectionName(uniqueConnectionName())
+{}
+
+ApiKeyStore::~ApiKeyStore()
+{
+    storage::closeStateDatabase(m_connectionName);
+}
+
+QString ApiKeyStore::open()
+{
+    if (m_openError)
+        return *m_openError;
+    storage::OpenedDatabase opened = storage::openStateDatabase(m_databasePath, m_connectionName);
+    if (!opened.ok()) {
+        m_openError = opened.error;
+        return *m_openError;
+    }
+    QString error = storage::ensureSchema(
+        opened.database,
+        {u"CREATE TABLE IF NOT EXISTS api_keys ("
+         u"id TEXT PRIMARY KEY, tenant TEXT NOT NULL, sha256_hex TEXT NOT NULL UNIQUE, "
+         u"requests_per_minute INTEGER NOT NULL DEFAULT 0, "
+         u"tokens_per_minute INTEGER NOT NULL DEFAULT 0, "
+         u"models TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL)"_s});
+    if (error.isEmpty()) {
+        QSqlQuery query(opened.database);
+        if (query.exec(u"SELECT id, tenant, sha256_hex, requests_per_minute, tokens_per_minute, "
+                       u"models, created_at FROM api_keys ORDER BY created_at, id"_s)) {
+            while (query.next()) {
+                ClientKey key;
+                key.id = query.value(0).toString();
+                key.tenant = query.value(1).toString();
+                key.sha256 = QByteArray::fromHex(query.value(2).toString().toLatin1());
+                key.limits.requestsPerMinute = query.value(3).toInt();
+                key.limits.tokensPerMinute = query.value(4).toLongLong();
+                key.limits.models = modelsFrom(query.value(5).toString());
+                key.createdAtUtc = QDateTime::fromString(query.value(6).toString(), Qt::ISODate);
+                key.source = KeySource::Api;
+                m_keys.append(std::move(key));
+            }
+        } else {
+            error = query.lastError().text();
+        }
+    }
+    m_openError = error.isEmpty() ? QString() : u"the api_keys table: %1"_s.arg(error);
+    return *m_openError;
+}
+
+std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
+{
+    if (const QString error = open(); !error.isEmpty())
+        return error;
+    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    query.prepare(u"INSERT INTO api_keys (id, tenant, sha256_hex, requests_per_minute, "
+                  u"tokens_per_minute, models, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
+    query.addBindValue(key.id);
+    query.addBindValue(key.tenant);
+    query.addBindValue(QString::fromLatin1(key.sha256.toHex()));
+    query.addBindValue(key.limits.requestsPerMinute);
+    query.addBindValue(key.limits.tokensPerMinute);
+    query.addBindValue(modelsText(key.limits.models));
+    query.addBindValue(key.createdAtUtc.toString(Qt::ISODateWithMs));
+    if (!query.exec())
+        return query.lastError().text();
+    m_keys.append(key);
+    return std::nullopt;
+}
+
+std::variant<bool, QString> ApiKeyStore::remove(const QString &id)
+{
+    if (const QString error = open(); !error.isEmpty())
+        return error;
+    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    query.prepare(u"DELETE FROM api_keys WHERE id = ?"_s);
+    query.addBindValue(id);
+    if (!query.exec())
+        return query.lastError().text();
+    const qsizetype removed = m_keys.removeIf([&](const ClientKey &key) { return key.id == id; });
+    return removed > 0 || query.numRowsAffected() > 0;
+}
+
+} // namespace switchyard::auth

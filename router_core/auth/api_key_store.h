@@ -1,0 +1,56 @@
+#pragma once
+
+#include "config/auth_config.h"
+
+#include <QByteArray>
+#include <QDateTime>
+#include <QList>
+#include <QString>
+#include <optional>
+#include <variant>
+
+namespace switchyard::auth {
+
+// Where a key was defined: its config file entry, or the admin API (then it lives in the state
+// database). Each is revoked where it was defined.
+enum class KeySource { File, Api };
+
+// A client key as Switchyard checks it: never its text, only the text's SHA-256.
+struct ClientKey {
+    QString id;
+    QString tenant;
+    QByteArray sha256; // 32 raw bytes
+    config::ClientKeyLimits limits;
+    QDateTime createdAtUtc; // a file key: when the config that defines it was loaded
+    KeySource source = KeySource::File;
+};
+
+// The keys created through the admin API, kept in the state database's `api_keys` table (id,
+// tenant, SHA-256 as hex, limits, creation time) and in memory for lookups. Engine thread only:
+// the database connection is opened on first use, on the thread that uses it.
+class ApiKeyStore {
+public:
+    // `databasePath` empty: an in-memory database, gone with the process.
+    explicit ApiKeyStore(QString databasePath);
+    ~ApiKeyStore();
+    ApiKeyStore(const ApiKeyStore &) = delete;
+    ApiKeyStore &operator=(const ApiKeyStore &) = delete;
+
+    // Opens the database and reads the keys once; later calls return the first answer. Empty on
+    // success, otherwise why keys created through the API are not available.
+    QString open();
+    const QList<ClientKey> &keys() const { return m_keys; }
+
+    // Stores a new key. The error says why not (the database's message).
+    std::optional<QString> insert(const ClientKey &key);
+    // Removes key `id`; false when there is no such API key. The error says why it could not be.
+    std::variant<bool, QString> remove(const QString &id);
+
+private:
+    QString m_databasePath;
+    QString m_connectionName;
+    std::optional<QString> m_openError; // unset until open() ran
+    QList<ClientKey> m_keys;
+};
+
+} // namespace switchyard::auth

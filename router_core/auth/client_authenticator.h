@@ -1,0 +1,97 @@
+#pragma once
+
+#include "auth/api_key_store.h"
+#include "auth/credentials.h"
+#include "config/config_store.h"
+#include "protocol/openai_error.h"
+#include "resilience/admission.h"
+#include "telemetry/request_recorder.h"
+#include "timing/clock.h"
+
+#include <QHostAddress>
+#include <optional>
+#include <variant>
+
+namespace switchyard::auth {
+
+// Client API keys (docs/operations.md, "Keys, tenants and the admin token"): who a request is,
+// which tenant it belongs to, and what its key allows. Keys come from the config file (the
+// store's current snapshot, read at each question) and from the admin API (the state database).
+// Without a key in either, the gateway is open and nothing here refuses anything. Per-key limits
+// reuse the tenant quota's token buckets: one per key for requests, one for tokens, which are
+// charged when the request's record arrives. Engine thread only.
+class ClientAuthenticator final : public telemetry::TraceSink {
+public:
+    // Everything borrowed must outlive the authenticator.
+    ClientAuthenticator(const config::ConfigStore &store, ApiKeyStore &apiKeys,
+                        const timing::Clock &clock = timing::SteadyClock::instance(),
+                        std::unique_ptr<resilience::TenantQuota> quota = nullptr);
+    ~ClientAuthenticator() override;
+
+    // Whether requests need a key under `config`: a key is in its file or was created through
+    // the API.
+    bool keysRequired(const config::Config &config) const;
+
+    // The key a request presents, checked against every key. Neither member is set when no key
+    // is required (an open gateway).
+    struct Verdict {
+        std::optional<ClientKey> key;
+        std::optional<protocol::ApiError> refusal; // 401
+    };
+    Verdict authenticate(const config::Config &config, const HeaderList &headers) const;
+
+    // 403 when the client's x-switchyard-tenant names a tenant other than its key's.
+    static std::optional<protocol::ApiError> tenantRefusal(const ClientKey &key,
+                                                           const HeaderList &headers);
+
+    // The key's rules for a request of `model`: the model list (403), tokens per minute, then
+    // requests per minute (429 with Retry-After, saying which). A refused request takes nothing
+    // from the key's allowances.
+    std::optional<protocol::ApiError> admit(const ClientKey &key, const QString &model);
+
+    // Charges a finished request's tokens to its key's tokens-per-minute allowance.
+    void traceFinished(const telemetry::Trace &trace) override;
+
+    // ---- the admin API ---------------------------------------------------------------------
+    // Every key, file keys first; never a secret.
+    QList<ClientKey> keys(const config::Config &config) const;
+    struct Created {
+        ClientKey key;
+        QByteArray text; // shown once, to the caller that created it
+    };
+    // `id` empty: one is made up. Refused with 409 when the id is taken, 503 when the database
+    // cannot store it.
+    std::variant<Created, protocol::ApiError> create(const config::Config &config,
+                                                     const QString &tenant, QString id,
+                                                     const config::ClientKeyLimits &limits);
+    // 404 when no key has the id, 409 for a file key (it is revoked by editing the file).
+    std::optional<protocol::ApiError> revoke(const config::Config &config, const QString &id);
+
+private:
+    std::optional<ClientKey> findById(const config::Config &config, const QString &id) const;
+
+    const config::ConfigStore &m_store;
+    ApiKeyStore &m_apiKeys;
+    const timing::Clock &m_clock;
+    std::unique_ptr<resilience::TenantQuota> m_quota;
+};
+
+// What the admin token guards.
+enum class AdminSurface { AdminApi, Metrics };
+
+// The admin API and /metrics (docs/operations.md): with `auth.admin_token` set, every client must
+// send `Authorization: Bearer <token>` (401 otherwise); without one, only clients on this machine
+// are answered (403 `admin_loopback_only` or `metrics_loopback_only` otherwise).
+std::optional<protocol::ApiError> adminRefusal(const config::AuthConfig &auth,
+                                               const QHostAddress &client,
+                                               const HeaderList &headers, AdminSurface surface);
+
+// Why Switchyard must not start with `config`: a listener reachable from other machines with no
+// admin token would hand the admin API to the network. Empty when it may start.
+QString exposureProblem(const config::Config &config);
+
+// A listener reachable from other machines that speaks plain HTTP: keys and prompts travel in
+// clear. Switchyard starts, but says so in the log and the console.
+bool exposedWithoutTls(const config::Config &config);
+
+} // namespace switchyard::auth
