@@ -2,6 +2,73 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>AlertText</name>
+    <message>
+        <source>Tier success rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier error rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tier p95 latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fail-safe answers</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Budget used</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tier %1</source>
+        <extracomment>The subject of an alert: a tier by name, e.g. &quot;tier light&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <extracomment>The subject of an alert: a budget by name</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the gateway</source>
+        <extracomment>The subject of the fail-safe alert: the whole gateway</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no data</source>
+        <extracomment>An alert&apos;s value when there was too little traffic to compute it</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s)</source>
+        <extracomment>A count of fail-safe answers</extracomment>
+        <translation>
+            <numerusform>%n answer</numerusform>
+            <numerusform>%n answers</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>CurlCommand</name>
     <message>
         <source># The request body was not kept, so this command has none. Set trace.keep_bodies: true in the configuration to keep bodies.</source>
@@ -24,6 +91,34 @@
     </message>
     <message>
         <source>The configuration has errors:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ActiveAlertsModel</name>
+    <message>
+        <source>Severity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <extracomment>When an alert&apos;s condition started to hold</extracomment>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -81,6 +176,112 @@
     </message>
     <message>
         <source>Remove the selected agent; it takes no more requests until it registers again</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertBanner</name>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>The banner&apos;s headline: an alert&apos;s rule and subject, e.g. &quot;Tier success rate · tier light&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 against %2, since %3</source>
+        <extracomment>%1 the value now, %2 the threshold, %3 the time the condition started to hold</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more alert(s) raised</source>
+        <translation>
+            <numerusform>%n more alert raised</numerusform>
+            <numerusform>%n more alerts raised</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>View alerts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Hide this banner until another alert is raised</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertEventsModel</name>
+    <message>
+        <source>Raised</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cleared</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <extracomment>An event&apos;s value against its threshold, e.g. &quot;50.0 % (threshold 90.0 %)&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertsPage</name>
+    <message numerus="yes">
+        <source>%n raised or cleared since the gateway started</source>
+        <translation>
+            <numerusform>%n raised or cleared since the gateway started</numerusform>
+            <numerusform>%n raised or cleared since the gateway started</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>webhook: %1 delivered, %2 failed, %3 dropped, %4 waiting</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no webhook configured (alerts.webhook)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Active alerts</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An alert is raised once its rule&apos;s condition has held for the rule&apos;s duration, and cleared once it has not held for its clear_after. Rules are in the config&apos;s alerts section.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>All clear: no alert is raised.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent events</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1119,6 +1320,15 @@ Models: %3</source>
     </message>
     <message>
         <source>Config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Alerts (%1)</source>
+        <extracomment>The Alerts tab; with alerts raised it says how many, e.g. &quot;Alerts (2)&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Alerts</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

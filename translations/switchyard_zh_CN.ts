@@ -2,6 +2,72 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>AlertText</name>
+    <message>
+        <source>Tier success rate</source>
+        <translation>档位成功率</translation>
+    </message>
+    <message>
+        <source>Tier error rate</source>
+        <translation>档位错误率</translation>
+    </message>
+    <message>
+        <source>Tier p95 latency</source>
+        <translation>档位 p95 延迟</translation>
+    </message>
+    <message>
+        <source>Fail-safe answers</source>
+        <translation>兜底应答</translation>
+    </message>
+    <message>
+        <source>Budget used</source>
+        <translation>预算用量</translation>
+    </message>
+    <message>
+        <source>Critical</source>
+        <translation>严重</translation>
+    </message>
+    <message>
+        <source>Warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>tier %1</source>
+        <extracomment>The subject of an alert: a tier by name, e.g. &quot;tier light&quot;</extracomment>
+        <translation>档位 %1</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <extracomment>The subject of an alert: a budget by name</extracomment>
+        <translation>预算 %1</translation>
+    </message>
+    <message>
+        <source>the gateway</source>
+        <extracomment>The subject of the fail-safe alert: the whole gateway</extracomment>
+        <translation>网关</translation>
+    </message>
+    <message>
+        <source>no data</source>
+        <extracomment>An alert&apos;s value when there was too little traffic to compute it</extracomment>
+        <translation>无数据</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s)</source>
+        <extracomment>A count of fail-safe answers</extracomment>
+        <translation>
+            <numerusform>%n 次应答</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>CurlCommand</name>
     <message>
         <source># The request body was not kept, so this command has none. Set trace.keep_bodies: true in the configuration to keep bodies.</source>
@@ -25,6 +91,34 @@
     <message>
         <source>The configuration has errors:</source>
         <translation>配置文件有错误：</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ActiveAlertsModel</name>
+    <message>
+        <source>Severity</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>Threshold</source>
+        <translation>阈值</translation>
+    </message>
+    <message>
+        <source>Since</source>
+        <extracomment>When an alert&apos;s condition started to hold</extracomment>
+        <translation>起始于</translation>
     </message>
 </context>
 <context>
@@ -81,6 +175,110 @@
     <message>
         <source>Remove the selected agent; it takes no more requests until it registers again</source>
         <translation>移除所选智能体；在它重新注册之前不再接收请求</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertBanner</name>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>The banner&apos;s headline: an alert&apos;s rule and subject, e.g. &quot;Tier success rate · tier light&quot;</extracomment>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>%1 against %2, since %3</source>
+        <extracomment>%1 the value now, %2 the threshold, %3 the time the condition started to hold</extracomment>
+        <translation>%1，阈值 %2，自 %3 起</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more alert(s) raised</source>
+        <translation>
+            <numerusform>另有 %n 条告警</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>View alerts</source>
+        <translation>查看告警</translation>
+    </message>
+    <message>
+        <source>Dismiss</source>
+        <translation>忽略</translation>
+    </message>
+    <message>
+        <source>Hide this banner until another alert is raised</source>
+        <translation>隐藏此横幅，直到有新的告警触发</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertEventsModel</name>
+    <message>
+        <source>Raised</source>
+        <translation>触发</translation>
+    </message>
+    <message>
+        <source>Cleared</source>
+        <translation>解除</translation>
+    </message>
+    <message>
+        <source>%1 (threshold %2)</source>
+        <extracomment>An event&apos;s value against its threshold, e.g. &quot;50.0 % (threshold 90.0 %)&quot;</extracomment>
+        <translation>%1（阈值 %2）</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::AlertsPage</name>
+    <message numerus="yes">
+        <source>%n raised or cleared since the gateway started</source>
+        <translation>
+            <numerusform>网关启动以来共 %n 次触发或解除</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>webhook: %1 delivered, %2 failed, %3 dropped, %4 waiting</source>
+        <translation>Webhook：已送达 %1，失败 %2，丢弃 %3，等待 %4</translation>
+    </message>
+    <message>
+        <source>no webhook configured (alerts.webhook)</source>
+        <translation>未配置 Webhook（alerts.webhook）</translation>
+    </message>
+    <message>
+        <source>Active alerts</source>
+        <translation>当前告警</translation>
+    </message>
+    <message>
+        <source>An alert is raised once its rule&apos;s condition has held for the rule&apos;s duration, and cleared once it has not held for its clear_after. Rules are in the config&apos;s alerts section.</source>
+        <translation>规则条件持续满足设定时长后触发告警，条件在 clear_after 时长内不再满足后解除。规则位于配置的 alerts 部分。</translation>
+    </message>
+    <message>
+        <source>All clear: no alert is raised.</source>
+        <translation>一切正常：当前没有告警。</translation>
+    </message>
+    <message>
+        <source>Recent events</source>
+        <translation>最近事件</translation>
     </message>
 </context>
 <context>
@@ -1118,6 +1316,15 @@ Models: %3</source>
     <message>
         <source>Config</source>
         <translation>配置</translation>
+    </message>
+    <message>
+        <source>Alerts (%1)</source>
+        <extracomment>The Alerts tab; with alerts raised it says how many, e.g. &quot;Alerts (2)&quot;</extracomment>
+        <translation>告警（%1）</translation>
+    </message>
+    <message>
+        <source>Alerts</source>
+        <translation>告警</translation>
     </message>
 </context>
 <context>
