@@ -426,9 +426,10 @@ int EpollEventDispatcher::activateTimers()
     }
     if (m_due.empty())
         return 0;
-    // Delivery may run a nested loop that uses m_due: work from a copy of this pass's list.
-    const std::vector<HeapEntry> due = std::move(m_due);
-    m_due = {};
+    // Delivery may run a nested loop that uses m_due: work from this pass's own list, and hand
+    // its buffer back afterwards so a pass allocates nothing.
+    std::vector<HeapEntry> due;
+    due.swap(m_due);
     int activated = 0;
     for (const HeapEntry &entry : due) {
         const auto found = m_timers.find(entry.timerId);
@@ -449,6 +450,10 @@ int EpollEventDispatcher::activateTimers()
         const auto after = m_timers.find(entry.timerId);
         if (after != m_timers.end() && after->second.identity == identity)
             after->second.inDelivery = false;
+    }
+    if (m_due.capacity() < due.capacity()) {
+        due.clear();
+        m_due.swap(due);
     }
     return activated;
 }
@@ -473,10 +478,14 @@ void EpollEventDispatcher::interrupt()
 
 void EpollEventDispatcher::drainWakeUp()
 {
+    // The flag first, then the read: a wakeUp() in between sets the flag again, and the next
+    // pass sees it and does not sleep even if this read took its write. (The other order could
+    // take a write and then clear the flag of a wake-up that came after the read: lost.)
+    m_wakeUpPending.store(false, std::memory_order_seq_cst);
+    m_drainedThisPass = true;
     std::uint64_t count = 0;
     while (::read(m_wakeFd, &count, sizeof count) < 0 && errno == EINTR) {
     }
-    m_wakeUpPending.store(false, std::memory_order_release);
 }
 
 int EpollEventDispatcher::waitForEvents(bool includeNotifiers, qint64 timeoutNs)
@@ -574,6 +583,7 @@ int EpollEventDispatcher::activateNotifiers()
 bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 {
     m_interrupted.store(false, std::memory_order_relaxed);
+    m_drainedThisPass = false;
     emit awake();
     QCoreApplication::sendPostedEvents();
 
@@ -582,7 +592,10 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     const bool mayBlock = flags.testFlag(QEventLoop::WaitForMoreEvents) &&
                           !m_interrupted.load(std::memory_order_acquire);
 
-    qint64 timeoutNs = mayBlock ? -1 : 0;
+    // A wake-up asked for since the last drain is honoured even if its eventfd write was already
+    // read by that drain: this pass does not sleep, and clears it.
+    const bool wakeUpAsked = m_wakeUpPending.load(std::memory_order_seq_cst);
+    qint64 timeoutNs = mayBlock && !wakeUpAsked ? -1 : 0;
     if (includeTimers && timeoutNs != 0) {
         const qint64 firstNs = firstDeadlineNs();
         if (firstNs >= 0)
@@ -597,6 +610,8 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     const int readyCount = waitForEvents(includeNotifiers, timeoutNs);
     if (includeNotifiers)
         collectReadyNotifiers(readyCount);
+    if (wakeUpAsked && !m_drainedThisPass)
+        drainWakeUp();
 
     int activated = 0;
     if (includeNotifiers)

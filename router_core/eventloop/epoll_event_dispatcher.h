@@ -127,6 +127,7 @@ private:
     std::atomic<bool> m_wakeUpPending{false};
     std::atomic<bool> m_interrupted{false};
     bool m_haveWaitWithNanoseconds = true;
+    bool m_drainedThisPass = false;
 
     std::vector<Descriptor> m_descriptors; // indexed by descriptor number
     std::vector<int> m_dirty;
