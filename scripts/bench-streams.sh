@@ -10,7 +10,8 @@
 # thread's dispatcher, through SWITCHYARD_EVENT_DISPATCHER), BENCH_STREAM_EVENTS (30),
 # BENCH_EVENT_INTERVAL_MS (200), BENCH_TIMEOUT_S (120, per step), BENCH_BUILD_DIR (build-bench,
 # configured in Release when it does not exist yet; an existing build directory is used as it
-# is configured), BENCH_UPSTREAM_THREADS (1).
+# is configured), BENCH_UPSTREAM_THREADS (1), BENCH_PROFILE (unset; 1: sample Switchyard with
+# `perf record` during each step and print the engine thread's top functions).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -114,7 +115,19 @@ for streams in "${step_list[@]}"; do
         pids+=("$switchyard_pid")
         switchyard_port="$(port_from "$work/switchyard.out" \
             'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+        if [[ -n "${BENCH_PROFILE:-}" ]]; then
+            perf record -q -e cpu-clock -F 2000 -p "$switchyard_pid" \
+                -o "$work/perf-$dispatcher-$streams.data" 2>/dev/null &
+            perf_pid=$!
+        fi
         run_driver "$switchyard_port" "$switchyard_pid" "via-$dispatcher" "$streams"
+        if [[ -n "${BENCH_PROFILE:-}" ]]; then
+            kill -INT "$perf_pid"
+            wait "$perf_pid" 2>/dev/null || true
+            echo "bench-streams: engine thread's top functions ($dispatcher, $streams streams):" >&2
+            perf report -q -i "$work/perf-$dispatcher-$streams.data" --comms switchyard-engi \
+                --sort dso,symbol --percent-limit 1 2>/dev/null | head -40 >&2
+        fi
         kill "$switchyard_pid"
         wait "$switchyard_pid" 2>/dev/null || true
         if grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
