@@ -41,9 +41,9 @@ struct TenantLimit {
 // "Admission and back-pressure"). Root key `admission:`.
 struct AdmissionConfig {
     // Chat requests in flight in all; beyond: 503. Sized by the streams sweep
-    // (docs/benchmarks.md): on the engine's epoll dispatcher 3,000 concurrent streams cost no more
-    // per event than 100, and a burst of this many arriving at once is admitted in about a second
-    // on a 2-core machine, within about 250 MB.
+    // (docs/benchmarks.md): on the engine's epoll dispatcher 10,000 concurrent streams cost no
+    // more per event than 100, and a burst of this many arriving at once is admitted within about
+    // two seconds on a 2-core machine, in about 250 MB.
     int maxInFlight = 4096;
     QHash<QString, TenantLimit> tenants; // by x-switchyard-tenant; beyond the limit: 429
     int defaultTenantRpm = 0;            // for tenants not listed; zero means not limited
