@@ -1,6 +1,9 @@
 #include "main_window.h"
 
+#include "alert_banner.h"
+#include "alerts_page.h"
 #include "bridge/engine_bridge.h"
+#include "config_page.h"
 #include "overview_page.h"
 #include "routes_view.h"
 #include "traces_page.h"
@@ -17,6 +20,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QVBoxLayout>
 #include <cmath>
 
 namespace switchyard::ui {
@@ -48,7 +52,22 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_routesView, QString());
     m_tracesPage = new TracesPage(m_bridge, m_tabs);
     m_tabs->addTab(m_tracesPage, QString());
-    setCentralWidget(m_tabs);
+    m_configPage = new ConfigPage(m_bridge, m_tabs);
+    m_tabs->addTab(m_configPage, QString());
+    m_alertsPage = new AlertsPage(m_tabs);
+    m_tabs->addTab(m_alertsPage, QString());
+
+    // The banner spans every page, above the tabs, so no page hides a raised alert.
+    auto *central = new QWidget(this);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    m_alertBanner = new AlertBanner(central);
+    centralLayout->addWidget(m_alertBanner);
+    centralLayout->addWidget(m_tabs, 1);
+    setCentralWidget(central);
+    connect(m_alertBanner, &AlertBanner::viewRequested, this,
+            [this] { m_tabs->setCurrentWidget(m_alertsPage); });
 
     m_listenLabel = new QLabel(this);
     m_listenLabel->setObjectName(QStringLiteral("listenLabel"));
@@ -128,6 +147,8 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(0, tr("Overview"));
     m_tabs->setTabText(1, tr("Routes"));
     m_tabs->setTabText(2, tr("Traces"));
+    m_tabs->setTabText(m_tabs->indexOf(m_configPage), tr("Config"));
+    refreshAlertsTab();
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
     m_brand->setText(QStringLiteral("<span style=\"font-size:%1; font-weight:700;\">%2</span>"
@@ -154,8 +175,19 @@ void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_snapshot = snapshot;
     m_overview->applySnapshot(snapshot);
+    m_alertBanner->applyAlerts(snapshot.alerts.active);
+    m_alertsPage->applyAlerts(snapshot.alerts);
+    refreshAlertsTab();
     syncDemoControls(snapshot);
     refreshStatusBar();
+}
+
+void MainWindow::refreshAlertsTab()
+{
+    const int active = int(m_snapshot.alerts.active.size());
+    //: The Alerts tab; with alerts raised it says how many, e.g. "Alerts (2)"
+    m_tabs->setTabText(m_tabs->indexOf(m_alertsPage),
+                       active > 0 ? tr("Alerts (%1)").arg(active) : tr("Alerts"));
 }
 
 void MainWindow::refreshStatusBar()

@@ -20,13 +20,17 @@ class EngineBridge;
 
 namespace switchyard::ui {
 
+class AlertBanner;
+class AlertsPage;
 class OverviewPage;
 class RoutesView;
 class TracesPage;
+class ConfigPage;
 
-// The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
-// Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
-// most 10 per second) to the Overview page; the pages send their commands through the bridge.
+// The console's shell: the tool bar with the demo traffic controls, the alert banner, the
+// Overview, Routes, Traces and Alerts pages as tabs, the status bar, and the one style sheet. It
+// hands each engine snapshot (at most 10 per second) to the Overview page; the pages send their
+// commands through the bridge.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -37,6 +41,9 @@ public:
     OverviewPage *overviewPage() const { return m_overview; }
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
+    ConfigPage *configPage() const { return m_configPage; }
+    AlertsPage *alertsPage() const { return m_alertsPage; }
+    AlertBanner *alertBanner() const { return m_alertBanner; }
     QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
@@ -49,6 +56,7 @@ private:
     void buildControls();
     void retranslateUi();
     void refreshStatusBar();
+    void refreshAlertsTab();
     void syncDemoControls(const EngineSnapshot &snapshot);
     void sendDemoTraffic();
 
@@ -61,10 +69,13 @@ private:
     QLabel *m_rateLabel = nullptr;
     QSpinBox *m_rateSpin = nullptr;
 
-    QTabWidget *m_tabs = nullptr; // "Overview", "Routes" and "Traces"
+    QTabWidget *m_tabs = nullptr; // "Overview", "Routes", "Traces" and "Alerts"
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
+    ConfigPage *m_configPage = nullptr;
+    AlertsPage *m_alertsPage = nullptr;
+    AlertBanner *m_alertBanner = nullptr; // above the pages, shown while an alert is raised
 
     QLabel *m_listenLabel = nullptr;
     QLabel *m_statusRate = nullptr;

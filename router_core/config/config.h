@@ -165,6 +165,63 @@ struct OtlpExportConfig {
     QUrl tracesUrl() const;
 };
 
+// The `alerts` section (docs/operations.md, "Alerts"): the rules that tell the team a tier is
+// failing, and where raised and cleared alerts are sent besides the log and the console.
+enum class AlertRuleKind {
+    TierSuccessRate, // `tier_success_rate`: a tier's success rate below `below`
+    TierErrorRate,   // `tier_error_rate`: a tier's error rate above `above`
+    TierLatencyP95,  // `tier_latency_p95`: a tier's p95 latency above `factor` x its baseline
+    FailSafeAnswers, // `fail_safe_answers`: the ladder's last rung answering
+    BudgetUsed,      // `budget_used`: a budget's used share at or above `above`
+};
+inline constexpr int kAlertRuleKinds = 5;
+enum class AlertSeverity { Warning, Critical };
+
+// One rule. Which keys a rule takes depends on its kind; the defaults are alertRuleDefaults().
+struct AlertRuleConfig {
+    bool enabled = true;
+    // The rule's number: a rate for the tier rules (0.9, 0.05), the factor over the baseline
+    // for latency, a count of answers for fail-safe, a used share for budgets.
+    double threshold = 0.0;
+    std::chrono::milliseconds holdFor{0};        // `for`: how long the condition must hold
+    std::chrono::milliseconds window{60000};     // the traffic each evaluation looks at
+    std::chrono::milliseconds clearAfter{60000}; // how long it must not hold to clear
+    int minRequests = 20; // fewer counted requests in the window: the condition does not hold
+    AlertSeverity severity = AlertSeverity::Warning;
+    // tier_latency_p95 only: the baseline is the p95 of this long before the window, used once
+    // it holds baselineMinSamples latencies.
+    std::chrono::milliseconds baseline{3600000};
+    int baselineMinSamples = 100;
+};
+
+// `tier_success_rate`, `tier_error_rate`... the word the config file and every event use.
+QLatin1StringView alertRuleName(AlertRuleKind kind);
+QLatin1StringView alertSeverityName(AlertSeverity severity);
+// The seed articles' numbers, for a rule the file does not mention.
+AlertRuleConfig alertRuleDefaults(AlertRuleKind kind);
+
+// `alerts.webhook`: every raise and clear POSTed as JSON from a thread of its own.
+struct AlertWebhookConfig {
+    QUrl url; // written or `{env: NAME}`; only its scheme, host and port are ever logged
+    QList<ConfiguredValue> headers;          // written or `{env: NAME}`, as for trace.otlp
+    std::chrono::milliseconds timeout{5000}; // one POST, connecting included
+    int retries = 3;                         // after the first try, on no answer, 429 or 5xx
+    std::chrono::milliseconds backoff{1000}; // before the first retry, doubling after each
+    int queue = 100;                         // events waiting; more are dropped and counted
+
+    friend bool operator==(const AlertWebhookConfig &, const AlertWebhookConfig &) = default;
+};
+
+struct AlertsConfig {
+    std::chrono::milliseconds evaluateEvery{5000};
+    int eventsKept = 100; // raised and cleared events kept for the console and the admin API
+    QList<AlertRuleConfig> rules; // indexed by AlertRuleKind, every kind present
+    std::optional<AlertWebhookConfig> webhook;
+
+    AlertsConfig();
+    const AlertRuleConfig &rule(AlertRuleKind kind) const { return rules.at(int(kind)); }
+};
+
 // The `trace` section: what the in-memory trace ring keeps (docs/configuration.md).
 struct TraceConfig {
     int capacity = 2000;                // traces kept, oldest dropped first
@@ -195,6 +252,17 @@ struct StateConfig {
     QString directory;
 };
 
+// The `config_file` section: how the running config follows its file (docs/operations.md,
+// "Config lifecycle").
+struct ConfigFileConfig {
+    bool watch = true; // reload when the file changes; SIGHUP and the admin API work either way
+    // A burst of file events (an editor's save is several) is read once, this long after the last.
+    std::chrono::milliseconds debounce{200};
+    // Console and admin API changes are written back into the file; off, they go to the overlay
+    // in the state directory (a file managed by someone else).
+    bool writeBack = true;
+};
+
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
 
 // Parses "HOST:PORT", with an IPv6 host in brackets as in URLs ("[::1]:8080"). Used by the
@@ -215,6 +283,8 @@ struct Config {
     TraceConfig trace;
     LogConfig log;
     StateConfig state;
+    ConfigFileConfig configFile;
+    AlertsConfig alerts;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h

@@ -33,6 +33,12 @@ void checkLogSection(YamlReader &reader, const KeyedMap &root, Config &config);
 QList<QLatin1StringView> stateRootKeys();
 void checkStateSection(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// The `alerts` root key: rules and the webhook (alerts_section.cpp). Webhook header values may
+// be `{env: NAME}`.
+QList<QLatin1StringView> alertsRootKeys();
+void checkAlertsSection(YamlReader &reader, const EnvironmentLookup &environment,
+                        const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

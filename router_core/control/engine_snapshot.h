@@ -1,5 +1,7 @@
 #pragma once
 
+#include "control/config_versions.h"
+#include "alerts/alert_types.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
@@ -28,6 +30,9 @@ struct EngineSnapshot {
     QList<ProviderHealth> providers;
     QList<AgentState> agents;                // registered agents, in registration order
     QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+    ConfigStatus config; // the running config against its file; not tracked without a file
+    // Alerts raised now, the newest raised and cleared events, the webhook's counts.
+    alerts::AlertsState alerts;
 };
 
 } // namespace switchyard

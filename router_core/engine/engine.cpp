@@ -1,16 +1,22 @@
 #include "engine/engine.h"
 
+#include "admin/config_admin.h"
+#include "admin/alerts_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
+#include "alerts/alert_evaluator.h"
+#include "alerts/webhook_notifier.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "lifecycle/config_lifecycle.h"
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
 #include "resilience/admission.h"
+#include "resilience/degradation.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
@@ -21,6 +27,7 @@
 #include "upstream/curl_transport.h"
 
 #include <QLoggingCategory>
+#include <QThreadPool>
 
 Q_LOGGING_CATEGORY(lcEngine, "switchyard.engine")
 
@@ -52,6 +59,11 @@ private:
 namespace {
 // How soon the console sees a breaker become half-open once its open period is over.
 constexpr std::chrono::milliseconds kHealthTimerInterval{250};
+// The alert events each console snapshot carries: the Alerts page's list.
+constexpr int kAlertEventsInSnapshot = 100;
+// The alert rules judge fail-safe answers by the record's ladder level.
+static_assert(alerts::kFailSafeLevel == resilience::kFailSafeMessage);
+static_assert(alerts::kCannedAnswerLevel == resilience::kCannedAnswer);
 } // namespace
 
 Engine::Engine(config::Config config, QObject *parent)
@@ -79,6 +91,7 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::RouteExplanation>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
+    qRegisterMetaType<switchyard::ConfigStatus>();
     m_recorder->addSink(m_finishedFeed.get());
     m_health->setEventSink([this](const BreakerEvent &event) {
         m_metrics->breakerChanged(event);
@@ -122,6 +135,22 @@ Engine::Engine(config::Config config, QObject *parent)
         emit drained(abandoned);
     });
     connect(m_server, &http::GatewayServer::inFlightChanged, this, &Engine::checkDrained);
+    // Alerts: every finished request into the evaluator's windows; raises and clears to the
+    // webhook when there is one.
+    m_alerts = new alerts::AlertEvaluator(*m_store, timing::SteadyClock::instance(), this);
+    m_recorder->addSink(m_alerts);
+    syncAlertWebhook(m_store->config());
+    connect(m_store, &config::ConfigStore::replaced, this,
+            [this](const std::shared_ptr<const config::Config> &snapshot) {
+                syncAlertWebhook(*snapshot);
+            });
+    connect(m_alerts, &alerts::AlertEvaluator::alertEvent, this,
+            [this](const alerts::AlertEvent &event) {
+                if (m_alertWebhook)
+                    m_alertWebhook->notify(event);
+            });
+    admin::registerAlertsAdmin(m_server->admin(), *m_alerts,
+                               [this] { return alertWebhookCounts(); });
     if (const auto &otlp = m_store->config().trace.otlp) {
         m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));
         m_recorder->addSink(m_spanExporter.get());
@@ -145,6 +174,10 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    delete m_lifecycle; // it is the commands' config recorder
+    m_lifecycle = nullptr;
+    m_recorder->removeSink(m_alerts);
+    m_alertWebhook.reset();
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -166,7 +199,17 @@ bool Engine::listen(QString *errorMessage)
     m_router->start();
     if (m_prober)
         m_prober->start();
+    m_alerts->start();
     return true;
+}
+
+void Engine::startConfigLifecycle(lifecycle::ConfigSource source)
+{
+    if (m_lifecycle)
+        return;
+    m_lifecycle = new lifecycle::ConfigLifecycle(std::move(source), *m_store, *m_commands, this);
+    m_lifecycle->start();
+    admin::registerConfigAdmin(m_server->admin(), *m_lifecycle);
 }
 
 const config::Config &Engine::config() const
@@ -189,6 +232,30 @@ telemetry::SpanExportCounts Engine::spanExportCounts() const
     return m_spanExporter ? m_spanExporter->counts() : telemetry::SpanExportCounts{};
 }
 
+alerts::WebhookCounts Engine::alertWebhookCounts() const
+{
+    return m_alertWebhook ? m_alertWebhook->counts() : alerts::WebhookCounts{};
+}
+
+void Engine::syncAlertWebhook(const config::Config &config)
+{
+    const std::optional<config::AlertWebhookConfig> &wanted = config.alerts.webhook;
+    if (m_alertWebhook && wanted && m_alertWebhook->config() == *wanted)
+        return;
+    // Stopping the old one cuts its post in flight short and drops its queue, but libcurl may
+    // take up to a second to notice: that wait happens on a pool thread, not this one.
+    if (m_alertWebhook) {
+        QThreadPool::globalInstance()->start(
+            [retired = std::shared_ptr<alerts::WebhookNotifier>(std::move(m_alertWebhook))] {});
+    }
+    if (!wanted)
+        return;
+    m_alertWebhook =
+        std::make_unique<alerts::WebhookNotifier>(*wanted, alerts::makeCurlWebhookPoster(*wanted));
+    qCInfo(lcEngine).noquote() << "sending alerts to the webhook at"
+                               << alerts::shownUrl(wanted->url);
+}
+
 EngineSnapshot Engine::snapshot() const
 {
     EngineSnapshot snapshot;
@@ -202,6 +269,10 @@ EngineSnapshot Engine::snapshot() const
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
+    if (m_lifecycle)
+        snapshot.config = m_lifecycle->status();
+    snapshot.alerts = m_alerts->state(kAlertEventsInSnapshot);
+    snapshot.alerts.webhook = alertWebhookCounts();
     return snapshot;
 }
 

@@ -33,6 +33,10 @@ class CurlTransport;
 namespace switchyard::otlp {
 class SpanExporter;
 }
+namespace switchyard::alerts {
+class AlertEvaluator;
+class WebhookNotifier;
+} // namespace switchyard::alerts
 namespace switchyard::http {
 class GatewayServer;
 }
@@ -44,6 +48,10 @@ class RetryBudget;
 namespace switchyard::routing {
 class Router;
 }
+namespace switchyard::lifecycle {
+class ConfigLifecycle;
+struct ConfigSource;
+} // namespace switchyard::lifecycle
 namespace switchyard::metrics {
 class GatewayMetrics;
 class LoopLagMonitor;
@@ -66,6 +74,13 @@ public:
     bool listen(QString *errorMessage);
     quint16 port() const { return m_port; }
     QString listenAddress() const;
+
+    // Follows the config's file from now on: versions, reload, write-back, the overlay, and
+    // /admin/v1/config/ (lifecycle/config_lifecycle.h). On the engine's thread, after listen().
+    // Without it the engine runs the config it was given and keeps no versions.
+    void startConfigLifecycle(lifecycle::ConfigSource source);
+    // nullptr until startConfigLifecycle.
+    lifecycle::ConfigLifecycle *configLifecycle() { return m_lifecycle; }
 
     EngineSnapshot snapshot() const;
     // The snapshot in force; a later Apply replaces it (hold the store's pointer to keep one).
@@ -94,6 +109,10 @@ public:
     // The OpenTelemetry export's counts (trace.otlp); all zero and not enabled when off. Any
     // thread may call it.
     telemetry::SpanExportCounts spanExportCounts() const;
+    // The alert rules' evaluator: a trace sink; budgets reach it through observeBudget().
+    alerts::AlertEvaluator &alerts() { return *m_alerts; }
+    // The alert webhook's counts (alerts.webhook); all zero and not enabled when off.
+    alerts::WebhookCounts alertWebhookCounts() const;
 
 public Q_SLOTS:
     // Emits snapshotReady every `interval` (100 ms keeps views at the 10 Hz the design allows).
@@ -110,6 +129,8 @@ Q_SIGNALS:
 
 private:
     void checkDrained();
+    // Starts, replaces or stops the alert webhook to match the config in force.
+    void syncAlertWebhook(const config::Config &config);
 
     // Built in this order. QObjects are children, so moveToThread() takes them along; the
     // destructor deletes those that borrow others first, and the store goes last of all.
@@ -122,6 +143,8 @@ private:
     class FinishedFeed;
     std::unique_ptr<FinishedFeed> m_finishedFeed;       // finished records for the next trace feed
     std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
+    alerts::AlertEvaluator *m_alerts = nullptr;         // child; a sink of m_recorder
+    std::unique_ptr<alerts::WebhookNotifier> m_alertWebhook; // null without alerts.webhook
     std::unique_ptr<resilience::AdmissionController> m_admission;
     std::unique_ptr<resilience::RetryBudget> m_retryBudget;
     routing::Router *m_router = nullptr;              // child
@@ -135,7 +158,8 @@ private:
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};
-    metrics::LoopLagMonitor *m_loopLag = nullptr; // child; started with the other timers
+    metrics::LoopLagMonitor *m_loopLag = nullptr;      // child; started with the other timers
+    lifecycle::ConfigLifecycle *m_lifecycle = nullptr; // child; deleted before the commands
     quint16 m_port = 0;
     bool m_shuttingDown = false;
 };

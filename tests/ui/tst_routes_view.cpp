@@ -1,8 +1,10 @@
 // The Routes page against a real engine: rules in priority order, validation with the config
 // loader's messages, the dry run comparing live and edited rules, Apply, and live canary sliders.
 
+#include "alerts_page.h"
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
+#include "config_page.h"
 #include "dry_run_panel.h"
 #include "main_window.h"
 #include "route_rules_model.h"
@@ -442,12 +444,16 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 3);
+    QCOMPARE(tabs->count(), 5);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
     QCOMPARE(tabs->tabText(2), u"Traces"_s);
     QCOMPARE(tabs->widget(2), window.tracesPage());
+    QCOMPARE(tabs->tabText(3), u"Config"_s);
+    QCOMPARE(tabs->widget(3), window.configPage());
+    QCOMPARE(tabs->tabText(4), u"Alerts"_s);
+    QCOMPARE(tabs->widget(4), window.alertsPage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 
