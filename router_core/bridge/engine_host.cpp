@@ -3,6 +3,7 @@
 #include "bridge/thread_hop.h"
 #include "control/operator_commands.h"
 #include "engine/engine.h"
+#include "eventloop/epoll_event_dispatcher.h"
 #include "lifecycle/config_lifecycle.h"
 #include "lifecycle/config_overlay.h"
 #include "routing/request_context.h"
@@ -150,6 +151,11 @@ bool EngineHost::start(QString *errorMessage)
     m_simulatorThread->start();
     m_engineThread = new QThread(this);
     m_engineThread->setObjectName(QStringLiteral("switchyard-engine"));
+    // The engine thread holds every client and upstream connection: its dispatcher must cost
+    // per ready descriptor, not per open one (docs/architecture.md). The simulator's and the
+    // console's threads keep Qt's own.
+    if (QAbstractEventDispatcher *dispatcher = eventloop::createEngineEventDispatcher())
+        m_engineThread->setEventDispatcher(dispatcher);
     m_engineThread->start();
 
     // Simulated providers first: their ports become the base URLs the engine calls.

@@ -40,7 +40,11 @@ struct TenantLimit {
 // What may enter at all, and how much failed-over traffic a backup takes (DESIGN.md,
 // "Admission and back-pressure"). Root key `admission:`.
 struct AdmissionConfig {
-    int maxInFlight = 512;               // chat requests in flight in all; beyond: 503
+    // Chat requests in flight in all; beyond: 503. Sized by the streams sweep
+    // (docs/benchmarks.md): on the engine's epoll dispatcher 10,000 concurrent streams cost no
+    // more per event than 100, and a burst of this many arriving at once is admitted within about
+    // two seconds on a 2-core machine, in about 250 MB.
+    int maxInFlight = 4096;
     QHash<QString, TenantLimit> tenants; // by x-switchyard-tenant; beyond the limit: 429
     int defaultTenantRpm = 0;            // for tenants not listed; zero means not limited
     double failoverCapacityShare = 0.5;  // of an endpoint's capacity that failover may take

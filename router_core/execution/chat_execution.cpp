@@ -722,6 +722,8 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             // the answer, and a failure ends the stream with an error event.
             m_phase = Phase::Streaming;
             m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
+            m_attempt.firstTokenWhileLate = loopIsLate();
+            m_attempt.lagAtFirstTokenMs = m_services.loop.lagMs;
             m_trace.pointEvent(QStringLiteral("first byte"),
                                QStringLiteral("first event after %1 ms")
                                    .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
@@ -1082,11 +1084,16 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     resumeRun();
 }
 
+bool ChatExecution::loopIsLate() const
+{
+    return m_services.loop.lagMs >= double(m_config->resilience.admission.overloadLag.count());
+}
+
 ChatExecution::AttemptFailure ChatExecution::blameTimeout(AttemptFailure failure)
 {
     const double lagMs = m_services.loop.lagMs;
     const auto threshold = m_config->resilience.admission.overloadLag;
-    if (lagMs < double(threshold.count()))
+    if (!loopIsLate())
         return failure;
     m_trace.pointEvent(QStringLiteral("gateway overloaded"),
                        QStringLiteral("%1 while the engine loop ran %2 ms late "
@@ -1125,8 +1132,24 @@ void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
     span.bytes = m_attempt.bytesReceived;
     if (m_attempt.errorClass != ErrorClass::None)
         span.errorClass = resilience::errorClassName(m_attempt.errorClass);
+    // Times read while the engine ran late measure its backlog: they must not make the provider
+    // look slow (the slow rule would open its breaker for the gateway's overload).
+    const bool timedWhileLate =
+        outcome == CallOutcome::Success && (m_attempt.firstTokenWhileLate || loopIsLate());
+    if (timedWhileLate) {
+        m_trace.pointEvent(QStringLiteral("gateway late"),
+                           QStringLiteral("the engine loop ran %1 ms late (admission.overload_lag "
+                                          "%2): this call's times are not held against %3")
+                               .arg(m_attempt.firstTokenWhileLate ? m_attempt.lagAtFirstTokenMs
+                                                                  : m_services.loop.lagMs,
+                                    0, 'f', 0)
+                               .arg(millisecondsText(m_config->resilience.admission.overloadLag),
+                                    ended.providerId));
+    }
     m_services.health.callFinished(ended.endpoint, outcome, latencyMs, m_attempt.timeToFirstTokenMs,
-                                   outcome == CallOutcome::Success ? QString() : detail);
+                                   outcome == CallOutcome::Success ? QString() : detail,
+                                   timedWhileLate ? health::HealthRegistry::CallTiming::GatewayLate
+                                                  : health::HealthRegistry::CallTiming::Measured);
     if (m_attempt.holdsFailoverSlot) {
         m_attempt.holdsFailoverSlot = false;
         m_services.health.failoverFinished(ended.endpoint);

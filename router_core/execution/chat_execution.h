@@ -123,6 +123,10 @@ private:
         bool relayingEvents = false;
         double timeToFirstTokenMs = -1.0;
         double answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
+        // The engine loop ran later than admission.overload_lag when the first event was read:
+        // the time to it is partly the gateway's own backlog, not the provider's speed.
+        bool firstTokenWhileLate = false;
+        double lagAtFirstTokenMs = 0.0;
         // The provider's definition the adapter refers to: the request's snapshot's for a
         // configured provider, `agentDefinition` (a copy: the registry's list may grow while the
         // attempt runs) for a registered agent.
@@ -204,6 +208,8 @@ private:
     // failure becomes 503 gateway_overloaded, counts nothing against the provider, and is not
     // retried (more attempts would add to the load that caused it).
     AttemptFailure blameTimeout(AttemptFailure failure);
+    // The engine loop runs later than admission.overload_lag: its own backlog, not providers.
+    bool loopIsLate() const;
     void endAttempt(health::CallOutcome outcome, const QString &detail);
     bool takeRetrySlot();
     void releaseRetrySlot();

@@ -311,7 +311,8 @@ QString HealthRegistry::unavailableReason(int provider) const
 }
 
 void HealthRegistry::callFinished(int provider, CallOutcome outcome, double latencyMs,
-                                  double timeToFirstTokenMs, const QString &failureDescription)
+                                  double timeToFirstTokenMs, const QString &failureDescription,
+                                  CallTiming timing)
 {
     ProviderRecord &record = m_providers[provider];
     record.inFlight = std::max(0, record.inFlight - 1);
@@ -345,7 +346,7 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
         record.lastFailure = failureDescription;
         qCDebug(lcHealth).noquote()
             << "provider" << record.config.id << "call failed:" << failureDescription;
-    } else {
+    } else if (timing == CallTiming::Measured) {
         record.latency.record(latencyMs);
         if (timeToFirstTokenMs >= 0)
             record.timeToFirstToken.record(timeToFirstTokenMs);
@@ -354,7 +355,10 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
     switch (record.breaker) {
     case BreakerState::Closed:
         // Streams are judged on their first token: a long answer is not a slow provider.
-        recordClosedCall(record, failed, timeToFirstTokenMs >= 0 ? timeToFirstTokenMs : latencyMs);
+        recordClosedCall(record, failed,
+                         timing == CallTiming::GatewayLate ? std::optional<double>()
+                         : timeToFirstTokenMs >= 0         ? timeToFirstTokenMs
+                                                           : latencyMs);
         break;
     case BreakerState::HalfOpen:
         // Whichever call reports first while half-open is the probe, including one that was
@@ -370,13 +374,14 @@ void HealthRegistry::callFinished(int provider, CallOutcome outcome, double late
     }
 }
 
-void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed, double slowMeasureMs)
+void HealthRegistry::recordClosedCall(ProviderRecord &record, bool failed,
+                                      std::optional<double> slowMeasureMs)
 {
     record.recent.record(failed);
     record.consecutiveFailures = failed ? record.consecutiveFailures + 1 : 0;
     const bool slowRuleOn = breakerRules().slowP95Factor > 0;
-    if (!failed && slowRuleOn)
-        record.slow.record(m_clock.now(), slowMeasureMs);
+    if (!failed && slowRuleOn && slowMeasureMs)
+        record.slow.record(m_clock.now(), *slowMeasureMs);
     if (const std::optional<Trip> trip = tripReason(record, failed))
         open(record, trip->cause, trip->reason);
 }

@@ -93,9 +93,18 @@ public:
     // Why the endpoint takes no call now, in words for an error message ("breaker open: 5
     // consecutive call failures", "disabled by an operator"); empty when it admits calls.
     QString unavailableReason(int provider) const;
+    // Whether a successful call's times say anything about the provider's speed.
+    enum class CallTiming {
+        Measured,
+        // The engine loop ran later than `admission.overload_lag` when the answer began: its
+        // times are the gateway's backlog, so they feed neither the latency windows nor the
+        // slow rule. The call still counts as a success.
+        GatewayLate,
+    };
     // latencyMs: whole call; timeToFirstTokenMs: first streamed event, negative when not streamed.
     void callFinished(int provider, CallOutcome outcome, double latencyMs,
-                      double timeToFirstTokenMs, const QString &failureDescription = {});
+                      double timeToFirstTokenMs, const QString &failureDescription = {},
+                      CallTiming timing = CallTiming::Measured);
     // One active health probe's result; `detail` says what failed ("HTTP 503", "timed out").
     void probeResult(int provider, bool ok, const QString &detail = {});
     // Operator actions from the console and the admin API.
@@ -190,7 +199,9 @@ private:
     bool admitsNow(const ProviderRecord &record) const;
     bool rampingNow(const ProviderRecord &record) const;
     void advanceTimedState(ProviderRecord &record);
-    void recordClosedCall(ProviderRecord &record, bool failed, double slowMeasureMs);
+    // slowMeasureMs: what the slow rule judges the call by; none when its times are not the
+    // provider's (CallTiming::GatewayLate).
+    void recordClosedCall(ProviderRecord &record, bool failed, std::optional<double> slowMeasureMs);
     struct Trip {
         BreakerCause cause;
         QString reason;

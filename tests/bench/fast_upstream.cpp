@@ -5,7 +5,13 @@
 // new connection), HTTP/1.1 keep-alive, and answers built once at start. No Qt, no allocation per
 // request beyond the connection's buffers.
 //
-//   fast_upstream [--threads N] [--port P]
+//   fast_upstream [--threads N] [--port P] [--stream-events N --event-interval-ms M]
+//
+// With --event-interval-ms, a streamed answer is paced as a model's would be: N events (the last
+// one carries finish_reason "stop"), the first at once and each next one M ms later, then
+// `data: [DONE]` with the end of the stream. Pacing is a FIFO per worker (every stream has the
+// same interval, so the queue is ordered by due time): constant cost per event, so ten thousand
+// paced streams cost this process little.
 //
 // Listens on 127.0.0.1 (port 0 unless told otherwise), prints "fast_upstream listening on
 // 127.0.0.1:PORT" and serves until SIGINT or SIGTERM:
@@ -26,6 +32,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <deque>
 #include <memory>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -79,16 +87,43 @@ std::string streamEvent(std::string_view delta, std::string_view finishReason)
     return event;
 }
 
+struct Pacing {
+    int events = 0;     // 0: the stream is written all at once
+    int intervalMs = 0; // between two events of a paced stream
+};
+
 struct Answers {
     std::string whole;
     std::string stream;
     std::string notFound;
     std::string lengthRequired;
+    // A paced stream: the head with its first event, then one chunk per later event; the
+    // last one carries [DONE] and the end of the stream.
+    std::string pacedHead;
+    std::vector<std::string> pacedEvents;
 };
 
-Answers buildAnswers()
+Answers buildAnswers(const Pacing &pacing)
 {
     Answers answers;
+    if (pacing.events > 0) {
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                 "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
+        for (int i = 0; i < pacing.events; ++i) {
+            std::string event;
+            if (i == 0)
+                event = chunk(streamEvent(R"({"role":"assistant","content":""})", "null"));
+            else if (i + 1 == pacing.events)
+                event = chunk(streamEvent("{}", R"("stop")"));
+            else
+                event =
+                    chunk(streamEvent(R"({"content":" token)" + std::to_string(i) + "\"}", "null"));
+            if (i + 1 == pacing.events)
+                event += chunk("data: [DONE]\n\n") + "0\r\n\r\n";
+            answers.pacedEvents.push_back(event);
+        }
+        answers.pacedHead = head + answers.pacedEvents.front();
+    }
     const std::string body = jsonCompletion();
     answers.whole = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
                     std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -140,8 +175,17 @@ bool wantsStream(std::string_view body)
     return false;
 }
 
+std::int64_t monotonicMs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return std::int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
 struct Connection {
     int fd = -1;
+    std::uint64_t serial = 0; // tells a paced event's connection from a later one on the same fd
+    int nextPacedEvent = 0;   // 0: no paced stream running
     std::string input;
     std::string output;
     std::size_t outputSent = 0;
@@ -153,8 +197,8 @@ enum class Parsed { NeedMore, Answered, Close };
 
 class Worker {
 public:
-    Worker(int listenFd, int stopFd, const Answers &answers)
-        : m_listenFd(listenFd), m_stopFd(stopFd), m_answers(answers)
+    Worker(int listenFd, int stopFd, const Answers &answers, const Pacing &pacing)
+        : m_listenFd(listenFd), m_stopFd(stopFd), m_answers(answers), m_pacing(pacing)
     {}
 
     void run()
@@ -179,7 +223,10 @@ public:
         epoll_event events[256];
         bool running = true;
         while (running) {
-            const int count = epoll_wait(m_epoll, events, 256, -1);
+            int timeoutMs = -1;
+            if (!m_paced.empty())
+                timeoutMs = int(std::max<std::int64_t>(0, m_paced.front().dueMs - monotonicMs()));
+            const int count = epoll_wait(m_epoll, events, 256, timeoutMs);
             if (count < 0) {
                 if (errno == EINTR)
                     continue;
@@ -195,6 +242,7 @@ public:
                 else
                     serve(fd, events[i].events);
             }
+            sendDuePacedEvents();
         }
         for (auto &[fd, connection] : m_connections)
             close(fd);
@@ -203,6 +251,33 @@ public:
     }
 
 private:
+    struct PacedEvent {
+        std::int64_t dueMs;
+        int fd;
+        std::uint64_t serial;
+    };
+
+    void sendDuePacedEvents()
+    {
+        const std::int64_t now = monotonicMs();
+        while (!m_paced.empty() && m_paced.front().dueMs <= now) {
+            const PacedEvent due = m_paced.front();
+            m_paced.pop_front();
+            const auto found = m_connections.find(due.fd);
+            if (found == m_connections.end() || found->second->serial != due.serial)
+                continue; // the client went away
+            Connection &connection = *found->second;
+            connection.output += m_answers.pacedEvents[std::size_t(connection.nextPacedEvent)];
+            ++connection.nextPacedEvent;
+            if (connection.nextPacedEvent == m_pacing.events)
+                connection.nextPacedEvent = 0;
+            else
+                m_paced.push_back({due.dueMs + m_pacing.intervalMs, due.fd, due.serial});
+            if (!flush(connection))
+                drop(connection);
+        }
+    }
+
     void acceptAll()
     {
         for (;;) {
@@ -220,6 +295,7 @@ private:
             }
             auto connection = std::make_unique<Connection>();
             connection->fd = fd;
+            connection->serial = ++m_serials;
             m_connections.emplace(fd, std::move(connection));
         }
     }
@@ -322,10 +398,22 @@ private:
 
         const bool chat = requestLine.starts_with("POST ") &&
                           requestLine.find("/chat/completions ") != std::string_view::npos;
-        if (!chat)
+        if (!chat) {
             connection.output += m_answers.notFound;
-        else
-            connection.output += wantsStream(body) ? m_answers.stream : m_answers.whole;
+        } else if (!wantsStream(body)) {
+            connection.output += m_answers.whole;
+        } else if (m_pacing.events > 0 && connection.nextPacedEvent == 0) {
+            connection.output += m_answers.pacedHead;
+            if (m_pacing.events > 1) {
+                connection.nextPacedEvent = 1;
+                m_paced.push_back(
+                    {monotonicMs() + m_pacing.intervalMs, connection.fd, connection.serial});
+            }
+        } else if (m_pacing.events > 0) {
+            return Parsed::Close; // a second request while a paced stream runs: not supported
+        } else {
+            connection.output += m_answers.stream;
+        }
         consumed += total;
         return closeRequested ? Parsed::Close : Parsed::Answered;
     }
@@ -376,6 +464,9 @@ private:
     int m_listenFd;
     int m_stopFd;
     const Answers &m_answers;
+    const Pacing &m_pacing;
+    std::deque<PacedEvent> m_paced; // ordered by due time: every stream has the same interval
+    std::uint64_t m_serials = 0;
     int m_epoll = -1;
     std::unordered_map<int, std::unique_ptr<Connection>> m_connections;
 };
@@ -383,9 +474,11 @@ private:
 [[noreturn]] void usage(int exitCode)
 {
     std::fprintf(exitCode == 0 ? stdout : stderr,
-                 "usage: fast_upstream [--threads N] [--port P]\n"
+                 "usage: fast_upstream [--threads N] [--port P] [--stream-events N "
+                 "--event-interval-ms M]\n"
                  "Serves POST /v1/chat/completions on 127.0.0.1 with fixed answers (streamed "
-                 "when the body has \"stream\": true) until SIGINT or SIGTERM.\n");
+                 "when the body has \"stream\": true) until SIGINT or SIGTERM. With "
+                 "--event-interval-ms, streams are N events M ms apart.\n");
     std::exit(exitCode);
 }
 
@@ -409,6 +502,7 @@ int main(int argc, char **argv)
 {
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     int port = 0;
+    Pacing pacing;
     for (int i = 1; i < argc; ++i) {
         const std::string_view option(argv[i]);
         if (option == "--help" || option == "-h")
@@ -419,6 +513,10 @@ int main(int argc, char **argv)
             threads = parseNumber(argv[++i], 1, 64);
         else if (option == "--port")
             port = parseNumber(argv[++i], 0, 65535);
+        else if (option == "--stream-events")
+            pacing.events = parseNumber(argv[++i], 1, 100000);
+        else if (option == "--event-interval-ms")
+            pacing.intervalMs = parseNumber(argv[++i], 1, 600000);
         else
             usage(2);
     }
@@ -442,7 +540,7 @@ int main(int argc, char **argv)
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     address.sin_port = htons(std::uint16_t(port));
     if (bind(listenFd, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
-        listen(listenFd, 1024) != 0) {
+        listen(listenFd, 16384) != 0) { // the streams sweep opens thousands at once
         std::perror("fast_upstream: bind/listen on 127.0.0.1");
         return 1;
     }
@@ -454,10 +552,15 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    const Answers answers = buildAnswers();
+    if ((pacing.events > 0) != (pacing.intervalMs > 0)) {
+        std::fprintf(stderr,
+                     "fast_upstream: --stream-events and --event-interval-ms go together\n");
+        usage(2);
+    }
+    const Answers answers = buildAnswers(pacing);
     std::vector<std::thread> workers;
     for (int i = 0; i < threads; ++i)
-        workers.emplace_back([&] { Worker(listenFd, stopFd, answers).run(); });
+        workers.emplace_back([&] { Worker(listenFd, stopFd, answers, pacing).run(); });
     std::printf("fast_upstream listening on 127.0.0.1:%u with %d thread(s)\n",
                 unsigned(ntohs(address.sin_port)), threads);
     std::fflush(stdout);

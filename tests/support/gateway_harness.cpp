@@ -1,13 +1,30 @@
 #include "gateway_harness.h"
 
 #include "config/config_loader.h"
+#include "eventloop/epoll_event_dispatcher.h"
 #include "fake_upstream.h"
 #include "health/health_registry.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QTcpServer>
 
 namespace switchyard::testing {
+
+namespace {
+
+// SWITCHYARD_TEST_EVENT_DISPATCHER=epoll puts the test's own thread, and with it every engine,
+// fake upstream and client an integration test starts there, on the engine thread's epoll
+// dispatcher instead of Qt's: the whole integration suite then exercises it. Set before the
+// application object exists, as Qt requires.
+[[maybe_unused]] const bool kTestThreadOnEpoll = [] {
+    if (qgetenv("SWITCHYARD_TEST_EVENT_DISPATCHER") != "epoll")
+        return false;
+    QCoreApplication::setEventDispatcher(new eventloop::EpollEventDispatcher);
+    return true;
+}();
+
+} // namespace
 
 config::ProviderConfig providerAt(const QString &id, const QByteArray &baseUrl,
                                   const QStringList &models)

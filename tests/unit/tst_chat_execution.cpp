@@ -41,6 +41,8 @@ private slots:
     void recordKeepsTheFinishReasonPastAUsageChunk();
     void gatewayOverloadIsNotBlamedOnTheProvider_data();
     void gatewayOverloadIsNotBlamedOnTheProvider();
+    void answerReadWhileTheGatewayIsLateIsNotTimed_data();
+    void answerReadWhileTheGatewayIsLateIsNotTimed();
     void drainedEndpointFinishesWhatItHas();
     void backPressurePausesAndResumes();
     void stalledClientIsDropped();
@@ -571,6 +573,44 @@ void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
         QCOMPARE(alpha.consecutiveFailures, 1);
         f.advance(500ms);                                   // the backoff
         QCOMPARE(f.transport.calls.size(), std::size_t(2)); // failed over to beta
+    }
+}
+
+void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed_data()
+{
+    QTest::addColumn<double>("lagMs");
+    QTest::addColumn<bool>("timed");
+    QTest::newRow("loop on time: the provider's speed") << 0.0 << true;
+    QTest::newRow("loop 400 ms late: the gateway's backlog") << 400.0 << false;
+}
+
+void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed()
+{
+    QFETCH(double, lagMs);
+    QFETCH(bool, timed);
+    Fixture f(kTwoProviders); // admission.overload_lag 250ms by default
+    f.send(true);
+    f.advance(1500ms);    // the first token comes late...
+    f.loop.lagMs = lagMs; // ...while the engine loop runs this late
+    f.transport.beginStream();
+    f.transport.chunk(u"hello"_s);
+    f.loop.lagMs = 0.0;
+    f.transport.done();
+    f.transport.finish();
+    QVERIFY(f.log->streamEnded && !f.log->streamFailure);
+    const ProviderHealth alpha = f.health.snapshot().at(f.slot(u"alpha"_s));
+    // A success either way: nothing held against alpha...
+    QCOMPARE(alpha.requests, quint64(1));
+    QCOMPARE(alpha.errors, quint64(0));
+    // ...but its time to first token only counts when the gateway was on time: a late loop's
+    // times would feed the slow rule and open alpha's breaker for the gateway's own overload.
+    if (timed) {
+        QCOMPARE(alpha.p50TimeToFirstTokenMs, 1500.0);
+        QVERIFY(!f.traceHas(u"gateway late"_s, u"not held against alpha"_s));
+    } else {
+        QCOMPARE(alpha.p50TimeToFirstTokenMs, -1.0);
+        QCOMPARE(alpha.p50LatencyMs, -1.0);
+        QVERIFY(f.traceHas(u"gateway late"_s, u"ran 400 ms late"_s));
     }
 }
 

@@ -125,7 +125,7 @@ void TestResilienceConfig::keepsDefaultsForAbsentKeys()
     QCOMPARE(retries.maxRetryAfter, 10'000ms);
     QCOMPARE(retries.defaultCoolDown, 1000ms);
     const auto &admission = config.resilience.admission;
-    QCOMPARE(admission.maxInFlight, 512);
+    QCOMPARE(admission.maxInFlight, 4096);
     QCOMPARE(admission.defaultTenantRpm, 0);
     QVERIFY(admission.tenants.isEmpty());
     QCOMPARE(admission.failoverCapacityShare, 0.5);

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Concurrent-streams sweep: N streamed chat requests opened at once against a paced upstream
+# (each answer 30 events 200 ms apart), first directly, then through a fresh headless Switchyard
+# per step and per engine-thread dispatcher. Prints one Markdown table; docs/benchmarks.md
+# records the results.
+#
+#   scripts/bench-streams.sh
+#
+# Environment: BENCH_STREAMS (100,1000,3000,10000), BENCH_DISPATCHERS (epoll,qt: the engine
+# thread's dispatcher, through SWITCHYARD_EVENT_DISPATCHER), BENCH_STREAM_EVENTS (30),
+# BENCH_EVENT_INTERVAL_MS (200), BENCH_TIMEOUT_S (120, per step), BENCH_BUILD_DIR (build-bench,
+# configured in Release when it does not exist yet; an existing build directory is used as it
+# is configured), BENCH_UPSTREAM_THREADS (1), BENCH_PROFILE (unset; 1: sample Switchyard with
+# `perf record` during each step and print the engine thread's top functions).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BENCH_BUILD_DIR:-$root/build-bench}"
+steps="${BENCH_STREAMS:-100,1000,3000,10000}"
+dispatchers="${BENCH_DISPATCHERS:-epoll,qt}"
+stream_events="${BENCH_STREAM_EVENTS:-30}"
+interval_ms="${BENCH_EVENT_INTERVAL_MS:-200}"
+timeout_s="${BENCH_TIMEOUT_S:-120}"
+upstream_threads="${BENCH_UPSTREAM_THREADS:-1}"
+
+if [[ ! -f "$build/CMakeCache.txt" ]]; then
+    "$root/scripts/setup.sh"
+    echo "bench-streams: configuring $build (Release)" >&2
+    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
+fi
+echo "bench-streams: building in $build" >&2
+cmake --build "$build" --parallel "$(nproc)" --target switchyard fast_upstream streams_bench \
+    >/dev/null
+
+# Every stream holds a descriptor in the driver and the upstream, and two in Switchyard (the
+# client's and the upstream call's): raise the soft limit as far as the hard one allows, and
+# say when the largest step cannot fit.
+ulimit -n "$(ulimit -Hn)"
+largest="$(tr ',' '\n' <<<"$steps" | sort -n | tail -1)"
+if (( $(ulimit -n) < 2 * largest + 256 )); then
+    echo "bench-streams: warning: the open-file limit is $(ulimit -n); Switchyard needs about" \
+         "$(( 2 * largest + 256 )) for $largest streams, so that step will run out of" \
+         "descriptors" >&2
+fi
+
+work="$(mktemp -d)"
+pids=()
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
+port_from() {
+    local file="$1" pattern="$2" line
+    for _ in $(seq 100); do
+        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
+        if [[ -n "$line" ]]; then
+            echo "${line##*:}"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "bench-streams: timed out waiting for '$pattern' in $file:" >&2
+    cat "$file" >&2
+    return 1
+}
+
+"$build/tests/bench/fast_upstream" --threads "$upstream_threads" \
+    --stream-events "$stream_events" --event-interval-ms "$interval_ms" \
+    >"$work/upstream.out" 2>&1 &
+upstream_pid=$!
+pids+=("$upstream_pid")
+upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]+')"
+
+cat >"$work/streams.yaml" <<YAML
+# The paced upstream as the one provider; every cap that would refuse the sweep raised.
+listen: 127.0.0.1:0
+limits:
+  max_connections: 20000
+  max_connections_per_address: 0
+admission:
+  max_in_flight: 20000
+providers:
+  - id: paced-upstream
+    kind: openai
+    base_url: http://127.0.0.1:$upstream_port/v1
+    models: [bench-model]
+    capacity: 20000
+YAML
+
+results="$work/results.txt"
+: >"$results"
+run_driver() { # target-port pid label streams
+    timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$1" \
+        --pid "$2" --label "$3" --streams "$4" --timeout-s "$timeout_s" | tee -a "$results" >&2
+}
+
+IFS=',' read -r -a step_list <<<"$steps"
+IFS=',' read -r -a dispatcher_list <<<"$dispatchers"
+for streams in "${step_list[@]}"; do
+    run_driver "$upstream_port" "$upstream_pid" direct "$streams"
+    for dispatcher in "${dispatcher_list[@]}"; do
+        SWITCHYARD_EVENT_DISPATCHER="$dispatcher" "$build/app/switchyard" --headless \
+            --config "$work/streams.yaml" --listen 127.0.0.1:0 --log-level warning \
+            >"$work/switchyard.out" 2>&1 &
+        switchyard_pid=$!
+        pids+=("$switchyard_pid")
+        switchyard_port="$(port_from "$work/switchyard.out" \
+            'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+        if [[ -n "${BENCH_PROFILE:-}" ]]; then
+            perf record -q -e cpu-clock -F 2000 -p "$switchyard_pid" \
+                -o "$work/perf-$dispatcher-$streams.data" 2>/dev/null &
+            perf_pid=$!
+        fi
+        run_driver "$switchyard_port" "$switchyard_pid" "via-$dispatcher" "$streams"
+        if [[ -n "${BENCH_PROFILE:-}" ]]; then
+            kill -INT "$perf_pid"
+            wait "$perf_pid" 2>/dev/null || true
+            echo "bench-streams: engine thread's top functions ($dispatcher, $streams streams):" >&2
+            perf report -q -i "$work/perf-$dispatcher-$streams.data" --comms switchyard-engi \
+                --sort dso,symbol --percent-limit 1 2>/dev/null | head -40 >&2
+        fi
+        kill "$switchyard_pid"
+        wait "$switchyard_pid" 2>/dev/null || true
+        if grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
+            echo "bench-streams: Switchyard ($dispatcher, $streams streams) said:" >&2
+            grep -v 'OpenAI base URL' "$work/switchyard.out" | sort | uniq -c | sort -rn |
+                head -8 >&2
+        fi
+    done
+done
+
+echo
+echo "| streams | target | completed | errors by kind | server CPU µs/event | server peak RSS MB |" \
+     "TTFT p50 ms | TTFT p99 ms | stream p50 / p99 ms | wall s | driver CPU µs/event |"
+echo "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
+awk '{
+    for (i = 2; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |\n",
+        v["streams"], v["label"], v["completed"], v["error_kinds"], v["server_cpu_us_per_event"],
+        v["server_peak_rss_mb"], v["ttft_p50_ms"], v["ttft_p99_ms"], v["duration_p50_ms"],
+        v["duration_p99_ms"], v["wall_s"], v["driver_cpu_us_per_event"]
+}' "$results"
