@@ -28,7 +28,7 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
-           logRootKeys() + stateRootKeys();
+           logRootKeys() + stateRootKeys() + usageRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -580,6 +580,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkResilienceSections(*this, keys, config);
     checkLogSection(*this, keys, config);
     checkStateSection(*this, keys, config);
+    checkUsageSections(*this, keys, config);
     return config;
 }
 

@@ -33,6 +33,11 @@ void checkLogSection(YamlReader &reader, const KeyedMap &root, Config &config);
 QList<QLatin1StringView> stateRootKeys();
 void checkStateSection(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// The `pricing` and `budgets` root keys (usage_section.cpp). Runs after providers are checked:
+// a price names a model they serve.
+QList<QLatin1StringView> usageRootKeys();
+void checkUsageSections(YamlReader &reader, const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

@@ -4,6 +4,7 @@
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
 #include "telemetry/span_export_counts.h"
+#include "usage/usage_types.h"
 
 #include <QList>
 #include <QMetaType>
@@ -28,6 +29,9 @@ struct EngineSnapshot {
     QList<ProviderHealth> providers;
     QList<AgentState> agents;                // registered agents, in registration order
     QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+    // Whether finished requests reach the state database; a problem here is shown loudly.
+    usage::UsageLedgerState usageLedger;
+    QList<usage::BudgetStatus> budgets; // each configured budget in each of its windows
 };
 
 } // namespace switchyard

@@ -3,6 +3,7 @@
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
+#include "admin/usage_admin.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -15,10 +16,13 @@
 #include "resilience/retry_policy.h"
 #include "routing/router.h"
 #include "routing/tier_watch.h"
+#include "storage/state_database.h"
 #include "telemetry/request_log.h"
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
+#include "usage/budget_tracker.h"
+#include "usage/usage_ledger.h"
 
 #include <QLoggingCategory>
 
@@ -110,6 +114,18 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerProviderAdmin(m_server->admin(), *m_commands);
     admin::registerRoutingAdmin(m_server->admin(), *m_commands);
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
+    // The ledger: a row per finished request, written by its own thread; the budgets it feeds
+    // are checked at admission.
+    m_budgets = new usage::BudgetTracker(*m_store, usage::systemUtcClock(), this);
+    usage::LedgerOptions ledgerOptions;
+    ledgerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
+    m_usageLedger =
+        new usage::UsageLedger(*m_store, *m_budgets, ledgerOptions, usage::systemUtcClock(), this);
+    m_recorder->addSink(m_usageLedger);
+    m_admission->setSpendCheck([budgets = m_budgets](const QString &tenant, const QString &keyId) {
+        return budgets->refusal(tenant, keyId);
+    });
+    admin::registerUsageAdmin(m_server->admin(), *m_usageLedger, *m_budgets, this);
     connect(&m_publishTimer, &QTimer::timeout, this, [this] {
         emit snapshotReady(snapshot());
         emit traceFeedReady(takeTraceFeed());
@@ -145,6 +161,11 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    // Every finished request is in the ledger: write what it holds, then stop its thread.
+    m_recorder->removeSink(m_usageLedger);
+    m_admission->setSpendCheck({});
+    delete m_usageLedger;
+    m_usageLedger = nullptr;
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -202,6 +223,8 @@ EngineSnapshot Engine::snapshot() const
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
+    snapshot.usageLedger = m_usageLedger->state();
+    snapshot.budgets = m_budgets->budgets();
     return snapshot;
 }
 

@@ -44,6 +44,10 @@ class RetryBudget;
 namespace switchyard::routing {
 class Router;
 }
+namespace switchyard::usage {
+class BudgetTracker;
+class UsageLedger;
+} // namespace switchyard::usage
 namespace switchyard::metrics {
 class GatewayMetrics;
 class LoopLagMonitor;
@@ -83,6 +87,10 @@ public:
     // The Prometheus families GET /metrics renders.
     const metrics::GatewayMetrics &metrics() const { return *m_metrics; }
     QByteArray metricsText() const;
+    // The usage ledger (a sink of the recorder, writing on its own thread) and the budgets it
+    // feeds, which admission checks (docs/operations.md, "Usage, cost and budgets").
+    usage::UsageLedger &usageLedger() { return *m_usageLedger; }
+    usage::BudgetTracker &budgets() { return *m_budgets; }
 
     // The Traces page's feed, taken at each publishing tick: what finished since the last take,
     // what runs, and the watched request's new text.
@@ -136,6 +144,8 @@ private:
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};
     metrics::LoopLagMonitor *m_loopLag = nullptr; // child; started with the other timers
+    usage::BudgetTracker *m_budgets = nullptr;    // child
+    usage::UsageLedger *m_usageLedger = nullptr;  // child; a sink of m_recorder
     quint16 m_port = 0;
     bool m_shuttingDown = false;
 };
