@@ -22,7 +22,15 @@ std::optional<double> readPrice(YamlReader &reader, const KeyedMap &price, QLati
     const MapEntry *entry = price.find(name);
     if (!entry)
         return 0.0;
-    return reader.readNumberIn(*entry, 0.0, kHighestPricePerMillion);
+    const std::optional<double> value = reader.readNumber(*entry);
+    if (!value)
+        return std::nullopt;
+    if (*value < 0.0 || *value > kHighestPricePerMillion) {
+        reader.reportValue(*entry, u"`%1` must be from 0 to 1000000 US dollars per million "
+                                   u"tokens, got %2"_s.arg(entry->name, describe(entry->value)));
+        return std::nullopt;
+    }
+    return value;
 }
 
 void checkPricing(YamlReader &reader, const MapEntry &entry, const Config &config,
@@ -93,7 +101,10 @@ void checkPricing(YamlReader &reader, const MapEntry &entry, const Config &confi
                                u"`output_per_million`, got %2"_s.arg(model, describe(it->second)));
             continue;
         }
+        const qsizetype errorsBefore = reader.errorCount();
         const KeyedMap price = reader.readKeys(it->second, priceKeys);
+        if (reader.errorCount() != errorsBefore)
+            continue;
         if (!price.find("input_per_million"_L1) && !price.find("output_per_million"_L1)) {
             reader.report(it->second.Mark(),
                           u"the price of `%1` needs `input_per_million`, `output_per_million` "
@@ -143,6 +154,8 @@ void checkBudgets(YamlReader &reader, const MapEntry &entry, QList<BudgetConfig>
         }
         const qsizetype errorsBefore = reader.errorCount();
         const KeyedMap keys = reader.readKeys(node, budgetKeys);
+        if (reader.errorCount() != errorsBefore)
+            continue; // an unknown key is likely a misspelt limit: no follow-on errors
         BudgetConfig budget;
         const MapEntry *tenant = keys.find("tenant"_L1);
         const MapEntry *key = keys.find("key"_L1);
@@ -194,6 +207,7 @@ void checkBudgets(YamlReader &reader, const MapEntry &entry, QList<BudgetConfig>
                                         subjectKey, QString::number(first.value()))
                                   : u"a second budget named `%1` (first at line %2)"_s.arg(
                                         budget.name, QString::number(first.value())));
+                break;
             }
         }
         if (reader.errorCount() != errorsBefore)

@@ -77,6 +77,11 @@ public:
     {
         m_flushTimer.setInterval(m_options.flushInterval);
         QObject::connect(&m_flushTimer, &QTimer::timeout, this, [this] { flush(); });
+        // A database that failed is tried again on its own, rows or not: the rows waiting in
+        // memory land as soon as it can take them.
+        m_retryTimer.setSingleShot(true);
+        m_retryTimer.setInterval(m_options.retryInterval);
+        QObject::connect(&m_retryTimer, &QTimer::timeout, this, [this] { flush(); });
     }
 
     // Any thread. True when the batch just became full: the caller asks for a flush.
@@ -88,7 +93,11 @@ public:
             m_dropped.fetch_add(1, std::memory_order_relaxed);
         }
         m_incoming.append(std::move(row));
-        return m_incoming.size() == m_options.flushRows;
+        // Rows a report moved aside count too; one request for a flush until it runs.
+        if (m_flushRequested || m_incoming.size() + m_pendingCount < m_options.flushRows)
+            return false;
+        m_flushRequested = true;
+        return true;
     }
 
     UsageLedgerState state() const
@@ -121,6 +130,7 @@ public:
     void stop()
     {
         m_flushTimer.stop();
+        m_retryTimer.stop();
         m_nextRetry = {}; // one last try, whatever the retry interval
         flush();
         if (const qint64 left = qint64(m_pending.size()); left > 0)
@@ -216,6 +226,7 @@ private:
         std::lock_guard lock(m_mutex);
         m_pending.append(std::exchange(m_incoming, {}));
         m_pendingCount = m_pending.size();
+        m_flushRequested = false;
     }
 
     void setPendingCount()
@@ -236,10 +247,11 @@ private:
             m_options.databasePath, m_connectionName, m_options.busyTimeoutMs);
         if (!opened.ok()) {
             failed(opened.error);
+            opened.database = QSqlDatabase(); // the last handle, before the connection goes
             closeDatabase();
             return false;
         }
-        m_database = opened.database;
+        m_database = std::exchange(opened.database, QSqlDatabase());
         if (const QString error = storage::ensureSchema(m_database, kSchema); !error.isEmpty()) {
             failed(u"cannot prepare the usage ledger's table: %1"_s.arg(error));
             closeDatabase();
@@ -351,6 +363,7 @@ private:
             m_problem = u"cannot write the usage ledger to %1: %2"_s.arg(where, error);
         }
         m_nextRetry = SteadyClock::now() + m_options.retryInterval;
+        m_retryTimer.start();
         if (m_warned)
             return;
         m_warned = true;
@@ -397,14 +410,16 @@ private:
     const QString m_connectionName;
 
     mutable std::mutex m_mutex;
-    QList<LedgerRow> m_incoming;  // guarded by m_mutex
-    QString m_problem;            // guarded by m_mutex; empty while writes succeed
-    qsizetype m_pendingCount = 0; // guarded by m_mutex: m_pending's size, for state()
+    QList<LedgerRow> m_incoming;   // guarded by m_mutex
+    QString m_problem;             // guarded by m_mutex; empty while writes succeed
+    qsizetype m_pendingCount = 0;  // guarded by m_mutex: m_pending's size, for state()
+    bool m_flushRequested = false; // guarded by m_mutex
     std::atomic<quint64> m_dropped{0};
     std::atomic<quint64> m_written{0};
 
     // The writer thread's own.
-    QTimer m_flushTimer{this}; // a child, so moveToThread takes it along
+    QTimer m_flushTimer{this}; // children, so moveToThread takes them along
+    QTimer m_retryTimer{this};
     QSqlDatabase m_database;
     bool m_open = false;
     bool m_seeded = false;

@@ -22,7 +22,7 @@ struct LedgerOptions {
     int flushRows = 500;
     // While the database cannot be written, rows wait in memory, at most this many (about
     // 300 bytes each: 30 MB); beyond it the oldest are dropped and counted.
-    int memoryCapacityRows = 100'000;
+    int memoryCapacityRows = 100000;
     // How often a database that failed is tried again (reopened when it could not be opened).
     std::chrono::milliseconds retryInterval{5000};
     // How long one write waits for another connection's lock before it counts as failed.
