@@ -45,6 +45,7 @@ public:
     void removeAgent(const QString &agentId) override;
     void loadTrace(quint64 ticket, const QByteArray &requestId) override;
     void watchTrace(const QByteArray &requestId) override;
+    void loadUsage(quint64 ticket, const switchyard::usage::UsageQuery &query) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;

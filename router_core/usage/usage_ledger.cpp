@@ -129,6 +129,7 @@ public:
 
     void stop()
     {
+        m_stopping = true;
         m_flushTimer.stop();
         m_retryTimer.stop();
         m_nextRetry = {}; // one last try, whatever the retry interval
@@ -363,7 +364,8 @@ private:
             m_problem = u"cannot write the usage ledger to %1: %2"_s.arg(where, error);
         }
         m_nextRetry = SteadyClock::now() + m_options.retryInterval;
-        m_retryTimer.start();
+        if (!m_stopping)
+            m_retryTimer.start();
         if (m_warned)
             return;
         m_warned = true;
@@ -422,6 +424,7 @@ private:
     QTimer m_retryTimer{this};
     QSqlDatabase m_database;
     bool m_open = false;
+    bool m_stopping = false;
     bool m_seeded = false;
     bool m_warned = false;
     bool m_droppedWarned = false;

@@ -12,6 +12,7 @@
 
 #include <QFile>
 #include <QLoggingCategory>
+#include <QRegularExpression>
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
@@ -334,6 +335,11 @@ private Q_SLOTS:
             QVERIFY2(locker.ok(), qPrintable(locker.error));
             QSqlQuery begin(locker.database);
             QVERIFY(begin.exec(u"BEGIN EXCLUSIVE"_s));
+            // Said loudly, once: however many tries fail, one warning until it recovers.
+            QTest::ignoreMessage(QtWarningMsg,
+                                 QRegularExpression(u"^usage ledger: cannot write to .*database "
+                                                    u"is locked.*Switchyard goes on serving"_s));
+            QTest::failOnWarning(QRegularExpression(u"^usage ledger: cannot write"_s));
 
             for (int i = 0; i < 6; ++i)
                 ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
