@@ -4,6 +4,7 @@
 #include "overview_page.h"
 #include "routes_view.h"
 #include "traces_page.h"
+#include "usage_page.h"
 #include "widget_helpers.h"
 
 #include <QEvent>
@@ -48,6 +49,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_routesView, QString());
     m_tracesPage = new TracesPage(m_bridge, m_tabs);
     m_tabs->addTab(m_tracesPage, QString());
+    m_usagePage = new UsagePage(m_bridge, {}, m_tabs);
+    m_tabs->addTab(m_usagePage, QString());
     setCentralWidget(m_tabs);
 
     m_listenLabel = new QLabel(this);
@@ -57,6 +60,11 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_statusRate->setObjectName(QStringLiteral("statusRate"));
     statusBar()->setSizeGripEnabled(false);
     statusBar()->addWidget(m_listenLabel, 1);
+    m_ledgerWarning = makeLabel(TextRole::Hint, this);
+    m_ledgerWarning->setObjectName(QStringLiteral("ledgerWarning"));
+    setTone(m_ledgerWarning, Tone::Bad);
+    m_ledgerWarning->hide();
+    statusBar()->addPermanentWidget(m_ledgerWarning);
     statusBar()->addPermanentWidget(m_statusRate);
 
     connect(&m_bridge, &EngineBridge::snapshotUpdated, this, &MainWindow::applySnapshot);
@@ -128,6 +136,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(0, tr("Overview"));
     m_tabs->setTabText(1, tr("Routes"));
     m_tabs->setTabText(2, tr("Traces"));
+    m_tabs->setTabText(3, tr("Usage"));
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
     m_brand->setText(QStringLiteral("<span style=\"font-size:%1; font-weight:700;\">%2</span>"
@@ -186,6 +195,11 @@ void MainWindow::refreshStatusBar()
                         locale.toString(spans.queuedSpans));
     }
     m_statusRate->setToolTip(tip);
+    // Spend still counts in memory, but a restart would lose it: said on every page.
+    const usage::UsageLedgerState &ledger = m_snapshot.usageLedger;
+    m_ledgerWarning->setVisible(!ledger.writable);
+    m_ledgerWarning->setText(tr("Usage ledger not written"));
+    m_ledgerWarning->setToolTip(ledger.problem);
 }
 
 void MainWindow::syncDemoControls(const EngineSnapshot &snapshot)

@@ -23,6 +23,7 @@ namespace switchyard::ui {
 class OverviewPage;
 class RoutesView;
 class TracesPage;
+class UsagePage;
 
 // The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
 // Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
@@ -37,6 +38,7 @@ public:
     OverviewPage *overviewPage() const { return m_overview; }
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
+    UsagePage *usagePage() const { return m_usagePage; }
     QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
@@ -61,10 +63,12 @@ private:
     QLabel *m_rateLabel = nullptr;
     QSpinBox *m_rateSpin = nullptr;
 
-    QTabWidget *m_tabs = nullptr; // "Overview", "Routes" and "Traces"
+    QTabWidget *m_tabs = nullptr; // "Overview", "Routes", "Traces" and "Usage"
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
+    UsagePage *m_usagePage = nullptr;
+    QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
 
     QLabel *m_listenLabel = nullptr;
     QLabel *m_statusRate = nullptr;
