@@ -1275,10 +1275,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Input tokens → output tokens, as the provider reported them</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>default</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1340,6 +1336,10 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Request id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them; ≈ marks an estimate from the text when it reported none</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

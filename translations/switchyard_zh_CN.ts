@@ -1277,10 +1277,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <translation>最后一次失败的尝试：%1</translation>
     </message>
     <message>
-        <source>Input tokens → output tokens, as the provider reported them</source>
-        <translation>输入令牌 → 输出令牌（以提供方报告为准）</translation>
-    </message>
-    <message>
         <source>default</source>
         <translation>默认</translation>
     </message>
@@ -1343,6 +1339,10 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Request id</source>
         <translation>请求 ID</translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them; ≈ marks an estimate from the text when it reported none</source>
+        <translation>输入令牌 → 输出令牌（以提供方报告为准）；提供方未报告时按文本估算，以 ≈ 标出</translation>
     </message>
 </context>
 <context>
