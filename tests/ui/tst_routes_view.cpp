@@ -8,6 +8,7 @@
 #include "route_rules_model.h"
 #include "routes_view.h"
 #include "traces_page.h"
+#include "usage_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -442,12 +443,14 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 3);
+    QCOMPARE(tabs->count(), 4);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
     QCOMPARE(tabs->tabText(2), u"Traces"_s);
     QCOMPARE(tabs->widget(2), window.tracesPage());
+    QCOMPARE(tabs->tabText(3), u"Usage"_s);
+    QCOMPARE(tabs->widget(3), window.usagePage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 
