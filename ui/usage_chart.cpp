@@ -77,11 +77,6 @@ void UsageChart::setData(const UsageChartData &data, const QString &noneLabel,
 {
     m_bars->clear();
     m_bucketAxis->setCategories(data.bucketLabels);
-    // Thirty days of labels do not fit level: tilted, every one stays readable.
-    m_bucketAxis->setLabelsAngle(data.bucketLabels.size() > 12 && !data.bucketLabels.isEmpty() &&
-                                         data.bucketLabels.first().size() > 2
-                                     ? -60
-                                     : 0);
     // Tokens run to millions: shown in thousands or millions so the axis labels stay short.
     double tokenPeak = 0.0;
     if (m_measure == Measure::Tokens) {

@@ -58,8 +58,11 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
          bucket = hourly ? bucket.addSecs(3600) : bucket.addDays(1)) {
         data.bucketKeys.append(hourly ? bucket.toString(Qt::ISODate)
                                       : bucket.date().toString(Qt::ISODate));
-        data.bucketLabels.append(hourly ? bucket.toString(u"HH:mm"_qs)
-                                        : bucket.toString(u"MM-dd"_qs));
+        // Two characters a bucket fit level under 24 or 30 bars: the hour, or the day of the
+        // month (a week's days show their month too).
+        data.bucketLabels.append(hourly                           ? bucket.toString(u"HH"_qs)
+                                 : range == UsageRange::SevenDays ? bucket.toString(u"MM-dd"_qs)
+                                                                  : bucket.toString(u"dd"_qs));
     }
     QHash<QString, qsizetype> bucketIndex;
     for (qsizetype i = 0; i < data.bucketKeys.size(); ++i)

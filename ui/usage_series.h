@@ -36,7 +36,7 @@ struct UsageSeries {
 // summed into one "other" series, and the range's totals.
 struct UsageChartData {
     QStringList bucketKeys;   // as the report names them: "2026-12-01" or "2026-12-01T14:00:00Z"
-    QStringList bucketLabels; // as the axis shows them: "14:00" or "12-01"
+    QStringList bucketLabels; // as the axis shows them: "14" (hour), "12-01" (7 days), "01"
     QList<UsageSeries> series;
     double spendUsd = 0.0;
     qint64 inputTokens = 0;
