@@ -152,27 +152,59 @@ int main(int argc, char **argv)
                          QLatin1Char('\n') + lines.join(QLatin1Char('\n')));
         return 1;
     }
-    config::Config config = *loaded.config;
-    configureLogging(*line, config.log);
+    configureLogging(*line, loaded.config->log);
+    std::optional<config::ListenAddress> listen;
     if (!line->listen.isEmpty()) {
-        const auto address = config::parseListenAddress(line->listen);
-        if (!address) {
+        listen = config::parseListenAddress(line->listen);
+        if (!listen) {
             std::fprintf(stderr,
                          "switchyard: --listen must be HOST:PORT such as "
                          "127.0.0.1:8080, got '%s'\n",
                          qPrintable(line->listen));
             return 2;
         }
-        config.server.listenHost = address->host;
-        config.server.listenPort = address->port;
     }
+    const QString stateDirectory = resolveStateDirectory(*loaded.config, *line);
+    qCInfo(lcApp).noquote() << "state directory" << stateDirectory;
+    // What the command line says wins over the file, at start and at every reload after it.
+    const auto overrides = [listen, stateDirectory](config::Config &config) {
+        if (listen) {
+            config.server.listenHost = listen->host;
+            config.server.listenPort = listen->port;
+        }
+        config.state.directory = stateDirectory;
+    };
 
-    config.state.directory = resolveStateDirectory(config, *line);
-    qCInfo(lcApp).noquote() << "state directory" << config.state.directory;
+    // Changes applied earlier that the file could not take are in the overlay: a restart
+    // starts from them, not from the file alone.
+    const EngineHost::StartConfigTexts texts =
+        EngineHost::readStartConfig(configPath, stateDirectory);
+    if (!texts.overlayError.isEmpty())
+        qCCritical(lcApp).noquote() << texts.overlayError << "; starting from the file alone";
+    if (texts.error.isEmpty() && texts.runningText != texts.fileText) {
+        config::LoadResult withOverlay =
+            config::loadConfigText(texts.runningText, configPath, config::processEnvironment());
+        if (!withOverlay.ok()) {
+            printErrors(withOverlay.errors);
+            std::fprintf(stderr,
+                         "switchyard: not starting: %s with the overlay %s has %lld error(s); "
+                         "remove the overlay to start from the file alone\n",
+                         qPrintable(configPath), qPrintable(texts.overlayPath),
+                         static_cast<long long>(withOverlay.errors.size()));
+            return 1;
+        }
+        qCWarning(lcApp).noquote() << "running config differs from" << configPath << ": the overlay"
+                                   << texts.overlayPath << "is on top of it";
+        loaded = std::move(withOverlay);
+    }
+    config::Config config = *loaded.config;
+    overrides(config);
 
     raiseAndReportOpenFilesLimit(config.server);
     const std::chrono::milliseconds shutdownGrace = config.server.shutdownGrace;
     EngineHost bridge(std::move(config));
+    if (texts.error.isEmpty())
+        bridge.followConfigFile(configPath, texts, overrides);
     QString startError;
     if (!bridge.start(&startError)) {
         std::fprintf(stderr, "switchyard: cannot start: %s\n", qPrintable(startError));
@@ -184,6 +216,8 @@ int main(int argc, char **argv)
     const auto shutdown = [&bridge, grace = shutdownGrace] { bridge.shutdown(grace); };
     QObject::connect(&signalWatcher, &app::SignalWatcher::terminationRequested, &bridge,
                      [shutdown](int) { shutdown(); });
+    QObject::connect(&signalWatcher, &app::SignalWatcher::reloadRequested, &bridge,
+                     [&bridge] { bridge.reloadConfig(QStringLiteral("SIGHUP")); });
     QObject::connect(&bridge, &EngineHost::stopped, application.get(),
                      [] { QCoreApplication::exit(0); });
 

@@ -24,7 +24,11 @@ SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
     m_notifier = new QSocketNotifier(g_signalPipe[1], QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, [this] {
         char byte = 0;
-        if (::read(g_signalPipe[1], &byte, 1) == 1)
+        if (::read(g_signalPipe[1], &byte, 1) != 1)
+            return;
+        if (int(byte) == SIGHUP)
+            emit reloadRequested();
+        else
             emit terminationRequested(int(byte));
     });
     struct sigaction action = {};
@@ -33,12 +37,14 @@ SignalWatcher::SignalWatcher(QObject *parent) : QObject(parent)
     action.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
+    ::sigaction(SIGHUP, &action, nullptr);
 }
 
 SignalWatcher::~SignalWatcher()
 {
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     delete m_notifier;
     for (int &fd : g_signalPipe) {
         if (fd >= 0)

@@ -376,6 +376,152 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ConfigPage</name>
+    <message>
+        <source>Roll back the config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Roll back to version %1?
+
+Its config becomes a new version, is applied at once (requests in flight finish as they started) and is written to the config file.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>select one to see what it changed, or two to compare</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Roll back to this version…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The engine runs without a config file: nothing is versioned.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1 is running. The file on disk was changed and refused at %2: fix it and save again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1 is running. Running config differs from the file %2.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1 is running. Running config differs from the file %2: the overlay %3 replaces %4, and a restart loads it too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1 is running. The file %2 on disk matches it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Versions are kept in memory only: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n version(s); select one to see what it changed, or two to compare</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no version selected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version %1 → version %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the same config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) changed</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rolling back to version %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Rolled back: version %1 is running.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not rolled back: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ConfigVersionsModel</name>
+    <message>
+        <source>file</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>console</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>rollback</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (running)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Author</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -884,6 +1030,10 @@ Models: %3</source>
     <message>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation></translation>
     </message>
     <message>
         <source>Usage</source>

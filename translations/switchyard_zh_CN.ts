@@ -375,6 +375,152 @@
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ConfigPage</name>
+    <message>
+        <source>Roll back the config</source>
+        <translation>回滚配置</translation>
+    </message>
+    <message>
+        <source>Roll back to version %1?
+
+Its config becomes a new version, is applied at once (requests in flight finish as they started) and is written to the config file.</source>
+        <translation>回滚到版本 %1？
+
+它的配置将成为一个新版本，立即生效（进行中的请求按开始时的配置完成），并写入配置文件。</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>Versions</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>select one to see what it changed, or two to compare</source>
+        <translation>选择一个查看其改动，或选择两个进行比较</translation>
+    </message>
+    <message>
+        <source>Roll back to this version…</source>
+        <translation>回滚到此版本…</translation>
+    </message>
+    <message>
+        <source>The engine runs without a config file: nothing is versioned.</source>
+        <translation>引擎未使用配置文件运行：没有版本记录。</translation>
+    </message>
+    <message>
+        <source>Version %1 is running. The file on disk was changed and refused at %2: fix it and save again.</source>
+        <translation>正在运行版本 %1。磁盘上的文件已被修改，并于 %2 被拒绝：请修正后再次保存。</translation>
+    </message>
+    <message>
+        <source>Version %1 is running. Running config differs from the file %2.</source>
+        <translation>正在运行版本 %1。运行中的配置与文件 %2 不一致。</translation>
+    </message>
+    <message>
+        <source>Version %1 is running. Running config differs from the file %2: the overlay %3 replaces %4, and a restart loads it too.</source>
+        <translation>正在运行版本 %1。运行中的配置与文件 %2 不一致：覆盖文件 %3 替换了 %4，重启后也会加载它。</translation>
+    </message>
+    <message>
+        <source>Version %1 is running. The file %2 on disk matches it.</source>
+        <translation>正在运行版本 %1。磁盘上的文件 %2 与之一致。</translation>
+    </message>
+    <message>
+        <source>Versions are kept in memory only: %1</source>
+        <translation>版本仅保存在内存中：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n version(s); select one to see what it changed, or two to compare</source>
+        <translation>
+            <numerusform>%n 个版本；选择一个查看其改动，或选择两个进行比较</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Changes</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>no version selected</source>
+        <translation>未选择版本</translation>
+    </message>
+    <message>
+        <source>Version %1</source>
+        <translation>版本 %1</translation>
+    </message>
+    <message>
+        <source>Version %1 → version %2</source>
+        <translation>版本 %1 → 版本 %2</translation>
+    </message>
+    <message>
+        <source>loading…</source>
+        <translation>加载中…</translation>
+    </message>
+    <message>
+        <source>the same config</source>
+        <translation>配置相同</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n line(s) changed</source>
+        <translation>
+            <numerusform>%n 行有改动</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rolling back to version %1…</source>
+        <translation>正在回滚到版本 %1…</translation>
+    </message>
+    <message>
+        <source>Rolled back: version %1 is running.</source>
+        <translation>已回滚：正在运行版本 %1。</translation>
+    </message>
+    <message>
+        <source>Not rolled back: %1</source>
+        <translation>未回滚：%1</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ConfigVersionsModel</name>
+    <message>
+        <source>file</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>console</source>
+        <translation>控制台</translation>
+    </message>
+    <message>
+        <source>admin API</source>
+        <translation>管理 API</translation>
+    </message>
+    <message>
+        <source>rollback</source>
+        <translation>回滚</translation>
+    </message>
+    <message>
+        <source>%1 (running)</source>
+        <translation>%1（运行中）</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Author</source>
+        <translation>作者</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -882,6 +1028,10 @@ Models: %3</source>
     <message>
         <source>OpenTelemetry export: %1 spans exported, %2 dropped (queue full), %3 given up, %4 failed exports, %5 queued</source>
         <translation>OpenTelemetry 导出：已导出 %1 个 span，丢弃 %2 个（队列已满），放弃 %3 个，导出失败 %4 次，排队 %5 个</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
     </message>
     <message>
         <source>Usage</source>

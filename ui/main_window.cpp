@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "bridge/engine_bridge.h"
+#include "config_page.h"
 #include "overview_page.h"
 #include "routes_view.h"
 #include "traces_page.h"
@@ -49,6 +50,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_routesView, QString());
     m_tracesPage = new TracesPage(m_bridge, m_tabs);
     m_tabs->addTab(m_tracesPage, QString());
+    m_configPage = new ConfigPage(m_bridge, m_tabs);
+    m_tabs->addTab(m_configPage, QString());
     m_usagePage = new UsagePage(m_bridge, {}, m_tabs);
     m_tabs->addTab(m_usagePage, QString());
     setCentralWidget(m_tabs);
@@ -136,7 +139,8 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(0, tr("Overview"));
     m_tabs->setTabText(1, tr("Routes"));
     m_tabs->setTabText(2, tr("Traces"));
-    m_tabs->setTabText(3, tr("Usage"));
+    m_tabs->setTabText(3, tr("Config"));
+    m_tabs->setTabText(4, tr("Usage"));
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
     m_brand->setText(QStringLiteral("<span style=\"font-size:%1; font-weight:700;\">%2</span>"

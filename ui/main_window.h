@@ -24,6 +24,7 @@ class OverviewPage;
 class RoutesView;
 class TracesPage;
 class UsagePage;
+class ConfigPage;
 
 // The console's shell: the tool bar with the demo traffic controls, the Overview, Routes and
 // Traces pages as tabs, the status bar, and the one style sheet. It hands each engine snapshot (at
@@ -39,6 +40,7 @@ public:
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
     UsagePage *usagePage() const { return m_usagePage; }
+    ConfigPage *configPage() const { return m_configPage; }
     QTabWidget *pageTabs() const { return m_tabs; }
 
 public Q_SLOTS:
@@ -69,6 +71,7 @@ private:
     TracesPage *m_tracesPage = nullptr;
     UsagePage *m_usagePage = nullptr;
     QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
+    ConfigPage *m_configPage = nullptr;
 
     QLabel *m_listenLabel = nullptr;
     QLabel *m_statusRate = nullptr;

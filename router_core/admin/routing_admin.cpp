@@ -140,7 +140,19 @@ http::AdminReply applyRoutes(control::OperatorCommands &commands, const http::Ad
     auto read = config::readRouteRules(request.body, u"request body"_s, *live.snapshot);
     if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
         return rulesRefused(*errors, u"The rules were not applied"_s);
-    const QStringList problems = commands.applyRoutes(std::get<QList<config::RouteRule>>(read));
+    // Who applied them, for the config version they become.
+    const auto given = [&request](QByteArrayView header, const QString &query) {
+        for (const auto &[name, value] : request.headers) {
+            if (name.compare(header, Qt::CaseInsensitive) == 0)
+                return QString::fromUtf8(value).trimmed();
+        }
+        return request.query.queryItemValue(query, QUrl::FullyDecoded);
+    };
+    const ConfigChangeOrigin origin{ConfigChangeSource::Api,
+                                    given("x-switchyard-author", u"author"_s),
+                                    given("x-switchyard-note", u"note"_s)};
+    const QStringList problems =
+        commands.applyRoutes(std::get<QList<config::RouteRule>>(read), origin);
     if (!problems.isEmpty()) {
         QList<config::ConfigError> errors;
         for (const QString &problem : problems)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/routing_config.h"
+#include "control/config_versions.h"
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
 #include "protocol/operation.h"
@@ -63,6 +64,16 @@ public:
     // usageLoaded(ticket, ...) answers. Rows not yet written are included.
     virtual void loadUsage(quint64 ticket, const switchyard::usage::UsageQuery &query) = 0;
 
+    // ---- the config's versions (lastSnapshot().config says where the running config stands) ----
+    // Every version, newest first, without texts; configVersionsLoaded(ticket, ...) answers
+    // (an empty list when the engine follows no config file).
+    virtual void loadConfigVersions(quint64 ticket) = 0;
+    // One version with its text and diff; configVersionLoaded(ticket, found, ...) answers.
+    virtual void loadConfigVersion(quint64 ticket, quint64 number) = 0;
+    // Applies version `number`'s text again, as a new version with source rollback;
+    // configRolledBack(ticket, result) says how it ended (refused: why).
+    virtual void rollbackConfig(quint64 ticket, quint64 number) = 0;
+
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.
     virtual void setDemoTraffic(bool enabled, double requestsPerSecond) = 0;
@@ -86,6 +97,9 @@ Q_SIGNALS:
     void routeExplained(quint64 ticket, const switchyard::RouteExplanation &explanation);
     void routesApplied(bool ok, const QStringList &problems);
     void routesChanged(const switchyard::RoutesState &state);
+    void configVersionsLoaded(quint64 ticket, const QList<switchyard::ConfigVersionInfo> &versions);
+    void configVersionLoaded(quint64 ticket, bool found, const switchyard::ConfigVersion &version);
+    void configRolledBack(quint64 ticket, const switchyard::ConfigChangeResult &result);
 };
 
 } // namespace switchyard

@@ -3,6 +3,8 @@
 #include "bridge/thread_hop.h"
 #include "control/operator_commands.h"
 #include "engine/engine.h"
+#include "lifecycle/config_lifecycle.h"
+#include "lifecycle/config_overlay.h"
 #include "routing/request_context.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
@@ -67,10 +69,48 @@ QCoro::Task<> loadTraceOnEngine(EngineHost *host, Engine *engine, quint64 ticket
     emit host->traceLoaded(ticket, trace.has_value(), trace.value_or(telemetry::Trace{}));
 }
 
+QCoro::Task<> loadConfigVersionsOnEngine(EngineHost *host, Engine *engine, quint64 ticket)
+{
+    ThreadHop<QList<ConfigVersionInfo>> hop(engine, host, [engine] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        return lifecycle ? lifecycle->versions() : QList<ConfigVersionInfo>();
+    });
+    const QList<ConfigVersionInfo> versions = co_await hop;
+    emit host->configVersionsLoaded(ticket, versions);
+}
+
+QCoro::Task<> loadConfigVersionOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                                        quint64 number)
+{
+    ThreadHop<std::optional<ConfigVersion>> hop(engine, host, [engine, number] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        return lifecycle ? lifecycle->version(number) : std::nullopt;
+    });
+    const std::optional<ConfigVersion> version = co_await hop;
+    emit host->configVersionLoaded(ticket, version.has_value(), version.value_or(ConfigVersion{}));
+}
+
+QCoro::Task<> rollbackOnEngine(EngineHost *host, Engine *engine, quint64 ticket, quint64 number)
+{
+    ThreadHop<ConfigChangeResult> hop(engine, host, [engine, number] {
+        lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle();
+        if (!lifecycle) {
+            ConfigChangeResult result;
+            result.outcome = ConfigChangeResult::Outcome::NotFound;
+            result.message = QStringLiteral("the engine follows no config file");
+            return result;
+        }
+        return lifecycle->rollback(number, {ConfigChangeSource::Console, {}, {}});
+    });
+    const ConfigChangeResult result = co_await hop;
+    emit host->configRolledBack(ticket, result);
+}
+
 QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::RouteRule> rules)
 {
-    ThreadHop<QStringList> hop(engine, host,
-                               [engine, rules] { return engine->commands().applyRoutes(rules); });
+    ThreadHop<QStringList> hop(engine, host, [engine, rules] {
+        return engine->commands().applyRoutes(rules, {ConfigChangeSource::Console, {}, {}});
+    });
     const QStringList problems = co_await hop;
     emit host->routesApplied(problems.isEmpty(), problems);
 }
@@ -88,6 +128,10 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::AgentState>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
+    qRegisterMetaType<switchyard::ConfigVersionInfo>();
+    qRegisterMetaType<QList<switchyard::ConfigVersionInfo>>();
+    qRegisterMetaType<switchyard::ConfigVersion>();
+    qRegisterMetaType<switchyard::ConfigChangeResult>();
 }
 
 EngineHost::~EngineHost()
@@ -149,6 +193,46 @@ bool EngineHost::start(QString *errorMessage)
         return false;
     }
     m_port = m_engine->port();
+    if (m_followedFile) {
+        // Simulated providers a reload adds start on the simulator thread, as at start; those
+        // it keeps keep their port.
+        auto knownUrls = std::make_shared<QHash<QString, QUrl>>(urls);
+        sim::SimulatorHost *simulator = m_simulator;
+        lifecycle::ConfigSource source{m_followedFile->path,
+                                       m_followedFile->texts.fileText,
+                                       m_followedFile->texts.runningText,
+                                       m_followedFile->texts.overlayPath,
+                                       config::processEnvironment(),
+                                       {}};
+        source.finish = [overrides = m_followedFile->overrides, knownUrls,
+                         simulator](config::Config &next) {
+            if (overrides)
+                overrides(next);
+            QList<config::ProviderConfig> added;
+            for (const config::ProviderConfig &provider : next.providers) {
+                if (provider.kind == config::ProviderKind::Simulated &&
+                    !knownUrls->contains(provider.id))
+                    added.append(provider);
+            }
+            QList<config::ConfigError> errors;
+            if (!added.isEmpty()) {
+                QString error;
+                QHash<QString, QUrl> started;
+                QMetaObject::invokeMethod(
+                    simulator, [&] { started = simulator->start(added, &error); },
+                    Qt::BlockingQueuedConnection);
+                if (!error.isEmpty())
+                    errors.append({added.constFirst().where, error});
+                knownUrls->insert(started);
+            }
+            sim::applySimulatorUrls(next, *knownUrls);
+            return errors;
+        };
+        runOn<bool>(m_engine, [&] {
+            m_engine->startConfigLifecycle(std::move(source));
+            return true;
+        });
+    }
     m_listenAddress = config::formatListenAddress(listenHost, m_port);
     m_routesState =
         runOn<RoutesState>(m_engine, [&] { return m_engine->commands().routesState(); });
@@ -180,6 +264,35 @@ bool EngineHost::start(QString *errorMessage)
     connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
     QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
     return true;
+}
+
+EngineHost::StartConfigTexts EngineHost::readStartConfig(const QString &path,
+                                                         const QString &stateDirectory)
+{
+    StartConfigTexts texts;
+    texts.overlayPath = lifecycle::overlayPathIn(stateDirectory);
+    const lifecycle::StartTexts read = lifecycle::readStartTexts(path, texts.overlayPath);
+    texts.fileText = read.fileText;
+    texts.runningText = read.runningText;
+    texts.error = read.error;
+    texts.overlayError = read.overlayError;
+    return texts;
+}
+
+void EngineHost::followConfigFile(const QString &path, const StartConfigTexts &texts,
+                                  std::function<void(config::Config &)> overrides)
+{
+    m_followedFile = FollowedFile{path, texts, std::move(overrides)};
+}
+
+void EngineHost::reloadConfig(const QString &trigger)
+{
+    if (!m_engine)
+        return;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine, trigger] {
+        if (lifecycle::ConfigLifecycle *lifecycle = engine->configLifecycle())
+            lifecycle->reload(trigger);
+    });
 }
 
 void EngineHost::setDemoTraffic(bool enabled, double requestsPerSecond)
@@ -285,6 +398,27 @@ void EngineHost::watchTrace(const QByteArray &requestId)
         return;
     QMetaObject::invokeMethod(m_engine,
                               [engine = m_engine, requestId] { engine->watchTrace(requestId); });
+}
+
+void EngineHost::loadConfigVersions(quint64 ticket)
+{
+    if (!m_engine)
+        return;
+    loadConfigVersionsOnEngine(this, m_engine, ticket);
+}
+
+void EngineHost::loadConfigVersion(quint64 ticket, quint64 number)
+{
+    if (!m_engine)
+        return;
+    loadConfigVersionOnEngine(this, m_engine, ticket, number);
+}
+
+void EngineHost::rollbackConfig(quint64 ticket, quint64 number)
+{
+    if (!m_engine)
+        return;
+    rollbackOnEngine(this, m_engine, ticket, number);
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)

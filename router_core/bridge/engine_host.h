@@ -5,6 +5,7 @@
 
 #include <QObject>
 #include <chrono>
+#include <functional>
 #include <optional>
 
 class QThread;
@@ -27,6 +28,25 @@ public:
     explicit EngineHost(config::Config config, QObject *parent = nullptr);
     ~EngineHost() override;
 
+    // The config file as a start reads it: its text, and the running text, which is the file
+    // with the overlay of the state directory on top when there is one (docs/operations.md,
+    // "Config lifecycle").
+    struct StartConfigTexts {
+        QByteArray fileText;
+        QByteArray runningText;
+        QString overlayPath;  // where the overlay is (or would be); empty without a state directory
+        QString error;        // the file cannot be read
+        QString overlayError; // the overlay could not be applied: the file alone runs
+    };
+    static StartConfigTexts readStartConfig(const QString &path, const QString &stateDirectory);
+    // Before start(): follow `path` after start (versions, reload, write-back, the admin API's
+    // config endpoints). `overrides` is applied to every config loaded later, as it was to the
+    // first: what the command line says wins over the file.
+    void followConfigFile(const QString &path, const StartConfigTexts &texts,
+                          std::function<void(config::Config &)> overrides);
+    // Reads the followed file again now (SIGHUP); nothing when no file is followed.
+    void reloadConfig(const QString &trigger);
+
     // Starts the simulator and engine threads and waits until the gateway listens.
     // Returns false and fills errorMessage when it cannot (port in use, bad address...).
     bool start(QString *errorMessage);
@@ -46,6 +66,9 @@ public:
     void loadTrace(quint64 ticket, const QByteArray &requestId) override;
     void watchTrace(const QByteArray &requestId) override;
     void loadUsage(quint64 ticket, const switchyard::usage::UsageQuery &query) override;
+    void loadConfigVersions(quint64 ticket) override;
+    void loadConfigVersion(quint64 ticket, quint64 number) override;
+    void rollbackConfig(quint64 ticket, quint64 number) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;
@@ -58,6 +81,12 @@ private:
     void stopThreads();
 
     std::optional<config::Config> m_startConfig; // until start() hands it to the engine
+    struct FollowedFile {
+        QString path;
+        StartConfigTexts texts;
+        std::function<void(config::Config &)> overrides;
+    };
+    std::optional<FollowedFile> m_followedFile;
     quint16 m_port = 0;
     QString m_listenAddress;
     EngineSnapshot m_lastSnapshot;

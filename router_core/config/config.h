@@ -196,6 +196,17 @@ struct StateConfig {
     QString directory;
 };
 
+// The `config_file` section: how the running config follows its file (docs/operations.md,
+// "Config lifecycle").
+struct ConfigFileConfig {
+    bool watch = true; // reload when the file changes; SIGHUP and the admin API work either way
+    // A burst of file events (an editor's save is several) is read once, this long after the last.
+    std::chrono::milliseconds debounce{200};
+    // Console and admin API changes are written back into the file; off, they go to the overlay
+    // in the state directory (a file managed by someone else).
+    bool writeBack = true;
+};
+
 enum class ListenAddressError { None, NotHostPort, PortOutOfRange };
 
 // Parses "HOST:PORT", with an IPv6 host in brackets as in URLs ("[::1]:8080"). Used by the
@@ -216,6 +227,7 @@ struct Config {
     TraceConfig trace;
     LogConfig log;
     StateConfig state;
+    ConfigFileConfig configFile;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h

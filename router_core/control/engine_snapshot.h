@@ -1,5 +1,6 @@
 #pragma once
 
+#include "control/config_versions.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
@@ -32,6 +33,7 @@ struct EngineSnapshot {
     // Whether finished requests reach the state database; a problem here is shown loudly.
     usage::UsageLedgerState usageLedger;
     QList<usage::BudgetStatus> budgets; // each configured budget in each of its windows
+    ConfigStatus config; // the running config against its file; not tracked without a file
 };
 
 } // namespace switchyard

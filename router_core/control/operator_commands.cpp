@@ -88,14 +88,20 @@ QStringList OperatorCommands::problemsWith(const QList<config::RouteRule> &rules
     return problems;
 }
 
-QStringList OperatorCommands::applyRoutes(const QList<config::RouteRule> &rules)
+QStringList OperatorCommands::applyRoutes(const QList<config::RouteRule> &rules,
+                                          const ConfigChangeOrigin &origin)
 {
+    if (m_configRecorder)
+        m_configRecorder->beforeCommandChange();
     const QStringList problems = problemsWith(rules);
     if (!problems.isEmpty())
         return problems;
-    auto next = std::make_shared<config::Config>(m_store.config());
+    const std::shared_ptr<const config::Config> before = m_store.current();
+    auto next = std::make_shared<config::Config>(*before);
     next->routing.routes = rules;
     applyConfig(std::move(next));
+    if (m_configRecorder)
+        m_configRecorder->commandChanged({u"routes"_s}, *before, origin);
     qCInfo(lcCommands).noquote() << "applied" << rules.size() << "route rule(s); config version"
                                  << m_store.version();
     emit routesChanged(routesState());

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/config_store.h"
+#include "control/config_versions.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "protocol/openai_error.h"
@@ -23,6 +24,20 @@ class HealthRegistry;
 namespace switchyard::control {
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+// Told of every change a command makes to part of the running config (the route rules), so the
+// change becomes a config version and reaches the config file: the lifecycle layer above
+// implements it. Engine thread only.
+class ConfigRecorder {
+public:
+    virtual ~ConfigRecorder() = default;
+    // Before the command reads the snapshot in force: a change of the file not yet read is
+    // read first, so the command lands on top of it rather than under it.
+    virtual void beforeCommandChange() = 0;
+    // After it: `topLevelKeys` of the config changed from `before` to the snapshot in force.
+    virtual void commandChanged(const QStringList &topLevelKeys, const config::Config &before,
+                                const ConfigChangeOrigin &origin) = 0;
+};
 
 // Every command an operator can give the running engine, in one place: the console (through the
 // engine bridge) and the admin API (/admin/v1/) both call these and nothing else, so whatever
@@ -62,12 +77,16 @@ public:
     // endpoints follow its providers first, then the store swaps and the router recompiles.
     // The one way a snapshot is applied; requests in flight keep theirs.
     void applyConfig(std::shared_ptr<const config::Config> next);
+    // Versions and writes back what the commands change; nullptr (the default) for none.
+    void setConfigRecorder(ConfigRecorder *recorder) { m_configRecorder = recorder; }
 
     // ---- rules and canary weights ----
     RoutesState routesState() const;
     // Validates `rules` against the snapshot in force; when they pass, a new snapshot holding
     // them replaces it (requests in flight keep theirs). Returns the problems, empty on success.
-    QStringList applyRoutes(const QList<config::RouteRule> &rules);
+    // `origin` says who asked, for the config version the change becomes.
+    QStringList applyRoutes(const QList<config::RouteRule> &rules,
+                            const ConfigChangeOrigin &origin = {});
     QList<routing::CanarySplitState> canarySplits() const { return m_router.canarySplits(); }
     QString setCanaryWeights(const QString &rule, const QList<int> &weights);
     bool resetCanaryWeights(const QString &rule);
@@ -105,6 +124,7 @@ private:
     health::HealthRegistry &m_health;
     routing::Router &m_router;
     SimulatorControl m_simulatorControl;
+    ConfigRecorder *m_configRecorder = nullptr;
 };
 
 } // namespace switchyard::control

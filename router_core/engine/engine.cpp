@@ -1,5 +1,6 @@
 #include "engine/engine.h"
 
+#include "admin/config_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
@@ -8,6 +9,7 @@
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "lifecycle/config_lifecycle.h"
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
@@ -83,6 +85,7 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::RouteExplanation>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
+    qRegisterMetaType<switchyard::ConfigStatus>();
     m_recorder->addSink(m_finishedFeed.get());
     m_health->setEventSink([this](const BreakerEvent &event) {
         m_metrics->breakerChanged(event);
@@ -166,6 +169,8 @@ Engine::~Engine()
     m_admission->setSpendCheck({});
     delete m_usageLedger;
     m_usageLedger = nullptr;
+    delete m_lifecycle; // it is the commands' config recorder
+    m_lifecycle = nullptr;
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -188,6 +193,15 @@ bool Engine::listen(QString *errorMessage)
     if (m_prober)
         m_prober->start();
     return true;
+}
+
+void Engine::startConfigLifecycle(lifecycle::ConfigSource source)
+{
+    if (m_lifecycle)
+        return;
+    m_lifecycle = new lifecycle::ConfigLifecycle(std::move(source), *m_store, *m_commands, this);
+    m_lifecycle->start();
+    admin::registerConfigAdmin(m_server->admin(), *m_lifecycle);
 }
 
 const config::Config &Engine::config() const
@@ -225,6 +239,8 @@ EngineSnapshot Engine::snapshot() const
     snapshot.recentBreakerEvents = m_health->recentEvents();
     snapshot.usageLedger = m_usageLedger->state();
     snapshot.budgets = m_budgets->budgets();
+    if (m_lifecycle)
+        snapshot.config = m_lifecycle->status();
     return snapshot;
 }
 

@@ -48,6 +48,10 @@ namespace switchyard::usage {
 class BudgetTracker;
 class UsageLedger;
 } // namespace switchyard::usage
+namespace switchyard::lifecycle {
+class ConfigLifecycle;
+struct ConfigSource;
+} // namespace switchyard::lifecycle
 namespace switchyard::metrics {
 class GatewayMetrics;
 class LoopLagMonitor;
@@ -70,6 +74,13 @@ public:
     bool listen(QString *errorMessage);
     quint16 port() const { return m_port; }
     QString listenAddress() const;
+
+    // Follows the config's file from now on: versions, reload, write-back, the overlay, and
+    // /admin/v1/config/ (lifecycle/config_lifecycle.h). On the engine's thread, after listen().
+    // Without it the engine runs the config it was given and keeps no versions.
+    void startConfigLifecycle(lifecycle::ConfigSource source);
+    // nullptr until startConfigLifecycle.
+    lifecycle::ConfigLifecycle *configLifecycle() { return m_lifecycle; }
 
     EngineSnapshot snapshot() const;
     // The snapshot in force; a later Apply replaces it (hold the store's pointer to keep one).
@@ -143,9 +154,10 @@ private:
     QTimer m_graceTimer{this};
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};
-    metrics::LoopLagMonitor *m_loopLag = nullptr; // child; started with the other timers
-    usage::BudgetTracker *m_budgets = nullptr;    // child
-    usage::UsageLedger *m_usageLedger = nullptr;  // child; a sink of m_recorder
+    metrics::LoopLagMonitor *m_loopLag = nullptr;      // child; started with the other timers
+    usage::BudgetTracker *m_budgets = nullptr;         // child
+    usage::UsageLedger *m_usageLedger = nullptr;       // child; a sink of m_recorder
+    lifecycle::ConfigLifecycle *m_lifecycle = nullptr; // child; deleted before the commands
     quint16 m_port = 0;
     bool m_shuttingDown = false;
 };

@@ -57,8 +57,8 @@ OpenedDatabase openStateDatabase(const QString &path, const QString &connectionN
     QSqlQuery check(opened.database);
     if (!check.exec(u"PRAGMA quick_check"_s) || !check.next() ||
         check.value(0).toString() != "ok"_L1) {
-        const QString why = check.lastError().isValid() ? check.lastError().text()
-                                                        : check.value(0).toString();
+        const QString why =
+            check.lastError().isValid() ? check.lastError().text() : check.value(0).toString();
         opened.error = u"%1 is damaged or not a database: %2"_s.arg(path, why);
         opened.database.close();
         return opened;
@@ -67,7 +67,8 @@ OpenedDatabase openStateDatabase(const QString &path, const QString &connectionN
     if (!path.isEmpty()) {
         // The write-ahead log lets readers and one writer work at once; NORMAL syncs at each
         // checkpoint rather than each commit, which the WAL makes safe against corruption.
-        for (const QString &pragma : {u"PRAGMA journal_mode=WAL"_s, u"PRAGMA synchronous=NORMAL"_s}) {
+        for (const QString &pragma :
+             {u"PRAGMA journal_mode=WAL"_s, u"PRAGMA synchronous=NORMAL"_s}) {
             if (const QString error = run(opened.database, pragma); !error.isEmpty()) {
                 opened.error = u"%1: %2"_s.arg(path, error);
                 opened.database.close();

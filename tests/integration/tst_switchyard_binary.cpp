@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
 
 using namespace switchyard::testing;
 
@@ -52,6 +53,7 @@ private Q_SLOTS:
     void brokenConfigRefusesToStart();
     void headlessGatewayAnswersAndStopsOnSigterm();
     void jsonLogIsOneObjectPerLineWithTheRequestsFields();
+    void sighupReloadsTheConfigFile();
 
 private:
     QString writeFile(const QString &name, const QByteArray &contents);
@@ -214,6 +216,56 @@ void SwitchyardBinaryTest::jsonLogIsOneObjectPerLineWithTheRequestsFields()
     QCOMPARE(requestLine.value(QStringLiteral("streamed")).toBool(), false);
 }
 
+void SwitchyardBinaryTest::sighupReloadsTheConfigFile()
+{
+    FakeUpstream fake;
+    // The watcher is off, so only the signal can make the gateway read the file again.
+    const QByteArray head = "listen: 127.0.0.1:0\nconfig_file: {watch: false}\n";
+    const QString path = writeFakeProviderConfig(QStringLiteral("sighup.yaml"), head, fake);
+    QVERIFY(!path.isEmpty());
+    QTemporaryDir state;
+    QProcess process;
+    QByteArray output;
+    const quint16 port = startHeadless(process, output,
+                                       {QStringLiteral("--headless"), QStringLiteral("--config"),
+                                        path, QStringLiteral("--state-dir"), state.path()});
+    QVERIFY2(port > 0, output.constData());
+    const auto runningVersion = [port] {
+        TestClient client(port);
+        client.send("GET", "/admin/v1/config/status");
+        if (!client.waitForFinished(10000))
+            return -1;
+        return QJsonDocument::fromJson(client.body())
+            .object()
+            .value(QStringLiteral("running_version"))
+            .toInt();
+    };
+    QCOMPARE(runningVersion(), 1);
+
+    // The file now names the provider differently; nothing happens until SIGHUP.
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QByteArray text = file.readAll();
+    file.close();
+    text.replace("id: fake", "id: renamed");
+    QVERIFY(!writeFile(QStringLiteral("sighup.yaml"), text).isEmpty());
+    QTest::qWait(300);
+    QCOMPARE(runningVersion(), 1);
+    ::kill(pid_t(process.processId()), SIGHUP);
+    QTRY_COMPARE_WITH_TIMEOUT(runningVersion(), 2, 30000);
+
+    TestClient client(port);
+    client.post("/v1/chat/completions", chatBody("test-model", false));
+    QVERIFY(client.waitForFinished(30000));
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("renamed"));
+    QCOMPARE(process.state(), QProcess::Running); // SIGHUP reloads; it does not stop
+
+    process.terminate();
+    QTRY_COMPARE_WITH_TIMEOUT(process.state(), QProcess::NotRunning, 30000);
+    QCOMPARE(process.exitCode(), 0);
+}
+
 QString SwitchyardBinaryTest::writeFakeProviderConfig(const QString &name, const QByteArray &head,
                                                       const FakeUpstream &fake)
 {
@@ -230,7 +282,11 @@ quint16 SwitchyardBinaryTest::startHeadless(QProcess &process, QByteArray &outpu
 {
     connect(&process, &QProcess::readyReadStandardOutput, this,
             [&] { output += process.readAllStandardOutput(); });
-    process.start(kBinary, arguments);
+    // Config versions go to the test's own folder, not the user's data directory.
+    QStringList withState = arguments;
+    if (!withState.contains(QStringLiteral("--state-dir")))
+        withState << QStringLiteral("--state-dir") << m_dir.filePath(QStringLiteral("state"));
+    process.start(kBinary, withState);
     if (!process.waitForStarted())
         return 0;
     const QRegularExpression baseUrl(

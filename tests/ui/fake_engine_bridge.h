@@ -69,6 +69,29 @@ public:
         report.query = query;
         emit usageLoaded(ticket, report);
     }
+    // The config's versions: answered from `configVersions` at once, newest first.
+    void loadConfigVersions(quint64 ticket) override
+    {
+        QList<ConfigVersionInfo> infos;
+        for (auto it = configVersions.crbegin(); it != configVersions.crend(); ++it)
+            infos.append(*it);
+        emit configVersionsLoaded(ticket, infos);
+    }
+    void loadConfigVersion(quint64 ticket, quint64 number) override
+    {
+        for (const ConfigVersion &version : configVersions) {
+            if (version.number == number) {
+                emit configVersionLoaded(ticket, true, version);
+                return;
+            }
+        }
+        emit configVersionLoaded(ticket, false, {});
+    }
+    void rollbackConfig(quint64 ticket, quint64 number) override
+    {
+        rolledBackTo.append(number);
+        emit configRolledBack(ticket, rollbackResult);
+    }
     void publishFeed(const telemetry::TraceFeed &feed) { emit traceFeedUpdated(feed); }
     void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
     void shutdown(std::chrono::milliseconds) override { emit stopped(); }
@@ -95,6 +118,9 @@ public:
     QList<QPair<quint64, usage::UsageQuery>> heldUsage;
     QByteArrayList loadedTraces;
     QByteArray watched;
+    QList<ConfigVersion> configVersions; // oldest first
+    QList<quint64> rolledBackTo;
+    ConfigChangeResult rollbackResult;
 
 private:
     EngineSnapshot m_snapshot;

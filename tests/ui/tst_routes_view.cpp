@@ -3,6 +3,7 @@
 
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
+#include "config_page.h"
 #include "dry_run_panel.h"
 #include "main_window.h"
 #include "route_rules_model.h"
@@ -443,14 +444,16 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 4);
+    QCOMPARE(tabs->count(), 5);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
     QCOMPARE(tabs->tabText(2), u"Traces"_s);
     QCOMPARE(tabs->widget(2), window.tracesPage());
-    QCOMPARE(tabs->tabText(3), u"Usage"_s);
-    QCOMPARE(tabs->widget(3), window.usagePage());
+    QCOMPARE(tabs->tabText(3), u"Config"_s);
+    QCOMPARE(tabs->widget(3), window.configPage());
+    QCOMPARE(tabs->tabText(4), u"Usage"_s);
+    QCOMPARE(tabs->widget(4), window.usagePage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 

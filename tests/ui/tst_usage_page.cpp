@@ -234,7 +234,7 @@ private Q_SLOTS:
         MainWindow window(bridge);
         UsagePage *page = window.usagePage();
         QVERIFY(page);
-        QCOMPARE(window.pageTabs()->tabText(3), u"Usage"_s);
+        QCOMPARE(window.pageTabs()->tabText(4), u"Usage"_s);
         window.show();
         QVERIFY(page->ledgerBanner()->isHidden());
         EngineSnapshot snapshot = bridge.lastSnapshot();
@@ -264,9 +264,9 @@ private Q_SLOTS:
         window.resize(1280, 860);
         // The page on a fixed clock, in the window as a user sees it.
         auto *page = new UsagePage(bridge, [] { return kNow; });
-        window.pageTabs()->removeTab(3);
-        window.pageTabs()->insertTab(3, page, u"Usage"_s);
-        window.pageTabs()->setCurrentIndex(3);
+        window.pageTabs()->removeTab(4);
+        window.pageTabs()->insertTab(4, page, u"Usage"_s);
+        window.pageTabs()->setCurrentIndex(4);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         EngineSnapshot snapshot = bridge.lastSnapshot();

@@ -101,8 +101,8 @@ private Q_SLOTS:
         QVERIFY(loaded.ok());
         QCOMPARE(loaded.config->state.directory, u"/etc/switchyard/var/state"_s);
 
-        const config::LoadResult wrong = config::loadConfigText(
-            yaml + "  database: x\n", u"/etc/switchyard/gateway.yaml"_s, {});
+        const config::LoadResult wrong =
+            config::loadConfigText(yaml + "  database: x\n", u"/etc/switchyard/gateway.yaml"_s, {});
         QVERIFY(!wrong.ok());
         QVERIFY2(wrong.errors.first().toString().startsWith(u"/etc/switchyard/gateway.yaml:8:"_s),
                  qPrintable(wrong.errors.first().toString()));
