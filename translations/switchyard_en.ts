@@ -1320,6 +1320,14 @@ Models: %3</source>
     </message>
     <message>
         <source>Config</source>
+        <translation></translation>
+    </message>
+    <message>
+        <source>Usage</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usage ledger not written</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1656,6 +1664,45 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::TopSpendersModel</name>
+    <message numerus="yes">
+        <source>%n request(s) with estimated tokens: the provider reported no usage</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(no tenant)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>input tokens → output tokens</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens in → out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Estimated</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spend</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::TraceListModel</name>
     <message>
         <source>%1 ms</source>
@@ -1671,10 +1718,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Last failed attempt: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Input tokens → output tokens, as the provider reported them</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -1739,6 +1782,10 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Request id</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them; ≈ marks an estimate from the text when it reported none</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -2077,6 +2124,130 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>key %1</source>
         <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::UsagePage</name>
+    <message>
+        <source>Usage and cost</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Range</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;By</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Top spenders today</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Budgets</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no tenant)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>(no model)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per hour, UTC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>per day, UTC</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spend (USD) %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens (input + output) %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2 → %3 tokens&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%4 requests&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%5 estimated</source>
+        <extracomment>%1 spend; %2 input tokens; %3 output tokens; %4 requests; %5 share of estimated requests</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request(s) in this range used a model without a price in `pricing`: they count as free.</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>None configured: add `budgets` to the config to refuse a tenant or key that has spent its day&apos;s or month&apos;s limit.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Spend per UTC day or month; a budget used up refuses its tenant or key with 429 until it resets.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>today</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>this month</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; %2: %3 of %4 (%5)</source>
+        <extracomment>%1 budget name; %2 &quot;today&quot; or &quot;this month&quot;; %3 spent; %4 limit; %5 used share</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resets at %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The usage ledger is written again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The usage ledger cannot be written: %1. Traffic is served; %2 row(s) wait in memory (at most %3) and writing is retried.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 row(s) were dropped beyond that limit and are lost.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -8,6 +8,7 @@
 #include "overview_page.h"
 #include "routes_view.h"
 #include "traces_page.h"
+#include "usage_page.h"
 #include "widget_helpers.h"
 
 #include <QEvent>
@@ -59,6 +60,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_alertsPage, QString());
     m_keysPage = new KeysPage(m_tabs);
     m_tabs->addTab(m_keysPage, QString());
+    m_usagePage = new UsagePage(m_bridge, {}, m_tabs);
+    m_tabs->addTab(m_usagePage, QString());
 
     // The banner spans every page, above the tabs, so no page hides a raised alert.
     auto *central = new QWidget(this);
@@ -83,6 +86,11 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     statusBar()->setSizeGripEnabled(false);
     statusBar()->addWidget(m_exposureWarning);
     statusBar()->addWidget(m_listenLabel, 1);
+    m_ledgerWarning = makeLabel(TextRole::Hint, this);
+    m_ledgerWarning->setObjectName(QStringLiteral("ledgerWarning"));
+    setTone(m_ledgerWarning, Tone::Bad);
+    m_ledgerWarning->hide();
+    statusBar()->addPermanentWidget(m_ledgerWarning);
     statusBar()->addPermanentWidget(m_statusRate);
 
     connect(&m_bridge, &EngineBridge::snapshotUpdated, this, &MainWindow::applySnapshot);
@@ -156,6 +164,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(2, tr("Traces"));
     m_tabs->setTabText(m_tabs->indexOf(m_configPage), tr("Config"));
     m_tabs->setTabText(m_tabs->indexOf(m_keysPage), tr("Keys"));
+    m_tabs->setTabText(m_tabs->indexOf(m_usagePage), tr("Usage"));
     refreshAlertsTab();
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
@@ -239,6 +248,11 @@ void MainWindow::refreshStatusBar()
                         locale.toString(spans.queuedSpans));
     }
     m_statusRate->setToolTip(tip);
+    // Spend still counts in memory, but a restart would lose it: said on every page.
+    const usage::UsageLedgerState &ledger = m_snapshot.usageLedger;
+    m_ledgerWarning->setVisible(!ledger.writable);
+    m_ledgerWarning->setText(tr("Usage ledger not written"));
+    m_ledgerWarning->setToolTip(ledger.problem);
 }
 
 void MainWindow::syncDemoControls(const EngineSnapshot &snapshot)

@@ -26,6 +26,7 @@ class OverviewPage;
 class RoutesView;
 class TracesPage;
 class KeysPage;
+class UsagePage;
 class ConfigPage;
 
 // The console's shell: the tool bar with the demo traffic controls, the alert banner, the
@@ -43,6 +44,7 @@ public:
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
     KeysPage *keysPage() const { return m_keysPage; }
+    UsagePage *usagePage() const { return m_usagePage; }
     ConfigPage *configPage() const { return m_configPage; }
     AlertsPage *alertsPage() const { return m_alertsPage; }
     AlertBanner *alertBanner() const { return m_alertBanner; }
@@ -71,11 +73,14 @@ private:
     QLabel *m_rateLabel = nullptr;
     QSpinBox *m_rateSpin = nullptr;
 
-    QTabWidget *m_tabs = nullptr; // "Overview", "Routes", "Traces" and "Alerts"
+    // Overview, Routes, Traces, Config, Alerts, Keys, Usage
+    QTabWidget *m_tabs = nullptr;
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
     KeysPage *m_keysPage = nullptr;
+    UsagePage *m_usagePage = nullptr;
+    QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
     ConfigPage *m_configPage = nullptr;
     AlertsPage *m_alertsPage = nullptr;
     AlertBanner *m_alertBanner = nullptr; // above the pages, shown while an alert is raised

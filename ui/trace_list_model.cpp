@@ -32,8 +32,9 @@ std::pair<int, int> changedColumns(const TraceListRow &before, const TraceListRo
     mark(TraceListModel::DegradedColumn, a.degradedLevel != b.degradedLevel);
     mark(TraceListModel::LatencyColumn, a.totalMicros != b.totalMicros);
     mark(TraceListModel::TimeToFirstByteColumn, a.timeToFirstByteMicros != b.timeToFirstByteMicros);
-    mark(TraceListModel::TokensColumn,
-         a.inputTokens != b.inputTokens || a.outputTokens != b.outputTokens);
+    mark(TraceListModel::TokensColumn, a.inputTokens != b.inputTokens ||
+                                           a.outputTokens != b.outputTokens ||
+                                           a.tokensEstimated != b.tokensEstimated);
     return {first, last};
 }
 
@@ -135,7 +136,8 @@ QVariant TraceListModel::data(const QModelIndex &index, int role) const
         if (index.column() == StatusColumn && !record.errorClass.isEmpty())
             return tr("Last failed attempt: %1").arg(record.errorClass);
         if (index.column() == TokensColumn)
-            return tr("Input tokens → output tokens, as the provider reported them");
+            return tr("Input tokens → output tokens, as the provider reported them; ≈ marks an "
+                      "estimate from the text when it reported none");
         return {};
     case Qt::DisplayRole:
         break;
@@ -169,8 +171,10 @@ QVariant TraceListModel::data(const QModelIndex &index, int role) const
     case TokensColumn:
         if (record.inputTokens < 0 && record.outputTokens < 0)
             return QStringLiteral("\u2014");
-        return QStringLiteral("%1 → %2").arg(countOrDash(record.inputTokens),
-                                             countOrDash(record.outputTokens));
+        // "≈" marks counts estimated from the text: the provider reported no usage.
+        return QStringLiteral("%1%2 → %3")
+            .arg(record.tokensEstimated ? QStringLiteral("≈") : QString(),
+                 countOrDash(record.inputTokens), countOrDash(record.outputTokens));
     case RequestIdColumn:
         return QString::fromLatin1(record.requestId);
     case ColumnCount:

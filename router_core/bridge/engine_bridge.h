@@ -6,6 +6,7 @@
 #include "control/routes_state.h"
 #include "protocol/operation.h"
 #include "telemetry/trace_feed.h"
+#include "usage/usage_types.h"
 
 #include <QByteArray>
 #include <QList>
@@ -59,6 +60,9 @@ public:
     // The request whose text traceFeedUpdated carries as it streams; an empty id watches none.
     // Only one is watched, so ten thousand streams do not all keep their text.
     virtual void watchTrace(const QByteArray &requestId) = 0;
+    // A usage report from the ledger (GET /admin/v1/usage's), run on the ledger's own thread;
+    // usageLoaded(ticket, ...) answers. Rows not yet written are included.
+    virtual void loadUsage(quint64 ticket, const switchyard::usage::UsageQuery &query) = 0;
 
     // ---- the config's versions (lastSnapshot().config says where the running config stands) ----
     // Every version, newest first, without texts; configVersionsLoaded(ticket, ...) answers
@@ -88,6 +92,7 @@ Q_SIGNALS:
     // With each snapshot: requests finished since the last feed, running ones, watched text.
     void traceFeedUpdated(const switchyard::telemetry::TraceFeed &feed);
     void traceLoaded(quint64 ticket, bool found, const switchyard::telemetry::Trace &trace);
+    void usageLoaded(quint64 ticket, const switchyard::usage::UsageReport &report);
     void stopped();
     void routeExplained(quint64 ticket, const switchyard::RouteExplanation &explanation);
     void routesApplied(bool ok, const QStringList &problems);

@@ -9,6 +9,7 @@
 #include "routing/request_context.h"
 #include "sim/demo_traffic.h"
 #include "sim/simulator_host.h"
+#include "usage/usage_ledger.h"
 
 #include <QCoro/QCoroTask>
 #include <QLoggingCategory>
@@ -123,6 +124,8 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::EngineSnapshot>();
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
+    qRegisterMetaType<switchyard::usage::UsageQuery>();
+    qRegisterMetaType<switchyard::usage::UsageReport>();
     qRegisterMetaType<switchyard::AgentState>();
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
@@ -382,6 +385,17 @@ void EngineHost::loadTrace(quint64 ticket, const QByteArray &requestId)
     if (!m_engine)
         return;
     loadTraceOnEngine(this, m_engine, ticket, requestId);
+}
+
+void EngineHost::loadUsage(quint64 ticket, const usage::UsageQuery &query)
+{
+    if (!m_engine)
+        return;
+    // The ledger answers from its own thread, straight back to this one: the engine thread
+    // takes no part.
+    m_engine->usageLedger().query(query, this, [this, ticket](const usage::UsageReport &report) {
+        emit usageLoaded(ticket, report);
+    });
 }
 
 void EngineHost::watchTrace(const QByteArray &requestId)

@@ -65,6 +65,7 @@ public:
     void removeAgent(const QString &agentId) override;
     void loadTrace(quint64 ticket, const QByteArray &requestId) override;
     void watchTrace(const QByteArray &requestId) override;
+    void loadUsage(quint64 ticket, const switchyard::usage::UsageQuery &query) override;
     void loadConfigVersions(quint64 ticket) override;
     void loadConfigVersion(quint64 ticket, quint64 number) override;
     void rollbackConfig(quint64 ticket, quint64 number) override;

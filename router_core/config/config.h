@@ -4,6 +4,7 @@
 #include "config/auth_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
+#include "config/usage_config.h"
 #include "logging/log_line.h"
 #include "protocol/operation.h"
 
@@ -296,6 +297,7 @@ struct Config {
     QList<ProviderConfig> providers;
     RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h
     ResilienceConfig resilience; // breakers, retries, admission, probes, degradation
+    UsageConfig usage;           // `pricing` and `budgets`: what requests cost, who may spend
 
     const ProviderConfig *provider(const QString &id) const;
 };

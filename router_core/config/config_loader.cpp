@@ -28,7 +28,7 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
-           logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys();
+           logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -595,6 +595,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkStateSection(*this, keys, config);
     checkAlertsSection(*this, m_environment, keys, config);
     checkAuthSections(*this, m_environment, keys, config);
+    checkUsageSections(*this, keys, config);
     return config;
 }
 

@@ -44,6 +44,10 @@ void checkAlertsSection(YamlReader &reader, const EnvironmentLookup &environment
 QList<QLatin1StringView> authRootKeys();
 void checkAuthSections(YamlReader &reader, const EnvironmentLookup &environment,
                        const KeyedMap &root, Config &config);
+// The `pricing` and `budgets` root keys (usage_section.cpp). Runs after providers are checked:
+// a price names a model they serve.
+QList<QLatin1StringView> usageRootKeys();
+void checkUsageSections(YamlReader &reader, const KeyedMap &root, Config &config);
 
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();

@@ -6,6 +6,7 @@
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"
 #include "telemetry/span_export_counts.h"
+#include "usage/usage_types.h"
 
 #include <QDateTime>
 #include <QList>
@@ -50,6 +51,9 @@ struct EngineSnapshot {
     QList<ProviderHealth> providers;
     QList<AgentState> agents;                // registered agents, in registration order
     QList<BreakerEvent> recentBreakerEvents; // newest last, bounded
+    // Whether finished requests reach the state database; a problem here is shown loudly.
+    usage::UsageLedgerState usageLedger;
+    QList<usage::BudgetStatus> budgets; // each configured budget in each of its windows
     ConfigStatus config; // the running config against its file; not tracked without a file
     // Alerts raised now, the newest raised and cleared events, the webhook's counts.
     alerts::AlertsState alerts;

@@ -9,6 +9,7 @@
 #include "alerts/alert_evaluator.h"
 #include "alerts/webhook_notifier.h"
 #include "auth/client_authenticator.h"
+#include "admin/usage_admin.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
@@ -28,6 +29,8 @@
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
+#include "usage/budget_tracker.h"
+#include "usage/usage_ledger.h"
 
 #include <QLoggingCategory>
 #include <QThreadPool>
@@ -35,6 +38,8 @@
 Q_LOGGING_CATEGORY(lcEngine, "switchyard.engine")
 
 namespace switchyard {
+
+using namespace Qt::StringLiterals;
 
 // Collects the records of finished requests between two publishing ticks, bounded: at thousands
 // of requests a second the console's list needs the newest, not all.
@@ -132,6 +137,18 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
     admin::registerKeyAdmin(m_server->admin(), *m_authenticator, *m_store);
     m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
+    // The ledger: a row per finished request, written by its own thread; the budgets it feeds
+    // are checked at admission.
+    m_budgets = new usage::BudgetTracker(*m_store, usage::systemUtcClock(), this);
+    usage::LedgerOptions ledgerOptions;
+    ledgerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
+    m_usageLedger =
+        new usage::UsageLedger(*m_store, *m_budgets, ledgerOptions, usage::systemUtcClock(), this);
+    m_recorder->addSink(m_usageLedger);
+    m_admission->setSpendCheck([budgets = m_budgets](const QString &tenant, const QString &keyId) {
+        return budgets->refusal(tenant, keyId);
+    });
+    admin::registerUsageAdmin(m_server->admin(), *m_usageLedger, *m_budgets, this);
     connect(&m_publishTimer, &QTimer::timeout, this, [this] {
         emit snapshotReady(snapshot());
         emit traceFeedReady(takeTraceFeed());
@@ -160,6 +177,17 @@ Engine::Engine(config::Config config, QObject *parent)
             });
     admin::registerAlertsAdmin(m_server->admin(), *m_alerts,
                                [this] { return alertWebhookCounts(); });
+    // The budget_used rule reads each budget's spent share: at once when it crosses a 10 % step,
+    // and on the health timer too, so a new day or month (spend back to zero) clears it.
+    const auto observeBudget = [alerts = m_alerts](const usage::BudgetStatus &status) {
+        alerts->observeBudget(u"%1 (%2)"_s.arg(status.name, status.window), status.fraction());
+    };
+    connect(m_budgets, &usage::BudgetTracker::fractionStepCrossed, m_alerts,
+            [observeBudget](const usage::BudgetStatus &status, int) { observeBudget(status); });
+    connect(&m_healthTimer, &QTimer::timeout, m_alerts, [this, observeBudget] {
+        for (const usage::BudgetStatus &status : m_budgets->budgets())
+            observeBudget(status);
+    });
     if (const auto &otlp = m_store->config().trace.otlp) {
         m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));
         m_recorder->addSink(m_spanExporter.get());
@@ -183,6 +211,11 @@ Engine::~Engine()
         m_recorder->removeSink(m_spanExporter.get());
         m_spanExporter.reset();
     }
+    // Every finished request is in the ledger: write what it holds, then stop its thread.
+    m_recorder->removeSink(m_usageLedger);
+    m_admission->setSpendCheck({});
+    delete m_usageLedger;
+    m_usageLedger = nullptr;
     delete m_lifecycle; // it is the commands' config recorder
     m_lifecycle = nullptr;
     m_recorder->removeSink(m_alerts);
@@ -300,6 +333,8 @@ EngineSnapshot Engine::snapshot() const
     snapshot.providers = m_health->snapshot();
     snapshot.agents = m_commands->agentStates();
     snapshot.recentBreakerEvents = m_health->recentEvents();
+    snapshot.usageLedger = m_usageLedger->state();
+    snapshot.budgets = m_budgets->budgets();
     if (m_lifecycle)
         snapshot.config = m_lifecycle->status();
     snapshot.alerts = m_alerts->state(kAlertEventsInSnapshot);

@@ -52,6 +52,10 @@ namespace switchyard::auth {
 class ApiKeyStore;
 class ClientAuthenticator;
 } // namespace switchyard::auth
+namespace switchyard::usage {
+class BudgetTracker;
+class UsageLedger;
+} // namespace switchyard::usage
 namespace switchyard::lifecycle {
 class ConfigLifecycle;
 struct ConfigSource;
@@ -102,6 +106,10 @@ public:
     // The Prometheus families GET /metrics renders.
     const metrics::GatewayMetrics &metrics() const { return *m_metrics; }
     QByteArray metricsText() const;
+    // The usage ledger (a sink of the recorder, writing on its own thread) and the budgets it
+    // feeds, which admission checks (docs/operations.md, "Usage, cost and budgets").
+    usage::UsageLedger &usageLedger() { return *m_usageLedger; }
+    usage::BudgetTracker &budgets() { return *m_budgets; }
 
     // The Traces page's feed, taken at each publishing tick: what finished since the last take,
     // what runs, and the watched request's new text.
@@ -166,6 +174,8 @@ private:
     // Moves breakers whose open period is over to half-open, without waiting for traffic.
     QTimer m_healthTimer{this};
     metrics::LoopLagMonitor *m_loopLag = nullptr;      // child; started with the other timers
+    usage::BudgetTracker *m_budgets = nullptr;         // child
+    usage::UsageLedger *m_usageLedger = nullptr;       // child; a sink of m_recorder
     lifecycle::ConfigLifecycle *m_lifecycle = nullptr; // child; deleted before the commands
     quint16 m_port = 0;
     bool m_shuttingDown = false;

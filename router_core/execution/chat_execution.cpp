@@ -731,6 +731,9 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
                                   m_attempt.dialect);
         }
         traceStreamedEvents(output.events);
+        m_providerAnswered = true;
+        for (const upstream::SseEvent &event : output.events)
+            m_answerText.add(event.data);
         // After [DONE] only the end of the stream follows, normally in the same upstream read.
         m_client->sendStreamEvents(output.events, !m_sawDone && !output.failure);
         if (m_phase == Phase::Done)
@@ -856,6 +859,8 @@ void ChatExecution::relayWholeAnswer()
         return;
     }
     noteUsage(translated.usage);
+    m_providerAnswered = true;
+    m_answerText.add(translated.openAiJson);
     m_trace.trace().finishReason = finishReasonIn(translated.openAiJson);
     m_trace.appendResponseBody(translated.openAiJson);
     m_finishing = true;
@@ -886,6 +891,27 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
                        QStringLiteral("%1 prompt + %2 completion tokens")
                            .arg(std::max<qint64>(usage.promptTokens, 0))
                            .arg(std::max<qint64>(usage.completionTokens, 0)));
+}
+
+void ChatExecution::countTokens(telemetry::RequestRecord &record) const
+{
+    if (record.inputTokens >= 0 && record.outputTokens >= 0)
+        return;
+    // Without a provider's answer nothing was billed: a request that failed everywhere, or one
+    // the degradation ladder answered, used no tokens anyone pays for.
+    if (!m_providerAnswered) {
+        record.inputTokens = std::max<qint64>(record.inputTokens, 0);
+        record.outputTokens = std::max<qint64>(record.outputTokens, 0);
+        return;
+    }
+    // A provider answered without counting (a stream without stream_options.include_usage, a
+    // provider that reports no usage, a stream cut short): estimated and said so, so the ledger
+    // and its reports can tell estimates from the provider's own counts.
+    if (record.inputTokens < 0)
+        record.inputTokens = m_request.estimatedInputTokens;
+    if (record.outputTokens < 0)
+        record.outputTokens = m_answerText.estimatedTokens();
+    record.tokensEstimated = true;
 }
 
 void ChatExecution::relayUpstreamError()
@@ -1282,6 +1308,7 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
                                                                       : 0;
     if (m_lastErrorClass != ErrorClass::None)
         record.errorClass = resilience::errorClassName(m_lastErrorClass);
+    countTokens(record);
     m_services.recorder.endLive(&m_trace);
     // The request's log line is written from this record by its sink (telemetry/request_log).
     m_services.recorder.record(m_trace.finish(status, outcomeCode));

@@ -4,6 +4,7 @@
 #include "execution/client_channel.h"
 #include "health/health_registry.h"
 #include "protocol/chat_request.h"
+#include "protocol/token_estimate.h"
 #include "resilience/attempt_plan.h"
 #include "resilience/error_class.h"
 #include "resilience/retry_policy.h"
@@ -201,6 +202,8 @@ private:
     bool relayStreamOutput(upstream::adapters::StreamOutput output);
     void relayUpstreamError();
     void noteUsage(const upstream::adapters::Usage &usage);
+    // Fills the record's token counts the provider did not report (see RequestRecord).
+    void countTokens(telemetry::RequestRecord &record) const;
     // The attempt failed: after the first byte that ends the request; before it, the failure
     // is handed to run(), which decides what comes next.
     void attemptFailed(AttemptFailure failure);
@@ -274,6 +277,10 @@ private:
     resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
 
     bool m_sawDone = false;
+    // What providers relayed to the client, for the token estimate when none reported usage;
+    // canned and fail-safe answers are not counted: no provider billed them.
+    protocol::AnswerTextTally m_answerText;
+    bool m_providerAnswered = false;
     bool m_upstreamPaused = false;
     bool m_finishing = false; // an ending path records the outcome: ignore its disconnects
     int m_pauseCount = 0;

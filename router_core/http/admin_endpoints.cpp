@@ -65,10 +65,20 @@ AdminReply AdminReply::error(const protocol::ApiError &error)
 
 void AdminEndpoints::add(QHttpServerRequest::Method method, const QString &pattern, Handler handler)
 {
+    addAsync(method, pattern,
+             [handler = std::move(handler)](const AdminRequest &request,
+                                            const QStringList &captures, const Answer &answer) {
+                 answer(handler(request, captures));
+             });
+}
+
+void AdminEndpoints::addAsync(QHttpServerRequest::Method method, const QString &pattern,
+                              AsyncHandler handler)
+{
     m_endpoints.append({method, pattern.split(u'/'), std::move(handler)});
 }
 
-AdminReply AdminEndpoints::dispatch(const AdminRequest &request) const
+void AdminEndpoints::dispatch(const AdminRequest &request, const Answer &answer) const
 {
     const QStringList segments = request.path.split(u'/');
     QStringList captures;
@@ -76,18 +86,22 @@ AdminReply AdminEndpoints::dispatch(const AdminRequest &request) const
     for (const Endpoint &endpoint : m_endpoints) {
         if (!matches(endpoint.segments, segments, &captures))
             continue;
-        if (endpoint.method == request.method)
-            return endpoint.handler(request, captures);
+        if (endpoint.method == request.method) {
+            endpoint.handler(request, captures, answer);
+            return;
+        }
         allowed.append(methodText(endpoint.method));
     }
     const QString fullPath = u"/admin/v1/"_s + request.path;
-    if (allowed.isEmpty())
-        return AdminReply::error(
-            protocol::ApiError::notFound(methodText(request.method), fullPath));
+    if (allowed.isEmpty()) {
+        answer(
+            AdminReply::error(protocol::ApiError::notFound(methodText(request.method), fullPath)));
+        return;
+    }
     AdminReply reply = AdminReply::error(
         protocol::ApiError::methodNotAllowed(methodText(request.method), fullPath));
     reply.headers.append({"Allow"_ba, allowed.join(u", "_s).toLatin1()});
-    return reply;
+    answer(std::move(reply));
 }
 
 } // namespace switchyard::http

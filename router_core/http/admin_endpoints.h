@@ -40,16 +40,24 @@ struct AdminReply {
 class AdminEndpoints {
 public:
     using Handler = std::function<AdminReply(const AdminRequest &, const QStringList &captures)>;
+    // Delivers a reply; an asynchronous handler calls it once, later, on the engine thread.
+    using Answer = std::function<void(AdminReply)>;
+    // For an endpoint whose work runs elsewhere (a database on its own thread): it returns at
+    // once and answers through `answer`, so the engine thread never waits for it.
+    using AsyncHandler =
+        std::function<void(const AdminRequest &, const QStringList &captures, Answer answer)>;
 
     void add(QHttpServerRequest::Method method, const QString &pattern, Handler handler);
+    void addAsync(QHttpServerRequest::Method method, const QString &pattern, AsyncHandler handler);
     // Unknown paths answer 404 and known paths with another method 405, both in OpenAI's shape.
-    AdminReply dispatch(const AdminRequest &request) const;
+    // A synchronous handler's reply is delivered before this returns.
+    void dispatch(const AdminRequest &request, const Answer &answer) const;
 
 private:
     struct Endpoint {
         QHttpServerRequest::Method method;
         QStringList segments;
-        Handler handler;
+        AsyncHandler handler;
     };
     QList<Endpoint> m_endpoints;
 };

@@ -383,10 +383,15 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         m_traceStream->subscribe(std::move(writer), identity, *filter);
         return;
     }
-    const http::AdminReply reply =
-        m_admin.dispatch({request.method, path, query, request.headers, request.body});
-    writer.sendWhole(reply.status, identity + reply.headers, "application/json",
-                     reply.body.toJson(QJsonDocument::Compact));
+    // An endpoint may answer later (its work runs on another thread): the writer waits with the
+    // answer, and one whose client left meanwhile writes nothing.
+    auto pending = std::make_shared<ResponseWriter>(std::move(writer));
+    m_admin.dispatch({request.method, path, query, request.headers, request.body},
+                     [pending, identity](const http::AdminReply &reply) {
+                         pending->sendWhole(reply.status, identity + reply.headers,
+                                            "application/json",
+                                            reply.body.toJson(QJsonDocument::Compact));
+                     });
 }
 
 void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter writer,
@@ -603,8 +608,8 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     record.tenant = context.tenant;
     // Admission before routing: a refusal is fast and costs no provider anything.
     const int admissionSpan = trace.openSpan(QStringLiteral("admission"));
-    const resilience::AdmissionVerdict admission =
-        m_services.admission.admit(context.tenant, context.depth, int(m_executions.size()));
+    const resilience::AdmissionVerdict admission = m_services.admission.admit(
+        context.tenant, context.depth, int(m_executions.size()), record.keyId);
     trace.closeSpan(admissionSpan,
                     admission.admitted() ? QStringLiteral("admitted") : admission.error.code);
     if (!admission.admitted()) {

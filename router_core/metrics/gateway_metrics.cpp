@@ -230,12 +230,14 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
         m_timeToFirstByte.observe({route, tier}, firstByte);
         m_genAiFirstToken.observe({operation, provider, model}, firstByte);
     }
-    if (trace.inputTokens >= 0) {
+    // Tokens the provider reported: an estimate (RequestRecord::tokensEstimated) is the usage
+    // ledger's, not a count a dashboard should add up with the provider's own.
+    if (trace.inputTokens >= 0 && !trace.tokensEstimated) {
         m_tokens.add({provider, model, m_inputTokens}, quint64(trace.inputTokens));
         m_genAiTokenUsage.observe({operation, provider, model, m_inputTokens},
                                   double(trace.inputTokens));
     }
-    if (trace.outputTokens >= 0) {
+    if (trace.outputTokens >= 0 && !trace.tokensEstimated) {
         m_tokens.add({provider, model, m_outputTokens}, quint64(trace.outputTokens));
         m_genAiTokenUsage.observe({operation, provider, model, m_outputTokens},
                                   double(trace.outputTokens));

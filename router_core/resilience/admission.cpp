@@ -119,7 +119,8 @@ std::optional<config::TenantLimit> AdmissionController::limitFor(const QString &
     return std::nullopt;
 }
 
-AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, int requestsInFlight)
+AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, int requestsInFlight,
+                                            const QString &keyId)
 {
     const config::AdmissionConfig &rules = this->rules();
     if (depth > rules.maxDepth) {
@@ -148,6 +149,10 @@ AdmissionVerdict AdmissionController::admit(const QString &tenant, int depth, in
                                    {},
                                    QStringLiteral("gateway_overloaded"),
                                    QByteArray("1")}};
+    }
+    if (m_spendCheck) {
+        if (std::optional<protocol::ApiError> refusal = m_spendCheck(tenant, keyId))
+            return {AdmissionVerdict::Kind::OverBudget, std::move(*refusal)};
     }
     const std::optional<config::TenantLimit> limit = limitFor(tenant);
     if (!limit)

@@ -10,6 +10,7 @@
 #include <QList>
 #include <QString>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -65,7 +66,7 @@ private:
 
 // Whether a request may enter, and if not, the fast OpenAI-shaped refusal it gets.
 struct AdmissionVerdict {
-    enum class Kind { Admitted, LoopDetected, Overloaded, TenantRateLimited };
+    enum class Kind { Admitted, LoopDetected, Overloaded, OverBudget, TenantRateLimited };
     Kind kind = Kind::Admitted;
     protocol::ApiError error; // meaningful unless admitted; carries Retry-After where it helps
 
@@ -88,9 +89,17 @@ public:
 
     const config::AdmissionConfig &rules() const { return m_store.config().resilience.admission; }
 
-    // Checked in this order: depth (a loop), the global gate, the tenant's rate. A refused
-    // request takes nothing from its tenant's allowance.
-    AdmissionVerdict admit(const QString &tenant, int depth, int requestsInFlight);
+    // The budgets' verdict on a tenant and a client key (usage::BudgetTracker::refusal): a
+    // refusal to answer with, or nothing when they may spend. The engine sets it; none: no
+    // budgets.
+    using SpendCheck = std::function<std::optional<protocol::ApiError>(const QString &tenant,
+                                                                       const QString &keyId)>;
+    void setSpendCheck(SpendCheck check) { m_spendCheck = std::move(check); }
+
+    // Checked in this order: depth (a loop), the global gate, the budgets, the tenant's rate. A
+    // refused request takes nothing from its tenant's allowance.
+    AdmissionVerdict admit(const QString &tenant, int depth, int requestsInFlight,
+                           const QString &keyId = {});
 
     // Failed-over calls an endpoint of this capacity may have in flight at once.
     int failoverLimit(int capacity) const;
@@ -106,6 +115,7 @@ private:
     const config::ConfigStore &m_store;
     const timing::Clock &m_clock;
     std::unique_ptr<TenantQuota> m_quota;
+    SpendCheck m_spendCheck;
 };
 
 } // namespace switchyard::resilience

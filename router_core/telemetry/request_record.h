@@ -40,8 +40,12 @@ struct RequestRecord {
 
     qint64 totalMicros = 0;
     qint64 timeToFirstByteMicros = -1; // a stream's first event to the client; -1 for none
-    qint64 inputTokens = -1;           // -1: the provider gave no usage
+    // From the provider's usage when it reported one; otherwise estimated from the prompt's and
+    // the relayed answer's text (tokensEstimated set). 0 when no provider answered; -1 for a
+    // request refused before it ran.
+    qint64 inputTokens = -1;
     qint64 outputTokens = -1;
+    bool tokensEstimated = false;
     QString finishReason; // OpenAI's word, when the answer said it
 
     bool isError() const { return status >= 400; }

@@ -131,6 +131,9 @@ QJsonObject recordJson(const RequestRecord &record)
         {QStringLiteral("ttft_ms"), millisOrNull(record.timeToFirstByteMicros)},
         {QStringLiteral("input_tokens"), countOrNull(record.inputTokens)},
         {QStringLiteral("output_tokens"), countOrNull(record.outputTokens)},
+        // The provider reported no usage: the counts are estimated from the text
+        // (docs/operations.md).
+        {QStringLiteral("tokens_estimated"), record.tokensEstimated},
         {QStringLiteral("finish_reason"), textOrNull(record.finishReason)},
     };
 }

@@ -4,6 +4,7 @@
 #include "config/config.h"
 
 #include <QStringList>
+#include <functional>
 #include <memory>
 
 namespace switchyard::testing {
@@ -51,6 +52,23 @@ public:
                          found != traces.cend() ? *found : telemetry::Trace{});
     }
     void watchTrace(const QByteArray &requestId) override { watched = requestId; }
+    // Answers with usageReportFor(query) when set, else an empty report; usageQueries records
+    // every query asked.
+    void loadUsage(quint64 ticket, const usage::UsageQuery &query) override
+    {
+        usageQueries.append(query);
+        if (holdUsage) {
+            heldUsage.append({ticket, query});
+            return;
+        }
+        answerUsage(ticket, query);
+    }
+    void answerUsage(quint64 ticket, const usage::UsageQuery &query)
+    {
+        usage::UsageReport report = usageReportFor ? usageReportFor(query) : usage::UsageReport{};
+        report.query = query;
+        emit usageLoaded(ticket, report);
+    }
     // The config's versions: answered from `configVersions` at once, newest first.
     void loadConfigVersions(quint64 ticket) override
     {
@@ -94,6 +112,10 @@ public:
     QStringList knobsFor;
     bool demoTraffic = false;
     QHash<QByteArray, telemetry::Trace> traces; // what loadTrace finds
+    std::function<usage::UsageReport(const usage::UsageQuery &)> usageReportFor;
+    QList<usage::UsageQuery> usageQueries;
+    bool holdUsage = false; // keep queries unanswered in heldUsage, to answer out of order
+    QList<QPair<quint64, usage::UsageQuery>> heldUsage;
     QByteArrayList loadedTraces;
     QByteArray watched;
     QList<ConfigVersion> configVersions; // oldest first

@@ -11,6 +11,7 @@
 #include "route_rules_model.h"
 #include "routes_view.h"
 #include "traces_page.h"
+#include "usage_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -445,7 +446,7 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 6);
+    QCOMPARE(tabs->count(), 7);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
@@ -457,6 +458,8 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     QCOMPARE(tabs->widget(4), window.alertsPage());
     QCOMPARE(tabs->tabText(5), u"Keys"_s);
     QCOMPARE(tabs->widget(5), window.keysPage());
+    QCOMPARE(tabs->tabText(6), u"Usage"_s);
+    QCOMPARE(tabs->widget(6), window.usagePage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 

@@ -54,6 +54,7 @@ private slots:
     void burstDefaultsToTheRatePerMinute();
     void unlistedTenantsUseTheDefaultRate();
     void refusedRequestsTakeNothingFromTheTenant();
+    void aBudgetRefusalComesBeforeTheTenantsRate();
     void failoverTakesAtMostItsShareOfCapacity_data();
     void failoverTakesAtMostItsShareOfCapacity();
     void degradedTierAdmitsItsShareDeterministically();
@@ -145,6 +146,43 @@ void TestAdmission::tenantBucketRefillsAtItsRate()
     QVERIFY(admission.admit(u"acme"_s, 0, 0).admitted());
     QVERIFY(admission.admit(u"acme"_s, 0, 0).admitted());
     QVERIFY(!admission.admit(u"acme"_s, 0, 0).admitted());
+}
+
+void TestAdmission::aBudgetRefusalComesBeforeTheTenantsRate()
+{
+    ManualClock clock;
+    const ConfigStore admissionRules(withAdmission(tenantConfig()));
+    AdmissionController admission(admissionRules, clock);
+    bool overBudget = true;
+    QStringList asked;
+    admission.setSpendCheck([&](const QString &tenant, const QString &keyId) {
+        asked.append(tenant + u'/' + keyId);
+        std::optional<switchyard::protocol::ApiError> refusal;
+        if (overBudget)
+            refusal = switchyard::protocol::ApiError{429,
+                                                     u"Budget `tenant acme` is used up"_s,
+                                                     u"insufficient_quota"_s,
+                                                     {},
+                                                     u"budget_exceeded"_s,
+                                                     "3600"_ba};
+        return refusal;
+    });
+    for (int i = 0; i < 5; ++i) {
+        const AdmissionVerdict refused = admission.admit(u"acme"_s, 0, 0, u"k1"_s);
+        QCOMPARE(refused.kind, Kind::OverBudget);
+        QCOMPARE(refused.error.code, u"budget_exceeded"_s);
+        QCOMPARE(refused.error.retryAfter, "3600"_ba);
+    }
+    QCOMPARE(asked.first(), u"acme/k1"_s);
+    // Refused by its budget, the tenant kept its whole burst of 2.
+    overBudget = false;
+    QVERIFY(admission.admit(u"acme"_s, 0, 0).admitted());
+    QVERIFY(admission.admit(u"acme"_s, 0, 0).admitted());
+    QCOMPARE(admission.admit(u"acme"_s, 0, 0).kind, Kind::TenantRateLimited);
+    // A loop is refused before anyone's budget is asked.
+    asked.clear();
+    QCOMPARE(admission.admit(u"acme"_s, 9, 0).kind, Kind::LoopDetected);
+    QVERIFY(asked.isEmpty());
 }
 
 void TestAdmission::burstDefaultsToTheRatePerMinute()

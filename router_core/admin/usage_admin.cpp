@@ -1,0 +1,110 @@
+#include "admin/usage_admin.h"
+
+#include "usage/usage_ledger.h"
+#include "usage/usage_query.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace switchyard::admin {
+
+using namespace Qt::StringLiterals;
+using Method = QHttpServerRequest::Method;
+
+namespace {
+
+QJsonObject groupJson(const usage::UsageGroup &group)
+{
+    return QJsonObject{{u"requests"_s, double(group.requests)},
+                       {u"input_tokens"_s, double(group.inputTokens)},
+                       {u"output_tokens"_s, double(group.outputTokens)},
+                       {u"estimated_requests"_s, double(group.estimatedRequests)},
+                       {u"estimated_share"_s, group.estimatedShare()},
+                       {u"unpriced_requests"_s, double(group.unpricedRequests)},
+                       {u"cost_usd"_s, group.costUsd}};
+}
+
+} // namespace
+
+QJsonObject usageReportJson(const usage::UsageReport &report, const usage::UsageLedgerState &ledger)
+{
+    QJsonArray groupBy;
+    for (usage::UsageDimension dimension : report.query.groupBy)
+        groupBy.append(usage::dimensionName(dimension));
+    QJsonArray data;
+    usage::UsageGroup total;
+    for (const usage::UsageGroup &group : report.groups) {
+        QJsonObject row = groupJson(group);
+        for (qsizetype i = 0; i < group.keys.size() && i < groupBy.size(); ++i)
+            row.insert(groupBy[i].toString(), group.keys[i]);
+        data.append(row);
+        total.requests += group.requests;
+        total.inputTokens += group.inputTokens;
+        total.outputTokens += group.outputTokens;
+        total.estimatedRequests += group.estimatedRequests;
+        total.unpricedRequests += group.unpricedRequests;
+        total.costUsd += group.costUsd;
+    }
+    return QJsonObject{
+        {u"object"_s, u"usage.report"_s},
+        {u"currency"_s, u"USD"_s},
+        {u"group_by"_s, groupBy},
+        {u"from"_s, report.query.from.toString(Qt::ISODate)},
+        {u"to"_s, report.query.to.toString(Qt::ISODate)},
+        {u"data"_s, data},
+        {u"total"_s, groupJson(total)},
+        {u"rows_in_memory"_s, double(report.rowsInMemory)},
+        {u"problem"_s, report.problem.isEmpty() ? QJsonValue() : QJsonValue(report.problem)},
+        {u"ledger"_s,
+         QJsonObject{{u"persistent"_s, ledger.persistent},
+                     {u"writable"_s, ledger.writable},
+                     {u"problem"_s, ledger.problem.isEmpty() ? QJsonValue() : ledger.problem},
+                     {u"rows_in_memory"_s, double(ledger.rowsInMemory)},
+                     {u"memory_capacity_rows"_s, ledger.memoryCapacityRows},
+                     {u"dropped_rows"_s, double(ledger.droppedRows)},
+                     {u"written_rows"_s, double(ledger.writtenRows)}}}};
+}
+
+QJsonObject budgetStatusJson(const usage::BudgetStatus &status)
+{
+    return QJsonObject{{u"name"_s, status.name},
+                       {u"scope"_s, status.scope},
+                       {u"subject"_s, status.subject},
+                       {u"window"_s, status.window},
+                       {u"limit_usd"_s, status.limitUsd},
+                       {u"spent_usd"_s, status.spentUsd},
+                       {u"fraction"_s, status.fraction()},
+                       {u"resets_at"_s, status.resetsAt.toString(Qt::ISODate)}};
+}
+
+void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
+                        usage::BudgetTracker &budgets, QObject *context, usage::UtcClock clock)
+{
+    admin.addAsync(Method::Get, u"usage"_s,
+                   [&ledger, context, clock](const http::AdminRequest &request, const QStringList &,
+                                             const http::AdminEndpoints::Answer &answer) {
+                       const auto parsed = usage::parseUsageQuery(request.query, clock());
+                       if (const auto *problem = std::get_if<usage::QueryProblem>(&parsed)) {
+                           protocol::ApiError error =
+                               protocol::ApiError::invalidRequest(problem->message, problem->param);
+                           error.code = u"invalid_admin_request"_s;
+                           answer(http::AdminReply::error(error));
+                           return;
+                       }
+                       ledger.query(std::get<usage::UsageQuery>(parsed), context,
+                                    [answer, &ledger](const usage::UsageReport &report) {
+                                        answer(http::AdminReply::json(QJsonDocument(
+                                            usageReportJson(report, ledger.state()))));
+                                    });
+                   });
+    admin.add(Method::Get, u"usage/budgets"_s,
+              [&budgets](const http::AdminRequest &, const QStringList &) {
+                  QJsonArray data;
+                  for (const usage::BudgetStatus &status : budgets.budgets())
+                      data.append(budgetStatusJson(status));
+                  return http::AdminReply::json(
+                      QJsonDocument(QJsonObject{{u"object"_s, u"list"_s}, {u"data"_s, data}}));
+              });
+}
+
+} // namespace switchyard::admin

@@ -1,0 +1,203 @@
+#include "usage/budget_tracker.h"
+
+#include "usage/usage_query.h"
+
+#include <cmath>
+
+namespace switchyard::usage {
+
+using namespace Qt::StringLiterals;
+
+UtcClock systemUtcClock()
+{
+    return [] { return QDateTime::currentDateTimeUtc(); };
+}
+
+BudgetTracker::BudgetTracker(const config::ConfigStore &store, UtcClock clock, QObject *parent)
+    : QObject(parent), m_store(store), m_clock(std::move(clock))
+{
+    qRegisterMetaType<switchyard::usage::BudgetStatus>();
+    const QDateTime now = m_clock();
+    m_dayStart = startOfUtcDay(now);
+    m_monthStart = startOfUtcMonth(now);
+}
+
+void BudgetTracker::rollWindows()
+{
+    const QDateTime now = m_clock();
+    const QDateTime day = startOfUtcDay(now);
+    const QDateTime month = startOfUtcMonth(now);
+    if (day == m_dayStart && month == m_monthStart)
+        return;
+    const bool newMonth = month != m_monthStart;
+    for (QHash<QString, Spend> *spends : {&m_tenants, &m_keys}) {
+        for (Spend &spend : *spends) {
+            spend.dayUsd = 0.0;
+            if (newMonth)
+                spend.monthUsd = 0.0;
+        }
+    }
+    // A new window starts its announcements from zero.
+    for (auto it = m_announcedSteps.begin(); it != m_announcedSteps.end();) {
+        if (it.key().endsWith(u"/day"_s) || newMonth)
+            it = m_announcedSteps.erase(it);
+        else
+            ++it;
+    }
+    m_dayStart = day;
+    m_monthStart = month;
+}
+
+void BudgetTracker::addSpend(const QString &tenant, const QString &keyId, double usd)
+{
+    rollWindows();
+    if (usd <= 0.0)
+        return;
+    Spend &byTenant = m_tenants[tenant];
+    byTenant.dayUsd += usd;
+    byTenant.monthUsd += usd;
+    if (!keyId.isEmpty()) {
+        Spend &byKey = m_keys[keyId];
+        byKey.dayUsd += usd;
+        byKey.monthUsd += usd;
+    }
+    announceSteps(tenant, keyId);
+}
+
+void BudgetTracker::addSeed(const SpendSeed &seed)
+{
+    rollWindows();
+    const bool sameDay = seed.dayStart == m_dayStart;
+    const bool sameMonth = seed.monthStart == m_monthStart;
+    const auto add = [&](QHash<QString, Spend> &spends, const QHash<QString, double> &day,
+                         const QHash<QString, double> &month) {
+        if (sameDay) {
+            for (auto it = day.cbegin(); it != day.cend(); ++it)
+                spends[it.key()].dayUsd += it.value();
+        }
+        if (sameMonth) {
+            for (auto it = month.cbegin(); it != month.cend(); ++it)
+                spends[it.key()].monthUsd += it.value();
+        }
+    };
+    add(m_tenants, seed.tenantDayUsd, seed.tenantMonthUsd);
+    add(m_keys, seed.keyDayUsd, seed.keyMonthUsd);
+    // What earlier runs spent is not news: mark the steps already reached as announced.
+    for (const config::BudgetConfig &budget : m_store.config().usage.budgets) {
+        for (const BudgetStatus &status : statusesOf(budget)) {
+            const int step = std::min(10, int(std::floor(status.fraction() * 10.0)));
+            m_announcedSteps.insert(status.name + u'/' + status.window, step);
+        }
+    }
+}
+
+double BudgetTracker::tenantSpentUsd(const QString &tenant, const QString &window)
+{
+    rollWindows();
+    const Spend spend = m_tenants.value(tenant);
+    return window == u"day"_s ? spend.dayUsd : spend.monthUsd;
+}
+
+double BudgetTracker::keySpentUsd(const QString &keyId, const QString &window)
+{
+    rollWindows();
+    const Spend spend = m_keys.value(keyId);
+    return window == u"day"_s ? spend.dayUsd : spend.monthUsd;
+}
+
+QList<BudgetStatus> BudgetTracker::statusesOf(const config::BudgetConfig &budget) const
+{
+    const bool byTenant = budget.scope == config::BudgetConfig::Scope::Tenant;
+    const Spend spend = (byTenant ? m_tenants : m_keys).value(budget.subject);
+    QList<BudgetStatus> statuses;
+    BudgetStatus status;
+    status.name = budget.name;
+    status.scope = byTenant ? u"tenant"_s : u"key"_s;
+    status.subject = budget.subject;
+    if (budget.dailyUsd) {
+        status.window = u"day"_s;
+        status.limitUsd = *budget.dailyUsd;
+        status.spentUsd = spend.dayUsd;
+        status.resetsAt = m_dayStart.addDays(1);
+        statuses.append(status);
+    }
+    if (budget.monthlyUsd) {
+        status.window = u"month"_s;
+        status.limitUsd = *budget.monthlyUsd;
+        status.spentUsd = spend.monthUsd;
+        status.resetsAt = m_monthStart.addMonths(1);
+        statuses.append(status);
+    }
+    return statuses;
+}
+
+QList<BudgetStatus> BudgetTracker::budgets()
+{
+    rollWindows();
+    QList<BudgetStatus> all;
+    for (const config::BudgetConfig &budget : m_store.config().usage.budgets)
+        all.append(statusesOf(budget));
+    return all;
+}
+
+void BudgetTracker::announceSteps(const QString &tenant, const QString &keyId)
+{
+    for (const config::BudgetConfig &budget : m_store.config().usage.budgets) {
+        const bool concerned = budget.scope == config::BudgetConfig::Scope::Tenant
+                                   ? budget.subject == tenant
+                                   : !keyId.isEmpty() && budget.subject == keyId;
+        if (!concerned)
+            continue;
+        for (const BudgetStatus &status : statusesOf(budget)) {
+            const int step = std::min(10, int(std::floor(status.fraction() * 10.0)));
+            int &announced = m_announcedSteps[status.name + u'/' + status.window];
+            if (step <= announced)
+                continue;
+            announced = step;
+            emit fractionStepCrossed(status, step * 10);
+        }
+    }
+}
+
+namespace {
+
+QString dollars(double usd)
+{
+    return u"$%1"_s.arg(usd, 0, 'f', usd < 1.0 ? 4 : 2);
+}
+
+} // namespace
+
+std::optional<protocol::ApiError> BudgetTracker::refusal(const QString &tenant,
+                                                         const QString &keyId)
+{
+    rollWindows();
+    for (const config::BudgetConfig &budget : m_store.config().usage.budgets) {
+        const bool byTenant = budget.scope == config::BudgetConfig::Scope::Tenant;
+        const bool concerned =
+            byTenant ? budget.subject == tenant : !keyId.isEmpty() && budget.subject == keyId;
+        if (!concerned)
+            continue;
+        for (const BudgetStatus &status : statusesOf(budget)) {
+            if (!status.exhausted())
+                continue;
+            const qint64 waitMs = std::max<qint64>(m_clock().msecsTo(status.resetsAt), 0);
+            protocol::ApiError error;
+            error.status = 429;
+            error.type = u"insufficient_quota"_s;
+            error.code = u"budget_exceeded"_s;
+            error.param = byTenant ? u"x-switchyard-tenant"_s : QString();
+            error.message =
+                u"Budget `%1` is used up: %2 spent of its %3 %4 limit (UTC %5). It resets at %6."_s
+                    .arg(status.name, dollars(status.spentUsd), dollars(status.limitUsd),
+                         status.window == u"day"_s ? u"daily"_s : u"monthly"_s, status.window,
+                         status.resetsAt.toString(Qt::ISODate));
+            error.retryAfter = QByteArray::number(
+                protocol::ApiError::retryAfterSeconds(std::chrono::milliseconds(waitMs)));
+            return error;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace switchyard::usage

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "config/config_store.h"
+#include "protocol/openai_error.h"
+#include "usage/usage_types.h"
+
+#include <QDateTime>
+#include <QHash>
+#include <QObject>
+#include <functional>
+#include <optional>
+
+namespace switchyard::usage {
+
+// The wall clock budgets' windows are read from: UTC days and months. Injected so tests can
+// cross midnight and the end of a month without waiting.
+using UtcClock = std::function<QDateTime()>;
+UtcClock systemUtcClock();
+
+// What the ledger already held for the current day and month when the engine started (or when
+// the database came back): the spend of earlier runs, by tenant and by key.
+struct SpendSeed {
+    QDateTime dayStart;   // the UTC day the day sums are for
+    QDateTime monthStart; // the UTC month the month sums are for
+    QHash<QString, double> tenantDayUsd;
+    QHash<QString, double> tenantMonthUsd;
+    QHash<QString, double> keyDayUsd;
+    QHash<QString, double> keyMonthUsd;
+};
+
+// Spend per tenant and per client key for the current UTC day and month, in memory, and the
+// `budgets` of the config in force checked against it at admission. One owner: the engine thread.
+// Spend is kept for every tenant and key, budget or not, so a budget added by a reload sees what
+// was spent before it. Kept apart from the ledger so an alert evaluator can read budgets() and
+// listen to fractionStepCrossed without knowing of SQLite.
+class BudgetTracker final : public QObject {
+    Q_OBJECT
+public:
+    BudgetTracker(const config::ConfigStore &store, UtcClock clock = systemUtcClock(),
+                  QObject *parent = nullptr);
+
+    // A finished request's cost, added to its tenant's and key's day and month.
+    void addSpend(const QString &tenant, const QString &keyId, double usd);
+    // Adds what the ledger held before this run; a seed for a day or month already over is
+    // ignored for that window.
+    void addSeed(const SpendSeed &seed);
+
+    // The refusal for a request whose tenant or key has used up a budget: 429 in OpenAI's shape
+    // naming the budget and when it resets, with Retry-After to the reset. Empty when admitted.
+    std::optional<protocol::ApiError> refusal(const QString &tenant, const QString &keyId);
+
+    // Every configured budget in each of its windows, in config order.
+    QList<BudgetStatus> budgets();
+
+    double tenantSpentUsd(const QString &tenant, const QString &window);
+    double keySpentUsd(const QString &keyId, const QString &window);
+
+Q_SIGNALS:
+    // A budget's used fraction reached a new tenth (`percent` is 10, 20, ... 100) in its
+    // window; once per step and window, again from the start after the window resets.
+    void fractionStepCrossed(const switchyard::usage::BudgetStatus &status, int percent);
+
+private:
+    struct Spend {
+        double dayUsd = 0.0;
+        double monthUsd = 0.0;
+    };
+    void rollWindows(); // clears what belongs to a day or month that is over
+    QList<BudgetStatus> statusesOf(const config::BudgetConfig &budget) const;
+    void announceSteps(const QString &tenant, const QString &keyId);
+
+    const config::ConfigStore &m_store;
+    UtcClock m_clock;
+    QDateTime m_dayStart;
+    QDateTime m_monthStart;
+    QHash<QString, Spend> m_tenants;
+    QHash<QString, Spend> m_keys;
+    QHash<QString, int> m_announcedSteps; // "name/window" -> the last tenth announced
+};
+
+} // namespace switchyard::usage

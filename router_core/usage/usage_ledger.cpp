@@ -1,0 +1,531 @@
+#include "usage/usage_ledger.h"
+
+#include "storage/state_database.h"
+#include "usage/pricing.h"
+#include "usage/usage_query.h"
+
+#include <QLoggingCategory>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTimer>
+#include <atomic>
+#include <mutex>
+
+Q_LOGGING_CATEGORY(lcUsage, "switchyard.usage")
+
+namespace switchyard::usage {
+
+using namespace Qt::StringLiterals;
+using SteadyClock = std::chrono::steady_clock;
+
+namespace {
+
+const QStringList kSchema{
+    u"CREATE TABLE IF NOT EXISTS usage_ledger ("
+    u" id INTEGER PRIMARY KEY,"
+    u" finished_at_ms INTEGER NOT NULL,"
+    u" request_id TEXT NOT NULL,"
+    u" tenant TEXT NOT NULL,"
+    u" key_id TEXT NOT NULL,"
+    u" model TEXT NOT NULL,"
+    u" provider TEXT NOT NULL,"
+    u" route TEXT NOT NULL,"
+    u" tier TEXT NOT NULL,"
+    u" input_tokens INTEGER NOT NULL,"
+    u" output_tokens INTEGER NOT NULL,"
+    u" tokens_estimated INTEGER NOT NULL,"
+    u" cost_usd REAL NOT NULL,"
+    u" priced INTEGER NOT NULL,"
+    u" status INTEGER NOT NULL,"
+    u" latency_ms INTEGER NOT NULL)"_s,
+    // Every report and the budgets' seed read a time range; the tenant's and the model's
+    // indexes serve the reports grouped or filtered by them, the key's the seed by key.
+    u"CREATE INDEX IF NOT EXISTS usage_ledger_time ON usage_ledger(finished_at_ms)"_s,
+    u"CREATE INDEX IF NOT EXISTS usage_ledger_tenant ON usage_ledger(tenant, finished_at_ms)"_s,
+    u"CREATE INDEX IF NOT EXISTS usage_ledger_model ON usage_ledger(model, finished_at_ms)"_s,
+    u"CREATE INDEX IF NOT EXISTS usage_ledger_key ON usage_ledger(key_id, finished_at_ms)"_s,
+};
+
+QString sqlExpression(UsageDimension dimension)
+{
+    switch (dimension) {
+    case UsageDimension::Tenant:
+        return u"tenant"_s;
+    case UsageDimension::Key:
+        return u"key_id"_s;
+    case UsageDimension::Model:
+        return u"model"_s;
+    case UsageDimension::Provider:
+        return u"provider"_s;
+    case UsageDimension::Day:
+        return u"strftime('%Y-%m-%d', finished_at_ms / 1000, 'unixepoch')"_s;
+    case UsageDimension::Hour:
+        return u"strftime('%Y-%m-%dT%H:00:00Z', finished_at_ms / 1000, 'unixepoch')"_s;
+    }
+    return {};
+}
+
+} // namespace
+
+// The ledger's own thread: the only user of its database connection. Rows arrive through
+// append() from the engine thread under m_mutex; everything else runs here.
+class LedgerWriter final : public QObject {
+public:
+    LedgerWriter(LedgerOptions options, UtcClock clock)
+        : m_options(std::move(options)), m_clock(std::move(clock)),
+          m_connectionName(u"switchyard-usage-ledger-%1"_s.arg(quintptr(this), 0, 16))
+    {
+        m_flushTimer.setInterval(m_options.flushInterval);
+        QObject::connect(&m_flushTimer, &QTimer::timeout, this, [this] { flush(); });
+        // A database that failed is tried again on its own, rows or not: the rows waiting in
+        // memory land as soon as it can take them.
+        m_retryTimer.setSingleShot(true);
+        m_retryTimer.setInterval(m_options.retryInterval);
+        QObject::connect(&m_retryTimer, &QTimer::timeout, this, [this] { flush(); });
+    }
+
+    // Any thread. True when the batch just became full: the caller asks for a flush.
+    bool append(LedgerRow row)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_incoming.size() >= m_options.memoryCapacityRows) {
+            m_incoming.removeFirst();
+            m_dropped.fetch_add(1, std::memory_order_relaxed);
+        }
+        m_incoming.append(std::move(row));
+        // Rows a report moved aside count too; one request for a flush until it runs.
+        if (m_flushRequested || m_incoming.size() + m_pendingCount < m_options.flushRows)
+            return false;
+        m_flushRequested = true;
+        return true;
+    }
+
+    UsageLedgerState state() const
+    {
+        UsageLedgerState state;
+        state.persistent = !m_options.databasePath.isEmpty();
+        state.memoryCapacityRows = m_options.memoryCapacityRows;
+        state.droppedRows = m_dropped.load(std::memory_order_relaxed);
+        state.writtenRows = m_written.load(std::memory_order_relaxed);
+        std::lock_guard lock(m_mutex);
+        state.writable = m_problem.isEmpty();
+        state.problem = m_problem;
+        state.rowsInMemory = m_incoming.size() + m_pendingCount;
+        return state;
+    }
+
+    // Writer thread, from here on.
+    std::optional<SpendSeed> start()
+    {
+        m_flushTimer.start();
+        tryOpen();
+        return std::exchange(m_firstSeed, std::nullopt);
+    }
+
+    void setLateSeedHandler(std::function<void(SpendSeed)> handler)
+    {
+        m_lateSeed = std::move(handler);
+    }
+
+    void stop()
+    {
+        m_stopping = true;
+        m_flushTimer.stop();
+        m_retryTimer.stop();
+        m_nextRetry = {}; // one last try, whatever the retry interval
+        flush();
+        if (const qint64 left = qint64(m_pending.size()); left > 0)
+            qCWarning(lcUsage).noquote()
+                << u"usage ledger: %1 row(s) could not be written before stopping and are lost: "
+                   u"%2"_s.arg(left)
+                       .arg(currentProblem());
+        m_database = QSqlDatabase();
+        storage::closeStateDatabase(m_connectionName);
+    }
+
+    void flush()
+    {
+        takeIncoming();
+        const bool retryDue = SteadyClock::now() >= m_nextRetry;
+        if (!m_open) {
+            if (!retryDue || !tryOpen()) {
+                keepWithinCapacity();
+                return;
+            }
+        }
+        if (m_pending.isEmpty())
+            return;
+        const QString error = writeBatch();
+        if (!error.isEmpty()) {
+            failed(error);
+            // A write that failed may have met a damaged file or a lost folder: the next try
+            // opens afresh. A private in-memory database is kept, or its rows would be gone.
+            if (!m_options.databasePath.isEmpty())
+                closeDatabase();
+            keepWithinCapacity();
+            return;
+        }
+        m_written.fetch_add(quint64(m_pending.size()), std::memory_order_relaxed);
+        m_pending.clear();
+        setPendingCount();
+        recovered();
+    }
+
+    UsageReport report(const UsageQuery &query)
+    {
+        takeIncoming();
+        UsageReport report;
+        report.query = query;
+        UsageAggregate aggregate(query.groupBy);
+        const qint64 fromMs = query.from.toMSecsSinceEpoch();
+        const qint64 toMs = query.to.toMSecsSinceEpoch();
+        if (m_open) {
+            QStringList columns;
+            for (UsageDimension dimension : query.groupBy)
+                columns.append(sqlExpression(dimension));
+            const QString grouping = columns.join(u", "_s);
+            QSqlQuery sql(m_database);
+            sql.setForwardOnly(true);
+            sql.prepare(
+                u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
+                u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd) FROM usage_ledger "
+                u"WHERE finished_at_ms >= ? AND finished_at_ms < ? GROUP BY %1"_s.arg(grouping));
+            sql.addBindValue(fromMs);
+            sql.addBindValue(toMs);
+            if (sql.exec()) {
+                const int dimensions = int(query.groupBy.size());
+                while (sql.next()) {
+                    UsageGroup group;
+                    for (int i = 0; i < dimensions; ++i)
+                        group.keys.append(sql.value(i).toString());
+                    group.requests = sql.value(dimensions).toLongLong();
+                    group.inputTokens = sql.value(dimensions + 1).toLongLong();
+                    group.outputTokens = sql.value(dimensions + 2).toLongLong();
+                    group.estimatedRequests = sql.value(dimensions + 3).toLongLong();
+                    group.unpricedRequests = sql.value(dimensions + 4).toLongLong();
+                    group.costUsd = sql.value(dimensions + 5).toDouble();
+                    aggregate.add(group);
+                }
+            } else {
+                report.problem = sql.lastError().text();
+            }
+        } else {
+            report.problem = currentProblem();
+        }
+        for (const LedgerRow &row : std::as_const(m_pending)) {
+            if (row.finishedAtMs >= fromMs && row.finishedAtMs < toMs)
+                aggregate.add(row);
+        }
+        report.rowsInMemory = m_pending.size();
+        report.groups = aggregate.groups();
+        return report;
+    }
+
+private:
+    void takeIncoming()
+    {
+        std::lock_guard lock(m_mutex);
+        m_pending.append(std::exchange(m_incoming, {}));
+        m_pendingCount = m_pending.size();
+        m_flushRequested = false;
+    }
+
+    void setPendingCount()
+    {
+        std::lock_guard lock(m_mutex);
+        m_pendingCount = m_pending.size();
+    }
+
+    QString currentProblem() const
+    {
+        std::lock_guard lock(m_mutex);
+        return m_problem;
+    }
+
+    bool tryOpen()
+    {
+        storage::OpenedDatabase opened = storage::openStateDatabase(
+            m_options.databasePath, m_connectionName, m_options.busyTimeoutMs);
+        if (!opened.ok()) {
+            failed(opened.error);
+            opened.database = QSqlDatabase(); // the last handle, before the connection goes
+            closeDatabase();
+            return false;
+        }
+        m_database = std::exchange(opened.database, QSqlDatabase());
+        if (const QString error = storage::ensureSchema(m_database, kSchema); !error.isEmpty()) {
+            failed(u"cannot prepare the usage ledger's table: %1"_s.arg(error));
+            closeDatabase();
+            return false;
+        }
+        // Before this run's first write: what the file holds is what earlier runs spent.
+        if (!m_seeded) {
+            std::optional<SpendSeed> seed = readSeed();
+            if (!seed) {
+                closeDatabase();
+                return false;
+            }
+            m_seeded = true;
+            if (m_lateSeed)
+                m_lateSeed(std::move(*seed));
+            else
+                m_firstSeed = std::move(*seed);
+        }
+        m_open = true;
+        return true;
+    }
+
+    void closeDatabase()
+    {
+        m_open = false;
+        m_database = QSqlDatabase();
+        storage::closeStateDatabase(m_connectionName);
+    }
+
+    std::optional<SpendSeed> readSeed()
+    {
+        const QDateTime now = m_clock();
+        SpendSeed seed;
+        seed.dayStart = startOfUtcDay(now);
+        seed.monthStart = startOfUtcMonth(now);
+        QSqlQuery sql(m_database);
+        sql.setForwardOnly(true);
+        sql.prepare(u"SELECT tenant, key_id, "
+                    u"SUM(CASE WHEN finished_at_ms >= ? THEN cost_usd ELSE 0 END), SUM(cost_usd) "
+                    u"FROM usage_ledger WHERE finished_at_ms >= ? AND finished_at_ms < ? "
+                    u"GROUP BY tenant, key_id"_s);
+        sql.addBindValue(seed.dayStart.toMSecsSinceEpoch());
+        sql.addBindValue(seed.monthStart.toMSecsSinceEpoch());
+        sql.addBindValue(seed.monthStart.addMonths(1).toMSecsSinceEpoch());
+        if (!sql.exec()) {
+            failed(u"cannot read the usage ledger: %1"_s.arg(sql.lastError().text()));
+            return std::nullopt;
+        }
+        while (sql.next()) {
+            const QString tenant = sql.value(0).toString();
+            const QString key = sql.value(1).toString();
+            const double day = sql.value(2).toDouble();
+            const double month = sql.value(3).toDouble();
+            seed.tenantDayUsd[tenant] += day;
+            seed.tenantMonthUsd[tenant] += month;
+            if (!key.isEmpty()) {
+                seed.keyDayUsd[key] += day;
+                seed.keyMonthUsd[key] += month;
+            }
+        }
+        return seed;
+    }
+
+    QString writeBatch()
+    {
+        if (!m_database.transaction())
+            return m_database.lastError().text();
+        QSqlQuery insert(m_database);
+        insert.prepare(u"INSERT INTO usage_ledger (finished_at_ms, request_id, tenant, key_id, "
+                       u"model, provider, route, tier, input_tokens, output_tokens, "
+                       u"tokens_estimated, cost_usd, priced, status, latency_ms) "
+                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
+        for (const LedgerRow &row : std::as_const(m_pending)) {
+            insert.addBindValue(row.finishedAtMs);
+            insert.addBindValue(QString::fromLatin1(row.requestId));
+            // NOT NULL columns: an empty QString binds as NULL, so each is made non-null.
+            for (const QString *text :
+                 {&row.tenant, &row.keyId, &row.model, &row.provider, &row.route, &row.tier})
+                insert.addBindValue(text->isNull() ? u""_s : *text);
+            insert.addBindValue(row.inputTokens);
+            insert.addBindValue(row.outputTokens);
+            insert.addBindValue(row.tokensEstimated ? 1 : 0);
+            insert.addBindValue(row.costUsd);
+            insert.addBindValue(row.priced ? 1 : 0);
+            insert.addBindValue(row.status);
+            insert.addBindValue(row.latencyMs);
+            if (!insert.exec()) {
+                const QString error = insert.lastError().text();
+                insert.finish();
+                m_database.rollback();
+                return error;
+            }
+        }
+        insert.finish();
+        if (!m_database.commit()) {
+            const QString error = m_database.lastError().text();
+            m_database.rollback();
+            return error;
+        }
+        return {};
+    }
+
+    void failed(const QString &error)
+    {
+        const QString where =
+            m_options.databasePath.isEmpty() ? u"memory"_s : m_options.databasePath;
+        {
+            std::lock_guard lock(m_mutex);
+            m_problem = u"cannot write the usage ledger to %1: %2"_s.arg(where, error);
+        }
+        m_nextRetry = SteadyClock::now() + m_options.retryInterval;
+        if (!m_stopping)
+            m_retryTimer.start();
+        if (m_warned)
+            return;
+        m_warned = true;
+        qCWarning(lcUsage).noquote()
+            << u"usage ledger: cannot write to %1: %2. Switchyard goes on serving; up to %3 "
+               u"usage row(s) wait in memory (more are dropped and counted) and writing is tried "
+               u"again every %4 s."_s.arg(where, error)
+                   .arg(m_options.memoryCapacityRows)
+                   .arg(double(m_options.retryInterval.count()) / 1000.0);
+    }
+
+    void recovered()
+    {
+        if (!m_warned)
+            return;
+        m_warned = false;
+        m_droppedWarned = false;
+        {
+            std::lock_guard lock(m_mutex);
+            m_problem.clear();
+        }
+        qCInfo(lcUsage).noquote() << u"usage ledger: writing to %1 again"_s.arg(
+            m_options.databasePath.isEmpty() ? u"memory"_s : m_options.databasePath);
+    }
+
+    void keepWithinCapacity()
+    {
+        const qsizetype excess = m_pending.size() - m_options.memoryCapacityRows;
+        if (excess > 0) {
+            m_pending.remove(0, excess);
+            m_dropped.fetch_add(quint64(excess), std::memory_order_relaxed);
+            if (!m_droppedWarned) {
+                m_droppedWarned = true;
+                qCWarning(lcUsage).noquote()
+                    << u"usage ledger: %1 row(s) in memory, its limit: the oldest are dropped "
+                       u"until the database can be written"_s.arg(m_options.memoryCapacityRows);
+            }
+        }
+        setPendingCount();
+    }
+
+    const LedgerOptions m_options;
+    const UtcClock m_clock;
+    const QString m_connectionName;
+
+    mutable std::mutex m_mutex;
+    QList<LedgerRow> m_incoming;   // guarded by m_mutex
+    QString m_problem;             // guarded by m_mutex; empty while writes succeed
+    qsizetype m_pendingCount = 0;  // guarded by m_mutex: m_pending's size, for state()
+    bool m_flushRequested = false; // guarded by m_mutex
+    std::atomic<quint64> m_dropped{0};
+    std::atomic<quint64> m_written{0};
+
+    // The writer thread's own.
+    QTimer m_flushTimer{this}; // children, so moveToThread takes them along
+    QTimer m_retryTimer{this};
+    QSqlDatabase m_database;
+    bool m_open = false;
+    bool m_stopping = false;
+    bool m_seeded = false;
+    bool m_warned = false;
+    bool m_droppedWarned = false;
+    QList<LedgerRow> m_pending; // taken from m_incoming, not yet written
+    SteadyClock::time_point m_nextRetry{};
+    std::optional<SpendSeed> m_firstSeed;
+    std::function<void(SpendSeed)> m_lateSeed;
+};
+
+UsageLedger::UsageLedger(const config::ConfigStore &store, BudgetTracker &budgets,
+                         LedgerOptions options, UtcClock clock, QObject *parent)
+    : QObject(parent), m_store(store), m_budgets(budgets),
+      m_writer(new LedgerWriter(std::move(options), std::move(clock)))
+{
+    qRegisterMetaType<switchyard::usage::UsageReport>();
+    qRegisterMetaType<switchyard::usage::UsageLedgerState>();
+    m_thread.setObjectName(u"usage-ledger"_s);
+    m_writer->moveToThread(&m_thread);
+    m_thread.start();
+    std::optional<SpendSeed> seed;
+    LedgerWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        m_writer, [writer, &seed] { seed = writer->start(); }, Qt::BlockingQueuedConnection);
+    if (seed)
+        m_budgets.addSeed(*seed);
+    // A database that opens later seeds the budgets then, on the engine thread.
+    QMetaObject::invokeMethod(
+        m_writer,
+        [writer, this] {
+            writer->setLateSeedHandler([this](SpendSeed late) {
+                QMetaObject::invokeMethod(this, [this, late] { m_budgets.addSeed(late); });
+            });
+        },
+        Qt::BlockingQueuedConnection);
+}
+
+UsageLedger::~UsageLedger()
+{
+    LedgerWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        m_writer, [writer] { writer->stop(); }, Qt::BlockingQueuedConnection);
+    m_thread.quit();
+    m_thread.wait();
+    delete m_writer;
+}
+
+LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
+                              const config::PricingConfig &pricing)
+{
+    LedgerRow row;
+    row.finishedAtMs = record.startedAtUtc.toMSecsSinceEpoch() + record.totalMicros / 1000;
+    row.requestId = record.requestId;
+    row.tenant = record.tenant;
+    row.keyId = record.keyId;
+    row.model = record.model;
+    row.provider = record.provider;
+    row.route = record.route;
+    row.tier = record.tier;
+    // A request refused before it ran has no counts (-1): it used nothing.
+    row.inputTokens = std::max<qint64>(record.inputTokens, 0);
+    row.outputTokens = std::max<qint64>(record.outputTokens, 0);
+    row.tokensEstimated = record.tokensEstimated;
+    const Cost cost = costOf(pricing, record.model, row.inputTokens, row.outputTokens);
+    row.costUsd = cost.usd;
+    row.priced = cost.priced;
+    row.status = record.status;
+    row.latencyMs = record.totalMicros / 1000;
+    return row;
+}
+
+void UsageLedger::traceFinished(const telemetry::Trace &trace)
+{
+    LedgerRow row = rowFor(trace, m_store.config().usage.pricing);
+    m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
+    if (m_writer->append(std::move(row)))
+        flushSoon();
+}
+
+UsageLedgerState UsageLedger::state() const
+{
+    return m_writer->state();
+}
+
+void UsageLedger::flushSoon()
+{
+    LedgerWriter *writer = m_writer;
+    QMetaObject::invokeMethod(m_writer, [writer] { writer->flush(); });
+}
+
+void UsageLedger::query(const UsageQuery &query, QObject *context,
+                        std::function<void(UsageReport)> done)
+{
+    LedgerWriter *writer = m_writer;
+    QMetaObject::invokeMethod(
+        m_writer, [writer, query, context = QPointer<QObject>(context), done = std::move(done)] {
+            if (!context)
+                return;
+            UsageReport report = writer->report(query);
+            QMetaObject::invokeMethod(context.data(),
+                                      [done, report = std::move(report)] { done(report); });
+        });
+}
+
+} // namespace switchyard::usage

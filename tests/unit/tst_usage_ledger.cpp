@@ -1,0 +1,367 @@
+// The usage ledger against a real SQLite file in a temporary state directory: rows land in
+// batches on the writer's thread and survive a restart; reports group and filter them, rows still
+// in memory included; a damaged or locked database leaves the rows in memory, bounded, until it
+// can be written; budgets start seeded from what the file holds.
+
+#include "config/config_loader.h"
+#include "config/config_store.h"
+#include "storage/state_database.h"
+#include "telemetry/trace.h"
+#include "usage/usage_ledger.h"
+#include "usage/usage_query.h"
+
+#include <QFile>
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace switchyard;
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+
+config::Config pricedConfig()
+{
+    const config::LoadResult result = config::loadConfigText(
+        R"(providers:
+  - id: cloud
+    kind: simulated
+    models: [gpt-4o, small]
+pricing:
+  models:
+    gpt-4o: {input_per_million: 2, output_per_million: 10}
+budgets:
+  - {tenant: team-a, daily_usd: 1}
+)",
+        u"gateway.yaml"_s, [](const QString &) { return std::nullopt; });
+    if (!result.ok())
+        qFatal("fixture does not load");
+    return *result.config;
+}
+
+telemetry::Trace finished(const QString &tenant, const QString &model, qint64 input, qint64 output,
+                          const QDateTime &at = QDateTime::currentDateTimeUtc(),
+                          bool estimated = false)
+{
+    static int sequence = 0;
+    telemetry::Trace trace;
+    trace.requestId = "req-" + QByteArray::number(++sequence);
+    trace.startedAtUtc = at;
+    trace.totalMicros = 250000;
+    trace.tenant = tenant;
+    trace.model = model;
+    trace.provider = u"cloud"_s;
+    trace.tier = u"light"_s;
+    trace.status = 200;
+    trace.inputTokens = input;
+    trace.outputTokens = output;
+    trace.tokensEstimated = estimated;
+    return trace;
+}
+
+// Rows in the file, read through a connection of the test's own.
+int rowsInFile(const QString &path)
+{
+    const QString name = u"test-reader"_s;
+    int rows = -1;
+    {
+        storage::OpenedDatabase opened = storage::openStateDatabase(path, name, 100);
+        if (!opened.ok())
+            return -1;
+        QSqlQuery count(opened.database);
+        if (count.exec(u"SELECT COUNT(*) FROM usage_ledger"_s) && count.next())
+            rows = count.value(0).toInt();
+    }
+    storage::closeStateDatabase(name);
+    return rows;
+}
+
+// A report, waited for on this thread's event loop.
+usage::UsageReport report(usage::UsageLedger &ledger, const usage::UsageQuery &query)
+{
+    std::optional<usage::UsageReport> answer;
+    QObject context;
+    ledger.query(query, &context, [&](const usage::UsageReport &report) { answer = report; });
+    if (!QTest::qWaitFor([&] { return answer.has_value(); }, 10000))
+        qFatal("no usage report");
+    return *answer;
+}
+
+usage::UsageQuery today(QList<usage::UsageDimension> groupBy)
+{
+    usage::UsageQuery query;
+    query.groupBy = std::move(groupBy);
+    query.from = usage::startOfUtcDay(QDateTime::currentDateTimeUtc());
+    query.to = query.from.addDays(1);
+    return query;
+}
+
+// Waits until everything the writer was asked so far has run: a report is answered after it.
+void roundTrip(usage::UsageLedger &ledger)
+{
+    report(ledger, today({usage::UsageDimension::Tenant}));
+}
+
+usage::LedgerOptions optionsAt(const QString &path)
+{
+    usage::LedgerOptions options;
+    options.databasePath = path;
+    options.flushInterval = 1h; // only the batch size or an explicit flush writes
+    options.retryInterval = 20ms;
+    options.busyTimeoutMs = 20;
+    return options;
+}
+
+} // namespace
+
+class UsageLedgerTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QLoggingCategory::setFilterRules(u"switchyard.usage.info=false"_s); }
+
+    void aRowIsPricedFromTheRecord()
+    {
+        const config::Config config = pricedConfig();
+        telemetry::Trace trace = finished(u"team-a"_s, u"gpt-4o"_s, 1000, 200, {}, true);
+        trace.startedAtUtc = QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC);
+        trace.keyId = u"k1"_s;
+        const usage::LedgerRow row = usage::UsageLedger::rowFor(trace, config.usage.pricing);
+        QCOMPARE(row.finishedAtMs, trace.startedAtUtc.toMSecsSinceEpoch() + 250);
+        QCOMPARE(row.latencyMs, 250);
+        QCOMPARE(row.keyId, u"k1"_s);
+        QVERIFY(row.tokensEstimated);
+        QVERIFY(row.priced);
+        QVERIFY(qAbs(row.costUsd - (1000 * 2.0 + 200 * 10.0) / 1e6) < 1e-12);
+
+        telemetry::Trace refused = finished(u"team-a"_s, u"other"_s, -1, -1);
+        refused.status = 429;
+        const usage::LedgerRow unpriced = usage::UsageLedger::rowFor(refused, config.usage.pricing);
+        QCOMPARE(unpriced.inputTokens, 0);
+        QCOMPARE(unpriced.outputTokens, 0);
+        QVERIFY(!unpriced.priced);
+        QCOMPARE(unpriced.costUsd, 0.0);
+    }
+
+    void rowsLandInBatchesNotPerRequest()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::LedgerOptions options = optionsAt(path);
+        options.flushRows = 5;
+        usage::UsageLedger ledger(store, budgets, options);
+        for (int i = 0; i < 3; ++i)
+            ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        roundTrip(ledger);
+        QCOMPARE(rowsInFile(path), 0); // waiting for the batch
+        QCOMPARE(ledger.state().rowsInMemory, 3);
+        // The report is never behind: it counts the rows still in memory.
+        QCOMPARE(report(ledger, today({usage::UsageDimension::Tenant})).groups.value(0).requests,
+                 3);
+
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10)); // the fifth: a batch
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 5, 10000);
+        QCOMPARE(ledger.state().writtenRows, 5u);
+
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        roundTrip(ledger);
+        QCOMPARE(rowsInFile(path), 5);
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 6, 10000);
+    }
+
+    void theIntervalWritesABatchThatIsNotFull()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::LedgerOptions options = optionsAt(path);
+        options.flushInterval = 50ms;
+        usage::UsageLedger ledger(store, budgets, options);
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 1, 10000);
+    }
+
+    void rowsSurviveARestartAndSeedTheBudgets()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        {
+            usage::BudgetTracker budgets(store);
+            usage::UsageLedger ledger(store, budgets, optionsAt(path));
+            // 0.6 US dollars each: 100k input tokens at 2 and 40k output tokens at 10 per million.
+            ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
+            ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
+            QVERIFY(budgets.refusal(u"team-a"_s, {}));
+        } // stopping writes what is in memory
+        QCOMPARE(rowsInFile(path), 2);
+
+        usage::BudgetTracker budgets(store);
+        QVERIFY(!budgets.refusal(u"team-a"_s, {}));
+        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        QVERIFY(budgets.refusal(u"team-a"_s, {})); // seeded before the first request
+        QVERIFY(qAbs(budgets.tenantSpentUsd(u"team-a"_s, u"day"_s) - 1.2) < 1e-9);
+        const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Model}));
+        QCOMPARE(seen.groups.size(), 1);
+        QCOMPARE(seen.groups[0].keys, QStringList{u"gpt-4o"_s});
+        QCOMPARE(seen.groups[0].requests, 2);
+        QCOMPARE(seen.groups[0].inputTokens, 200000);
+        QVERIFY(seen.problem.isEmpty());
+    }
+
+    void reportsGroupByEachDimensionWithinTheirDates_data()
+    {
+        QTest::addColumn<QList<usage::UsageDimension>>("groupBy");
+        QTest::addColumn<QStringList>("keys"); // each group's keys joined by "|", in order
+        QTest::addColumn<QList<qint64>>("requests");
+        using D = usage::UsageDimension;
+        QTest::newRow("tenant") << QList<D>{D::Tenant} << QStringList{u"a"_s, u"b"_s}
+                                << QList<qint64>{3, 1};
+        QTest::newRow("key") << QList<D>{D::Key} << QStringList{u"k1"_s, u""_s}
+                             << QList<qint64>{2, 2};
+        QTest::newRow("model") << QList<D>{D::Model} << QStringList{u"gpt-4o"_s, u"small"_s}
+                               << QList<qint64>{3, 1};
+        QTest::newRow("provider") << QList<D>{D::Provider} << QStringList{u"cloud"_s}
+                                  << QList<qint64>{4};
+        QTest::newRow("day") << QList<D>{D::Day} << QStringList{u"2026-11-10"_s, u"2026-11-11"_s}
+                             << QList<qint64>{3, 1};
+        QTest::newRow("hour") << QList<D>{D::Hour}
+                              << QStringList{u"2026-11-10T09:00:00Z"_s, u"2026-11-10T23:00:00Z"_s,
+                                             u"2026-11-11T00:00:00Z"_s}
+                              << QList<qint64>{2, 1, 1};
+        QTest::newRow("day and tenant")
+            << QList<D>{D::Day, D::Tenant}
+            << QStringList{u"2026-11-10|a"_s, u"2026-11-10|b"_s, u"2026-11-11|a"_s}
+            << QList<qint64>{2, 1, 1};
+    }
+    void reportsGroupByEachDimensionWithinTheirDates()
+    {
+        QFETCH(QList<usage::UsageDimension>, groupBy);
+        QFETCH(QStringList, keys);
+        QFETCH(QList<qint64>, requests);
+        QTemporaryDir dir;
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(store, budgets,
+                                  optionsAt(storage::stateDatabasePath(dir.path())));
+        const QDate day(2026, 11, 10);
+        const auto at = [&](int dayOffset, int hour) {
+            return QDateTime(day.addDays(dayOffset), QTime(hour, 0), Qt::UTC);
+        };
+        auto keyed = finished(u"a"_s, u"gpt-4o"_s, 1000, 1000, at(0, 9));
+        keyed.keyId = u"k1"_s;
+        ledger.traceFinished(keyed);
+        keyed.requestId = "keyed-2";
+        ledger.traceFinished(keyed);
+        ledger.traceFinished(finished(u"b"_s, u"small"_s, 10, 10, at(0, 23)));
+        // Half of them written, half still in memory: the report merges both.
+        ledger.flushSoon();
+        roundTrip(ledger);
+        ledger.traceFinished(finished(u"a"_s, u"gpt-4o"_s, 1000, 1000, at(1, 0)));
+        // Outside the dates asked for.
+        ledger.traceFinished(finished(u"a"_s, u"gpt-4o"_s, 1000, 1000, at(-1, 23)));
+        ledger.traceFinished(finished(u"a"_s, u"gpt-4o"_s, 1000, 1000, at(2, 0)));
+
+        usage::UsageQuery query;
+        query.groupBy = groupBy;
+        query.from = at(0, 0);
+        query.to = at(2, 0);
+        const usage::UsageReport seen = report(ledger, query);
+        QStringList seenKeys;
+        QList<qint64> seenRequests;
+        for (const usage::UsageGroup &group : seen.groups) {
+            seenKeys.append(group.keys.join(u'|'));
+            seenRequests.append(group.requests);
+        }
+        QCOMPARE(seenKeys, keys);
+        QCOMPARE(seenRequests, requests);
+        QCOMPARE(seen.rowsInMemory, 3);
+    }
+
+    void aDamagedFileKeepsRowsInMemoryUntilItIsReplaced()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        {
+            QFile damaged(path);
+            QVERIFY(damaged.open(QIODevice::WriteOnly));
+            damaged.write(QByteArray(8192, 'x'));
+        }
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedgerState state = ledger.state();
+        QVERIFY(!state.writable);
+        QVERIFY2(state.problem.contains(u"damaged or not a database"_s), qPrintable(state.problem));
+        QVERIFY(state.persistent);
+
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        ledger.flushSoon();
+        const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Tenant}));
+        QCOMPARE(seen.groups.value(0).requests, 2); // from memory
+        QVERIFY(!seen.problem.isEmpty());
+        QCOMPARE(ledger.state().rowsInMemory, 2);
+
+        // The operator moves the damaged file away: the next try makes a new one.
+        QVERIFY(QFile::rename(path, path + u".damaged"_s));
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 2, 10000);
+        QVERIFY(ledger.state().writable);
+        QCOMPARE(ledger.state().rowsInMemory, 0);
+    }
+
+    void aLockedDatabaseIsRetriedUntilTheRowsLand()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::LedgerOptions options = optionsAt(path);
+        options.memoryCapacityRows = 4;
+        usage::UsageLedger ledger(store, budgets, options);
+        QVERIFY(ledger.state().writable);
+
+        // Another process holds the file with an exclusive transaction.
+        const QString lockName = u"test-lock"_s;
+        {
+            storage::OpenedDatabase locker = storage::openStateDatabase(path, lockName, 100);
+            QVERIFY2(locker.ok(), qPrintable(locker.error));
+            QSqlQuery begin(locker.database);
+            QVERIFY(begin.exec(u"BEGIN EXCLUSIVE"_s));
+            // Said loudly, once: however many tries fail, one warning until it recovers.
+            QTest::ignoreMessage(QtWarningMsg,
+                                 QRegularExpression(u"^usage ledger: cannot write to .*database "
+                                                    u"is locked.*Switchyard goes on serving"_s));
+            QTest::failOnWarning(QRegularExpression(u"^usage ledger: cannot write"_s));
+
+            for (int i = 0; i < 6; ++i)
+                ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+            ledger.flushSoon();
+            QTRY_COMPARE_WITH_TIMEOUT(ledger.state().writable, false, 10000);
+            const usage::UsageLedgerState state = ledger.state();
+            QVERIFY2(state.problem.contains(u"locked"_s), qPrintable(state.problem));
+            // Bounded: four kept, the two oldest dropped and counted.
+            QTRY_COMPARE_WITH_TIMEOUT(ledger.state().droppedRows, 2u, 10000);
+            QCOMPARE(ledger.state().rowsInMemory, 4);
+
+            QSqlQuery end(locker.database);
+            QVERIFY(end.exec(u"ROLLBACK"_s));
+        }
+        storage::closeStateDatabase(lockName);
+        // Retried on its own, every retry interval: the rows land without another request.
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 4, 10000);
+        QTRY_COMPARE_WITH_TIMEOUT(ledger.state().writable, true, 10000);
+        QCOMPARE(ledger.state().rowsInMemory, 0);
+        QCOMPARE(ledger.state().droppedRows, 2u);
+    }
+};
+
+QTEST_GUILESS_MAIN(UsageLedgerTest)
+#include "tst_usage_ledger.moc"
