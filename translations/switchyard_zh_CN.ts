@@ -1326,6 +1326,14 @@ Models: %3</source>
         <source>Alerts</source>
         <translation>告警</translation>
     </message>
+    <message>
+        <source>Usage</source>
+        <translation>用量</translation>
+    </message>
+    <message>
+        <source>Usage ledger not written</source>
+        <translation>用量账本未写入</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>
@@ -1656,6 +1664,44 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::TopSpendersModel</name>
+    <message numerus="yes">
+        <source>%n request(s) with estimated tokens: the provider reported no usage</source>
+        <translation>
+            <numerusform>%n 个请求的令牌数为估算：提供方未报告用量</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>(no tenant)</source>
+        <translation>（无租户）</translation>
+    </message>
+    <message>
+        <source>%1 → %2</source>
+        <extracomment>input tokens → output tokens</extracomment>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Tokens in → out</source>
+        <translation>令牌 输入 → 输出</translation>
+    </message>
+    <message>
+        <source>Estimated</source>
+        <translation>估算</translation>
+    </message>
+    <message>
+        <source>Spend</source>
+        <translation>花费</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::TraceListModel</name>
     <message>
         <source>%1 ms</source>
@@ -1672,10 +1718,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Last failed attempt: %1</source>
         <translation>最后一次失败的尝试：%1</translation>
-    </message>
-    <message>
-        <source>Input tokens → output tokens, as the provider reported them</source>
-        <translation>输入令牌 → 输出令牌（以提供方报告为准）</translation>
     </message>
     <message>
         <source>default</source>
@@ -1740,6 +1782,10 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Request id</source>
         <translation>请求 ID</translation>
+    </message>
+    <message>
+        <source>Input tokens → output tokens, as the provider reported them; ≈ marks an estimate from the text when it reported none</source>
+        <translation>输入令牌 → 输出令牌（以提供方报告为准）；提供方未报告时按文本估算，以 ≈ 标出</translation>
     </message>
 </context>
 <context>
@@ -2073,6 +2119,129 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>key %1</source>
         <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation>密钥 %1</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::UsagePage</name>
+    <message>
+        <source>Usage and cost</source>
+        <translation>用量与费用</translation>
+    </message>
+    <message>
+        <source>&amp;Range</source>
+        <translation>范围(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>&amp;By</source>
+        <translation>按(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Top spenders today</source>
+        <translation>今日花费最多</translation>
+    </message>
+    <message>
+        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report.</source>
+        <translation>自 UTC 00:00 起按花费排列的租户。“估算”是提供方未报告令牌数的请求所占比例。</translation>
+    </message>
+    <message>
+        <source>Budgets</source>
+        <translation>预算</translation>
+    </message>
+    <message>
+        <source>(no tenant)</source>
+        <translation>（无租户）</translation>
+    </message>
+    <message>
+        <source>(no model)</source>
+        <translation>（无模型）</translation>
+    </message>
+    <message>
+        <source>Other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>per hour, UTC</source>
+        <translation>每小时，UTC</translation>
+    </message>
+    <message>
+        <source>per day, UTC</source>
+        <translation>每天，UTC</translation>
+    </message>
+    <message>
+        <source>Spend (USD) %1</source>
+        <translation>花费（美元）%1</translation>
+    </message>
+    <message>
+        <source>Tokens (input + output) %1</source>
+        <translation>令牌（输入 + 输出）%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2 → %3 tokens&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%4 requests&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%5 estimated</source>
+        <extracomment>%1 spend; %2 input tokens; %3 output tokens; %4 requests; %5 share of estimated requests</extracomment>
+        <translation>&lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2 → %3 个令牌&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%4 个请求&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%5 为估算</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n request(s) in this range used a model without a price in `pricing`: they count as free.</source>
+        <translation>
+            <numerusform>此范围内有 %n 个请求使用了 `pricing` 中没有价格的模型：按免费计。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>None configured: add `budgets` to the config to refuse a tenant or key that has spent its day&apos;s or month&apos;s limit.</source>
+        <translation>尚未配置：在配置中添加 `budgets`，即可拒绝已用完当日或当月额度的租户或密钥。</translation>
+    </message>
+    <message>
+        <source>Spend per UTC day or month; a budget used up refuses its tenant or key with 429 until it resets.</source>
+        <translation>按 UTC 日或月统计花费；预算用完后，其租户或密钥的请求将被 429 拒绝，直到预算重置。</translation>
+    </message>
+    <message>
+        <source>today</source>
+        <translation>今天</translation>
+    </message>
+    <message>
+        <source>this month</source>
+        <translation>本月</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; %2: %3 of %4 (%5)</source>
+        <extracomment>%1 budget name; %2 &quot;today&quot; or &quot;this month&quot;; %3 spent; %4 limit; %5 used share</extracomment>
+        <translation>&lt;b&gt;%1&lt;/b&gt; %2：%3 / %4（%5）</translation>
+    </message>
+    <message>
+        <source>Resets at %1</source>
+        <translation>重置时间 %1</translation>
+    </message>
+    <message>
+        <source>The usage ledger is written again.</source>
+        <translation>用量账本已恢复写入。</translation>
+    </message>
+    <message>
+        <source>The usage ledger cannot be written: %1. Traffic is served; %2 row(s) wait in memory (at most %3) and writing is retried.</source>
+        <translation>用量账本无法写入：%1。流量照常服务；%2 行在内存中等待（最多 %3 行），并会重试写入。</translation>
+    </message>
+    <message>
+        <source>%1 row(s) were dropped beyond that limit and are lost.</source>
+        <translation>超出该上限的 %1 行已被丢弃并丢失。</translation>
     </message>
 </context>
 </TS>
