@@ -4,7 +4,10 @@
 #   1. checks that scripts/setup.sh, run without root and without sudo, says what to run;
 #   2. runs scripts/test.sh (set-up, build, every test);
 #   3. starts scripts/run.sh --headless --listen 127.0.0.1:0, sends one chat completion to the
-#      embedded demo, checks /healthz, stops it with SIGTERM and checks that it exits 0.
+#      embedded demo, checks /healthz, stops it with SIGTERM and checks that it exits 0;
+#   4. builds the .deb, checks it declares the SQLite driver, installs it with apt, and runs the
+#      installed binary twice as the systemd unit would (STATE_DIRECTORY=/var/lib/switchyard):
+#      the config version and the usage ledger's row of the first run are there in the second.
 # Prints one line per step and a final `N passed, N failed`. Needs root (for the chroot) and
 # takes about half an hour on two cores: too slow for every CI run, run it whenever the set-up
 # changes and record the result in the README.
@@ -177,9 +180,79 @@ demo_answers_and_stops_on_sigterm() {
     [ "$code" -eq 0 ]
 }
 
+# Starts the installed binary as the unit does, with a state directory; prints its base URL.
+start_installed() {
+    local out="$1" base_url=""
+    chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+        STATE_DIRECTORY=/var/lib/switchyard PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+        /usr/bin/switchyard --headless --config /etc/switchyard/switchyard.yaml \
+        --listen 127.0.0.1:0 >"$out" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 1 120); do
+        base_url=$(grep -o 'OpenAI base URL http://[^ ;]*' "$out" | awk '{print $4}' || true)
+        [ -n "$base_url" ] && break
+        kill -0 "$server_pid" 2>/dev/null || { cat "$out" >&2; return 1; }
+        sleep 0.5
+    done
+    [ -n "$base_url" ] || { cat "$out" >&2; return 1; }
+    echo "${base_url%/v1}"
+}
+
+stop_installed() {
+    kill -TERM "$server_pid"
+    local code=0
+    wait "$server_pid" || code=$?
+    server_pid=""
+    echo "exit status after SIGTERM: $code"
+    [ "$code" -eq 0 ]
+}
+
+package_installs_and_keeps_state() {
+    local base answer
+    in_root /bin/bash -c 'cd /src/switchyard/build && cpack -G DEB'
+    local deb
+    deb=$(cd "$root/src/switchyard/build" && ls switchyard-*.deb | head -n 1)
+    echo "package: $deb"
+    in_root dpkg-deb -f "/src/switchyard/build/$deb" Depends | tee /dev/stderr |
+        grep -q 'libqt6sql6-sqlite'
+    in_root apt-get install -y "/src/switchyard/build/$deb"
+    in_root test -f /lib/systemd/system/switchyard.service
+    grep -q '^StateDirectory=switchyard' "$root/lib/systemd/system/switchyard.service"
+    mkdir -p "$root/etc/switchyard"
+    cat >"$root/etc/switchyard/switchyard.yaml" <<'YAML'
+providers:
+  - id: local
+    kind: simulated
+    models: [packaged-chat]
+    simulate: {latency: 10ms, first_token: 10ms}
+YAML
+
+    base=$(start_installed "$log/installed-1.out")
+    echo "first run: $base"
+    answer=$(curl -sS --max-time 30 "$base/v1/chat/completions" -H 'content-type: application/json' \
+        -d '{"model":"packaged-chat","messages":[{"role":"user","content":"hello"}]}')
+    echo "chat: $answer"
+    grep -q '"object":"chat.completion"' <<<"$answer"
+    stop_installed
+    test -s "$root/var/lib/switchyard/switchyard.db"
+
+    base=$(start_installed "$log/installed-2.out")
+    echo "second run: $base"
+    answer=$(curl -sS --max-time 10 "$base/admin/v1/config/versions")
+    echo "versions: $answer"
+    grep -Eq '"number": ?1[,}]' <<<"$answer"
+    answer=$(curl -sS --max-time 10 "$base/admin/v1/usage?group_by=model")
+    echo "usage: $answer"
+    grep -Eq '"model": ?"packaged-chat"' <<<"$answer"
+    grep -Eq '"requests": ?1[,}]' <<<"$answer"
+    stop_installed
+}
+
 step "mmdebstrap a new Debian 12 root (variant apt)" make_root || finish
 step "copy the checkout into the root" copy_checkout || finish
 step "setup.sh without root or sudo stops and says what to run" setup_without_root_says_what_to_run || true
 step "scripts/test.sh (set-up, build, every test)" run_tests || true
 step "scripts/run.sh --headless: chat completion, /healthz, SIGTERM exits 0" demo_answers_and_stops_on_sigterm || true
+step "the .deb installs; versions and the ledger survive a restart of the installed binary" \
+    package_installs_and_keeps_state || true
 finish

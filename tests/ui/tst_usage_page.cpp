@@ -234,7 +234,7 @@ private Q_SLOTS:
         MainWindow window(bridge);
         UsagePage *page = window.usagePage();
         QVERIFY(page);
-        QCOMPARE(window.pageTabs()->tabText(4), u"Usage"_s);
+        QCOMPARE(window.pageTabs()->tabText(window.pageTabs()->indexOf(page)), u"Usage"_s);
         window.show();
         QVERIFY(page->ledgerBanner()->isHidden());
         EngineSnapshot snapshot = bridge.lastSnapshot();
@@ -264,9 +264,10 @@ private Q_SLOTS:
         window.resize(1280, 860);
         // The page on a fixed clock, in the window as a user sees it.
         auto *page = new UsagePage(bridge, [] { return kNow; });
-        window.pageTabs()->removeTab(4);
-        window.pageTabs()->insertTab(4, page, u"Usage"_s);
-        window.pageTabs()->setCurrentWidget(window.usagePage());
+        const int usageTab = window.pageTabs()->indexOf(window.usagePage());
+        window.pageTabs()->removeTab(usageTab);
+        window.pageTabs()->insertTab(usageTab, page, u"Usage"_s);
+        window.pageTabs()->setCurrentWidget(page);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         EngineSnapshot snapshot = bridge.lastSnapshot();
