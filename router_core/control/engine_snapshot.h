@@ -1,7 +1,7 @@
 #pragma once
 
-#include "control/config_versions.h"
 #include "alerts/alert_types.h"
+#include "control/config_versions.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "telemetry/connection_counts.h"

@@ -220,6 +220,21 @@ void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
                   "QSocketNotifier: Multiple socket notifiers for same socket %d "
                   "and type %s",
                   fd, typeName(type));
+        // The replaced notifier's event collected in this pass is not the new one's to take,
+        // and the old one may be deleted before its turn (Qt drops it from its pending list too).
+        int &pending = descriptor.pendingIndex[std::size_t(type)];
+        if (pending >= 0) {
+            m_pending[std::size_t(pending)].notifier = nullptr;
+            pending = -1;
+        }
+        // Taking over a live registration usually means the descriptor was closed under the old
+        // notifier and its number reused: the kernel dropped the old file from the epoll set, so
+        // an unchanged interest must still be added again for the new one.
+        if (descriptor.kernelEvents != 0) {
+            epollControl(EPOLL_CTL_DEL, fd, 0);
+            descriptor.kernelEvents = 0;
+            m_counters.watchedDescriptors.fetch_sub(1, std::memory_order_relaxed);
+        }
     }
     slot = notifier;
     markDirty(fd);
@@ -234,8 +249,15 @@ void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
         return;
     Descriptor &descriptor = m_descriptors[std::size_t(fd)];
     QSocketNotifier *&slot = descriptor.notifiers[std::size_t(type)];
-    if (slot != notifier)
-        return; // a notifier that lost its place to a later one of the same descriptor and type
+    if (slot != notifier) {
+        // A notifier that lost its place to a later one of the same descriptor and type: it owns
+        // no slot, but an activation collected for it must not outlive it.
+        for (PendingActivation &activation : m_pending) {
+            if (activation.notifier == notifier)
+                activation.notifier = nullptr;
+        }
+        return;
+    }
     slot = nullptr;
     int &pending = descriptor.pendingIndex[std::size_t(type)];
     if (pending >= 0) {
