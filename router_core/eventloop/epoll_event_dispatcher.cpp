@@ -438,22 +438,17 @@ qint64 EpollEventDispatcher::firstDeadlineNs()
 int EpollEventDispatcher::activateTimers()
 {
     const qint64 nowNs = monotonicNs();
-    // Take every entry due now first: a timer started, or restarted at zero interval, by one of
-    // these events waits for the next pass, so timers can never keep a pass from ending.
-    m_due.clear();
-    while (!m_heap.empty() && m_heap.front().deadlineNs <= nowNs) {
-        std::pop_heap(m_heap.begin(), m_heap.end(), laterEntry<HeapEntry>);
-        m_due.push_back(m_heap.back());
-        m_heap.pop_back();
-    }
-    if (m_due.empty())
-        return 0;
-    // Delivery may run a nested loop that uses m_due: work from this pass's own list, and hand
-    // its buffer back afterwards so a pass allocates nothing.
-    std::vector<HeapEntry> due;
-    due.swap(m_due);
+    // Only entries made before this pass began are fired: a timer started, or restarted at zero
+    // interval, by one of these events waits for the next pass, so timers can never keep a pass
+    // from ending. Each entry leaves the heap (and its timer is rescheduled) just before it is
+    // delivered, never in a batch: a handler running a nested loop leaves the timers due after
+    // it on the heap, where that loop's passes find and fire them.
+    const quint64 cut = m_nextSequence;
     int activated = 0;
-    for (const HeapEntry &entry : due) {
+    while (!m_heap.empty() && m_heap.front().deadlineNs <= nowNs && m_heap.front().sequence < cut) {
+        std::pop_heap(m_heap.begin(), m_heap.end(), laterEntry<HeapEntry>);
+        const HeapEntry entry = m_heap.back();
+        m_heap.pop_back();
         const auto found = m_timers.find(entry.timerId);
         if (found == m_timers.end() || found->second.heapSequence != entry.sequence)
             continue; // stopped or restarted since this entry was made
@@ -472,10 +467,6 @@ int EpollEventDispatcher::activateTimers()
         const auto after = m_timers.find(entry.timerId);
         if (after != m_timers.end() && after->second.identity == identity)
             after->second.inDelivery = false;
-    }
-    if (m_due.capacity() < due.capacity()) {
-        due.clear();
-        m_due.swap(due);
     }
     return activated;
 }

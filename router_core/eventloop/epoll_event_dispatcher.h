@@ -137,7 +137,6 @@ private:
     std::unordered_map<int, Timer> m_timers;
     QHash<QObject *, QVarLengthArray<int, 2>> m_timersByObject;
     std::vector<HeapEntry> m_heap;
-    std::vector<HeapEntry> m_due;
     quint64 m_nextSequence = 1;
     quint64 m_nextIdentity = 1;
 

@@ -175,6 +175,7 @@ private Q_SLOTS:
     void unregisterTimersOfAnObjectLeavesOthersRunning();
     void restartingATimerManyTimesLeavesOneLiveEntry();
     void zeroIntervalTimerDoesNotStarveSockets();
+    void nestedLoopInATimerFiresTheTimersDueWithIt();
     void postedEventsAndQueuedSignalsArriveWhileIdle();
     void readAndWriteNotifiersOnASocketPair();
     void hangUpWakesTheReadNotifier();
@@ -390,6 +391,40 @@ void EpollDispatcherTest::zeroIntervalTimerDoesNotStarveSockets()
     });
     QCOMPARE(readActivations, 1);
     QVERIFY(zeroTicks > 0);
+}
+
+void EpollDispatcherTest::nestedLoopInATimerFiresTheTimersDueWithIt()
+{
+    // Two timers due in the same pass; the first one's handler waits in a nested loop for the
+    // second. The second must not be held back by the pass that is delivering the first.
+    EpollThread epoll;
+    const auto [secondFiredInside, quitByGuard] = epoll.run([] {
+        TimerRecorder recorder;
+        QEventLoop outer;
+        // Both due before the next pass looks at timers: the thread is kept busy past them.
+        const int first = recorder.startTimer(0, Qt::PreciseTimer);
+        const int second = recorder.startTimer(0, Qt::PreciseTimer);
+        bool secondFiredInside = false;
+        bool quitByGuard = false;
+        bool inFirst = false;
+        QEventLoop nested;
+        recorder.onFire = [&](int id) {
+            recorder.killTimer(id);
+            if (id == first) {
+                inFirst = true;
+                quitByGuard = !runLoop(nested, 2000);
+                inFirst = false;
+                outer.quit();
+            } else if (id == second) {
+                secondFiredInside = inFirst;
+                nested.quit();
+            }
+        };
+        runLoop(outer);
+        return std::pair{secondFiredInside, quitByGuard};
+    });
+    QVERIFY(!quitByGuard);
+    QVERIFY(secondFiredInside);
 }
 
 void EpollDispatcherTest::postedEventsAndQueuedSignalsArriveWhileIdle()
