@@ -461,7 +461,10 @@ int EpollEventDispatcher::activateTimers()
         QObject *object = timer.object;
         QTimerEvent event(entry.timerId);
         m_counters.timerActivations.fetch_add(1, std::memory_order_relaxed);
-        ++activated;
+        // As Qt: a zero-interval timer (an idle task) is no event for processEvents() to report,
+        // or a loop that processes events until none are left would never stop.
+        if (timer.registeredIntervalMs > 0)
+            ++activated;
         QCoreApplication::sendEvent(object, &event);
         // The timer may have been stopped, and its id reused, while the event ran.
         const auto after = m_timers.find(entry.timerId);
@@ -608,16 +611,18 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     // A wake-up asked for since the last drain is honoured even if its eventfd write was already
     // read by that drain: this pass does not sleep, and clears it.
     const bool wakeUpAsked = m_wakeUpPending.load(std::memory_order_seq_cst);
+    // Before the timeout is computed, as in Qt: a timer started by an aboutToBlock() slot must
+    // bound this wait.
+    if (mayBlock && !wakeUpAsked)
+        emit aboutToBlock();
+    if (m_interrupted.load(std::memory_order_acquire))
+        return false;
     qint64 timeoutNs = mayBlock && !wakeUpAsked ? -1 : 0;
     if (includeTimers && timeoutNs != 0) {
         const qint64 firstNs = firstDeadlineNs();
         if (firstNs >= 0)
             timeoutNs = std::max<qint64>(0, firstNs - monotonicNs());
     }
-    if (timeoutNs != 0)
-        emit aboutToBlock();
-    if (m_interrupted.load(std::memory_order_acquire))
-        return false;
 
     applyDirtyInterest();
     const int readyCount = waitForEvents(includeNotifiers, timeoutNs);

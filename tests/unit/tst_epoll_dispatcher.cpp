@@ -176,6 +176,8 @@ private Q_SLOTS:
     void restartingATimerManyTimesLeavesOneLiveEntry();
     void zeroIntervalTimerDoesNotStarveSockets();
     void nestedLoopInATimerFiresTheTimersDueWithIt();
+    void timerStartedBeforeBlockingBoundsTheWait();
+    void zeroIntervalTimersAreNotReportedAsEvents();
     void postedEventsAndQueuedSignalsArriveWhileIdle();
     void readAndWriteNotifiersOnASocketPair();
     void hangUpWakesTheReadNotifier();
@@ -425,6 +427,67 @@ void EpollDispatcherTest::nestedLoopInATimerFiresTheTimersDueWithIt()
     });
     QVERIFY(!quitByGuard);
     QVERIFY(secondFiredInside);
+}
+
+void EpollDispatcherTest::timerStartedBeforeBlockingBoundsTheWait()
+{
+    // The only timer is started by an aboutToBlock() slot: the wait it is about to start must
+    // end when that timer is due, not when the guard's much later one is.
+    EpollThread epoll;
+    const bool beforeTheGuard = epoll.run([&] {
+        QEventLoop loop;
+        bool started = false;
+        bool fired = false;
+        QObject::connect(epoll.dispatcher(), &QAbstractEventDispatcher::aboutToBlock, &loop, [&] {
+            if (started)
+                return;
+            started = true;
+            QTimer::singleShot(1, Qt::PreciseTimer, &loop, [&] {
+                fired = true;
+                loop.quit();
+            });
+        });
+        // Without the slot's timer the guard alone would set the timeout; that timer must
+        // shorten it.
+        QTimer guard;
+        guard.setSingleShot(true);
+        bool guardQuit = false;
+        QObject::connect(&guard, &QTimer::timeout, &loop, [&] {
+            guardQuit = true;
+            loop.quit();
+        });
+        guard.start(3000);
+        loop.exec();
+        return fired && !guardQuit;
+    });
+    QVERIFY(beforeTheGuard);
+}
+
+void EpollDispatcherTest::zeroIntervalTimersAreNotReportedAsEvents()
+{
+    EpollThread epoll;
+    const auto [firedCalls, reported, preciseReported] = epoll.run([&] {
+        TimerRecorder recorder;
+        recorder.onFire = [&](int id) { recorder.killTimer(id); };
+        recorder.startTimer(0);
+        int firedCalls = 0;
+        bool reported = false;
+        // Non-blocking passes until the idle timer has fired (the first one normally does it).
+        for (int pass = 0; pass < 100 && recorder.fired.isEmpty(); ++pass) {
+            reported = epoll.dispatcher()->processEvents(QEventLoop::AllEvents);
+            ++firedCalls;
+        }
+        // A timer with an interval is reported: the figure above is not false for another reason.
+        const int precise = recorder.startTimer(1, Qt::PreciseTimer);
+        bool preciseReported = false;
+        while (recorder.fired.size() < 2)
+            preciseReported = epoll.dispatcher()->processEvents(QEventLoop::WaitForMoreEvents);
+        Q_UNUSED(precise);
+        return std::tuple{firedCalls, reported, preciseReported};
+    });
+    QVERIFY(firedCalls < 100);
+    QVERIFY(!reported);
+    QVERIFY(preciseReported);
 }
 
 void EpollDispatcherTest::postedEventsAndQueuedSignalsArriveWhileIdle()
