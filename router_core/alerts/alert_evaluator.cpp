@@ -279,6 +279,11 @@ void AlertEvaluator::evaluate()
                     clear(kind, alert.subject, gone, u"the rule was disabled"_s);
                 }
             }
+            // And its half-started conditions and frozen baselines: enabled again later, the
+            // rule starts afresh, not from a start it saw before it was switched off.
+            m_states.removeIf([index](const QHash<StateKey, RuleState>::iterator &state) {
+                return state.key().first == index;
+            });
             continue;
         }
         switch (kind) {

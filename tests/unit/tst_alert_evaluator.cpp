@@ -113,6 +113,7 @@ private Q_SLOTS:
     void cancelsAndClientErrorsCountForNothing();
     void followsAChangedThresholdAndADisabledRule();
     void disablingARuleClearsItsAlerts();
+    void reEnabledRuleStartsItsHoldAfresh();
     void keepsTheNewestEventsOnly();
     void readsAP95WithinItsBin_data();
     void readsAP95WithinItsBin();
@@ -426,6 +427,28 @@ void TestAlertEvaluator::disablingARuleClearsItsAlerts()
     QCOMPARE(bench.events.last().kind, AlertEvent::Kind::Cleared);
     QVERIFY2(bench.events.last().message.endsWith(u"(the rule was disabled)"_s),
              qPrintable(bench.events.last().message));
+}
+
+void TestAlertEvaluator::reEnabledRuleStartsItsHoldAfresh()
+{
+    Bench bench;
+    const auto setEnabled = [&](bool enabled) {
+        auto next = std::make_shared<config::Config>(bench.store().config());
+        next->alerts.rules[int(AlertRuleKind::TierSuccessRate)].enabled = enabled;
+        bench.store().replace(next);
+    };
+    // Holding from second 5, switched off at 100 before its three minutes, on again at 200.
+    bench.runUntil(100, [&](int) { halfFailing(bench); });
+    setEnabled(false);
+    bench.runUntil(200, [&](int) { halfFailing(bench); });
+    setEnabled(true);
+    // Its hold starts at the first evaluation after that, 205: raised at 385, not at once.
+    bench.runUntil(380, [&](int) { halfFailing(bench); });
+    QCOMPARE(bench.eventsOf(AlertRuleKind::TierSuccessRate).size(), 0);
+    bench.runUntil(385, [&](int) { halfFailing(bench); });
+    const QList<AlertEvent> raised = bench.eventsOf(AlertRuleKind::TierSuccessRate);
+    QCOMPARE(raised.size(), 1);
+    QCOMPARE(raised.first().sinceMs, bench.msAt(205));
 }
 
 void TestAlertEvaluator::keepsTheNewestEventsOnly()
