@@ -108,6 +108,7 @@ private Q_SLOTS:
     void latencyBaselineNeedsItsSamples();
     void failSafeAnswerRaisesAtOnceAndClears();
     void budgetRaisesAtItsShareAndClearsWithHysteresis();
+    void budgetGoneFromTheReadingsClearsItsAlert();
     void needsTheMinimumOfRequests_data();
     void needsTheMinimumOfRequests();
     void cancelsAndClientErrorsCountForNothing();
@@ -367,6 +368,33 @@ void TestAlertEvaluator::budgetRaisesAtItsShareAndClearsWithHysteresis()
     QCOMPARE(bench.events.size(), 2);
     QCOMPARE(bench.events.last().kind, AlertEvent::Kind::Cleared);
     QCOMPARE(bench.events.last().value, 0.10);
+}
+
+void TestAlertEvaluator::budgetGoneFromTheReadingsClearsItsAlert()
+{
+    Bench bench;
+    const auto quiet = [](int) {};
+    bench.evaluator().observeBudgets({{u"acme (day)"_s, 0.95}, {u"zeta (day)"_s, 0.50}});
+    bench.runUntil(5, quiet);
+    QCOMPARE(bench.evaluator().active().size(), 1);
+    // A reload renames `acme` to `acme-eu`: the health tick's next reading has only the new name.
+    bench.evaluator().observeBudgets({{u"acme-eu (day)"_s, 0.95}, {u"zeta (day)"_s, 0.50}});
+    bench.runUntil(10, quiet);
+    QCOMPARE(bench.evaluator().active().size(), 1);
+    QCOMPARE(bench.evaluator().active().first().subject, u"acme-eu (day)"_s);
+    const QList<AlertEvent> events = bench.eventsOf(AlertRuleKind::BudgetUsed);
+    QCOMPARE(events.size(), 3);
+    const auto cleared = std::find_if(events.cbegin(), events.cend(), [](const AlertEvent &event) {
+        return event.kind == AlertEvent::Kind::Cleared;
+    });
+    QVERIFY(cleared != events.cend());
+    QCOMPARE(cleared->subject, u"acme (day)"_s);
+    QVERIFY2(cleared->message.endsWith(u"(the budget is no longer configured)"_s),
+             qPrintable(cleared->message));
+    // And removed for good: nothing stays raised.
+    bench.evaluator().observeBudgets({});
+    bench.runUntil(15, quiet);
+    QVERIFY(bench.evaluator().active().isEmpty());
 }
 
 void TestAlertEvaluator::needsTheMinimumOfRequests_data()
