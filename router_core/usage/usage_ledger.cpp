@@ -67,6 +67,13 @@ QString sqlExpression(UsageDimension dimension)
 
 } // namespace
 
+// Carries a finished report from the writer's thread to the asker's context object.
+class ReportCourier final : public QObject {
+    Q_OBJECT
+Q_SIGNALS:
+    void ready();
+};
+
 // The ledger's own thread: the only user of its database connection. Rows arrive through
 // append() from the engine thread under m_mutex; everything else runs here.
 class LedgerWriter final : public QObject {
@@ -542,15 +549,23 @@ void UsageLedger::flushSoon()
 void UsageLedger::query(const UsageQuery &query, QObject *context,
                         std::function<void(UsageReport)> done)
 {
+    // The report goes back through a queued connection to `context`, made here on its own
+    // thread: if `context` is deleted before the report is ready, Qt drops the connection (or
+    // the posted call) on that thread, so the writer never touches a pointer that may dangle.
+    auto result = std::make_shared<UsageReport>();
+    auto courier = std::make_shared<ReportCourier>();
+    QObject::connect(
+        courier.get(), &ReportCourier::ready, context,
+        [result, done = std::move(done)] { done(std::move(*result)); }, Qt::QueuedConnection);
+    courier->moveToThread(&m_thread);
     LedgerWriter *writer = m_writer;
-    QMetaObject::invokeMethod(
-        m_writer, [writer, query, context = QPointer<QObject>(context), done = std::move(done)] {
-            if (!context)
-                return;
-            UsageReport report = writer->report(query);
-            QMetaObject::invokeMethod(context.data(),
-                                      [done, report = std::move(report)] { done(report); });
-        });
+    // The call owns the courier, so it is deleted on the writer's thread, where it now lives.
+    QMetaObject::invokeMethod(m_writer, [writer, query, result, courier = std::move(courier)] {
+        *result = writer->report(query);
+        emit courier->ready();
+    });
 }
 
 } // namespace switchyard::usage
+
+#include "usage_ledger.moc"

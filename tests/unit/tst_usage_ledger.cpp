@@ -16,6 +16,7 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 
 using namespace switchyard;
 using namespace Qt::StringLiterals;
@@ -401,6 +402,22 @@ private Q_SLOTS:
         QCOMPARE(late, 3);
         QCOMPARE(ledger.state().rowsInMemory, 4);
         QCOMPARE(ledger.state().droppedRows, 2u);
+    }
+
+    void aReportForAContextThatIsGoneIsDropped()
+    {
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(store, budgets, optionsAt(QString()));
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        bool called = false;
+        auto context = std::make_unique<QObject>();
+        ledger.query(today({usage::UsageDimension::Tenant}), context.get(),
+                     [&](const usage::UsageReport &) { called = true; });
+        context.reset();
+        roundTrip(ledger); // answered after the first: the first was made by then
+        QCoreApplication::processEvents();
+        QVERIFY(!called);
     }
 };
 
