@@ -179,6 +179,13 @@ void AlertEvaluator::observeBudget(const QString &budgetName, double usedFractio
     m_budgets.insert(budgetName, usedFraction);
 }
 
+void AlertEvaluator::observeBudgets(const QList<QPair<QString, double>> &readings)
+{
+    m_budgets.clear();
+    for (const auto &[name, usedFraction] : readings)
+        observeBudget(name, usedFraction);
+}
+
 AlertEvaluator::Condition
 AlertEvaluator::tierCondition(AlertRuleKind kind, const AlertRuleConfig &rule,
                               const TrafficWindows &windows, timing::Clock::TimePoint now,
@@ -279,6 +286,11 @@ void AlertEvaluator::evaluate()
                     clear(kind, alert.subject, gone, u"the rule was disabled"_s);
                 }
             }
+            // And its half-started conditions and frozen baselines: enabled again later, the
+            // rule starts afresh, not from a start it saw before it was switched off.
+            m_states.removeIf([index](const QHash<StateKey, RuleState>::iterator &state) {
+                return state.key().first == index;
+            });
             continue;
         }
         switch (kind) {
@@ -311,9 +323,29 @@ void AlertEvaluator::evaluate()
                 condition.holds = budget.value() >= rule.threshold;
                 step(kind, rule, SubjectKind::Budget, budget.key(), condition, now);
             }
+            forgetBudgetsNoLongerObserved();
             break;
         }
     }
+}
+
+void AlertEvaluator::forgetBudgetsNoLongerObserved()
+{
+    const int kind = int(AlertRuleKind::BudgetUsed);
+    const QList<ActiveAlert> raised = m_active;
+    for (const ActiveAlert &alert : raised) {
+        if (alert.rule == AlertRuleKind::BudgetUsed && !m_budgets.contains(alert.subject)) {
+            Condition gone;
+            gone.value = kNoData;
+            gone.threshold = alert.threshold;
+            gone.unit = alert.unit;
+            clear(AlertRuleKind::BudgetUsed, alert.subject, gone,
+                  u"the budget is no longer configured"_s);
+        }
+    }
+    m_states.removeIf([this, kind](const QHash<StateKey, RuleState>::iterator &state) {
+        return state.key().first == kind && !m_budgets.contains(state.key().second);
+    });
 }
 
 void AlertEvaluator::step(AlertRuleKind kind, const AlertRuleConfig &rule, SubjectKind subjectKind,

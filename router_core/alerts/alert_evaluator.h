@@ -63,6 +63,9 @@ public Q_SLOTS:
     // The budget tracker's reading of one budget: `usedFraction` of it is spent (0.8 is 80 %).
     // The budget_used rule compares the last reading at each evaluation.
     void observeBudget(const QString &budgetName, double usedFraction);
+    // Every budget there is now, with its used share: replaces all earlier readings, so a budget
+    // a reload removed or renamed is forgotten and its alert cleared at the next evaluation.
+    void observeBudgets(const QList<QPair<QString, double>> &readings);
 
 Q_SIGNALS:
     // Every raise and clear, as it is logged; the webhook and the console follow it.
@@ -102,6 +105,8 @@ private:
     void clear(config::AlertRuleKind kind, const QString &subject, const Condition &condition,
                const QString &why);
     void publish(AlertEvent event);
+    // Clears the alerts, and drops the states, of budgets the last full reading did not have.
+    void forgetBudgetsNoLongerObserved();
     TrafficWindows *tierWindows(const QString &tier);
 
     const config::ConfigStore &m_store;

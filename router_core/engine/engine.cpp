@@ -179,14 +179,18 @@ Engine::Engine(config::Config config, QObject *parent)
                                [this] { return alertWebhookCounts(); });
     // The budget_used rule reads each budget's spent share: at once when it crosses a 10 % step,
     // and on the health timer too, so a new day or month (spend back to zero) clears it.
-    const auto observeBudget = [alerts = m_alerts](const usage::BudgetStatus &status) {
-        alerts->observeBudget(u"%1 (%2)"_s.arg(status.name, status.window), status.fraction());
-    };
     connect(m_budgets, &usage::BudgetTracker::fractionStepCrossed, m_alerts,
-            [observeBudget](const usage::BudgetStatus &status, int) { observeBudget(status); });
-    connect(&m_healthTimer, &QTimer::timeout, m_alerts, [this, observeBudget] {
+            [alerts = m_alerts](const usage::BudgetStatus &status, int) {
+                alerts->observeBudget(u"%1 (%2)"_s.arg(status.name, status.window),
+                                      status.fraction());
+            });
+    // The health tick's reading is the whole list: a budget a reload removed or renamed leaves
+    // it, and its alert clears.
+    connect(&m_healthTimer, &QTimer::timeout, m_alerts, [this] {
+        QList<QPair<QString, double>> readings;
         for (const usage::BudgetStatus &status : m_budgets->budgets())
-            observeBudget(status);
+            readings.append({u"%1 (%2)"_s.arg(status.name, status.window), status.fraction()});
+        m_alerts->observeBudgets(readings);
     });
     if (const auto &otlp = m_store->config().trace.otlp) {
         m_spanExporter = std::make_unique<otlp::SpanExporter>(*otlp, otlp::makeCurlPoster(*otlp));

@@ -220,6 +220,21 @@ void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
                   "QSocketNotifier: Multiple socket notifiers for same socket %d "
                   "and type %s",
                   fd, typeName(type));
+        // The replaced notifier's event collected in this pass is not the new one's to take,
+        // and the old one may be deleted before its turn (Qt drops it from its pending list too).
+        int &pending = descriptor.pendingIndex[std::size_t(type)];
+        if (pending >= 0) {
+            m_pending[std::size_t(pending)].notifier = nullptr;
+            pending = -1;
+        }
+        // Taking over a live registration usually means the descriptor was closed under the old
+        // notifier and its number reused: the kernel dropped the old file from the epoll set, so
+        // an unchanged interest must still be added again for the new one.
+        if (descriptor.kernelEvents != 0) {
+            epollControl(EPOLL_CTL_DEL, fd, 0);
+            descriptor.kernelEvents = 0;
+            m_counters.watchedDescriptors.fetch_sub(1, std::memory_order_relaxed);
+        }
     }
     slot = notifier;
     markDirty(fd);
@@ -234,8 +249,15 @@ void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
         return;
     Descriptor &descriptor = m_descriptors[std::size_t(fd)];
     QSocketNotifier *&slot = descriptor.notifiers[std::size_t(type)];
-    if (slot != notifier)
-        return; // a notifier that lost its place to a later one of the same descriptor and type
+    if (slot != notifier) {
+        // A notifier that lost its place to a later one of the same descriptor and type: it owns
+        // no slot, but an activation collected for it must not outlive it.
+        for (PendingActivation &activation : m_pending) {
+            if (activation.notifier == notifier)
+                activation.notifier = nullptr;
+        }
+        return;
+    }
     slot = nullptr;
     int &pending = descriptor.pendingIndex[std::size_t(type)];
     if (pending >= 0) {
@@ -416,22 +438,17 @@ qint64 EpollEventDispatcher::firstDeadlineNs()
 int EpollEventDispatcher::activateTimers()
 {
     const qint64 nowNs = monotonicNs();
-    // Take every entry due now first: a timer started, or restarted at zero interval, by one of
-    // these events waits for the next pass, so timers can never keep a pass from ending.
-    m_due.clear();
-    while (!m_heap.empty() && m_heap.front().deadlineNs <= nowNs) {
-        std::pop_heap(m_heap.begin(), m_heap.end(), laterEntry<HeapEntry>);
-        m_due.push_back(m_heap.back());
-        m_heap.pop_back();
-    }
-    if (m_due.empty())
-        return 0;
-    // Delivery may run a nested loop that uses m_due: work from this pass's own list, and hand
-    // its buffer back afterwards so a pass allocates nothing.
-    std::vector<HeapEntry> due;
-    due.swap(m_due);
+    // Only entries made before this pass began are fired: a timer started, or restarted at zero
+    // interval, by one of these events waits for the next pass, so timers can never keep a pass
+    // from ending. Each entry leaves the heap (and its timer is rescheduled) just before it is
+    // delivered, never in a batch: a handler running a nested loop leaves the timers due after
+    // it on the heap, where that loop's passes find and fire them.
+    const quint64 cut = m_nextSequence;
     int activated = 0;
-    for (const HeapEntry &entry : due) {
+    while (!m_heap.empty() && m_heap.front().deadlineNs <= nowNs && m_heap.front().sequence < cut) {
+        std::pop_heap(m_heap.begin(), m_heap.end(), laterEntry<HeapEntry>);
+        const HeapEntry entry = m_heap.back();
+        m_heap.pop_back();
         const auto found = m_timers.find(entry.timerId);
         if (found == m_timers.end() || found->second.heapSequence != entry.sequence)
             continue; // stopped or restarted since this entry was made
@@ -444,16 +461,15 @@ int EpollEventDispatcher::activateTimers()
         QObject *object = timer.object;
         QTimerEvent event(entry.timerId);
         m_counters.timerActivations.fetch_add(1, std::memory_order_relaxed);
-        ++activated;
+        // As Qt: a zero-interval timer (an idle task) is no event for processEvents() to report,
+        // or a loop that processes events until none are left would never stop.
+        if (timer.registeredIntervalMs > 0)
+            ++activated;
         QCoreApplication::sendEvent(object, &event);
         // The timer may have been stopped, and its id reused, while the event ran.
         const auto after = m_timers.find(entry.timerId);
         if (after != m_timers.end() && after->second.identity == identity)
             after->second.inDelivery = false;
-    }
-    if (m_due.capacity() < due.capacity()) {
-        due.clear();
-        m_due.swap(due);
     }
     return activated;
 }
@@ -595,16 +611,18 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     // A wake-up asked for since the last drain is honoured even if its eventfd write was already
     // read by that drain: this pass does not sleep, and clears it.
     const bool wakeUpAsked = m_wakeUpPending.load(std::memory_order_seq_cst);
+    // Before the timeout is computed, as in Qt: a timer started by an aboutToBlock() slot must
+    // bound this wait.
+    if (mayBlock && !wakeUpAsked)
+        emit aboutToBlock();
+    if (m_interrupted.load(std::memory_order_acquire))
+        return false;
     qint64 timeoutNs = mayBlock && !wakeUpAsked ? -1 : 0;
     if (includeTimers && timeoutNs != 0) {
         const qint64 firstNs = firstDeadlineNs();
         if (firstNs >= 0)
             timeoutNs = std::max<qint64>(0, firstNs - monotonicNs());
     }
-    if (timeoutNs != 0)
-        emit aboutToBlock();
-    if (m_interrupted.load(std::memory_order_acquire))
-        return false;
 
     applyDirtyInterest();
     const int readyCount = waitForEvents(includeNotifiers, timeoutNs);

@@ -45,7 +45,11 @@ struct DispatcherCounters {
 //   within 5 % of their interval to a round number of milliseconds, so timers of similar
 //   intervals fire in one wake-up; VeryCoarse ones (and Coarse ones of 20 s or more) fire on whole
 //   seconds. A timer is activated at most once per pass and never re-entered, and a pass fires
-//   only timers due when it began, so zero-interval timers cannot starve descriptors.
+//   only timers due when it began, so zero-interval timers cannot starve descriptors. Each due
+//   timer leaves the heap only when its turn comes, so a nested loop run by one timer's handler
+//   fires the others. Zero-interval timers do not count as events in processEvents()'s result.
+// - aboutToBlock() is emitted before the wait's timeout is computed, so a timer it starts
+//   bounds that wait.
 // - Posted events are sent at the start of each pass; wakeUp() writes an eventfd; interrupt()
 //   makes the current or next wait return at once.
 class EpollEventDispatcher final : public QAbstractEventDispatcher {
@@ -137,7 +141,6 @@ private:
     std::unordered_map<int, Timer> m_timers;
     QHash<QObject *, QVarLengthArray<int, 2>> m_timersByObject;
     std::vector<HeapEntry> m_heap;
-    std::vector<HeapEntry> m_due;
     quint64 m_nextSequence = 1;
     quint64 m_nextIdentity = 1;
 

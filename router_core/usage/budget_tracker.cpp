@@ -30,11 +30,18 @@ void BudgetTracker::rollWindows()
     if (day == m_dayStart && month == m_monthStart)
         return;
     const bool newMonth = month != m_monthStart;
+    // Tenants come from a client header when there are no keys, so any number of them may have
+    // spent: an entry with nothing left in either window goes, and the tables hold at most the
+    // tenants and keys of one month.
     for (QHash<QString, Spend> *spends : {&m_tenants, &m_keys}) {
-        for (Spend &spend : *spends) {
-            spend.dayUsd = 0.0;
+        for (auto it = spends->begin(); it != spends->end();) {
+            it->dayUsd = 0.0;
             if (newMonth)
-                spend.monthUsd = 0.0;
+                it->monthUsd = 0.0;
+            if (it->monthUsd == 0.0)
+                it = spends->erase(it);
+            else
+                ++it;
         }
     }
     // A new window starts its announcements from zero.
@@ -89,6 +96,12 @@ void BudgetTracker::addSeed(const SpendSeed &seed)
             m_announcedSteps.insert(status.name + u'/' + status.window, step);
         }
     }
+}
+
+qsizetype BudgetTracker::trackedSpendEntries()
+{
+    rollWindows();
+    return m_tenants.size() + m_keys.size();
 }
 
 double BudgetTracker::tenantSpentUsd(const QString &tenant, const QString &window)

@@ -31,8 +31,9 @@ struct SpendSeed {
 // Spend per tenant and per client key for the current UTC day and month, in memory, and the
 // `budgets` of the config in force checked against it at admission. One owner: the engine thread.
 // Spend is kept for every tenant and key, budget or not, so a budget added by a reload sees what
-// was spent before it. Kept apart from the ledger so an alert evaluator can read budgets() and
-// listen to fractionStepCrossed without knowing of SQLite.
+// was spent before it; an entry is dropped when a window roll leaves it nothing spent. Kept apart
+// from the ledger so an alert evaluator can read budgets() and listen to fractionStepCrossed
+// without knowing of SQLite.
 class BudgetTracker final : public QObject {
     Q_OBJECT
 public:
@@ -54,6 +55,8 @@ public:
 
     double tenantSpentUsd(const QString &tenant, const QString &window);
     double keySpentUsd(const QString &keyId, const QString &window);
+    // Tenants and keys with spend held now (those of the current month): what memory it takes.
+    qsizetype trackedSpendEntries();
 
 Q_SIGNALS:
     // A budget's used fraction reached a new tenth (`percent` is 10, 20, ... 100) in its

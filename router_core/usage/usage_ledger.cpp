@@ -67,6 +67,13 @@ QString sqlExpression(UsageDimension dimension)
 
 } // namespace
 
+// Carries a finished report from the writer's thread to the asker's context object.
+class ReportCourier final : public QObject {
+    Q_OBJECT
+Q_SIGNALS:
+    void ready();
+};
+
 // The ledger's own thread: the only user of its database connection. Rows arrive through
 // append() from the engine thread under m_mutex; everything else runs here.
 class LedgerWriter final : public QObject {
@@ -88,9 +95,17 @@ public:
     bool append(LedgerRow row)
     {
         std::lock_guard lock(m_mutex);
-        if (m_incoming.size() >= m_options.memoryCapacityRows) {
-            m_incoming.removeFirst();
-            m_dropped.fetch_add(1, std::memory_order_relaxed);
+        // The limit is on every row in memory, both lists together. The oldest are the writer's:
+        // this thread cannot touch them, so it marks them and the writer drops them when it next
+        // takes the incoming rows (it is asked to: see flushRows).
+        const qsizetype pendingKept = m_pendingCount - m_pendingToDrop;
+        if (m_incoming.size() + pendingKept >= m_options.memoryCapacityRows) {
+            if (pendingKept > 0) {
+                ++m_pendingToDrop;
+            } else if (!m_incoming.isEmpty()) {
+                m_incoming.removeFirst();
+                m_dropped.fetch_add(1, std::memory_order_relaxed);
+            }
         }
         m_incoming.append(std::move(row));
         // Rows a report moved aside count too; one request for a flush until it runs.
@@ -110,7 +125,8 @@ public:
         std::lock_guard lock(m_mutex);
         state.writable = m_problem.isEmpty();
         state.problem = m_problem;
-        state.rowsInMemory = m_incoming.size() + m_pendingCount;
+        state.rowsInMemory = m_incoming.size() + m_pendingCount - m_pendingToDrop;
+        state.droppedRows += quint64(m_pendingToDrop); // dropped, only not yet freed
         return state;
     }
 
@@ -224,16 +240,26 @@ public:
 private:
     void takeIncoming()
     {
-        std::lock_guard lock(m_mutex);
-        m_pending.append(std::exchange(m_incoming, {}));
-        m_pendingCount = m_pending.size();
-        m_flushRequested = false;
+        qsizetype dropped = 0;
+        {
+            std::lock_guard lock(m_mutex);
+            dropped = std::min(m_pendingToDrop, m_pending.size());
+            m_pending.remove(0, dropped);
+            m_pendingToDrop = 0;
+            m_pending.append(std::exchange(m_incoming, {}));
+            m_pendingCount = m_pending.size();
+            m_flushRequested = false;
+        }
+        if (dropped > 0)
+            droppedOldest(dropped);
     }
 
     void setPendingCount()
     {
         std::lock_guard lock(m_mutex);
         m_pendingCount = m_pending.size();
+        // Rows marked to drop that were written meanwhile are gone anyway.
+        m_pendingToDrop = std::min(m_pendingToDrop, m_pendingCount);
     }
 
     QString currentProblem() const
@@ -396,15 +422,20 @@ private:
         const qsizetype excess = m_pending.size() - m_options.memoryCapacityRows;
         if (excess > 0) {
             m_pending.remove(0, excess);
-            m_dropped.fetch_add(quint64(excess), std::memory_order_relaxed);
-            if (!m_droppedWarned) {
-                m_droppedWarned = true;
-                qCWarning(lcUsage).noquote()
-                    << u"usage ledger: %1 row(s) in memory, its limit: the oldest are dropped "
-                       u"until the database can be written"_s.arg(m_options.memoryCapacityRows);
-            }
+            droppedOldest(excess);
         }
         setPendingCount();
+    }
+
+    void droppedOldest(qsizetype rows)
+    {
+        m_dropped.fetch_add(quint64(rows), std::memory_order_relaxed);
+        if (!m_droppedWarned) {
+            m_droppedWarned = true;
+            qCWarning(lcUsage).noquote()
+                << u"usage ledger: %1 row(s) in memory, its limit: the oldest are dropped "
+                   u"until the database can be written"_s.arg(m_options.memoryCapacityRows);
+        }
     }
 
     const LedgerOptions m_options;
@@ -415,6 +446,7 @@ private:
     QList<LedgerRow> m_incoming;   // guarded by m_mutex
     QString m_problem;             // guarded by m_mutex; empty while writes succeed
     qsizetype m_pendingCount = 0;  // guarded by m_mutex: m_pending's size, for state()
+    qsizetype m_pendingToDrop = 0; // guarded by m_mutex: m_pending's oldest over the limit
     bool m_flushRequested = false; // guarded by m_mutex
     std::atomic<quint64> m_dropped{0};
     std::atomic<quint64> m_written{0};
@@ -517,15 +549,23 @@ void UsageLedger::flushSoon()
 void UsageLedger::query(const UsageQuery &query, QObject *context,
                         std::function<void(UsageReport)> done)
 {
+    // The report goes back through a queued connection to `context`, made here on its own
+    // thread: if `context` is deleted before the report is ready, Qt drops the connection (or
+    // the posted call) on that thread, so the writer never touches a pointer that may dangle.
+    auto result = std::make_shared<UsageReport>();
+    auto courier = std::make_shared<ReportCourier>();
+    QObject::connect(
+        courier.get(), &ReportCourier::ready, context,
+        [result, done = std::move(done)] { done(std::move(*result)); }, Qt::QueuedConnection);
+    courier->moveToThread(&m_thread);
     LedgerWriter *writer = m_writer;
-    QMetaObject::invokeMethod(
-        m_writer, [writer, query, context = QPointer<QObject>(context), done = std::move(done)] {
-            if (!context)
-                return;
-            UsageReport report = writer->report(query);
-            QMetaObject::invokeMethod(context.data(),
-                                      [done, report = std::move(report)] { done(report); });
-        });
+    // The call owns the courier, so it is deleted on the writer's thread, where it now lives.
+    QMetaObject::invokeMethod(m_writer, [writer, query, result, courier = std::move(courier)] {
+        *result = writer->report(query);
+        emit courier->ready();
+    });
 }
 
 } // namespace switchyard::usage
+
+#include "usage_ledger.moc"

@@ -60,6 +60,7 @@ public:
     UsageLedgerState state() const;
     // Runs the query on the writer's thread (the database's groups plus the rows still in
     // memory) and calls `done` on `context`'s thread; dropped when `context` is gone by then.
+    // Call it on `context`'s thread.
     void query(const UsageQuery &query, QObject *context, std::function<void(UsageReport)> done);
     // Asks the writer to write what it holds now rather than at the next interval.
     void flushSoon();

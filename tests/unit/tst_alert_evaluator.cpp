@@ -108,11 +108,13 @@ private Q_SLOTS:
     void latencyBaselineNeedsItsSamples();
     void failSafeAnswerRaisesAtOnceAndClears();
     void budgetRaisesAtItsShareAndClearsWithHysteresis();
+    void budgetGoneFromTheReadingsClearsItsAlert();
     void needsTheMinimumOfRequests_data();
     void needsTheMinimumOfRequests();
     void cancelsAndClientErrorsCountForNothing();
     void followsAChangedThresholdAndADisabledRule();
     void disablingARuleClearsItsAlerts();
+    void reEnabledRuleStartsItsHoldAfresh();
     void keepsTheNewestEventsOnly();
     void readsAP95WithinItsBin_data();
     void readsAP95WithinItsBin();
@@ -368,6 +370,33 @@ void TestAlertEvaluator::budgetRaisesAtItsShareAndClearsWithHysteresis()
     QCOMPARE(bench.events.last().value, 0.10);
 }
 
+void TestAlertEvaluator::budgetGoneFromTheReadingsClearsItsAlert()
+{
+    Bench bench;
+    const auto quiet = [](int) {};
+    bench.evaluator().observeBudgets({{u"acme (day)"_s, 0.95}, {u"zeta (day)"_s, 0.50}});
+    bench.runUntil(5, quiet);
+    QCOMPARE(bench.evaluator().active().size(), 1);
+    // A reload renames `acme` to `acme-eu`: the health tick's next reading has only the new name.
+    bench.evaluator().observeBudgets({{u"acme-eu (day)"_s, 0.95}, {u"zeta (day)"_s, 0.50}});
+    bench.runUntil(10, quiet);
+    QCOMPARE(bench.evaluator().active().size(), 1);
+    QCOMPARE(bench.evaluator().active().first().subject, u"acme-eu (day)"_s);
+    const QList<AlertEvent> events = bench.eventsOf(AlertRuleKind::BudgetUsed);
+    QCOMPARE(events.size(), 3);
+    const auto cleared = std::find_if(events.cbegin(), events.cend(), [](const AlertEvent &event) {
+        return event.kind == AlertEvent::Kind::Cleared;
+    });
+    QVERIFY(cleared != events.cend());
+    QCOMPARE(cleared->subject, u"acme (day)"_s);
+    QVERIFY2(cleared->message.endsWith(u"(the budget is no longer configured)"_s),
+             qPrintable(cleared->message));
+    // And removed for good: nothing stays raised.
+    bench.evaluator().observeBudgets({});
+    bench.runUntil(15, quiet);
+    QVERIFY(bench.evaluator().active().isEmpty());
+}
+
 void TestAlertEvaluator::needsTheMinimumOfRequests_data()
 {
     QTest::addColumn<int>("secondsBetweenRequests");
@@ -426,6 +455,28 @@ void TestAlertEvaluator::disablingARuleClearsItsAlerts()
     QCOMPARE(bench.events.last().kind, AlertEvent::Kind::Cleared);
     QVERIFY2(bench.events.last().message.endsWith(u"(the rule was disabled)"_s),
              qPrintable(bench.events.last().message));
+}
+
+void TestAlertEvaluator::reEnabledRuleStartsItsHoldAfresh()
+{
+    Bench bench;
+    const auto setEnabled = [&](bool enabled) {
+        auto next = std::make_shared<config::Config>(bench.store().config());
+        next->alerts.rules[int(AlertRuleKind::TierSuccessRate)].enabled = enabled;
+        bench.store().replace(next);
+    };
+    // Holding from second 5, switched off at 100 before its three minutes, on again at 200.
+    bench.runUntil(100, [&](int) { halfFailing(bench); });
+    setEnabled(false);
+    bench.runUntil(200, [&](int) { halfFailing(bench); });
+    setEnabled(true);
+    // Its hold starts at the first evaluation after that, 205: raised at 385, not at once.
+    bench.runUntil(380, [&](int) { halfFailing(bench); });
+    QCOMPARE(bench.eventsOf(AlertRuleKind::TierSuccessRate).size(), 0);
+    bench.runUntil(385, [&](int) { halfFailing(bench); });
+    const QList<AlertEvent> raised = bench.eventsOf(AlertRuleKind::TierSuccessRate);
+    QCOMPARE(raised.size(), 1);
+    QCOMPARE(raised.first().sinceMs, bench.msAt(205));
 }
 
 void TestAlertEvaluator::keepsTheNewestEventsOnly()

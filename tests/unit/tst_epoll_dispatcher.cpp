@@ -12,6 +12,7 @@
 #include <QEventLoop>
 #include <QLoggingCategory>
 #include <QPointer>
+#include <QRegularExpression>
 #include <QSocketNotifier>
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -174,6 +175,9 @@ private Q_SLOTS:
     void unregisterTimersOfAnObjectLeavesOthersRunning();
     void restartingATimerManyTimesLeavesOneLiveEntry();
     void zeroIntervalTimerDoesNotStarveSockets();
+    void nestedLoopInATimerFiresTheTimersDueWithIt();
+    void timerStartedBeforeBlockingBoundsTheWait();
+    void zeroIntervalTimersAreNotReportedAsEvents();
     void postedEventsAndQueuedSignalsArriveWhileIdle();
     void readAndWriteNotifiersOnASocketPair();
     void hangUpWakesTheReadNotifier();
@@ -181,6 +185,8 @@ private Q_SLOTS:
     void notifierChangedInsideAnotherActivation();
     void descriptorReusedInTheSameWakeUpDoesNotFireTheNewNotifier();
     void descriptorReusedWhileTheOldNotifierIsAliveButDisabled();
+    void notifierReplacedInsideAnotherActivationLosesItsCollectedEvent();
+    void descriptorReusedUnderAnEnabledNotifierIsWatchedForTheNewOne();
     void wakeUpAndInterruptFromAnotherThread();
     void excludedNotifiersDoNotSpinAWaitingLoop();
     void tcpRoundTripWithQtSockets();
@@ -387,6 +393,101 @@ void EpollDispatcherTest::zeroIntervalTimerDoesNotStarveSockets()
     });
     QCOMPARE(readActivations, 1);
     QVERIFY(zeroTicks > 0);
+}
+
+void EpollDispatcherTest::nestedLoopInATimerFiresTheTimersDueWithIt()
+{
+    // Two timers due in the same pass; the first one's handler waits in a nested loop for the
+    // second. The second must not be held back by the pass that is delivering the first.
+    EpollThread epoll;
+    const auto [secondFiredInside, quitByGuard] = epoll.run([] {
+        TimerRecorder recorder;
+        QEventLoop outer;
+        // Both due before the next pass looks at timers: the thread is kept busy past them.
+        const int first = recorder.startTimer(0, Qt::PreciseTimer);
+        const int second = recorder.startTimer(0, Qt::PreciseTimer);
+        bool secondFiredInside = false;
+        bool quitByGuard = false;
+        bool inFirst = false;
+        QEventLoop nested;
+        recorder.onFire = [&](int id) {
+            recorder.killTimer(id);
+            if (id == first) {
+                inFirst = true;
+                quitByGuard = !runLoop(nested, 2000);
+                inFirst = false;
+                outer.quit();
+            } else if (id == second) {
+                secondFiredInside = inFirst;
+                nested.quit();
+            }
+        };
+        runLoop(outer);
+        return std::pair{secondFiredInside, quitByGuard};
+    });
+    QVERIFY(!quitByGuard);
+    QVERIFY(secondFiredInside);
+}
+
+void EpollDispatcherTest::timerStartedBeforeBlockingBoundsTheWait()
+{
+    // The only timer is started by an aboutToBlock() slot: the wait it is about to start must
+    // end when that timer is due, not when the guard's much later one is.
+    EpollThread epoll;
+    const bool beforeTheGuard = epoll.run([&] {
+        QEventLoop loop;
+        bool started = false;
+        bool fired = false;
+        QObject::connect(epoll.dispatcher(), &QAbstractEventDispatcher::aboutToBlock, &loop, [&] {
+            if (started)
+                return;
+            started = true;
+            QTimer::singleShot(1, Qt::PreciseTimer, &loop, [&] {
+                fired = true;
+                loop.quit();
+            });
+        });
+        // Without the slot's timer the guard alone would set the timeout; that timer must
+        // shorten it.
+        QTimer guard;
+        guard.setSingleShot(true);
+        bool guardQuit = false;
+        QObject::connect(&guard, &QTimer::timeout, &loop, [&] {
+            guardQuit = true;
+            loop.quit();
+        });
+        guard.start(3000);
+        loop.exec();
+        return fired && !guardQuit;
+    });
+    QVERIFY(beforeTheGuard);
+}
+
+void EpollDispatcherTest::zeroIntervalTimersAreNotReportedAsEvents()
+{
+    EpollThread epoll;
+    const auto [firedCalls, reported, preciseReported] = epoll.run([&] {
+        TimerRecorder recorder;
+        recorder.onFire = [&](int id) { recorder.killTimer(id); };
+        recorder.startTimer(0);
+        int firedCalls = 0;
+        bool reported = false;
+        // Non-blocking passes until the idle timer has fired (the first one normally does it).
+        for (int pass = 0; pass < 100 && recorder.fired.isEmpty(); ++pass) {
+            reported = epoll.dispatcher()->processEvents(QEventLoop::AllEvents);
+            ++firedCalls;
+        }
+        // A timer with an interval is reported: the figure above is not false for another reason.
+        const int precise = recorder.startTimer(1, Qt::PreciseTimer);
+        bool preciseReported = false;
+        while (recorder.fired.size() < 2)
+            preciseReported = epoll.dispatcher()->processEvents(QEventLoop::WaitForMoreEvents);
+        Q_UNUSED(precise);
+        return std::tuple{firedCalls, reported, preciseReported};
+    });
+    QVERIFY(firedCalls < 100);
+    QVERIFY(!reported);
+    QVERIFY(preciseReported);
 }
 
 void EpollDispatcherTest::postedEventsAndQueuedSignalsArriveWhileIdle()
@@ -657,6 +758,105 @@ void EpollDispatcherTest::descriptorReusedWhileTheOldNotifierIsAliveButDisabled(
     QVERIFY(sameNumber);
     QCOMPARE(oldFired, 0);
     QCOMPARE(newFired, 2);
+}
+
+void EpollDispatcherTest::notifierReplacedInsideAnotherActivationLosesItsCollectedEvent()
+{
+    // Both sockets are ready in one wake-up. The first handler to run puts a second Read
+    // notifier on the other's descriptor (it takes the old one's place) and switches the old one
+    // off: the event collected for the old one must not reach it, and the new one fires later
+    // because the socket is still readable.
+    SocketPair first;
+    SocketPair second;
+    QVERIFY(first.valid() && second.valid());
+    first.send(1, "a");
+    second.send(1, "b");
+    EpollThread epoll;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+                                           "Multiple socket notifiers for same socket")));
+    const auto [activations, replacedFired, replacementFired] = epoll.run([&] {
+        QEventLoop loop;
+        std::array<SocketPair *, 2> pairs{&first, &second};
+        std::array<QSocketNotifier *, 2> notifiers{
+            new QSocketNotifier(qintptr(first.ends[0]), QSocketNotifier::Read),
+            new QSocketNotifier(qintptr(second.ends[0]), QSocketNotifier::Read)};
+        std::unique_ptr<QSocketNotifier> replacement;
+        int activations = 0;
+        int replaced = -1;
+        bool replacedFired = false;
+        bool replacementFired = false;
+        for (int index = 0; index < 2; ++index) {
+            QObject::connect(notifiers[index], &QSocketNotifier::activated, &loop, [&, index] {
+                ++activations;
+                if (index == replaced) {
+                    replacedFired = true;
+                    return;
+                }
+                drain(pairs[index]->ends[0]);
+                if (replaced >= 0)
+                    return;
+                replaced = 1 - index;
+                const int number = pairs[replaced]->ends[0];
+                replacement =
+                    std::make_unique<QSocketNotifier>(qintptr(number), QSocketNotifier::Read);
+                QObject::connect(replacement.get(), &QSocketNotifier::activated, &loop, [&] {
+                    replacementFired = true;
+                    drain(number);
+                    loop.quit();
+                });
+                // Deleting it here is what the review found (a use after free); switching it
+                // off takes the same path and shows the stray event without undefined behaviour.
+                notifiers[replaced]->setEnabled(false);
+            });
+        }
+        runLoop(loop);
+        replacement.reset();
+        for (QSocketNotifier *notifier : notifiers)
+            delete notifier;
+        return std::tuple{activations, replacedFired, replacementFired};
+    });
+    QVERIFY(!replacedFired);
+    QCOMPARE(activations, 1);
+    QVERIFY(replacementFired);
+}
+
+void EpollDispatcherTest::descriptorReusedUnderAnEnabledNotifierIsWatchedForTheNewOne()
+{
+    // The socket is closed while its notifier is still enabled (the kernel drops it from the
+    // epoll set), the number is reused, and a new notifier of the same type takes it over: same
+    // interest as before, but the new file must still be added to the set.
+    EpollThread epoll;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral(
+                                           "Multiple socket notifiers for same socket")));
+    const auto [newFired, sameNumber] = epoll.run([&] {
+        QEventLoop loop;
+        auto old = std::make_unique<SocketPair>();
+        const int number = old->ends[0];
+        auto oldNotifier =
+            std::make_unique<QSocketNotifier>(qintptr(number), QSocketNotifier::Read);
+        QTimer::singleShot(1, &loop, &QEventLoop::quit);
+        loop.exec(); // a whole pass: the old socket is in the kernel's set
+        ::close(old->ends[0]);
+        old->ends[0] = -1;
+        SocketPair fresh;
+        const bool sameNumber =
+            fresh.ends[0] == number || ::dup3(fresh.ends[0], number, O_CLOEXEC) == number;
+        QSocketNotifier newNotifier(qintptr(number), QSocketNotifier::Read);
+        bool newFired = false;
+        QObject::connect(&newNotifier, &QSocketNotifier::activated, &loop, [&] {
+            newFired = true;
+            drain(number);
+            loop.quit();
+        });
+        fresh.send(1, "new");
+        runLoop(loop, 1000);
+        oldNotifier.reset(); // it lost its place: the new one stays registered
+        if (fresh.ends[0] != number)
+            ::close(number);
+        return std::pair{newFired, sameNumber};
+    });
+    QVERIFY(sameNumber);
+    QVERIFY(newFired);
 }
 
 void EpollDispatcherTest::wakeUpAndInterruptFromAnotherThread()

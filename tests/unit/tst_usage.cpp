@@ -415,6 +415,27 @@ budgets:
         QVERIFY(!later.refusal(u"a"_s, {}));
         QCOMPARE(later.tenantSpentUsd(u"a"_s, u"month"_s), 3.0);
     }
+
+    void spendOfManyTenantsIsForgottenWhenItsMonthIsOver()
+    {
+        config::ConfigStore store(configWith("budgets:\n  - {tenant: a, daily_usd: 10}\n"));
+        ManualUtcClock clock;
+        usage::BudgetTracker budgets(store, clock.clock());
+        // Without client keys the tenant is a client's header: any number of them.
+        for (int index = 0; index < 1000; ++index)
+            budgets.addSpend(u"tenant-%1"_s.arg(index), u"key-%1"_s.arg(index), 0.01);
+        budgets.addSpend(u"a"_s, {}, 1.0);
+        QCOMPARE(budgets.trackedSpendEntries(), 2001);
+        // A new day keeps the month's spend, and the month is all that is kept.
+        clock.now = clock.now.addDays(1);
+        QCOMPARE(budgets.trackedSpendEntries(), 2001);
+        QCOMPARE(budgets.tenantSpentUsd(u"tenant-7"_s, u"month"_s), 0.01);
+        clock.now = QDateTime(QDate(2027, 1, 1), QTime(0, 0), Qt::UTC);
+        budgets.addSpend(u"tenant-new"_s, {}, 0.5);
+        QCOMPARE(budgets.trackedSpendEntries(), 1);
+        QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"month"_s), 0.0);
+        QCOMPARE(budgets.tenantSpentUsd(u"tenant-new"_s, u"day"_s), 0.5);
+    }
 };
 
 QTEST_GUILESS_MAIN(UsageTest)

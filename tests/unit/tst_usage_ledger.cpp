@@ -16,6 +16,7 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+#include <memory>
 
 using namespace switchyard;
 using namespace Qt::StringLiterals;
@@ -360,6 +361,63 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(ledger.state().writable, true, 10000);
         QCOMPARE(ledger.state().rowsInMemory, 0);
         QCOMPARE(ledger.state().droppedRows, 2u);
+    }
+
+    void theMemoryLimitCountsBothWaitingLists()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        {
+            QFile damaged(path);
+            QVERIFY(damaged.open(QIODevice::WriteOnly));
+            damaged.write(QByteArray(8192, 'x'));
+        }
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::LedgerOptions options = optionsAt(path);
+        options.memoryCapacityRows = 4;
+        usage::UsageLedger ledger(store, budgets, options);
+        QVERIFY(!ledger.state().writable);
+        // Three rows the writer has taken, then three that wait for it to take them.
+        for (int i = 0; i < 3; ++i)
+            ledger.traceFinished(finished(u"early"_s, u"gpt-4o"_s, 10, 10));
+        ledger.flushSoon();
+        roundTrip(ledger);
+        QCOMPARE(ledger.state().rowsInMemory, 3);
+        QTest::ignoreMessage(
+            QtWarningMsg,
+            QRegularExpression(u"^usage ledger: 4 row\\(s\\) in memory, its limit"_s));
+        for (int i = 0; i < 3; ++i)
+            ledger.traceFinished(finished(u"late"_s, u"gpt-4o"_s, 10, 10));
+        QCOMPARE(ledger.state().rowsInMemory, 4);
+        QCOMPARE(ledger.state().droppedRows, 2u);
+        // The two dropped are the oldest.
+        const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Tenant}));
+        QCOMPARE(seen.rowsInMemory, 4);
+        qint64 early = 0;
+        qint64 late = 0;
+        for (const usage::UsageGroup &group : seen.groups)
+            (group.keys.value(0) == u"early"_s ? early : late) += group.requests;
+        QCOMPARE(early, 1);
+        QCOMPARE(late, 3);
+        QCOMPARE(ledger.state().rowsInMemory, 4);
+        QCOMPARE(ledger.state().droppedRows, 2u);
+    }
+
+    void aReportForAContextThatIsGoneIsDropped()
+    {
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(store, budgets, optionsAt(QString()));
+        ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
+        bool called = false;
+        auto context = std::make_unique<QObject>();
+        ledger.query(today({usage::UsageDimension::Tenant}), context.get(),
+                     [&](const usage::UsageReport &) { called = true; });
+        context.reset();
+        roundTrip(ledger); // answered after the first: the first was made by then
+        QCoreApplication::processEvents();
+        QVERIFY(!called);
     }
 };
 
