@@ -40,6 +40,9 @@ public:
     // success, otherwise why keys created through the API are not available.
     QString open();
     const QList<ClientKey> &keys() const { return m_keys; }
+    // Why the keys created through the API could not be read, once open() failed; empty before
+    // open() and after it succeeded. While set, the key list is unknown, not empty.
+    QString unavailableReason() const { return m_openError.value_or(QString()); }
 
     // Stores a new key. The error says why not (the database's message).
     std::optional<QString> insert(const ClientKey &key);

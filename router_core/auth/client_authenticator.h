@@ -29,14 +29,16 @@ public:
     ~ClientAuthenticator() override;
 
     // Whether requests need a key under `config`: a key is in its file or was created through
-    // the API.
+    // the API, or the API's keys cannot be read (then nobody can tell that there are none).
     bool keysRequired(const config::Config &config) const;
 
     // The key a request presents, checked against every key. Neither member is set when no key
     // is required (an open gateway).
     struct Verdict {
         std::optional<ClientKey> key;
-        std::optional<protocol::ApiError> refusal; // 401
+        // 401; 503 `keys_unavailable` for any key but a file key while the API's keys cannot
+        // be read.
+        std::optional<protocol::ApiError> refusal;
     };
     Verdict authenticate(const config::Config &config, const HeaderList &headers) const;
 

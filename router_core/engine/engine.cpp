@@ -236,9 +236,10 @@ bool Engine::listen(QString *errorMessage)
     }
     // Opened here, on the engine's own thread: a database connection belongs to its thread.
     if (const QString error = m_apiKeys->open(); !error.isEmpty())
-        qCWarning(lcEngine).noquote()
+        qCCritical(lcEngine).noquote()
             << "API keys created through the admin API are unavailable:" << error
-            << "(keys in the config file still work)";
+            << "- every request without a key from the config file is refused with 503 "
+               "`keys_unavailable` until the state database is repaired";
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;

@@ -224,6 +224,7 @@ private Q_SLOTS:
     void modelsOutsideTheKeysListGet403();
     void keysCreatedThroughTheAdminApiSurviveARestart();
     void fileKeysCannotBeRevokedThroughTheApi();
+    void aDamagedKeyStoreRefusesAllButFileKeys();
     void clientCredentialsNeverReachAProvider();
     void aProviderMayOptInToTheClientsCredentials();
     void adminApiAndMetricsNeedTheTokenWhenOneIsConfigured();
@@ -509,6 +510,44 @@ void GatewayKeysTest::fileKeysCannotBeRevokedThroughTheApi()
     QCOMPARE(errorOf(revoke.body()).value(u"code"_s).toString(), u"key_defined_in_file"_s);
     QVERIFY(errorOf(revoke.body()).value(u"message"_s).toString().contains(u"auth.keys"_s));
     QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+}
+
+void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()
+{
+    // Keys created through the API live in the database: when it cannot be read, nobody can say
+    // there are none, so the gateway must not fall open.
+    QTemporaryDir state;
+    QVERIFY(state.isValid());
+    QFile damaged(state.filePath(u"switchyard.db"_s));
+    QVERIFY(damaged.open(QIODevice::WriteOnly));
+    damaged.write(QByteArray(4096, 'x'));
+    damaged.close();
+    FakeUpstream fake;
+    config::Config open = configFor(fake, {});
+    open.state.directory = state.path();
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+
+        const auto refused = chat(engine->port(), {});
+        QCOMPARE(refused->status(), 503);
+        QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(), u"keys_unavailable"_s);
+        QVERIFY(errorOf(refused->body())
+                    .value(u"message"_s)
+                    .toString()
+                    .startsWith(u"Switchyard cannot read its store of API keys ("_s));
+        QCOMPARE(chat(engine->port(), bearer("sk-anything"))->status(), 503);
+        QCOMPARE(get(engine->port(), "/v1/models")->status(), 503);
+        QVERIFY(fake.requests().isEmpty());
+    }
+    // A key from the config file is still known, and still works.
+    config::Config withFileKeys = configFor(fake, twoKeys());
+    withFileKeys.state.directory = state.path();
+    const std::unique_ptr<Engine> engine = startEngine(withFileKeys);
+    QVERIFY(engine);
+    QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+    QCOMPARE(chat(engine->port(), bearer("sk-wrong"))->status(), 503);
+    QCOMPARE(fake.requests().size(), 1);
 }
 
 void GatewayKeysTest::clientCredentialsNeverReachAProvider()
