@@ -599,6 +599,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     if (caller.key) {
         // The key says the tenant: routing rules, quotas, logs and metrics all see its tenant.
         context.tenant = caller.key->tenant;
+        context.switchyardKeyHeader = auth::presentedKeyHeader(request.headers);
         if (const auto refusal = m_services.authenticator.admit(*caller.key, chat.model)) {
             record.tenant = context.tenant;
             refuse(writer, trace, *refusal, ingress);

@@ -227,6 +227,7 @@ private Q_SLOTS:
     void aDamagedKeyStoreRefusesAllButFileKeys();
     void clientCredentialsNeverReachAProvider();
     void aProviderMayOptInToTheClientsCredentials();
+    void theSwitchyardKeyIsNeverForwarded();
     void adminApiAndMetricsNeedTheTokenWhenOneIsConfigured();
     void offLoopbackTheAdminApiNeedsTheToken();
     void theListenerSpeaksTlsAndTakesANewCertificateWithTheConfig();
@@ -595,6 +596,37 @@ void GatewayKeysTest::aProviderMayOptInToTheClientsCredentials()
     QCOMPARE(fake.requests().size(), 1);
     QCOMPARE(fake.requests()[0].header("authorization"), QByteArray("Bearer sk-clients-own"));
     QCOMPARE(fake.requests()[0].header("x-api-key"), QByteArray("sk-clients-other"));
+}
+
+void GatewayKeysTest::theSwitchyardKeyIsNeverForwarded()
+{
+    // With keys required, the header that carried the client's Switchyard key stays here even
+    // for a provider that takes the client's credentials; the other header goes on.
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine =
+        startEngine(configFor(fake, twoKeys(), "    forward_client_authorization: true\n"));
+    QVERIFY(engine);
+
+    QCOMPARE(chat(engine->port(), {{"Authorization", "Bearer " + kKeyA.toByteArray()},
+                                   {"x-api-key", "sk-clients-provider-key"}})
+                 ->status(),
+             200);
+    QCOMPARE(chat(engine->port(), {{"x-api-key", kKeyB.toByteArray()},
+                                   {"Authorization", "Basic Y2xpZW50OnByb3ZpZGVy"}})
+                 ->status(),
+             200);
+
+    QCOMPARE(fake.requests().size(), 2);
+    QCOMPARE(fake.requests()[0].header("authorization"), QByteArray());
+    QCOMPARE(fake.requests()[0].header("x-api-key"), QByteArray("sk-clients-provider-key"));
+    QCOMPARE(fake.requests()[1].header("x-api-key"), QByteArray());
+    QCOMPARE(fake.requests()[1].header("authorization"), QByteArray("Basic Y2xpZW50OnByb3ZpZGVy"));
+    for (const FakeUpstream::ReceivedRequest &request : fake.requests()) {
+        for (const auto &[name, value] : request.headers) {
+            QVERIFY2(!value.contains(kKeyA.toByteArray()) && !value.contains(kKeyB.toByteArray()),
+                     name.constData());
+        }
+    }
 }
 
 void GatewayKeysTest::adminApiAndMetricsNeedTheTokenWhenOneIsConfigured()
