@@ -53,6 +53,7 @@ void ConfigLifecycle::start()
         std::make_unique<ConfigHistory>(storage::stateDatabasePath(m_stateDirectory),
                                         u"switchyard-config-versions-%1"_s.arg(quintptr(this)));
     m_fileText = m_source.fileText;
+    m_loadedFileText = m_fileText;
     m_runningText = m_source.runningText.isNull() ? m_source.fileText : m_source.runningText;
     if (m_runningText != m_fileText && !m_source.overlayPath.isEmpty()) {
         QFile overlay(m_source.overlayPath);
@@ -211,6 +212,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
     }
     if (running == m_runningText) {
         m_fileText = *fileText;
+        m_loadedFileText = m_fileText;
         m_lastReloadErrors.clear();
         result.outcome = ConfigChangeResult::Outcome::Unchanged;
         result.message = u"%1 holds the running config: version %2 stays"_s.arg(m_source.path)
@@ -229,6 +231,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
         return result;
     }
     m_fileText = *fileText;
+    m_loadedFileText = m_fileText;
     m_lastReloadErrors.clear();
     m_lastReloadErrorMs = 0;
     result =
@@ -392,15 +395,20 @@ bool ConfigLifecycle::fileIsWritable() const
 void ConfigLifecycle::persist()
 {
     QString why;
+    // The operator's newer edit, even one with a typo, is not overwritten by an older text.
+    const bool unloadableEdit = !m_lastReloadErrors.isEmpty();
     if (!fileIsWritable()) {
         why = isResource(m_source.path) ? u"it is built into the program"_s
                                         : u"config_file.write_back is off"_s;
+    } else if (unloadableEdit) {
+        why = u"the file has an edit that does not load; it is left as it is"_s;
     } else if (QString error; !writeFile(m_source.path + u".bak"_s, m_fileText, &error)) {
         why = u"its backup %1.bak cannot be written: %2"_s.arg(m_source.path, error);
     } else if (!writeFile(m_source.path, m_runningText, &error)) {
         why = error;
     } else {
         m_fileText = m_runningText;
+        m_loadedFileText = m_fileText;
         if (!m_overlayKeys.isEmpty() && QFile::remove(m_source.overlayPath))
             qCInfo(lcLifecycle).noquote()
                 << "the file holds the running config again; removed" << m_source.overlayPath;
@@ -417,8 +425,10 @@ void ConfigLifecycle::persist()
         qCCritical(lcLifecycle).noquote() << m_writeProblem;
         return;
     }
-    const QByteArray overlay =
-        overlayFor(m_fileText, m_runningText, QFileInfo(m_source.path).fileName());
+    // Against the text last loaded: the overlay holds the changes made here, not the undoing of
+    // an edit that did not load.
+    const QByteArray overlay = overlayFor(unloadableEdit ? m_loadedFileText : m_fileText,
+                                          m_runningText, QFileInfo(m_source.path).fileName());
     QString error;
     if (overlay.isEmpty()) {
         QFile::remove(m_source.overlayPath);
@@ -434,6 +444,9 @@ void ConfigLifecycle::persist()
     }
     m_overlayKeys = config::topLevelKeys(overlay);
     m_writeProblem.clear();
+    if (unloadableEdit)
+        m_writeProblem = u"%1 has an edit that does not load; the change went to the overlay %2 "
+                         u"(fix the file, then reload)"_s.arg(m_source.path, m_source.overlayPath);
     qCWarning(lcLifecycle).noquote()
         << m_source.path << u"cannot be written (%1); config version"_s.arg(why) << m_runningVersion
         << "went to the overlay" << m_source.overlayPath << "which replaces"

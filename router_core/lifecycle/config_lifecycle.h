@@ -102,6 +102,9 @@ private:
     std::unique_ptr<ConfigHistory> m_history;
     QString m_stateDirectory; // as at start: the database and the overlay stay there until restart
     QByteArray m_fileText;    // the file's text as last read or written by us
+    // The file's text as last loaded or written by us: the overlay's base while the file holds
+    // an edit that does not load.
+    QByteArray m_loadedFileText;
     QByteArray m_runningText; // the running config's full text
     quint64 m_runningVersion = 0;
     QStringList m_overlayKeys; // keys the overlay in use replaces; empty when none is

@@ -141,6 +141,7 @@ private Q_SLOTS:
     void reloadAddsRemovesAndMovesProvidersWhileRequestsFinish();
     void routesAppliedFromTheConsoleAreWrittenBackKeepingComments();
     void anUnwritableFileSendsChangesToTheOverlay();
+    void aFileEditThatDoesNotLoadIsNotOverwritten();
     void aReadOnlyFileOnDiskSendsChangesToTheOverlay();
     void theConsolesBridgeAddsASimulatedProviderListsAndRollsBack();
 };
@@ -539,6 +540,41 @@ void ConfigLifecycleTest::anUnwritableFileSendsChangesToTheOverlay()
     QCOMPARE(again.lifecycle->runningVersion(), 2u);
     QCOMPARE(again.lifecycle->runningText(), running);
     QVERIFY(!again.lifecycle->status().fileMatches);
+}
+
+void ConfigLifecycleTest::aFileEditThatDoesNotLoadIsNotOverwritten()
+{
+    FakeUpstream fake;
+    QTemporaryDir dir;
+    QTemporaryDir state;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    const QByteArray routes = "routes:\n"
+                              "  - name: rest\n"
+                              "    priority: 0\n"
+                              "    to: {provider: alpha}\n";
+    QVERIFY(writeText(path, configText({{u"alpha"_s, &fake}}, routes)));
+    Tracked tracked = startTracked(path, state.path());
+    QVERIFY(tracked.lifecycle);
+    // The operator is half-way through an edit: a typo the reload refuses.
+    const QByteArray unfinished = configText({{u"alpha"_s, &fake}}, routes + "probez: 1\n");
+    QVERIFY(writeText(path, unfinished));
+    QCOMPARE(tracked.lifecycle->reload(u"test"_s).outcome, ConfigChangeResult::Outcome::Invalid);
+
+    QList<config::RouteRule> rules = tracked.engine->config().routing.routes;
+    rules[0].priority = 42;
+    QCOMPARE(tracked.engine->commands().applyRoutes(rules), QStringList());
+
+    // The change runs and survives a restart through the overlay; the edit stays in the file.
+    QCOMPARE(tracked.engine->config().routing.routes[0].priority, 42);
+    QCOMPARE(readText(path), unfinished);
+    QVERIFY(!QFile::exists(path + u".bak"_s));
+    const ConfigStatus status = tracked.lifecycle->status();
+    QCOMPARE(status.overlayKeys, QStringList({u"routes"_s}));
+    QVERIFY2(status.writeProblem.contains(u"has an edit that does not load; the change went to "
+                                          u"the overlay"_s),
+             qPrintable(status.writeProblem));
+    QVERIFY(readText(status.overlayPath).contains("priority: 42"));
+    QVERIFY(!readText(status.overlayPath).contains("probez"));
 }
 
 void ConfigLifecycleTest::aReadOnlyFileOnDiskSendsChangesToTheOverlay()
