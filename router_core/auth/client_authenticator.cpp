@@ -172,7 +172,7 @@ std::optional<protocol::ApiError> ClientAuthenticator::admit(const ClientKey &ke
     }
     if (key.limits.requestsPerMinute > 0) {
         const config::TenantLimit perMinute{key.limits.requestsPerMinute, 0};
-        if (const auto wait = m_quota->take(rpmBucket(key.id), perMinute, now)) {
+        if (const auto wait = m_quota->waitFor(rpmBucket(key.id), perMinute, now)) {
             return rateLimited(u"API key `%1` has sent its %2 requests per minute "
                                u"(`requests_per_minute`)"_s.arg(key.id)
                                    .arg(key.limits.requestsPerMinute),
@@ -180,6 +180,15 @@ std::optional<protocol::ApiError> ClientAuthenticator::admit(const ClientKey &ke
         }
     }
     return std::nullopt;
+}
+
+void ClientAuthenticator::takeRequest(const ClientKey &key)
+{
+    if (key.limits.requestsPerMinute <= 0)
+        return;
+    // admit() saw a whole request in the bucket, and a bucket only refills in between.
+    (void)m_quota->take(rpmBucket(key.id), config::TenantLimit{key.limits.requestsPerMinute, 0},
+                        m_clock.now());
 }
 
 void ClientAuthenticator::traceFinished(const telemetry::Trace &trace)

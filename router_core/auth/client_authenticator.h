@@ -47,9 +47,12 @@ public:
                                                            const HeaderList &headers);
 
     // The key's rules for a request of `model`: the model list (403), tokens per minute, then
-    // requests per minute (429 with Retry-After, saying which). A refused request takes nothing
-    // from the key's allowances.
+    // requests per minute (429 with Retry-After, saying which). Takes nothing: a check after this
+    // one may still refuse the request.
     std::optional<protocol::ApiError> admit(const ClientKey &key, const QString &model);
+    // Takes one request from the key's requests per minute: call once the request has passed
+    // admit() and every later check, so that a refused request costs the key nothing.
+    void takeRequest(const ClientKey &key);
 
     // Charges a finished request's tokens to its key's tokens-per-minute allowance.
     void traceFinished(const telemetry::Trace &trace) override;

@@ -617,6 +617,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         refuse(writer, trace, admission.error, ingress);
         return;
     }
+    // Only a request every check let through is charged to its key.
+    if (caller.key)
+        m_services.authenticator.takeRequest(*caller.key);
     const int routingSpan = trace.openSpan(QStringLiteral("routing"));
     routing::RouteDecision decision = m_services.router.route(*table, context);
     trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));

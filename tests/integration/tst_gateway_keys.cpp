@@ -220,6 +220,7 @@ private Q_SLOTS:
     void aValidKeyIsTakenFromBearerOrXApiKey();
     void theTenantComesFromTheKey();
     void requestsPerMinuteOverTheLimitGet429();
+    void aRequestRefusedAfterTheKeyCheckCostsTheKeyNothing();
     void tokensPerMinuteOverTheLimitGet429();
     void modelsOutsideTheKeysListGet403();
     void keysCreatedThroughTheAdminApiSurviveARestart();
@@ -382,6 +383,27 @@ void GatewayKeysTest::requestsPerMinuteOverTheLimitGet429()
     QVERIFY2(retryAfter > 50 && retryAfter <= 60, refused->header("retry-after").constData());
     // The other key has its own allowance.
     QCOMPARE(chat(engine->port(), bearer(kKeyB))->status(), 200);
+}
+
+void GatewayKeysTest::aRequestRefusedAfterTheKeyCheckCostsTheKeyNothing()
+{
+    // The key allows 2 a minute, its tenant 1: after the first, the tenant's limit refuses, and
+    // those refusals must not spend the key's second request.
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine =
+        startEngine(configFor(fake, twoKeys("      requests_per_minute: 2\n") +
+                                        "admission:\n"
+                                        "  tenants:\n"
+                                        "    team-a: {requests_per_minute: 1}\n"));
+    QVERIFY(engine);
+
+    QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+    for (int refusal = 0; refusal < 3; ++refusal) {
+        const auto refused = chat(engine->port(), bearer(kKeyA));
+        QCOMPARE(refused->status(), 429);
+        QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(), u"tenant_rate_limited"_s);
+    }
+    QCOMPARE(fake.requests().size(), 1);
 }
 
 void GatewayKeysTest::tokensPerMinuteOverTheLimitGet429()

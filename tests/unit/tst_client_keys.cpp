@@ -310,8 +310,13 @@ void ClientKeysTest::requestsPerMinuteRefillOverTheMinute()
     key.id = u"a"_s;
     key.limits.requestsPerMinute = 2;
 
+    // A check takes nothing: only the requests that pass every check are taken.
     QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
     QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    authenticator.takeRequest(key);
+    QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    authenticator.takeRequest(key);
     const auto third = authenticator.admit(key, u"gpt-4o"_s);
     QVERIFY(third);
     QCOMPARE(third->status, 429);
