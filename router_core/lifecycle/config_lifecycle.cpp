@@ -369,13 +369,20 @@ std::optional<QByteArray> ConfigLifecycle::readFile(QString *error) const
     return file.readAll();
 }
 
-bool ConfigLifecycle::writeFile(const QString &path, const QByteArray &contents,
-                                QString *error) const
+bool ConfigLifecycle::writeFile(const QString &path, const QByteArray &contents, QString *error,
+                                const QString &permissionsOf) const
 {
     // A temporary file beside it, renamed over it: a reader never sees half a file.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         *error = file.errorString();
+        return false;
+    }
+    // Set before a byte is written, so the text is never readable by more than its original.
+    if (!permissionsOf.isEmpty() && !file.setPermissions(QFile::permissions(permissionsOf))) {
+        *error =
+            u"cannot give it the permissions of %1: %2"_s.arg(permissionsOf, file.errorString());
+        file.cancelWriting();
         return false;
     }
     if (file.write(contents) != contents.size() || !file.commit()) {
@@ -395,14 +402,16 @@ bool ConfigLifecycle::fileIsWritable() const
 void ConfigLifecycle::persist()
 {
     QString why;
-    // The operator's newer edit, even one with a typo, is not overwritten by an older text.
+    // The operator's newer edit, even one with a typo, is not overwritten by an older text. The
+    // backup takes the file's permissions: the config may hold secrets.
     const bool unloadableEdit = !m_lastReloadErrors.isEmpty();
     if (!fileIsWritable()) {
         why = isResource(m_source.path) ? u"it is built into the program"_s
                                         : u"config_file.write_back is off"_s;
     } else if (unloadableEdit) {
         why = u"the file has an edit that does not load; it is left as it is"_s;
-    } else if (QString error; !writeFile(m_source.path + u".bak"_s, m_fileText, &error)) {
+    } else if (QString error;
+               !writeFile(m_source.path + u".bak"_s, m_fileText, &error, m_source.path)) {
         why = u"its backup %1.bak cannot be written: %2"_s.arg(m_source.path, error);
     } else if (!writeFile(m_source.path, m_runningText, &error)) {
         why = error;

@@ -89,7 +89,10 @@ private:
     void record(const QByteArray &text, const ConfigChangeOrigin &origin);
     // Writes the running text to the file (with a backup), else to the overlay.
     void persist();
-    bool writeFile(const QString &path, const QByteArray &contents, QString *error) const;
+    // `permissionsOf`: a file whose permissions the written file takes (else its own, or the
+    // umask's when new).
+    bool writeFile(const QString &path, const QByteArray &contents, QString *error,
+                   const QString &permissionsOf = {}) const;
     bool fileIsWritable() const;
     void watch();
     void fileEvent();

@@ -142,6 +142,7 @@ private Q_SLOTS:
     void routesAppliedFromTheConsoleAreWrittenBackKeepingComments();
     void anUnwritableFileSendsChangesToTheOverlay();
     void aFileEditThatDoesNotLoadIsNotOverwritten();
+    void theBackupKeepsTheFilesPermissions();
     void aReadOnlyFileOnDiskSendsChangesToTheOverlay();
     void theConsolesBridgeAddsASimulatedProviderListsAndRollsBack();
 };
@@ -575,6 +576,31 @@ void ConfigLifecycleTest::aFileEditThatDoesNotLoadIsNotOverwritten()
              qPrintable(status.writeProblem));
     QVERIFY(readText(status.overlayPath).contains("priority: 42"));
     QVERIFY(!readText(status.overlayPath).contains("probez"));
+}
+
+void ConfigLifecycleTest::theBackupKeepsTheFilesPermissions()
+{
+    // The config may hold secrets: its first backup must not be readable by more than it is.
+    FakeUpstream fake;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    QVERIFY(writeText(path, configText({{u"alpha"_s, &fake}, {u"beta"_s, &fake}})));
+    const QFile::Permissions ownerOnly = QFile::ReadOwner | QFile::WriteOwner;
+    QVERIFY(QFile::setPermissions(path, ownerOnly));
+    QVERIFY(!QFile::exists(path + u".bak"_s));
+    Tracked tracked = startTracked(path, {});
+    QVERIFY(tracked.lifecycle);
+
+    QCOMPARE(
+        admin(tracked.port(), "POST", "config/apply", configText({{u"alpha"_s, &fake}})).status,
+        200);
+
+    QCOMPARE(readText(path), configText({{u"alpha"_s, &fake}}));
+    QVERIFY(QFile::exists(path + u".bak"_s));
+    // Group and others (the flags' two lowest hex digits) may do nothing, as with the file.
+    const QFile::Permissions groupAndOthers = QFile::Permissions::fromInt(0x0077);
+    QCOMPARE(QFile::permissions(path + u".bak"_s) & groupAndOthers, QFile::Permissions());
+    QCOMPARE(QFile::permissions(path + u".bak"_s), QFile::permissions(path));
 }
 
 void ConfigLifecycleTest::aReadOnlyFileOnDiskSendsChangesToTheOverlay()
