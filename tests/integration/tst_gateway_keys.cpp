@@ -443,6 +443,19 @@ void GatewayKeysTest::modelsOutsideTheKeysListGet403()
     QCOMPARE(errorOf(refused->body()).value(u"message"_s).toString(),
              u"API key `key-a` may not use model `other-model`; it may use: test-*."_s);
     QCOMPARE(chat(engine->port(), bearer(kKeyB), "other-model")->status(), 200);
+
+    // The model list offers each key what it may use.
+    const auto modelIds = [&](QByteArrayView key) {
+        QStringList ids;
+        const QJsonArray data =
+            jsonOf(*get(engine->port(), "/v1/models", bearer(key))).value(u"data"_s).toArray();
+        for (const QJsonValue &model : data)
+            ids.append(model.toObject().value(u"id"_s).toString());
+        return ids;
+    };
+    QCOMPARE(modelIds(kKeyA), QStringList({u"test-model"_s}));
+    QVERIFY(modelIds(kKeyB).contains(u"other-model"_s));
+    QVERIFY(modelIds(kKeyB).contains(u"test-model"_s));
 }
 
 void GatewayKeysTest::keysCreatedThroughTheAdminApiSurviveARestart()
