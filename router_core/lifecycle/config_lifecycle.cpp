@@ -59,6 +59,7 @@ void ConfigLifecycle::start()
         QFile overlay(m_source.overlayPath);
         if (overlay.open(QIODevice::ReadOnly))
             m_overlayKeys = config::topLevelKeys(overlay.readAll());
+        m_overlayBaseText = m_fileText;
         qCWarning(lcLifecycle).noquote()
             << "running config differs from" << m_source.path << ": the overlay"
             << m_source.overlayPath << "replaces" << m_overlayKeys.join(u", "_s);
@@ -199,6 +200,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
                              .arg(m_runningVersion);
         return result;
     }
+    dropOverlayKeysEditedIn(*fileText);
     QByteArray running = *fileText;
     if (!m_overlayKeys.isEmpty()) {
         QFile overlay(m_source.overlayPath);
@@ -240,6 +242,42 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
                                   << "config version" << m_runningVersion;
     emit changed();
     return result;
+}
+
+void ConfigLifecycle::dropOverlayKeysEditedIn(const QByteArray &fileText)
+{
+    if (m_overlayKeys.isEmpty() || m_source.overlayPath.isEmpty())
+        return;
+    QStringList edited;
+    for (const QString &key : std::as_const(m_overlayKeys)) {
+        if (!config::sameTopLevelValue(m_overlayBaseText, fileText, key))
+            edited.append(key);
+    }
+    if (edited.isEmpty())
+        return;
+    // The file's newer edit wins: an operator who removes a leaked key from the file must not
+    // have the overlay put it back.
+    QFile overlayFile(m_source.overlayPath);
+    QByteArray overlay =
+        overlayFile.open(QIODevice::ReadOnly) ? overlayFile.readAll() : QByteArray();
+    overlayFile.close();
+    for (const QString &key : std::as_const(edited)) {
+        const config::YamlEditResult removed = config::removeTopLevelKey(overlay, key);
+        if (const auto *text = std::get_if<QByteArray>(&removed))
+            overlay = *text;
+    }
+    m_overlayKeys = config::topLevelKeys(overlay);
+    m_overlayBaseText = fileText;
+    QString error;
+    const bool stored = m_overlayKeys.isEmpty() ? (QFile::remove(m_source.overlayPath) ||
+                                                   !QFile::exists(m_source.overlayPath))
+                                                : writeFile(m_source.overlayPath, overlay, &error);
+    m_overlayNote = u"%1 was edited in %2 since the overlay was written: the file's edit replaces "
+                    u"the overlay's"_s.arg(edited.join(u", "_s), m_source.path);
+    if (!stored)
+        m_overlayNote += u" (but the overlay %1 cannot be rewritten: %2; delete it by hand)"_s.arg(
+            m_source.overlayPath, error.isEmpty() ? u"cannot remove it"_s : error);
+    qCWarning(lcLifecycle).noquote() << m_overlayNote;
 }
 
 void ConfigLifecycle::refuseReload(const QList<config::ConfigError> &errors)
@@ -452,6 +490,8 @@ void ConfigLifecycle::persist()
         return;
     }
     m_overlayKeys = config::topLevelKeys(overlay);
+    m_overlayBaseText = unloadableEdit ? m_loadedFileText : m_fileText;
+    m_overlayNote.clear();
     m_writeProblem.clear();
     if (unloadableEdit)
         m_writeProblem = u"%1 has an edit that does not load; the change went to the overlay %2 "
@@ -540,6 +580,7 @@ ConfigStatus ConfigLifecycle::status() const
     status.lastReloadErrorMsSinceEpoch = m_lastReloadErrorMs;
     status.historyProblem = m_history ? m_history->problem() : QString();
     status.writeProblem = m_writeProblem;
+    status.overlayNote = m_overlayNote;
     return status;
 }
 

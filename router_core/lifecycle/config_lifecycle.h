@@ -98,6 +98,7 @@ private:
     void fileEvent();
     std::optional<QByteArray> readFile(QString *error) const;
     void refuseReload(const QList<config::ConfigError> &errors);
+    void dropOverlayKeysEditedIn(const QByteArray &fileText);
 
     ConfigSource m_source;
     config::ConfigStore &m_store;
@@ -111,6 +112,10 @@ private:
     QByteArray m_runningText; // the running config's full text
     quint64 m_runningVersion = 0;
     QStringList m_overlayKeys; // keys the overlay in use replaces; empty when none is
+    // The file's text the overlay was made against: a key whose value in the file differs from it
+    // was edited in the file since, and that newer edit wins over the overlay's.
+    QByteArray m_overlayBaseText;
+    QString m_overlayNote; // which overlay keys a file edit replaced, for the status
     QList<config::ConfigError> m_lastReloadErrors;
     qint64 m_lastReloadErrorMs = 0;
     QString m_writeProblem;
