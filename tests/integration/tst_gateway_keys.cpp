@@ -554,13 +554,37 @@ void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()
     // there are none, so the gateway must not fall open.
     QTemporaryDir state;
     QVERIFY(state.isValid());
-    QFile damaged(state.filePath(u"switchyard.db"_s));
-    QVERIFY(damaged.open(QIODevice::WriteOnly));
-    damaged.write(QByteArray(4096, 'x'));
-    damaged.close();
     FakeUpstream fake;
     config::Config open = configFor(fake, {});
     open.state.directory = state.path();
+    const auto damageTheDatabase = [&state] {
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s})
+            QFile::remove(state.filePath(u"switchyard.db"_s + suffix));
+        QFile damaged(state.filePath(u"switchyard.db"_s));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write(QByteArray(4096, 'x'));
+    };
+    // A gateway that never stored an API key stays open while its database is damaged: there
+    // is nothing in it to lose, and traffic must go on.
+    damageTheDatabase();
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+        QCOMPARE(chat(engine->port(), {})->status(), 200);
+    }
+    QCOMPARE(fake.requests().size(), 1);
+    // Once a key was created through the API, a damaged database must not open the gateway.
+    QFile::remove(state.filePath(u"switchyard.db"_s));
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+        TestClient create(engine->port());
+        create.post("/admin/v1/keys", R"({"tenant":"team-c","id":"ci-bot"})");
+        QVERIFY(create.waitForFinished());
+        QCOMPARE(create.status(), 201);
+    }
+    QVERIFY(QFile::exists(state.filePath(u"switchyard.db.api-keys"_s)));
+    damageTheDatabase();
     {
         const std::unique_ptr<Engine> engine = startEngine(open);
         QVERIFY(engine);
@@ -574,7 +598,7 @@ void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()
                     .startsWith(u"Switchyard cannot read its store of API keys ("_s));
         QCOMPARE(chat(engine->port(), bearer("sk-anything"))->status(), 503);
         QCOMPARE(get(engine->port(), "/v1/models")->status(), 503);
-        QVERIFY(fake.requests().isEmpty());
+        QCOMPARE(fake.requests().size(), 1); // only the open gateway's request above
     }
     // A key from the config file is still known, and still works.
     config::Config withFileKeys = configFor(fake, twoKeys());
@@ -583,7 +607,7 @@ void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()
     QVERIFY(engine);
     QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
     QCOMPARE(chat(engine->port(), bearer("sk-wrong"))->status(), 503);
-    QCOMPARE(fake.requests().size(), 1);
+    QCOMPARE(fake.requests().size(), 2);
 }
 
 void GatewayKeysTest::clientCredentialsNeverReachAProvider()
