@@ -259,6 +259,8 @@ void ConfigPage::showStatus(const ConfigStatus &status)
     }
     if (!status.writeProblem.isEmpty())
         details.prepend(status.writeProblem);
+    if (!status.overlayNote.isEmpty())
+        details.prepend(status.overlayNote);
     if (!status.historyProblem.isEmpty())
         details.prepend(tr("Versions are kept in memory only: %1").arg(status.historyProblem));
     const QString text = details.join(QLatin1Char('\n')).trimmed();

@@ -184,6 +184,7 @@ void registerConfigAdmin(http::AdminEndpoints &api, lifecycle::ConfigLifecycle &
                 {u"difference"_s, status.difference},
                 {u"history_problem"_s, status.historyProblem},
                 {u"write_problem"_s, status.writeProblem},
+                {u"overlay_note"_s, status.overlayNote},
             };
             if (status.lastReloadErrors.isEmpty()) {
                 body.insert(u"last_reload_error"_s, QJsonValue(QJsonValue::Null));

@@ -2,6 +2,7 @@
 
 #include "storage/state_database.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSqlError>
@@ -48,6 +49,39 @@ ApiKeyStore::~ApiKeyStore()
     storage::closeStateDatabase(m_connectionName);
 }
 
+QString ApiKeyStore::markerPath() const
+{
+    return m_databasePath.isEmpty() ? QString() : m_databasePath + u".api-keys"_s;
+}
+
+void ApiKeyStore::syncMarker() const
+{
+    const QString path = markerPath();
+    if (path.isEmpty())
+        return;
+    if (m_keys.isEmpty()) {
+        QFile::remove(path);
+        return;
+    }
+    QFile marker(path);
+    if (marker.exists())
+        return;
+    if (marker.open(QIODevice::WriteOnly))
+        marker.write("API keys are stored in the state database beside this file. While that "
+                     "database cannot be read, Switchyard accepts only the config file's keys.\n");
+}
+
+QString ApiKeyStore::unavailableReason() const
+{
+    if (!m_openError || m_openError->isEmpty())
+        return {};
+    // A failure to tell is a reason to refuse: without the database nobody knows the keys.
+    const QString path = markerPath();
+    if (!path.isEmpty() && !QFile::exists(path))
+        return {};
+    return *m_openError;
+}
+
 QString ApiKeyStore::open()
 {
     if (m_openError)
@@ -85,6 +119,8 @@ QString ApiKeyStore::open()
         }
     }
     m_openError = error.isEmpty() ? QString() : u"the api_keys table: %1"_s.arg(error);
+    if (m_openError->isEmpty())
+        syncMarker();
     return *m_openError;
 }
 
@@ -105,6 +141,7 @@ std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
     if (!query.exec())
         return query.lastError().text();
     m_keys.append(key);
+    syncMarker();
     return std::nullopt;
 }
 
@@ -118,6 +155,7 @@ std::variant<bool, QString> ApiKeyStore::remove(const QString &id)
     if (!query.exec())
         return query.lastError().text();
     const qsizetype removed = m_keys.removeIf([&](const ClientKey &key) { return key.id == id; });
+    syncMarker();
     return removed > 0 || query.numRowsAffected() > 0;
 }
 

@@ -40,6 +40,11 @@ public:
     // success, otherwise why keys created through the API are not available.
     QString open();
     const QList<ClientKey> &keys() const { return m_keys; }
+    // Why the keys created through the API could not be read, when some may exist: open()
+    // failed and the marker file beside the database says keys were stored. Empty before open(),
+    // after it succeeded, and when no key was ever created (a gateway that never had API keys
+    // stays as open as it was, and keeps serving, while its database is damaged).
+    QString unavailableReason() const;
 
     // Stores a new key. The error says why not (the database's message).
     std::optional<QString> insert(const ClientKey &key);
@@ -47,6 +52,11 @@ public:
     std::variant<bool, QString> remove(const QString &id);
 
 private:
+    // `<database>.api-keys`: exists while the database holds at least one API key, so a store
+    // that cannot be read still tells whether keys may be lost in it. Empty in memory.
+    QString markerPath() const;
+    void syncMarker() const;
+
     QString m_databasePath;
     QString m_connectionName;
     std::optional<QString> m_openError; // unset until open() ran

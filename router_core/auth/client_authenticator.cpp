@@ -44,6 +44,23 @@ protocol::ApiError rateLimited(const QString &message, const QString &code, mill
             QByteArray::number(seconds)};
 }
 
+// 503 while the API's keys cannot be read: a request without a file key may hold one of them
+// (so not 401), and must not pass unchecked (so not 200).
+std::optional<protocol::ApiError> keysUnavailable(const ApiKeyStore &apiKeys)
+{
+    const QString reason = apiKeys.unavailableReason();
+    if (reason.isEmpty())
+        return std::nullopt;
+    return protocol::ApiError{503,
+                              u"Switchyard cannot read its store of API keys (%1); until an "
+                              u"operator repairs it, only keys from the config file are "
+                              u"accepted."_s.arg(reason),
+                              u"server_error"_s,
+                              {},
+                              u"keys_unavailable"_s,
+                              {}};
+}
+
 QString rpmBucket(const QString &id)
 {
     return u"requests:"_s + id;
@@ -72,7 +89,10 @@ ClientAuthenticator::~ClientAuthenticator() = default;
 
 bool ClientAuthenticator::keysRequired(const config::Config &config) const
 {
-    return !config.auth.keys.isEmpty() || !m_apiKeys.keys().isEmpty();
+    // A key store that cannot be read may hold keys: answering everyone would open a gateway
+    // whose keys were all created through the API.
+    return !config.auth.keys.isEmpty() || !m_apiKeys.keys().isEmpty() ||
+           !m_apiKeys.unavailableReason().isEmpty();
 }
 
 ClientAuthenticator::Verdict ClientAuthenticator::authenticate(const config::Config &config,
@@ -82,6 +102,8 @@ ClientAuthenticator::Verdict ClientAuthenticator::authenticate(const config::Con
         return {};
     const QByteArray presented = presentedKey(headers);
     if (presented.isEmpty()) {
+        if (auto refusal = keysUnavailable(m_apiKeys))
+            return {std::nullopt, std::move(refusal)};
         return {std::nullopt,
                 unauthenticated(u"You didn't provide an API key. Send it as `Authorization: "
                                 u"Bearer <key>` or `x-api-key: <key>`."_s,
@@ -99,6 +121,8 @@ ClientAuthenticator::Verdict ClientAuthenticator::authenticate(const config::Con
             found = key;
     }
     if (!found) {
+        if (auto refusal = keysUnavailable(m_apiKeys))
+            return {std::nullopt, std::move(refusal)};
         return {std::nullopt,
                 unauthenticated(u"Incorrect API key provided. Ask the operator of this "
                                 u"Switchyard for a valid key."_s,
@@ -148,7 +172,7 @@ std::optional<protocol::ApiError> ClientAuthenticator::admit(const ClientKey &ke
     }
     if (key.limits.requestsPerMinute > 0) {
         const config::TenantLimit perMinute{key.limits.requestsPerMinute, 0};
-        if (const auto wait = m_quota->take(rpmBucket(key.id), perMinute, now)) {
+        if (const auto wait = m_quota->waitFor(rpmBucket(key.id), perMinute, now)) {
             return rateLimited(u"API key `%1` has sent its %2 requests per minute "
                                u"(`requests_per_minute`)"_s.arg(key.id)
                                    .arg(key.limits.requestsPerMinute),
@@ -156,6 +180,15 @@ std::optional<protocol::ApiError> ClientAuthenticator::admit(const ClientKey &ke
         }
     }
     return std::nullopt;
+}
+
+void ClientAuthenticator::takeRequest(const ClientKey &key)
+{
+    if (key.limits.requestsPerMinute <= 0)
+        return;
+    // admit() saw a whole request in the bucket, and a bucket only refills in between.
+    (void)m_quota->take(rpmBucket(key.id), config::TenantLimit{key.limits.requestsPerMinute, 0},
+                        m_clock.now());
 }
 
 void ClientAuthenticator::traceFinished(const telemetry::Trace &trace)

@@ -29,14 +29,16 @@ public:
     ~ClientAuthenticator() override;
 
     // Whether requests need a key under `config`: a key is in its file or was created through
-    // the API.
+    // the API, or the API's keys cannot be read (then nobody can tell that there are none).
     bool keysRequired(const config::Config &config) const;
 
     // The key a request presents, checked against every key. Neither member is set when no key
     // is required (an open gateway).
     struct Verdict {
         std::optional<ClientKey> key;
-        std::optional<protocol::ApiError> refusal; // 401
+        // 401; 503 `keys_unavailable` for any key but a file key while the API's keys cannot
+        // be read.
+        std::optional<protocol::ApiError> refusal;
     };
     Verdict authenticate(const config::Config &config, const HeaderList &headers) const;
 
@@ -45,9 +47,12 @@ public:
                                                            const HeaderList &headers);
 
     // The key's rules for a request of `model`: the model list (403), tokens per minute, then
-    // requests per minute (429 with Retry-After, saying which). A refused request takes nothing
-    // from the key's allowances.
+    // requests per minute (429 with Retry-After, saying which). Takes nothing: a check after this
+    // one may still refuse the request.
     std::optional<protocol::ApiError> admit(const ClientKey &key, const QString &model);
+    // Takes one request from the key's requests per minute: call once the request has passed
+    // admit() and every later check, so that a refused request costs the key nothing.
+    void takeRequest(const ClientKey &key);
 
     // Charges a finished request's tokens to its key's tokens-per-minute allowance.
     void traceFinished(const telemetry::Trace &trace) override;

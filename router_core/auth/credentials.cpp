@@ -51,6 +51,15 @@ QByteArray presentedKey(const HeaderList &headers)
     return headerValue(headers, "x-api-key").trimmed();
 }
 
+QByteArray presentedKeyHeader(const HeaderList &headers)
+{
+    if (!bearerToken(headers).isEmpty())
+        return "Authorization";
+    if (!headerValue(headers, "x-api-key").trimmed().isEmpty())
+        return "x-api-key";
+    return {};
+}
+
 QByteArray newKeyText()
 {
     std::array<quint32, 8> words{};

@@ -22,6 +22,9 @@ bool digestsEqual(QByteArrayView left, QByteArrayView right);
 // The key the request presents: `Authorization: Bearer <key>` (the OpenAI SDKs), else
 // `x-api-key: <key>` (the Anthropic SDKs). Empty when neither carries one.
 QByteArray presentedKey(const HeaderList &headers);
+// The name of the header presentedKey() takes the key from ("Authorization" or "x-api-key");
+// empty when neither carries one.
+QByteArray presentedKeyHeader(const HeaderList &headers);
 
 // The admin token of `Authorization: Bearer <token>`; empty when absent.
 QByteArray bearerToken(const HeaderList &headers);

@@ -100,7 +100,10 @@ std::optional<SecretDigest> readSecret(YamlReader &reader, const EnvironmentLook
                            u"environment variable %1 is empty; %2 must not be"_s.arg(*name, what));
         return std::nullopt;
     }
-    return SecretDigest{QCryptographicHash::hash(*resolved, QCryptographicHash::Sha256), *name};
+    // Presented keys are trimmed (a header's spaces, a file's newline): so is the secret, or a
+    // variable read from a file with its trailing newline would never match.
+    return SecretDigest{QCryptographicHash::hash(resolved->trimmed(), QCryptographicHash::Sha256),
+                        *name};
 }
 
 std::optional<ClientKeyConfig>

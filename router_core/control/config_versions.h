@@ -58,6 +58,8 @@ struct ConfigStatus {
     qint64 lastReloadErrorMsSinceEpoch = 0;
     QString historyProblem; // why versions are kept in memory only; empty when they persist
     QString writeProblem;   // why the last change could not be written anywhere; empty when fine
+    // Overlay keys dropped because the file's own value was edited since; empty when none were.
+    QString overlayNote;
 };
 
 // How an apply, a rollback or a reload ended.

@@ -239,10 +239,18 @@ bool Engine::listen(QString *errorMessage)
         return false;
     }
     // Opened here, on the engine's own thread: a database connection belongs to its thread.
-    if (const QString error = m_apiKeys->open(); !error.isEmpty())
-        qCWarning(lcEngine).noquote()
-            << "API keys created through the admin API are unavailable:" << error
-            << "(keys in the config file still work)";
+    if (const QString error = m_apiKeys->open(); !error.isEmpty()) {
+        if (!m_apiKeys->unavailableReason().isEmpty())
+            qCCritical(lcEngine).noquote()
+                << "API keys created through the admin API are unavailable:" << error
+                << "- every request without a key from the config file is refused with 503 "
+                   "`keys_unavailable` until the state database is repaired";
+        else
+            qCWarning(lcEngine).noquote()
+                << "API keys cannot be created through the admin API:" << error
+                << "- none was ever stored, so requests are checked against the config "
+                   "file's keys alone";
+    }
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;

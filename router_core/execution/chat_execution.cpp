@@ -28,7 +28,8 @@ namespace {
 
 // A provider with `forward_client_authorization` gets the client's own credential headers, for
 // deployments where each client holds its own provider key. Nothing else ever sends them on.
-// The provider's configured key, when it has one, keeps its header.
+// The provider's configured key, when it has one, keeps its header. The header that carried the
+// client's Switchyard key is Switchyard's secret, never the provider's: it is not forwarded.
 upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
                                        const routing::RequestContext &context)
 {
@@ -36,7 +37,7 @@ upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
     for (const QByteArrayView name :
          {QByteArrayView("Authorization"), QByteArrayView("x-api-key")}) {
         const QByteArray value = context.header(name);
-        if (value.isEmpty())
+        if (value.isEmpty() || context.switchyardKeyHeader.compare(name, Qt::CaseInsensitive) == 0)
             continue;
         if (!provider.apiKey.isEmpty() &&
             provider.keyHeaderName().compare(name, Qt::CaseInsensitive) == 0)

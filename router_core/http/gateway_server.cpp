@@ -337,7 +337,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
             if (caller.refusal)
                 writer.sendError(*caller.refusal, identity);
             else
-                handleModels(std::move(writer), identity);
+                handleModels(std::move(writer), identity, caller.key);
         }
     } else if (path == QLatin1String("/healthz")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
@@ -407,10 +407,14 @@ void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter
     writer.sendWhole(200, identity, "text/plain; version=0.0.4; charset=utf-8", m_metricsText());
 }
 
-void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity)
+void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identity,
+                                 const std::optional<auth::ClientKey> &caller)
 {
     QJsonArray data;
     for (const routing::Router::ModelListing &model : m_services.router.models()) {
+        // A model the key may not use would only be refused with 403: it is not offered.
+        if (caller && !caller->limits.allowsModel(model.id))
+            continue;
         // `endpoints` is Switchyard's own: the paths a client can ask for the model on.
         data.append(
             QJsonObject{{QStringLiteral("id"), model.id},
@@ -599,6 +603,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     if (caller.key) {
         // The key says the tenant: routing rules, quotas, logs and metrics all see its tenant.
         context.tenant = caller.key->tenant;
+        context.switchyardKeyHeader = auth::presentedKeyHeader(request.headers);
         if (const auto refusal = m_services.authenticator.admit(*caller.key, chat.model)) {
             record.tenant = context.tenant;
             refuse(writer, trace, *refusal, ingress);
@@ -616,6 +621,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         refuse(writer, trace, admission.error, ingress);
         return;
     }
+    // Only a request every check let through is charged to its key.
+    if (caller.key)
+        m_services.authenticator.takeRequest(*caller.key);
     const int routingSpan = trace.openSpan(QStringLiteral("routing"));
     routing::RouteDecision decision = m_services.router.route(*table, context);
     trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));

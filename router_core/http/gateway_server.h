@@ -1,5 +1,6 @@
 #pragma once
 
+#include "auth/api_key_store.h"
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
 #include "http/response_writer.h"
@@ -129,7 +130,9 @@ private:
     static protocol::Operation operationOf(Ingress ingress);
     void handleOperation(IncomingRequest request, ResponseWriter writer,
                          telemetry::TraceBuilder trace, Ingress ingress);
-    void handleModels(ResponseWriter writer, const HeaderList &identity);
+    // `caller` empty on an open gateway; a key with a model list sees only the models it may use.
+    void handleModels(ResponseWriter writer, const HeaderList &identity,
+                      const std::optional<auth::ClientKey> &caller);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
     void handleAdmin(const IncomingRequest &request, ResponseWriter writer,
                      const HeaderList &identity);

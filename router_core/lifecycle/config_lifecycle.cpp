@@ -53,11 +53,13 @@ void ConfigLifecycle::start()
         std::make_unique<ConfigHistory>(storage::stateDatabasePath(m_stateDirectory),
                                         u"switchyard-config-versions-%1"_s.arg(quintptr(this)));
     m_fileText = m_source.fileText;
+    m_loadedFileText = m_fileText;
     m_runningText = m_source.runningText.isNull() ? m_source.fileText : m_source.runningText;
     if (m_runningText != m_fileText && !m_source.overlayPath.isEmpty()) {
         QFile overlay(m_source.overlayPath);
         if (overlay.open(QIODevice::ReadOnly))
             m_overlayKeys = config::topLevelKeys(overlay.readAll());
+        m_overlayBaseText = m_fileText;
         qCWarning(lcLifecycle).noquote()
             << "running config differs from" << m_source.path << ": the overlay"
             << m_source.overlayPath << "replaces" << m_overlayKeys.join(u", "_s);
@@ -198,6 +200,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
                              .arg(m_runningVersion);
         return result;
     }
+    dropOverlayKeysEditedIn(*fileText);
     QByteArray running = *fileText;
     if (!m_overlayKeys.isEmpty()) {
         QFile overlay(m_source.overlayPath);
@@ -211,6 +214,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
     }
     if (running == m_runningText) {
         m_fileText = *fileText;
+        m_loadedFileText = m_fileText;
         m_lastReloadErrors.clear();
         result.outcome = ConfigChangeResult::Outcome::Unchanged;
         result.message = u"%1 holds the running config: version %2 stays"_s.arg(m_source.path)
@@ -229,6 +233,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
         return result;
     }
     m_fileText = *fileText;
+    m_loadedFileText = m_fileText;
     m_lastReloadErrors.clear();
     m_lastReloadErrorMs = 0;
     result =
@@ -237,6 +242,42 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
                                   << "config version" << m_runningVersion;
     emit changed();
     return result;
+}
+
+void ConfigLifecycle::dropOverlayKeysEditedIn(const QByteArray &fileText)
+{
+    if (m_overlayKeys.isEmpty() || m_source.overlayPath.isEmpty())
+        return;
+    QStringList edited;
+    for (const QString &key : std::as_const(m_overlayKeys)) {
+        if (!config::sameTopLevelValue(m_overlayBaseText, fileText, key))
+            edited.append(key);
+    }
+    if (edited.isEmpty())
+        return;
+    // The file's newer edit wins: an operator who removes a leaked key from the file must not
+    // have the overlay put it back.
+    QFile overlayFile(m_source.overlayPath);
+    QByteArray overlay =
+        overlayFile.open(QIODevice::ReadOnly) ? overlayFile.readAll() : QByteArray();
+    overlayFile.close();
+    for (const QString &key : std::as_const(edited)) {
+        const config::YamlEditResult removed = config::removeTopLevelKey(overlay, key);
+        if (const auto *text = std::get_if<QByteArray>(&removed))
+            overlay = *text;
+    }
+    m_overlayKeys = config::topLevelKeys(overlay);
+    m_overlayBaseText = fileText;
+    QString error;
+    const bool stored = m_overlayKeys.isEmpty() ? (QFile::remove(m_source.overlayPath) ||
+                                                   !QFile::exists(m_source.overlayPath))
+                                                : writeFile(m_source.overlayPath, overlay, &error);
+    m_overlayNote = u"%1 was edited in %2 since the overlay was written: the file's edit replaces "
+                    u"the overlay's"_s.arg(edited.join(u", "_s), m_source.path);
+    if (!stored)
+        m_overlayNote += u" (but the overlay %1 cannot be rewritten: %2; delete it by hand)"_s.arg(
+            m_source.overlayPath, error.isEmpty() ? u"cannot remove it"_s : error);
+    qCWarning(lcLifecycle).noquote() << m_overlayNote;
 }
 
 void ConfigLifecycle::refuseReload(const QList<config::ConfigError> &errors)
@@ -366,13 +407,20 @@ std::optional<QByteArray> ConfigLifecycle::readFile(QString *error) const
     return file.readAll();
 }
 
-bool ConfigLifecycle::writeFile(const QString &path, const QByteArray &contents,
-                                QString *error) const
+bool ConfigLifecycle::writeFile(const QString &path, const QByteArray &contents, QString *error,
+                                const QString &permissionsOf) const
 {
     // A temporary file beside it, renamed over it: a reader never sees half a file.
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         *error = file.errorString();
+        return false;
+    }
+    // Set before a byte is written, so the text is never readable by more than its original.
+    if (!permissionsOf.isEmpty() && !file.setPermissions(QFile::permissions(permissionsOf))) {
+        *error =
+            u"cannot give it the permissions of %1: %2"_s.arg(permissionsOf, file.errorString());
+        file.cancelWriting();
         return false;
     }
     if (file.write(contents) != contents.size() || !file.commit()) {
@@ -392,15 +440,22 @@ bool ConfigLifecycle::fileIsWritable() const
 void ConfigLifecycle::persist()
 {
     QString why;
+    // The operator's newer edit, even one with a typo, is not overwritten by an older text. The
+    // backup takes the file's permissions: the config may hold secrets.
+    const bool unloadableEdit = !m_lastReloadErrors.isEmpty();
     if (!fileIsWritable()) {
         why = isResource(m_source.path) ? u"it is built into the program"_s
                                         : u"config_file.write_back is off"_s;
-    } else if (QString error; !writeFile(m_source.path + u".bak"_s, m_fileText, &error)) {
+    } else if (unloadableEdit) {
+        why = u"the file has an edit that does not load; it is left as it is"_s;
+    } else if (QString error;
+               !writeFile(m_source.path + u".bak"_s, m_fileText, &error, m_source.path)) {
         why = u"its backup %1.bak cannot be written: %2"_s.arg(m_source.path, error);
     } else if (!writeFile(m_source.path, m_runningText, &error)) {
         why = error;
     } else {
         m_fileText = m_runningText;
+        m_loadedFileText = m_fileText;
         if (!m_overlayKeys.isEmpty() && QFile::remove(m_source.overlayPath))
             qCInfo(lcLifecycle).noquote()
                 << "the file holds the running config again; removed" << m_source.overlayPath;
@@ -417,8 +472,10 @@ void ConfigLifecycle::persist()
         qCCritical(lcLifecycle).noquote() << m_writeProblem;
         return;
     }
-    const QByteArray overlay =
-        overlayFor(m_fileText, m_runningText, QFileInfo(m_source.path).fileName());
+    // Against the text last loaded: the overlay holds the changes made here, not the undoing of
+    // an edit that did not load.
+    const QByteArray overlay = overlayFor(unloadableEdit ? m_loadedFileText : m_fileText,
+                                          m_runningText, QFileInfo(m_source.path).fileName());
     QString error;
     if (overlay.isEmpty()) {
         QFile::remove(m_source.overlayPath);
@@ -433,7 +490,12 @@ void ConfigLifecycle::persist()
         return;
     }
     m_overlayKeys = config::topLevelKeys(overlay);
+    m_overlayBaseText = unloadableEdit ? m_loadedFileText : m_fileText;
+    m_overlayNote.clear();
     m_writeProblem.clear();
+    if (unloadableEdit)
+        m_writeProblem = u"%1 has an edit that does not load; the change went to the overlay %2 "
+                         u"(fix the file, then reload)"_s.arg(m_source.path, m_source.overlayPath);
     qCWarning(lcLifecycle).noquote()
         << m_source.path << u"cannot be written (%1); config version"_s.arg(why) << m_runningVersion
         << "went to the overlay" << m_source.overlayPath << "which replaces"
@@ -518,6 +580,7 @@ ConfigStatus ConfigLifecycle::status() const
     status.lastReloadErrorMsSinceEpoch = m_lastReloadErrorMs;
     status.historyProblem = m_history ? m_history->problem() : QString();
     status.writeProblem = m_writeProblem;
+    status.overlayNote = m_overlayNote;
     return status;
 }
 

@@ -89,12 +89,16 @@ private:
     void record(const QByteArray &text, const ConfigChangeOrigin &origin);
     // Writes the running text to the file (with a backup), else to the overlay.
     void persist();
-    bool writeFile(const QString &path, const QByteArray &contents, QString *error) const;
+    // `permissionsOf`: a file whose permissions the written file takes (else its own, or the
+    // umask's when new).
+    bool writeFile(const QString &path, const QByteArray &contents, QString *error,
+                   const QString &permissionsOf = {}) const;
     bool fileIsWritable() const;
     void watch();
     void fileEvent();
     std::optional<QByteArray> readFile(QString *error) const;
     void refuseReload(const QList<config::ConfigError> &errors);
+    void dropOverlayKeysEditedIn(const QByteArray &fileText);
 
     ConfigSource m_source;
     config::ConfigStore &m_store;
@@ -102,9 +106,16 @@ private:
     std::unique_ptr<ConfigHistory> m_history;
     QString m_stateDirectory; // as at start: the database and the overlay stay there until restart
     QByteArray m_fileText;    // the file's text as last read or written by us
+    // The file's text as last loaded or written by us: the overlay's base while the file holds
+    // an edit that does not load.
+    QByteArray m_loadedFileText;
     QByteArray m_runningText; // the running config's full text
     quint64 m_runningVersion = 0;
     QStringList m_overlayKeys; // keys the overlay in use replaces; empty when none is
+    // The file's text the overlay was made against: a key whose value in the file differs from it
+    // was edited in the file since, and that newer edit wins over the overlay's.
+    QByteArray m_overlayBaseText;
+    QString m_overlayNote; // which overlay keys a file edit replaced, for the status
     QList<config::ConfigError> m_lastReloadErrors;
     qint64 m_lastReloadErrorMs = 0;
     QString m_writeProblem;

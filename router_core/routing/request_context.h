@@ -50,6 +50,9 @@ struct RequestContext {
     // The body's `switchyard` object, as meta.<key> -> value text (numbers and booleans as JSON
     // writes them). The object itself is stripped before the body is forwarded.
     QHash<QString, QString> meta;
+    // The header that carried the client's Switchyard key ("Authorization" or "x-api-key") when
+    // keys are required; never forwarded to a provider. Set by the gateway; empty otherwise.
+    QByteArray switchyardKeyHeader;
     // Every request header as received, names as sent; `header.<name>` conditions read these.
     QList<QPair<QByteArray, QByteArray>> headers;
 

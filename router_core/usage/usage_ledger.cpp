@@ -527,8 +527,25 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
     return row;
 }
 
+namespace {
+
+// A request the key check refused: nobody known sent it and it used nothing. Recording it would
+// let anyone without a key grow the database by a row per request.
+bool refusedAtAuthentication(const telemetry::RequestRecord &record)
+{
+    if (!record.keyId.isEmpty() || !record.provider.isEmpty())
+        return false;
+    return (record.status == 401 &&
+            (record.outcome == u"missing_api_key" || record.outcome == u"invalid_api_key")) ||
+           (record.status == 503 && record.outcome == u"keys_unavailable");
+}
+
+} // namespace
+
 void UsageLedger::traceFinished(const telemetry::Trace &trace)
 {
+    if (refusedAtAuthentication(trace))
+        return;
     LedgerRow row = rowFor(trace, m_store.config().usage.pricing);
     m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
     if (m_writer->append(std::move(row)))

@@ -16,6 +16,7 @@
 #include "lifecycle/config_overlay.h"
 #include "test_client.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
@@ -141,6 +142,9 @@ private Q_SLOTS:
     void reloadAddsRemovesAndMovesProvidersWhileRequestsFinish();
     void routesAppliedFromTheConsoleAreWrittenBackKeepingComments();
     void anUnwritableFileSendsChangesToTheOverlay();
+    void aFileEditThatDoesNotLoadIsNotOverwritten();
+    void theBackupKeepsTheFilesPermissions();
+    void aFileEditReplacesTheOverlaysCopyOfItsKey();
     void aReadOnlyFileOnDiskSendsChangesToTheOverlay();
     void theConsolesBridgeAddsASimulatedProviderListsAndRollsBack();
 };
@@ -539,6 +543,121 @@ void ConfigLifecycleTest::anUnwritableFileSendsChangesToTheOverlay()
     QCOMPARE(again.lifecycle->runningVersion(), 2u);
     QCOMPARE(again.lifecycle->runningText(), running);
     QVERIFY(!again.lifecycle->status().fileMatches);
+}
+
+void ConfigLifecycleTest::aFileEditThatDoesNotLoadIsNotOverwritten()
+{
+    FakeUpstream fake;
+    QTemporaryDir dir;
+    QTemporaryDir state;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    const QByteArray routes = "routes:\n"
+                              "  - name: rest\n"
+                              "    priority: 0\n"
+                              "    to: {provider: alpha}\n";
+    QVERIFY(writeText(path, configText({{u"alpha"_s, &fake}}, routes)));
+    Tracked tracked = startTracked(path, state.path());
+    QVERIFY(tracked.lifecycle);
+    // The operator is half-way through an edit: a typo the reload refuses.
+    const QByteArray unfinished = configText({{u"alpha"_s, &fake}}, routes + "probez: 1\n");
+    QVERIFY(writeText(path, unfinished));
+    QCOMPARE(tracked.lifecycle->reload(u"test"_s).outcome, ConfigChangeResult::Outcome::Invalid);
+
+    QList<config::RouteRule> rules = tracked.engine->config().routing.routes;
+    rules[0].priority = 42;
+    QCOMPARE(tracked.engine->commands().applyRoutes(rules), QStringList());
+
+    // The change runs and survives a restart through the overlay; the edit stays in the file.
+    QCOMPARE(tracked.engine->config().routing.routes[0].priority, 42);
+    QCOMPARE(readText(path), unfinished);
+    QVERIFY(!QFile::exists(path + u".bak"_s));
+    const ConfigStatus status = tracked.lifecycle->status();
+    QCOMPARE(status.overlayKeys, QStringList({u"routes"_s}));
+    QVERIFY2(status.writeProblem.contains(u"has an edit that does not load; the change went to "
+                                          u"the overlay"_s),
+             qPrintable(status.writeProblem));
+    QVERIFY(readText(status.overlayPath).contains("priority: 42"));
+    QVERIFY(!readText(status.overlayPath).contains("probez"));
+}
+
+void ConfigLifecycleTest::theBackupKeepsTheFilesPermissions()
+{
+    // The config may hold secrets: its first backup must not be readable by more than it is.
+    FakeUpstream fake;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    QVERIFY(writeText(path, configText({{u"alpha"_s, &fake}, {u"beta"_s, &fake}})));
+    const QFile::Permissions ownerOnly = QFile::ReadOwner | QFile::WriteOwner;
+    QVERIFY(QFile::setPermissions(path, ownerOnly));
+    QVERIFY(!QFile::exists(path + u".bak"_s));
+    Tracked tracked = startTracked(path, {});
+    QVERIFY(tracked.lifecycle);
+
+    QCOMPARE(
+        admin(tracked.port(), "POST", "config/apply", configText({{u"alpha"_s, &fake}})).status,
+        200);
+
+    QCOMPARE(readText(path), configText({{u"alpha"_s, &fake}}));
+    QVERIFY(QFile::exists(path + u".bak"_s));
+    // Group and others (the flags' two lowest hex digits) may do nothing, as with the file.
+    const QFile::Permissions groupAndOthers = QFile::Permissions::fromInt(0x0077);
+    QCOMPARE(QFile::permissions(path + u".bak"_s) & groupAndOthers, QFile::Permissions());
+    QCOMPARE(QFile::permissions(path + u".bak"_s), QFile::permissions(path));
+}
+
+void ConfigLifecycleTest::aFileEditReplacesTheOverlaysCopyOfItsKey()
+{
+    // A change to `auth` went to the overlay (the file is not written); then the operator removes
+    // a leaked key from the file and reloads. The overlay's older `auth` must not bring it back.
+    FakeUpstream fake;
+    QTemporaryDir dir;
+    QTemporaryDir state;
+    const QString path = dir.filePath(u"gateway.yaml"_s);
+    const auto withKeys = [&](const QStringList &ids) {
+        QByteArray keys = "auth:\n  keys:\n";
+        for (const QString &id : ids) {
+            keys +=
+                "    - {id: " + id.toUtf8() + ", tenant: t, key: sha256:" +
+                QCryptographicHash::hash("sk-" + id.toUtf8(), QCryptographicHash::Sha256).toHex() +
+                "}\n";
+        }
+        return configText({{u"alpha"_s, &fake}}, keys)
+            .replace("config_file: {debounce: 50ms}",
+                     "config_file: {debounce: 50ms, write_back: false}");
+    };
+    const auto keyIds = [](Engine &engine) {
+        QStringList ids;
+        for (const config::ClientKeyConfig &key : engine.config().auth.keys)
+            ids.append(key.id);
+        return ids;
+    };
+    QVERIFY(writeText(path, withKeys({u"ops"_s, u"leaked"_s})));
+    Tracked tracked = startTracked(path, state.path());
+    QVERIFY(tracked.lifecycle);
+    QCOMPARE(
+        admin(tracked.port(), "POST", "config/apply", withKeys({u"ops"_s, u"leaked"_s, u"ci"_s}))
+            .status,
+        200);
+    QCOMPARE(tracked.lifecycle->status().overlayKeys, QStringList({u"auth"_s}));
+    QCOMPARE(keyIds(*tracked.engine), QStringList({u"ops"_s, u"leaked"_s, u"ci"_s}));
+
+    // An edit elsewhere in the file keeps the overlay's `auth`.
+    QVERIFY(writeText(path, withKeys({u"ops"_s, u"leaked"_s}) + "# a note\n"));
+    tracked.lifecycle->reload(u"test"_s);
+    QCOMPARE(keyIds(*tracked.engine), QStringList({u"ops"_s, u"leaked"_s, u"ci"_s}));
+    QVERIFY(tracked.lifecycle->status().overlayNote.isEmpty());
+
+    // The file's own edit of `auth` wins, and the status says the overlay's was dropped.
+    QVERIFY(writeText(path, withKeys({u"ops"_s})));
+    tracked.lifecycle->reload(u"test"_s);
+    QCOMPARE(keyIds(*tracked.engine), QStringList({u"ops"_s}));
+    const ConfigStatus status = tracked.lifecycle->status();
+    QVERIFY(status.overlayKeys.isEmpty());
+    QVERIFY(!QFile::exists(lifecycle::overlayPathIn(state.path())));
+    QVERIFY2(status.overlayNote.startsWith(u"auth was edited in "_s),
+             qPrintable(status.overlayNote));
+    const AdminAnswer answer = admin(tracked.port(), "GET", "config/status");
+    QCOMPARE(answer.body.value(u"overlay_note"_s).toString(), status.overlayNote);
 }
 
 void ConfigLifecycleTest::aReadOnlyFileOnDiskSendsChangesToTheOverlay()

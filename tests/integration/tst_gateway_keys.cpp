@@ -220,12 +220,15 @@ private Q_SLOTS:
     void aValidKeyIsTakenFromBearerOrXApiKey();
     void theTenantComesFromTheKey();
     void requestsPerMinuteOverTheLimitGet429();
+    void aRequestRefusedAfterTheKeyCheckCostsTheKeyNothing();
     void tokensPerMinuteOverTheLimitGet429();
     void modelsOutsideTheKeysListGet403();
     void keysCreatedThroughTheAdminApiSurviveARestart();
     void fileKeysCannotBeRevokedThroughTheApi();
+    void aDamagedKeyStoreRefusesAllButFileKeys();
     void clientCredentialsNeverReachAProvider();
     void aProviderMayOptInToTheClientsCredentials();
+    void theSwitchyardKeyIsNeverForwarded();
     void adminApiAndMetricsNeedTheTokenWhenOneIsConfigured();
     void offLoopbackTheAdminApiNeedsTheToken();
     void theListenerSpeaksTlsAndTakesANewCertificateWithTheConfig();
@@ -382,6 +385,27 @@ void GatewayKeysTest::requestsPerMinuteOverTheLimitGet429()
     QCOMPARE(chat(engine->port(), bearer(kKeyB))->status(), 200);
 }
 
+void GatewayKeysTest::aRequestRefusedAfterTheKeyCheckCostsTheKeyNothing()
+{
+    // The key allows 2 a minute, its tenant 1: after the first, the tenant's limit refuses, and
+    // those refusals must not spend the key's second request.
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine =
+        startEngine(configFor(fake, twoKeys("      requests_per_minute: 2\n") +
+                                        "admission:\n"
+                                        "  tenants:\n"
+                                        "    team-a: {requests_per_minute: 1}\n"));
+    QVERIFY(engine);
+
+    QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+    for (int refusal = 0; refusal < 3; ++refusal) {
+        const auto refused = chat(engine->port(), bearer(kKeyA));
+        QCOMPARE(refused->status(), 429);
+        QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(), u"tenant_rate_limited"_s);
+    }
+    QCOMPARE(fake.requests().size(), 1);
+}
+
 void GatewayKeysTest::tokensPerMinuteOverTheLimitGet429()
 {
     FakeUpstream fake;
@@ -419,6 +443,19 @@ void GatewayKeysTest::modelsOutsideTheKeysListGet403()
     QCOMPARE(errorOf(refused->body()).value(u"message"_s).toString(),
              u"API key `key-a` may not use model `other-model`; it may use: test-*."_s);
     QCOMPARE(chat(engine->port(), bearer(kKeyB), "other-model")->status(), 200);
+
+    // The model list offers each key what it may use.
+    const auto modelIds = [&](QByteArrayView key) {
+        QStringList ids;
+        const QJsonArray data =
+            jsonOf(*get(engine->port(), "/v1/models", bearer(key))).value(u"data"_s).toArray();
+        for (const QJsonValue &model : data)
+            ids.append(model.toObject().value(u"id"_s).toString());
+        return ids;
+    };
+    QCOMPARE(modelIds(kKeyA), QStringList({u"test-model"_s}));
+    QVERIFY(modelIds(kKeyB).contains(u"other-model"_s));
+    QVERIFY(modelIds(kKeyB).contains(u"test-model"_s));
 }
 
 void GatewayKeysTest::keysCreatedThroughTheAdminApiSurviveARestart()
@@ -511,6 +548,68 @@ void GatewayKeysTest::fileKeysCannotBeRevokedThroughTheApi()
     QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
 }
 
+void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()
+{
+    // Keys created through the API live in the database: when it cannot be read, nobody can say
+    // there are none, so the gateway must not fall open.
+    QTemporaryDir state;
+    QVERIFY(state.isValid());
+    FakeUpstream fake;
+    config::Config open = configFor(fake, {});
+    open.state.directory = state.path();
+    const auto damageTheDatabase = [&state] {
+        for (const QString &suffix : {u""_s, u"-wal"_s, u"-shm"_s})
+            QFile::remove(state.filePath(u"switchyard.db"_s + suffix));
+        QFile damaged(state.filePath(u"switchyard.db"_s));
+        QVERIFY(damaged.open(QIODevice::WriteOnly));
+        damaged.write(QByteArray(4096, 'x'));
+    };
+    // A gateway that never stored an API key stays open while its database is damaged: there
+    // is nothing in it to lose, and traffic must go on.
+    damageTheDatabase();
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+        QCOMPARE(chat(engine->port(), {})->status(), 200);
+    }
+    QCOMPARE(fake.requests().size(), 1);
+    // Once a key was created through the API, a damaged database must not open the gateway.
+    QFile::remove(state.filePath(u"switchyard.db"_s));
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+        TestClient create(engine->port());
+        create.post("/admin/v1/keys", R"({"tenant":"team-c","id":"ci-bot"})");
+        QVERIFY(create.waitForFinished());
+        QCOMPARE(create.status(), 201);
+    }
+    QVERIFY(QFile::exists(state.filePath(u"switchyard.db.api-keys"_s)));
+    damageTheDatabase();
+    {
+        const std::unique_ptr<Engine> engine = startEngine(open);
+        QVERIFY(engine);
+
+        const auto refused = chat(engine->port(), {});
+        QCOMPARE(refused->status(), 503);
+        QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(), u"keys_unavailable"_s);
+        QVERIFY(errorOf(refused->body())
+                    .value(u"message"_s)
+                    .toString()
+                    .startsWith(u"Switchyard cannot read its store of API keys ("_s));
+        QCOMPARE(chat(engine->port(), bearer("sk-anything"))->status(), 503);
+        QCOMPARE(get(engine->port(), "/v1/models")->status(), 503);
+        QCOMPARE(fake.requests().size(), 1); // only the open gateway's request above
+    }
+    // A key from the config file is still known, and still works.
+    config::Config withFileKeys = configFor(fake, twoKeys());
+    withFileKeys.state.directory = state.path();
+    const std::unique_ptr<Engine> engine = startEngine(withFileKeys);
+    QVERIFY(engine);
+    QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+    QCOMPARE(chat(engine->port(), bearer("sk-wrong"))->status(), 503);
+    QCOMPARE(fake.requests().size(), 2);
+}
+
 void GatewayKeysTest::clientCredentialsNeverReachAProvider()
 {
     FakeUpstream withKey;
@@ -556,6 +655,37 @@ void GatewayKeysTest::aProviderMayOptInToTheClientsCredentials()
     QCOMPARE(fake.requests().size(), 1);
     QCOMPARE(fake.requests()[0].header("authorization"), QByteArray("Bearer sk-clients-own"));
     QCOMPARE(fake.requests()[0].header("x-api-key"), QByteArray("sk-clients-other"));
+}
+
+void GatewayKeysTest::theSwitchyardKeyIsNeverForwarded()
+{
+    // With keys required, the header that carried the client's Switchyard key stays here even
+    // for a provider that takes the client's credentials; the other header goes on.
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine =
+        startEngine(configFor(fake, twoKeys(), "    forward_client_authorization: true\n"));
+    QVERIFY(engine);
+
+    QCOMPARE(chat(engine->port(), {{"Authorization", "Bearer " + kKeyA.toByteArray()},
+                                   {"x-api-key", "sk-clients-provider-key"}})
+                 ->status(),
+             200);
+    QCOMPARE(chat(engine->port(), {{"x-api-key", kKeyB.toByteArray()},
+                                   {"Authorization", "Basic Y2xpZW50OnByb3ZpZGVy"}})
+                 ->status(),
+             200);
+
+    QCOMPARE(fake.requests().size(), 2);
+    QCOMPARE(fake.requests()[0].header("authorization"), QByteArray());
+    QCOMPARE(fake.requests()[0].header("x-api-key"), QByteArray("sk-clients-provider-key"));
+    QCOMPARE(fake.requests()[1].header("x-api-key"), QByteArray());
+    QCOMPARE(fake.requests()[1].header("authorization"), QByteArray("Basic Y2xpZW50OnByb3ZpZGVy"));
+    for (const FakeUpstream::ReceivedRequest &request : fake.requests()) {
+        for (const auto &[name, value] : request.headers) {
+            QVERIFY2(!value.contains(kKeyA.toByteArray()) && !value.contains(kKeyB.toByteArray()),
+                     name.constData());
+        }
+    }
 }
 
 void GatewayKeysTest::adminApiAndMetricsNeedTheTokenWhenOneIsConfigured()

@@ -260,6 +260,8 @@ private Q_SLOTS:
         FakeUpstream fake;
         QTest::ignoreMessage(QtWarningMsg,
                              QRegularExpression(u"^usage ledger: cannot write to .*damaged"_s));
+        // No API key was ever stored in it, so the gateway stays open (tst_gateway_keys has the
+        // case where one was).
         auto engine = startEngine(pricedConfig(fake, state.path()));
         QVERIFY(engine);
         QCOMPARE(chat(engine->port(), "a").status, 200);

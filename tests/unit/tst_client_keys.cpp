@@ -56,6 +56,7 @@ class ClientKeysTest : public QObject {
 
 private Q_SLOTS:
     void keysLoadFromHashesAndEnvironmentVariables();
+    void environmentSecretsAreTrimmedLikePresentedKeys();
     void badKeyEntriesAreReportedWhereTheyAre_data();
     void badKeyEntriesAreReportedWhereTheyAre();
     void tlsFilesAreCheckedWhenTheConfigLoads();
@@ -104,6 +105,28 @@ void ClientKeysTest::keysLoadFromHashesAndEnvironmentVariables()
     QCOMPARE(auth.keys[1].secret.sha256, auth::sha256("sk-b"));
     QCOMPARE(auth.keys[1].secret.environmentVariable, u"KEY_B"_s);
     QCOMPARE(auth.adminToken.sha256, auth::sha256("admin-secret"));
+}
+
+void ClientKeysTest::environmentSecretsAreTrimmedLikePresentedKeys()
+{
+    // A variable filled from a file (`KEY=$(cat key.txt)` keeps no newline, but an env file or a
+    // secret mount may) matches the key as clients send it: both sides are trimmed.
+    const config::LoadResult result =
+        load("auth:\n"
+             "  admin_token: {env: ADMIN_TOKEN}\n"
+             "  keys:\n"
+             "    - {id: a, tenant: t, key: {env: KEY_A}}\n",
+             {{u"ADMIN_TOKEN"_s, " admin-secret\n"}, {u"KEY_A"_s, "sk-a\n"}});
+    QVERIFY2(result.config, qPrintable(errorLines(result).join(u'\n')));
+    QCOMPARE(result.config->auth.keys[0].secret.sha256, auth::sha256("sk-a"));
+    QCOMPARE(result.config->auth.adminToken.sha256, auth::sha256("admin-secret"));
+    config::ConfigStore store(*result.config);
+    auth::ApiKeyStore apiKeys({});
+    QCOMPARE(apiKeys.open(), QString());
+    auth::ClientAuthenticator authenticator(store, apiKeys);
+    const auto verdict = authenticator.authenticate(store.config(), bearer("sk-a"));
+    QVERIFY(!verdict.refusal);
+    QCOMPARE(verdict.key->id, u"a"_s);
 }
 
 void ClientKeysTest::badKeyEntriesAreReportedWhereTheyAre_data()
@@ -310,8 +333,13 @@ void ClientKeysTest::requestsPerMinuteRefillOverTheMinute()
     key.id = u"a"_s;
     key.limits.requestsPerMinute = 2;
 
+    // A check takes nothing: only the requests that pass every check are taken.
     QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
     QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    authenticator.takeRequest(key);
+    QVERIFY(!authenticator.admit(key, u"gpt-4o"_s));
+    authenticator.takeRequest(key);
     const auto third = authenticator.admit(key, u"gpt-4o"_s);
     QVERIFY(third);
     QCOMPARE(third->status, 429);

@@ -176,6 +176,38 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 6, 10000);
     }
 
+    void requestsRefusedAtAuthenticationLeaveNoRow()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        const auto refused = [](int status, const QString &outcome) {
+            telemetry::Trace trace = finished({}, u"gpt-4o"_s, -1, -1);
+            trace.provider.clear();
+            trace.tier.clear();
+            trace.status = status;
+            trace.outcome = outcome;
+            return trace;
+        };
+        ledger.traceFinished(refused(401, u"missing_api_key"_s));
+        ledger.traceFinished(refused(401, u"invalid_api_key"_s));
+        ledger.traceFinished(refused(503, u"keys_unavailable"_s));
+        // A key's own refusals are its usage, and a provider's 401 was a real call.
+        telemetry::Trace mismatch = refused(403, u"tenant_mismatch"_s);
+        mismatch.keyId = u"key-a"_s;
+        mismatch.tenant = u"team-a"_s;
+        ledger.traceFinished(mismatch);
+        telemetry::Trace providerRefused = finished({}, u"gpt-4o"_s, -1, -1);
+        providerRefused.status = 401;
+        providerRefused.outcome = u"invalid_api_key"_s;
+        ledger.traceFinished(providerRefused);
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 2, 10000);
+        QCOMPARE(ledger.state().rowsInMemory, 0);
+    }
+
     void theIntervalWritesABatchThatIsNotFull()
     {
         QTemporaryDir dir;
