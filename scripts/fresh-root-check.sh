@@ -180,7 +180,9 @@ demo_answers_and_stops_on_sigterm() {
     [ "$code" -eq 0 ]
 }
 
-# Starts the installed binary as the unit does, with a state directory; prints its base URL.
+# Starts the installed binary as the unit does, with a state directory; sets installed_base to
+# its base URL and server_pid to its process (not in a subshell, so the caller sees both).
+installed_base=""
 start_installed() {
     local out="$1" base_url=""
     chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
@@ -191,11 +193,11 @@ start_installed() {
     for _ in $(seq 1 120); do
         base_url=$(grep -o 'OpenAI base URL http://[^ ;]*' "$out" | awk '{print $4}' || true)
         [ -n "$base_url" ] && break
-        kill -0 "$server_pid" 2>/dev/null || { cat "$out" >&2; return 1; }
+        kill -0 "$server_pid" 2>/dev/null || { cat "$out"; return 1; }
         sleep 0.5
     done
-    [ -n "$base_url" ] || { cat "$out" >&2; return 1; }
-    echo "${base_url%/v1}"
+    [ -n "$base_url" ] || { cat "$out"; return 1; }
+    installed_base="${base_url%/v1}"
 }
 
 stop_installed() {
@@ -208,16 +210,17 @@ stop_installed() {
 }
 
 package_installs_and_keeps_state() {
-    local base answer
-    in_root /bin/bash -c 'cd /src/switchyard/build && cpack -G DEB'
-    local deb
-    deb=$(cd "$root/src/switchyard/build" && ls switchyard-*.deb | head -n 1)
+    # Every command is checked: a step function runs where `set -e` does not apply.
+    local base answer deb
+    in_root /bin/bash -c 'cd /src/switchyard/build && cpack -G DEB' || return 1
+    deb=$(cd "$root/src/switchyard/build" && ls switchyard-*.deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || { echo "cpack made no switchyard-*.deb"; return 1; }
     echo "package: $deb"
-    in_root dpkg-deb -f "/src/switchyard/build/$deb" Depends | tee /dev/stderr |
-        grep -q 'libqt6sql6-sqlite'
-    in_root apt-get install -y "/src/switchyard/build/$deb"
-    in_root test -f /lib/systemd/system/switchyard.service
-    grep -q '^StateDirectory=switchyard' "$root/lib/systemd/system/switchyard.service"
+    answer=$(in_root dpkg-deb -f "/src/switchyard/build/$deb" Depends) || return 1
+    echo "Depends: $answer"
+    grep -q 'libqt6sql6-sqlite' <<<"$answer" || return 1
+    in_root apt-get install -y "/src/switchyard/build/$deb" || return 1
+    grep -q '^StateDirectory=switchyard' "$root/lib/systemd/system/switchyard.service" || return 1
     mkdir -p "$root/etc/switchyard"
     cat >"$root/etc/switchyard/switchyard.yaml" <<'YAML'
 providers:
@@ -227,24 +230,26 @@ providers:
     simulate: {latency: 10ms, first_token: 10ms}
 YAML
 
-    base=$(start_installed "$log/installed-1.out")
+    start_installed "$log/installed-1.out" || return 1
+    base=$installed_base
     echo "first run: $base"
     answer=$(curl -sS --max-time 30 "$base/v1/chat/completions" -H 'content-type: application/json' \
-        -d '{"model":"packaged-chat","messages":[{"role":"user","content":"hello"}]}')
+        -d '{"model":"packaged-chat","messages":[{"role":"user","content":"hello"}]}') || return 1
     echo "chat: $answer"
-    grep -q '"object":"chat.completion"' <<<"$answer"
-    stop_installed
-    test -s "$root/var/lib/switchyard/switchyard.db"
+    grep -q '"object":"chat.completion"' <<<"$answer" || return 1
+    stop_installed || return 1
+    test -s "$root/var/lib/switchyard/switchyard.db" || return 1
 
-    base=$(start_installed "$log/installed-2.out")
+    start_installed "$log/installed-2.out" || return 1
+    base=$installed_base
     echo "second run: $base"
-    answer=$(curl -sS --max-time 10 "$base/admin/v1/config/versions")
+    answer=$(curl -sS --max-time 10 "$base/admin/v1/config/versions") || return 1
     echo "versions: $answer"
-    grep -Eq '"number": ?1[,}]' <<<"$answer"
-    answer=$(curl -sS --max-time 10 "$base/admin/v1/usage?group_by=model")
+    grep -Eq '"number": ?1[,}]' <<<"$answer" || return 1
+    answer=$(curl -sS --max-time 10 "$base/admin/v1/usage?group_by=model") || return 1
     echo "usage: $answer"
-    grep -Eq '"model": ?"packaged-chat"' <<<"$answer"
-    grep -Eq '"requests": ?1[,}]' <<<"$answer"
+    grep -Eq '"model": ?"packaged-chat"' <<<"$answer" || return 1
+    grep -Eq '"requests": ?1[,}]' <<<"$answer" || return 1
     stop_installed
 }
 

@@ -9,8 +9,8 @@ set -euo pipefail
 # brand-new Debian 12 root, and scripts/check-packages.sh makes CI fail when a build or test uses
 # a package this list does not bring in.
 packages=(
-    # Compiler and build tools.
-    build-essential cmake pkg-config git
+    # Compiler and build tools; `file` is what CPack's .deb generator finds executables with.
+    build-essential cmake pkg-config git file
     # Qt 6.4 modules the build finds.
     qt6-base-dev qt6-base-dev-tools qt6-httpserver-dev qt6-charts-dev
     qt6-l10n-tools qt6-tools-dev qt6-tools-dev-tools
