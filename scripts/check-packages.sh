@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 ignored=(
     libssl-dev # Qt's TLS backend tries the unversioned libssl.so first; libssl3 serves otherwise
     locales    # glibc reads /usr/share/locale/locale.alias when it exists
+    netbase    # glibc's address lookups read /etc/services when it exists; ports here are numbers
     openssl    # OpenSSL reads /usr/lib/ssl/openssl.cnf when it exists, defaults otherwise
     tzdata     # Qt and glibc read the local time zone when there is one, else use UTC
 )
