@@ -213,8 +213,8 @@ package_installs_and_keeps_state() {
     # Every command is checked: a step function runs where `set -e` does not apply.
     local base answer deb
     in_root /bin/bash -c 'cd /src/switchyard/build && cpack -G DEB' || return 1
-    deb=$(cd "$root/src/switchyard/build" && ls switchyard-*.deb 2>/dev/null | head -n 1)
-    [ -n "$deb" ] || { echo "cpack made no switchyard-*.deb"; return 1; }
+    deb=$(cd "$root/src/switchyard/build" && ls switchyard_*.deb 2>/dev/null | head -n 1)
+    [ -n "$deb" ] || { echo "cpack made no switchyard_*.deb"; return 1; }
     echo "package: $deb"
     answer=$(in_root dpkg-deb -f "/src/switchyard/build/$deb" Depends) || return 1
     echo "Depends: $answer"
