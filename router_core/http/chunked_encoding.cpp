@@ -4,10 +4,24 @@ namespace switchyard::http {
 
 QByteArray encodeChunk(QByteArrayView payload)
 {
-    QByteArray chunk = QByteArray::number(payload.size(), 16);
-    chunk.reserve(chunk.size() + payload.size() + 4);
-    chunk.append("\r\n").append(payload).append("\r\n");
+    QByteArray chunk;
+    appendChunk(chunk, payload);
     return chunk;
+}
+
+void appendChunk(QByteArray &out, QByteArrayView payload)
+{
+    // The size in hex, written without a temporary: this runs for every streamed event.
+    char size[2 * sizeof(qsizetype)];
+    char *end = size + sizeof(size);
+    char *digit = end;
+    qsizetype remaining = payload.size();
+    do {
+        *--digit = "0123456789abcdef"[remaining & 0xf];
+        remaining >>= 4;
+    } while (remaining > 0);
+    out.reserve(out.size() + (end - digit) + payload.size() + 4);
+    out.append(QByteArrayView(digit, end - digit)).append("\r\n").append(payload).append("\r\n");
 }
 
 ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out,

@@ -8,6 +8,8 @@ namespace switchyard::http {
 // Qt 6.4's HTTP server does no chunked transfer encoding, so streamed answers frame their own
 // chunks (RFC 9112 section 7.1).
 QByteArray encodeChunk(QByteArrayView payload);
+// The same chunk appended to `out`, which a caller can reuse between chunks.
+void appendChunk(QByteArray &out, QByteArrayView payload);
 inline constexpr QByteArrayView kLastChunk = "0\r\n\r\n";
 
 // Incremental decoder for chunked bodies, used where Switchyard or its tests read a stream.

@@ -35,14 +35,29 @@ void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
 
 void OpenAiChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
-    if (events.size() == 1) {
-        m_writer.writeStreamData(events.front().toWire(), sendNow);
-        return;
-    }
-    QByteArray wire;
+    // Framed in a buffer kept for the stream: an event costs no allocation once it has grown.
+    m_wire.resize(0);
     for (const upstream::SseEvent &event : events)
-        wire.append(event.toWire());
-    m_writer.writeStreamData(wire, sendNow);
+        event.appendWire(m_wire);
+    writeStreamBytes(m_wire, sendNow);
+}
+
+void OpenAiChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)
+{
+    m_writer.writeStreamData(bytes, sendNow);
+    if (sendNow || m_heldSendPosted)
+        return;
+    // The stream's end normally follows within this event-loop pass and leaves with these bytes
+    // in one send. When it does not (over HTTP/2 a provider's end often comes in a read of its
+    // own), they leave on the next pass, as a buffered socket write would.
+    m_heldSendPosted = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_heldSendPosted = false;
+            m_writer.sendHeld();
+        },
+        Qt::QueuedConnection);
 }
 
 void OpenAiChannel::failStream(const protocol::ApiError &error)
@@ -79,7 +94,7 @@ void MessagesChannel::sendError(const protocol::ApiError &error, const HeaderLis
 
 void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
-    m_writer.writeStreamData(m_messages.streamEvents(events), sendNow);
+    writeStreamBytes(m_messages.streamEvents(events), sendNow);
 }
 
 void MessagesChannel::failStream(const protocol::ApiError &error)
@@ -153,7 +168,7 @@ void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events,
         for (const upstream::SseEvent &translated : m_stream.feed(event))
             wire.append(translated.toWire());
     }
-    m_writer.writeStreamData(wire, sendNow);
+    writeStreamBytes(wire, sendNow);
 }
 
 void ResponsesChannel::failStream(const protocol::ApiError &error)

@@ -31,7 +31,14 @@ public:
     void abort() override;
 
 protected:
+    // Stream bytes to the client; `sendNow` false holds them for the end that follows.
+    void writeStreamBytes(QByteArrayView bytes, bool sendNow);
+
     ResponseWriter m_writer;
+
+private:
+    QByteArray m_wire;             // the events of one upstream read, framed
+    bool m_heldSendPosted = false; // a send of held bytes is queued for the next pass
 };
 
 // POST /v1/messages: every answer, error and stream event leaves in Anthropic's shapes. Keeps the

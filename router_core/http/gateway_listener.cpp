@@ -1,6 +1,7 @@
 #include "http/gateway_listener.h"
 
 #include "http/chunked_encoding.h"
+#include "http/status_line.h"
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
@@ -39,24 +40,6 @@ QString describeDuration(milliseconds duration)
 {
     return duration.count() % 1000 == 0 ? QStringLiteral("%1 s").arg(duration.count() / 1000)
                                         : QStringLiteral("%1 ms").arg(duration.count());
-}
-
-QByteArray reasonPhrase(int status)
-{
-    switch (status) {
-    case 400:
-        return "Bad Request";
-    case 408:
-        return "Request Timeout";
-    case 413:
-        return "Payload Too Large";
-    case 431:
-        return "Request Header Fields Too Large";
-    case 503:
-        return "Service Unavailable";
-    default:
-        return "Error";
-    }
 }
 
 protocol::ApiError requestTimeout(const QString &message)
@@ -446,8 +429,9 @@ private:
         const QByteArray body = error.toJson();
         // Refused before Qt parsed the request, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
-        QByteArray answer = "HTTP/1.1 " + QByteArray::number(error.status) + ' ' +
-                            reasonPhrase(error.status) + "\r\nContent-Type: application/json\r\n";
+        QByteArray answer;
+        appendStatusLine(answer, error.status);
+        answer += "Content-Type: application/json\r\n";
         answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
         answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
         if (!error.retryAfter.isEmpty())

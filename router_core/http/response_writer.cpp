@@ -1,17 +1,50 @@
 #include "http/response_writer.h"
 
 #include "http/chunked_encoding.h"
+#include "http/status_line.h"
 
+#include <QSslSocket>
+#include <cerrno>
+#include <sys/socket.h>
 #include <utility>
 
 namespace switchyard::http {
 
+namespace {
+
+// A whole answer up to this size leaves in one send with its head; a larger body is sent from
+// where it is rather than copied behind the head.
+constexpr qsizetype kMostBodyBytesCopied = 64 * 1024;
+
+// Sends what the kernel takes now, without blocking. Returns the bytes taken: 0 when the socket
+// buffer is full or the connection failed, which the caller leaves to Qt to find.
+qsizetype sendNow(qintptr descriptor, QByteArrayView bytes)
+{
+    qsizetype sent = 0;
+    while (sent < bytes.size()) {
+        const ssize_t taken = ::send(int(descriptor), bytes.data() + sent,
+                                     size_t(bytes.size() - sent), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (taken > 0) {
+            sent += taken;
+            continue;
+        }
+        if (taken < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    return sent;
+}
+
+} // namespace
+
 ResponseWriter::ResponseWriter(QHttpServerResponder &&responder)
-    : m_responder(std::move(responder)), m_socket(m_responder.socket())
+    : m_responder(std::move(responder)), m_socket(m_responder.socket()),
+      m_sendsDirectly(m_socket && !qobject_cast<QSslSocket *>(m_socket.data()))
 {}
 
 ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
     : m_responder(std::move(other.m_responder)), m_socket(std::move(other.m_socket)),
+      m_sendsDirectly(other.m_sendsDirectly), m_out(std::move(other.m_out)),
       m_headersSent(other.m_headersSent), m_finished(other.m_finished),
       m_completionHook(std::exchange(other.m_completionHook, nullptr))
 {}
@@ -29,12 +62,28 @@ void ResponseWriter::markFinished()
         std::exchange(m_completionHook, nullptr)();
 }
 
-void ResponseWriter::writeHead(int status, const HeaderList &headers)
+void ResponseWriter::appendHead(int status, const HeaderList &headers)
 {
     m_headersSent = true;
-    m_responder.writeStatusLine(static_cast<QHttpServerResponder::StatusCode>(status));
+    appendStatusLine(m_out, status);
     for (const auto &[name, value] : headers)
-        m_responder.writeHeader(name, value);
+        m_out.append(name).append(": ").append(value).append("\r\n");
+}
+
+void ResponseWriter::sendOut()
+{
+    if (m_out.isEmpty() || !m_socket)
+        return;
+    qsizetype sent = 0;
+    // Only while Qt holds nothing unsent: bytes sent past its queue would arrive out of order.
+    if (m_sendsDirectly && m_socket->bytesToWrite() == 0)
+        sent = sendNow(m_socket->socketDescriptor(), m_out);
+    if (sent < m_out.size()) {
+        m_socket->write(m_out.constData() + sent, m_out.size() - sent);
+        // Qt would send on the next event-loop pass; the bytes are due now.
+        m_socket->flush();
+    }
+    m_out.resize(0);
 }
 
 void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
@@ -42,20 +91,19 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
 {
     if (m_headersSent || !clientConnected())
         return;
-    writeHead(status, headers);
-    m_responder.writeHeader("Content-Type", contentType.toByteArray());
-    m_responder.writeHeader("Content-Length", QByteArray::number(body.size()));
-    m_responder.writeBody(body.data(), body.size());
-    flush();
+    appendHead(status, headers);
+    m_out.append("Content-Type: ").append(contentType).append("\r\n");
+    m_out.append("Content-Length: ").append(QByteArray::number(body.size())).append("\r\n\r\n");
+    if (body.size() <= kMostBodyBytesCopied) {
+        m_out.append(body);
+        sendOut();
+    } else {
+        sendOut();
+        m_out = body.toByteArray();
+        sendOut();
+        m_out = QByteArray(); // not kept: an answer this large is rare
+    }
     markFinished();
-}
-
-void ResponseWriter::flush()
-{
-    // QTcpSocket only buffers on write and sends on the next event-loop pass; the answer is
-    // complete, so send it now and save the client that pass.
-    if (m_socket)
-        m_socket->flush();
 }
 
 void ResponseWriter::sendError(const protocol::ApiError &error, const HeaderList &headers)
@@ -70,23 +118,27 @@ void ResponseWriter::beginEventStream(const HeaderList &headers)
 {
     if (m_headersSent || !clientConnected())
         return;
-    writeHead(200, headers);
-    m_responder.writeHeader("Content-Type", "text/event-stream; charset=utf-8");
-    m_responder.writeHeader("Cache-Control", "no-cache");
-    m_responder.writeHeader("Transfer-Encoding", "chunked");
-    // writeBody() ends the header block; an empty first write sends the headers now, so the
-    // client sees the answer begin before the first event.
-    m_responder.writeBody("", 0);
+    appendHead(200, headers);
+    m_out.append("Content-Type: text/event-stream; charset=utf-8\r\n"
+                 "Cache-Control: no-cache\r\n"
+                 "Transfer-Encoding: chunked\r\n\r\n");
+    // Sent now, so the client sees the answer begin before the first event.
+    sendOut();
 }
 
 void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
 {
     if (!m_headersSent || m_finished || !clientConnected() || bytes.isEmpty())
         return;
-    const QByteArray chunk = encodeChunk(bytes);
-    m_responder.writeBody(chunk.constData(), chunk.size());
+    appendChunk(m_out, bytes);
     if (sendNow)
-        flush(); // an event is worth sending the moment it exists
+        sendOut(); // an event is worth sending the moment it exists
+}
+
+void ResponseWriter::sendHeld()
+{
+    if (m_headersSent && !m_finished && clientConnected())
+        sendOut();
 }
 
 void ResponseWriter::endEventStream()
@@ -94,9 +146,10 @@ void ResponseWriter::endEventStream()
     if (!m_headersSent || m_finished)
         return;
     if (clientConnected()) {
-        m_responder.writeBody(kLastChunk.data(), kLastChunk.size());
-        flush();
+        m_out.append(kLastChunk);
+        sendOut();
     }
+    m_out = QByteArray(); // the stream is over: nothing more to frame
     markFinished();
 }
 

@@ -16,8 +16,19 @@ namespace switchyard::http {
 using protocol::HeaderList;
 using protocol::identityHeaders;
 
-// The only code that talks to QHttpServerResponder. Qt 6.4 has no chunked encoding and Qt 6.8
-// replaced these calls, so both facts are handled here and nowhere else.
+// Writes one answer to the client's socket. Qt's HTTP server hands over a QHttpServerResponder;
+// the writer keeps it (it is the server's handle on the answer) but frames the bytes itself:
+// Qt 6.4 has no chunked encoding, its responder writes a status line and each header as several
+// small socket writes, and Qt 6.8 replaced those calls. So the answer's bytes are built here and
+// nowhere else.
+//
+// On a plain TCP connection an answer goes straight to the kernel while nothing of it is queued:
+// a QTcpSocket copies every write into a write buffer that keeps a 32 KiB block per connection
+// for as long as the connection lives, which is most of a held stream's memory at 10,000
+// streams (docs/benchmarks.md). Whatever the kernel does not take at once goes to Qt's buffer,
+// which sends it as the client reads and reports it drained with bytesWritten(), as before. A
+// TLS connection always writes through Qt, which encrypts.
+//
 // The client socket is watched through a QPointer: Qt deletes it when the client disconnects.
 class ResponseWriter {
 public:
@@ -33,7 +44,7 @@ public:
     bool headersSent() const { return m_headersSent; }
     bool finished() const { return m_finished; }
     // Bytes written but not yet taken by the client's socket.
-    qint64 pendingBytes() const { return m_socket ? m_socket->bytesToWrite() : 0; }
+    qint64 pendingBytes() const { return m_out.size() + (m_socket ? m_socket->bytesToWrite() : 0); }
 
     // A complete answer with a Content-Length.
     void sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
@@ -42,18 +53,24 @@ public:
 
     // A chunked text/event-stream answer, written event by event as it arrives.
     void beginEventStream(const HeaderList &headers);
-    // `sendNow` false leaves the bytes queued for the next write that sends (the stream's end
-    // comes right after [DONE]: one send instead of two).
+    // `sendNow` false holds the bytes for the next write that sends (the stream's end comes
+    // right after [DONE]: one send instead of two), or for sendHeld().
     void writeStreamData(QByteArrayView bytes, bool sendNow = true);
+    // Sends what writeStreamData held, if the stream has not ended since.
+    void sendHeld();
     void endEventStream();
 
 private:
-    void writeHead(int status, const HeaderList &headers);
-    void flush();
+    // Appends the status line and `headers` to m_out.
+    void appendHead(int status, const HeaderList &headers);
+    // Sends m_out, then empties it (keeping its capacity for the next event).
+    void sendOut();
     void markFinished();
 
     QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
+    bool m_sendsDirectly = false; // plain TCP: see the class comment
+    QByteArray m_out;             // bytes framed and not yet sent
     bool m_headersSent = false;
     bool m_finished = false;
     std::function<void()> m_completionHook;

@@ -5,7 +5,13 @@ namespace switchyard::upstream {
 QByteArray SseEvent::toWire() const
 {
     QByteArray wire;
-    wire.reserve(data.size() + event.size() + 16);
+    appendWire(wire);
+    return wire;
+}
+
+void SseEvent::appendWire(QByteArray &wire) const
+{
+    wire.reserve(wire.size() + data.size() + event.size() + id.size() + 16);
     if (!event.isEmpty())
         wire.append("event: ").append(event).append('\n');
     if (!id.isEmpty())
@@ -21,7 +27,6 @@ QByteArray SseEvent::toWire() const
         start = newline + 1;
     }
     wire.append('\n');
-    return wire;
 }
 
 bool SseParser::feed(QByteArrayView bytes, QList<SseEvent> &events)

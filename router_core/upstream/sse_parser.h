@@ -15,6 +15,8 @@ struct SseEvent {
     bool isDone() const { return data == "[DONE]"; } // OpenAI's end-of-stream marker
     // The event serialised again, ending with the blank line that dispatches it.
     QByteArray toWire() const;
+    // The same bytes appended to `out`.
+    void appendWire(QByteArray &out) const;
 };
 
 // Incremental, line-buffered event-stream parser. Upstream reads arrive per network write, not per

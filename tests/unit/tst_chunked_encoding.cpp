@@ -4,6 +4,7 @@
 
 #include <QTest>
 
+using switchyard::http::appendChunk;
 using switchyard::http::ChunkedDecoder;
 using switchyard::http::encodeChunk;
 using switchyard::http::kLastChunk;
@@ -22,12 +23,26 @@ private Q_SLOTS:
             << QByteArray("data: [DONE]\n\n") << QByteArray("e\r\ndata: [DONE]\n\n\r\n");
         QTest::newRow("4 KiB") << QByteArray(4096, 'z')
                                << QByteArray("1000\r\n" + QByteArray(4096, 'z') + "\r\n");
+        QTest::newRow("one byte") << QByteArray("x") << QByteArray("1\r\nx\r\n");
+        QTest::newRow("every hex digit")
+            << QByteArray(0xabcde, 'y')
+            << QByteArray("abcde\r\n" + QByteArray(0xabcde, 'y') + "\r\n");
     }
     void encodesSizeInHex()
     {
         QFETCH(QByteArray, payload);
         QFETCH(QByteArray, expected);
         QCOMPARE(encodeChunk(payload), expected);
+    }
+
+    // Appending keeps what the buffer held: a writer frames several events into one send.
+    void appendsAfterWhatIsThere()
+    {
+        QByteArray out = "HTTP/1.1 200 OK\r\n\r\n";
+        appendChunk(out, "abc");
+        appendChunk(out, QByteArray(26, 'b'));
+        QCOMPARE(out, QByteArray("HTTP/1.1 200 OK\r\n\r\n3\r\nabc\r\n1a\r\n" + QByteArray(26, 'b') +
+                                 "\r\n"));
     }
 
     void lastChunkEndsTheBody() { QCOMPARE(kLastChunk, QByteArrayView("0\r\n\r\n")); }
