@@ -1,15 +1,8 @@
 #include "resilience/attempt_plan.h"
 
+#include <algorithm>
+
 namespace switchyard::resilience {
-
-namespace {
-
-QString triedKey(const routing::RouteCandidate &candidate)
-{
-    return QString::number(candidate.endpoint) + QLatin1Char('/') + candidate.upstreamModel;
-}
-
-} // namespace
 
 QString skipReasonText(SkipReason reason)
 {
@@ -38,6 +31,15 @@ AttemptPlan::AttemptPlan(QList<routing::RouteCandidate> candidates, int fallback
       m_tierRetryLimit(std::move(tierRetryLimit))
 {}
 
+int AttemptPlan::attemptsInTier(const QString &tier) const
+{
+    for (const TierAttempts &counted : m_attemptsByTier) {
+        if (counted.tier == tier)
+            return counted.attempts;
+    }
+    return 0;
+}
+
 bool AttemptPlan::tierHasRoom(const QString &tier) const
 {
     if (tier.isEmpty())
@@ -49,8 +51,10 @@ bool AttemptPlan::tierHasRoom(const QString &tier) const
 std::optional<SkipReason> AttemptPlan::ownCheck(int index) const
 {
     const routing::RouteCandidate &candidate = m_candidates[index];
-    if (m_tried.contains(triedKey(candidate)))
-        return SkipReason::AlreadyTried;
+    for (const TriedCandidate &tried : m_tried) {
+        if (tried.endpoint == candidate.endpoint && tried.upstreamModel == candidate.upstreamModel)
+            return SkipReason::AlreadyTried;
+    }
     if (candidate.degradationLevel > m_fallbackLevel)
         return SkipReason::BeyondFallbackLevel;
     if (!tierHasRoom(candidate.tier))
@@ -89,8 +93,13 @@ void AttemptPlan::recordAttempt(int candidateIndex)
 {
     const routing::RouteCandidate &candidate = m_candidates[candidateIndex];
     ++m_attempts;
-    ++m_attemptsByTier[candidate.tier];
-    m_tried.insert(triedKey(candidate));
+    const auto tier = std::find_if(m_attemptsByTier.begin(), m_attemptsByTier.end(),
+                                   [&](const TierAttempts &t) { return t.tier == candidate.tier; });
+    if (tier != m_attemptsByTier.end())
+        ++tier->attempts;
+    else
+        m_attemptsByTier.append({candidate.tier, 1});
+    m_tried.append({candidate.endpoint, candidate.upstreamModel});
     m_lastTaken = candidateIndex;
 }
 

@@ -2,10 +2,9 @@
 
 #include "routing/route_decision.h"
 
-#include <QHash>
 #include <QList>
-#include <QSet>
 #include <QString>
+#include <QVarLengthArray>
 #include <functional>
 #include <optional>
 
@@ -57,7 +56,7 @@ public:
     bool isFailover(int candidateIndex) const;
 
     int attempts() const { return m_attempts; }
-    int attemptsInTier(const QString &tier) const { return m_attemptsByTier.value(tier); }
+    int attemptsInTier(const QString &tier) const;
     const QList<routing::RouteCandidate> &candidates() const { return m_candidates; }
 
 private:
@@ -70,8 +69,18 @@ private:
     int m_next = 0;
     int m_lastTaken = -1;
     int m_attempts = 0;
-    QHash<QString, int> m_attemptsByTier;
-    QSet<QString> m_tried; // "provider index/upstream model"
+    // A request makes one or a few attempts: lists searched in order cost less than hash
+    // tables, which allocate over a kilobyte each on their first insert.
+    struct TierAttempts {
+        QString tier;
+        int attempts = 0;
+    };
+    struct TriedCandidate {
+        decltype(routing::RouteCandidate::endpoint) endpoint;
+        QString upstreamModel;
+    };
+    QVarLengthArray<TierAttempts, 2> m_attemptsByTier;
+    QVarLengthArray<TriedCandidate, 2> m_tried;
 };
 
 } // namespace switchyard::resilience
