@@ -13,6 +13,7 @@
 
 #include <QCoro/QCoroTask>
 #include <QLoggingCategory>
+#include <QMetaMethod>
 #include <QThread>
 
 namespace switchyard {
@@ -268,8 +269,25 @@ bool EngineHost::start(QString *errorMessage)
     });
     connect(m_engine, &Engine::traceFeedReady, this, &EngineBridge::traceFeedUpdated);
     connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
-    QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
+    if (isSignalConnected(QMetaMethod::fromSignal(&EngineBridge::snapshotUpdated)) ||
+        isSignalConnected(QMetaMethod::fromSignal(&EngineBridge::traceFeedUpdated)))
+        startPublishing();
     return true;
+}
+
+void EngineHost::connectNotify(const QMetaMethod &signal)
+{
+    if (signal == QMetaMethod::fromSignal(&EngineBridge::snapshotUpdated) ||
+        signal == QMetaMethod::fromSignal(&EngineBridge::traceFeedUpdated))
+        startPublishing();
+}
+
+void EngineHost::startPublishing()
+{
+    if (m_publishing || !m_engine)
+        return; // already on, or not started: start() looks at the connections again
+    m_publishing = true;
+    QMetaObject::invokeMethod(m_engine, [engine = m_engine] { engine->startPublishing(); });
 }
 
 EngineHost::StartConfigTexts EngineHost::readStartConfig(const QString &path,

@@ -77,8 +77,14 @@ public Q_SLOTS:
     void setSimulatorKnobs(const QString &providerId,
                            const switchyard::SimulatorKnobs &knobs) override;
 
+protected:
+    // Snapshots and the trace feed are built for whoever connects to them, from the first
+    // connection on: a headless gateway never pays for a console's 10 Hz.
+    void connectNotify(const QMetaMethod &signal) override;
+
 private:
     void stopThreads();
+    void startPublishing();
 
     std::optional<config::Config> m_startConfig; // until start() hands it to the engine
     struct FollowedFile {
@@ -97,6 +103,7 @@ private:
     sim::SimulatorHost *m_simulator = nullptr; // lives on m_simulatorThread
     sim::DemoTraffic *m_demoTraffic = nullptr; // lives on m_simulatorThread
     bool m_shuttingDown = false;
+    bool m_publishing = false; // the engine publishes snapshots and the trace feed
     bool m_demoRunning = false;
     double m_demoRate = 0.0;
 };

@@ -104,7 +104,6 @@ Engine::Engine(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::telemetry::TraceFeed>();
     qRegisterMetaType<switchyard::telemetry::Trace>();
     qRegisterMetaType<switchyard::ConfigStatus>();
-    m_recorder->addSink(m_finishedFeed.get());
     m_health->setEventSink([this](const BreakerEvent &event) {
         m_metrics->breakerChanged(event);
         emit breakerEvent(event);
@@ -366,6 +365,9 @@ QByteArray Engine::metricsText() const
 
 void Engine::startPublishing(std::chrono::milliseconds interval)
 {
+    if (m_publishTimer.isActive())
+        return;
+    collectTraceFeed();
     m_publishTimer.start(interval);
     emit snapshotReady(snapshot());
 }
@@ -387,6 +389,13 @@ void Engine::checkDrained()
         return;
     m_graceTimer.stop();
     emit drained(0);
+}
+
+void Engine::collectTraceFeed()
+{
+    if (std::exchange(m_collectingTraceFeed, true))
+        return;
+    m_recorder->addSink(m_finishedFeed.get());
 }
 
 telemetry::TraceFeed Engine::takeTraceFeed()

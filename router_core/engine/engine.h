@@ -112,7 +112,9 @@ public:
     usage::BudgetTracker &budgets() { return *m_budgets; }
 
     // The Traces page's feed, taken at each publishing tick: what finished since the last take,
-    // what runs, and the watched request's new text.
+    // what runs, and the watched request's new text. Finished requests are collected for it
+    // once collectTraceFeed() (or startPublishing()) was called: before, nobody takes them.
+    void collectTraceFeed();
     telemetry::TraceFeed takeTraceFeed();
     // A running request's trace so far, else a finished one from the ring.
     std::optional<telemetry::Trace> findTrace(const QByteArray &requestId) const;
@@ -127,7 +129,9 @@ public:
     alerts::WebhookCounts alertWebhookCounts() const;
 
 public Q_SLOTS:
-    // Emits snapshotReady every `interval` (100 ms keeps views at the 10 Hz the design allows).
+    // Emits snapshotReady and traceFeedReady every `interval` (100 ms keeps views at the 10 Hz
+    // the design allows), from the first call on; later calls change nothing. Until then
+    // nothing is built for a console: a headless gateway has none. Collects the trace feed.
     void startPublishing(std::chrono::milliseconds interval = std::chrono::milliseconds(100));
     // Stops accepting new requests; emits drained() once nothing is in flight or `grace` passed.
     void beginShutdown(std::chrono::milliseconds grace);
@@ -154,6 +158,7 @@ private:
     std::unique_ptr<telemetry::RequestRecorder> m_recorder;
     class FinishedFeed;
     std::unique_ptr<FinishedFeed> m_finishedFeed;       // finished records for the next trace feed
+    bool m_collectingTraceFeed = false;                 // m_finishedFeed is a recorder sink
     std::unique_ptr<otlp::SpanExporter> m_spanExporter; // a sink of m_recorder; null when off
     alerts::AlertEvaluator *m_alerts = nullptr;         // child; a sink of m_recorder
     std::unique_ptr<alerts::WebhookNotifier> m_alertWebhook; // null without alerts.webhook

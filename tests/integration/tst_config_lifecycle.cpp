@@ -713,6 +713,7 @@ void ConfigLifecycleTest::theConsolesBridgeAddsASimulatedProviderListsAndRollsBa
     host.followConfigFile(path, texts, overrides);
     QString error;
     QVERIFY2(host.start(&error), qPrintable(error));
+    QSignalSpy snapshots(&host, &EngineBridge::snapshotUpdated); // published to a watcher only
     QTRY_COMPARE_WITH_TIMEOUT(host.lastSnapshot().config.runningVersion, 1u, 10000);
 
     // A reload adds a simulated provider: the simulator starts it, and it answers at once.

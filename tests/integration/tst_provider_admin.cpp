@@ -16,7 +16,9 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 #include <optional>
 
 using namespace switchyard;
@@ -109,6 +111,7 @@ private Q_SLOTS:
     void failingProbesTakeTheEndpointOutAndSuccessesBringItBack();
     void probeGetsTheConfiguredPath();
     void bridgeCarriesActionsAndKnobsAcrossThreads();
+    void snapshotsArePublishedOnlyOnceWatched();
 
 private:
     // Probes are off unless a test asks for them: none may reach the fakes behind its back.
@@ -614,6 +617,8 @@ void ProviderAdminTest::bridgeCarriesActionsAndKnobsAcrossThreads()
     EngineHost bridge(config);
     QString error;
     QVERIFY2(bridge.start(&error), qPrintable(error));
+    // A watcher, as the console is: snapshots are published only to one.
+    QSignalSpy snapshots(&bridge, &EngineBridge::snapshotUpdated);
     const auto row = [&bridge]() -> ProviderHealth {
         const QList<ProviderHealth> providers = bridge.lastSnapshot().providers;
         return providers.isEmpty() ? ProviderHealth() : providers.first();
@@ -644,4 +649,42 @@ void ProviderAdminTest::bridgeCarriesActionsAndKnobsAcrossThreads()
 }
 
 QTEST_GUILESS_MAIN(ProviderAdminTest)
+void ProviderAdminTest::snapshotsArePublishedOnlyOnceWatched()
+{
+    config::Config config = gatewayConfig({simulatedProvider(u"sim-a"_s)});
+    config.resilience.probes.enabled = false;
+    EngineHost bridge(config);
+    QString error;
+    QVERIFY2(bridge.start(&error), qPrintable(error));
+    // Headless, nobody watches: no snapshot is built. Three publishing periods pass, and a
+    // request's record that would be in the next feed.
+    TestClient before(bridge.port());
+    before.post("/v1/chat/completions", chatBody("sim-model", false));
+    QVERIFY(before.waitForFinished());
+    QCOMPARE(before.status(), 200);
+    QTest::qWait(300);
+    QVERIFY(bridge.lastSnapshot().providers.isEmpty());
+
+    // The first watcher starts them, the trace feed with them; later ones change nothing.
+    QSignalSpy snapshots(&bridge, &EngineBridge::snapshotUpdated);
+    QSignalSpy feeds(&bridge, &EngineBridge::traceFeedUpdated);
+    QVERIFY(snapshots.wait(5000));
+    QCOMPARE(bridge.lastSnapshot().providers.size(), 1);
+    QCOMPARE(bridge.lastSnapshot().providers.first().id, u"sim-a"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(!feeds.isEmpty(), 5000);
+    // The request before anyone watched is not in the feed: records are kept for a watcher.
+    for (const QList<QVariant> &feed : std::as_const(feeds))
+        QVERIFY(feed.first().value<telemetry::TraceFeed>().finished.isEmpty());
+    TestClient after(bridge.port());
+    after.post("/v1/chat/completions", chatBody("sim-model", false));
+    QVERIFY(after.waitForFinished());
+    QCOMPARE(after.status(), 200);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::any_of(feeds.cbegin(), feeds.cend(),
+                    [](const QList<QVariant> &feed) {
+                        return !feed.first().value<telemetry::TraceFeed>().finished.isEmpty();
+                    }),
+        5000);
+}
+
 #include "tst_provider_admin.moc"

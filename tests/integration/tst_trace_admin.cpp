@@ -98,6 +98,7 @@ void TraceAdminTest::startGateway()
 {
     m_engine = startEngine(gatewayConfig({providerFor(u"primary"_s, *m_fake, {u"test-model"_s})}));
     QVERIFY(m_engine);
+    m_engine->collectTraceFeed(); // as the console's publishing does: the tests take the feed
 }
 
 void TraceAdminTest::request(const QByteArray &id, bool stream)
