@@ -6,8 +6,12 @@
 // reads the chunked event stream incrementally and counts its `data:` events; a stream is
 // complete when it brought `data: [DONE]` and the final chunk.
 //
-//   streams_bench --target 127.0.0.1:PORT --streams N [--pid PID] [--timeout-s S]
+//   streams_bench --target 127.0.0.1:PORT --streams N [--rounds R] [--pid PID] [--timeout-s S]
 //                 [--label TEXT]
+//
+// With --rounds R the N streams are opened R times, each round after the last one ended, and
+// the figures are over all rounds: `--streams 1 --rounds 200` measures the time to first token
+// of one stream at a time, with nothing queued behind it.
 //
 // Prints one line, `RESULT key=value ...`: streams completed, errors by kind, events received,
 // time to first event (from the request written to the first `data:` bytes) p50/p99, stream
@@ -150,6 +154,9 @@ public:
     {
         m_epoll = epoll_create1(EPOLL_CLOEXEC);
     }
+    ~Driver() { close(m_epoll); }
+    Driver(const Driver &) = delete;
+    Driver &operator=(const Driver &) = delete;
 
     Totals run(int streams, int timeoutS)
     {
@@ -406,7 +413,7 @@ private:
 [[noreturn]] void usage(int exitCode)
 {
     std::fprintf(exitCode == 0 ? stdout : stderr,
-                 "usage: streams_bench --target HOST:PORT --streams N [--pid PID] "
+                 "usage: streams_bench --target HOST:PORT --streams N [--rounds R] [--pid PID] "
                  "[--timeout-s S] [--label TEXT]\n");
     std::exit(exitCode);
 }
@@ -418,6 +425,7 @@ int main(int argc, char **argv)
     std::string target;
     std::string label = "run";
     int streams = 100;
+    int rounds = 1;
     int pid = 0;
     int timeoutS = 120;
     for (int i = 1; i < argc; ++i) {
@@ -431,6 +439,8 @@ int main(int argc, char **argv)
             target = value;
         else if (option == "--streams")
             streams = std::atoi(value);
+        else if (option == "--rounds")
+            rounds = std::atoi(value);
         else if (option == "--pid")
             pid = std::atoi(value);
         else if (option == "--timeout-s")
@@ -441,7 +451,7 @@ int main(int argc, char **argv)
             usage(2);
     }
     const std::size_t colon = target.rfind(':');
-    if (colon == std::string::npos || streams < 1 || timeoutS < 1)
+    if (colon == std::string::npos || streams < 1 || rounds < 1 || timeoutS < 1)
         usage(2);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -449,12 +459,22 @@ int main(int argc, char **argv)
     if (inet_pton(AF_INET, target.substr(0, colon).c_str(), &address.sin_addr) != 1)
         usage(2);
 
-    Driver driver(address, requestText(target));
     rusage ownBefore{};
     getrusage(RUSAGE_SELF, &ownBefore);
     const long long serverTicksBefore = pid > 0 ? processCpuTicks(pid) : -1;
     const std::int64_t startUs = monotonicUs();
-    const Totals totals = driver.run(streams, timeoutS);
+    Totals totals;
+    for (int round = 0; round < rounds; ++round) {
+        Driver driver(address, requestText(target));
+        Totals one = driver.run(streams, timeoutS);
+        totals.completed += one.completed;
+        totals.events += one.events;
+        for (const auto &[kind, count] : one.errors)
+            totals.errors[kind] += count;
+        totals.ttftUs.insert(totals.ttftUs.end(), one.ttftUs.begin(), one.ttftUs.end());
+        totals.durationUs.insert(totals.durationUs.end(), one.durationUs.begin(),
+                                 one.durationUs.end());
+    }
     const std::int64_t wallUs = monotonicUs() - startUs;
     const long long serverTicksAfter = pid > 0 ? processCpuTicks(pid) : -1;
     rusage ownAfter{};
@@ -476,15 +496,16 @@ int main(int argc, char **argv)
         errors += (errors.empty() ? "" : ",") + kind + ":" + std::to_string(count);
         errorCount += count;
     }
-    std::printf("RESULT label=%s streams=%d completed=%d errors=%d error_kinds=%s events=%lld "
-                "wall_s=%.2f ttft_p50_ms=%.2f ttft_p99_ms=%.2f duration_p50_ms=%.0f "
-                "duration_p99_ms=%.0f server_cpu_s=%.2f server_cpu_us_per_event=%.1f "
-                "server_peak_rss_mb=%.1f driver_cpu_us_per_event=%.1f\n",
-                label.c_str(), streams, totals.completed, errorCount,
-                errors.empty() ? "-" : errors.c_str(), totals.events, double(wallUs) / 1e6,
-                percentileMs(totals.ttftUs, 0.5), percentileMs(totals.ttftUs, 0.99),
-                percentileMs(totals.durationUs, 0.5), percentileMs(totals.durationUs, 0.99),
-                serverCpuUs / 1e6, pid > 0 ? serverCpuUs / events : -1.0,
-                pid > 0 ? double(peakResidentKb(pid)) / 1024.0 : -1.0, ownCpuUs / events);
+    std::printf(
+        "RESULT label=%s streams=%d rounds=%d completed=%d errors=%d error_kinds=%s events=%lld "
+        "wall_s=%.2f ttft_p50_ms=%.2f ttft_p99_ms=%.2f duration_p50_ms=%.0f "
+        "duration_p99_ms=%.0f server_cpu_s=%.2f server_cpu_us_per_event=%.1f "
+        "server_peak_rss_mb=%.1f driver_cpu_us_per_event=%.1f\n",
+        label.c_str(), streams, rounds, totals.completed, errorCount,
+        errors.empty() ? "-" : errors.c_str(), totals.events, double(wallUs) / 1e6,
+        percentileMs(totals.ttftUs, 0.5), percentileMs(totals.ttftUs, 0.99),
+        percentileMs(totals.durationUs, 0.5), percentileMs(totals.durationUs, 0.99),
+        serverCpuUs / 1e6, pid > 0 ? serverCpuUs / events : -1.0,
+        pid > 0 ? double(peakResidentKb(pid)) / 1024.0 : -1.0, ownCpuUs / events);
     return 0;
 }
