@@ -14,8 +14,8 @@
 # `perf record` during each step and print the engine thread's top functions).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BENCH_BUILD_DIR:-$root/build-bench}"
+# shellcheck source=scripts/bench-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench-streams
 steps="${BENCH_STREAMS:-100,1000,3000,10000}"
 dispatchers="${BENCH_DISPATCHERS:-epoll,qt}"
 stream_events="${BENCH_STREAM_EVENTS:-30}"
@@ -23,14 +23,7 @@ interval_ms="${BENCH_EVENT_INTERVAL_MS:-200}"
 timeout_s="${BENCH_TIMEOUT_S:-120}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-1}"
 
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-    "$root/scripts/setup.sh"
-    echo "bench-streams: configuring $build (Release)" >&2
-    cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
-fi
-echo "bench-streams: building in $build" >&2
-cmake --build "$build" --parallel "$(nproc)" --target switchyard fast_upstream streams_bench \
-    >/dev/null
+bench_build if-new switchyard fast_upstream streams_bench
 
 # Every stream holds a descriptor in the driver and the upstream, and two in Switchyard (the
 # client's and the upstream call's): raise the soft limit as far as the hard one allows, and
@@ -43,35 +36,7 @@ if (( $(ulimit -n) < 2 * largest + 256 )); then
          "descriptors" >&2
 fi
 
-work="$(mktemp -d)"
-pids=()
-# shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() {
-    for pid in "${pids[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${pids[@]}"; do
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
-port_from() {
-    local file="$1" pattern="$2" line
-    for _ in $(seq 100); do
-        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
-        if [[ -n "$line" ]]; then
-            echo "${line##*:}"
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "bench-streams: timed out waiting for '$pattern' in $file:" >&2
-    cat "$file" >&2
-    return 1
-}
+bench_start_work
 
 "$build/tests/bench/fast_upstream" --threads "$upstream_threads" \
     --stream-events "$stream_events" --event-interval-ms "$interval_ms" \

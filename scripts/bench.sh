@@ -10,8 +10,8 @@
 # BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${BENCH_BUILD_DIR:-$root/build-bench}"
+# shellcheck source=scripts/bench-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench
 duration="${BENCH_DURATION_S:-5}"
 warmup="${BENCH_WARMUP_S:-1}"
 connections="${BENCH_CONNECTIONS:-1,64}"
@@ -19,11 +19,7 @@ cores="$(nproc)"
 load_threads="${BENCH_LOAD_THREADS:-$cores}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-$cores}"
 
-"$root/scripts/setup.sh"
-echo "bench: building in $build (Release)" >&2
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
-cmake --build "$build" --parallel "$cores" --target switchyard fast_upstream load_bench routing_bench \
-    >/dev/null
+bench_build always switchyard fast_upstream load_bench routing_bench
 # The cost of one routing decision first: no sockets, a second or two.
 "$build/tests/bench/routing_bench"
 
@@ -45,35 +41,7 @@ if (( busy > 10 )); then
          "the figures below will be low and noisy" >&2
 fi
 
-work="$(mktemp -d)"
-pids=()
-# shellcheck disable=SC2317  # run by the EXIT trap
-cleanup() {
-    for pid in "${pids[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${pids[@]}"; do
-        wait "$pid" 2>/dev/null || true
-    done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
-port_from() {
-    local file="$1" pattern="$2" line
-    for _ in $(seq 100); do
-        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
-        if [[ -n "$line" ]]; then
-            echo "${line##*:}"
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "bench: timed out waiting for '$pattern' in $file:" >&2
-    cat "$file" >&2
-    return 1
-}
+bench_start_work
 
 "$build/tests/bench/fast_upstream" --threads "$upstream_threads" >"$work/upstream.out" 2>&1 &
 upstream_pid=$!

@@ -66,6 +66,22 @@
             <numerusform>%n 次应答</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Severity</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>数值</translation>
+    </message>
 </context>
 <context>
     <name>CurlCommand</name>
@@ -95,22 +111,6 @@
 </context>
 <context>
     <name>switchyard::ui::ActiveAlertsModel</name>
-    <message>
-        <source>Severity</source>
-        <translation>级别</translation>
-    </message>
-    <message>
-        <source>Rule</source>
-        <translation>规则</translation>
-    </message>
-    <message>
-        <source>Subject</source>
-        <translation>对象</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>数值</translation>
-    </message>
     <message>
         <source>Threshold</source>
         <translation>阈值</translation>
@@ -230,22 +230,6 @@
     <message>
         <source>Event</source>
         <translation>事件</translation>
-    </message>
-    <message>
-        <source>Severity</source>
-        <translation>级别</translation>
-    </message>
-    <message>
-        <source>Rule</source>
-        <translation>规则</translation>
-    </message>
-    <message>
-        <source>Subject</source>
-        <translation>对象</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>数值</translation>
     </message>
 </context>
 <context>

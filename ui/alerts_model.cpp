@@ -8,6 +8,59 @@ namespace switchyard::ui {
 
 using config::AlertRuleKind;
 using config::AlertSeverity;
+using SharedColumn = AlertText::SharedColumn;
+
+namespace {
+
+// A row's time (when an alert's condition started, when an event came), in grey in both tables.
+QVariant timeCell(qint64 msSinceEpoch, int role)
+{
+    if (role == Qt::DisplayRole)
+        return AlertText::time(msSinceEpoch);
+    if (role == Qt::ForegroundRole)
+        return QColor(0x6b, 0x72, 0x80);
+    return {};
+}
+
+// The severity, rule and subject cells, shown alike in both tables for either row type:
+// alerts::ActiveAlert and alerts::AlertEvent name these fields the same. The value column is
+// each table's own (the events' adds the threshold).
+template <typename Alert>
+QVariant sharedCell(const Alert &alert, SharedColumn column, int role)
+{
+    if (role == Qt::ForegroundRole && column == SharedColumn::Severity)
+        return AlertText::severityColor(alert.severity);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (column) {
+    case SharedColumn::Severity:
+        return AlertText::severityName(alert.severity);
+    case SharedColumn::Rule:
+        return AlertText::ruleTitle(alert.rule);
+    case SharedColumn::Subject:
+        return AlertText::subject(alert.subjectKind, alert.subject);
+    case SharedColumn::Value:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+QString AlertText::columnTitle(SharedColumn column)
+{
+    switch (column) {
+    case SharedColumn::Severity:
+        return tr("Severity");
+    case SharedColumn::Rule:
+        return tr("Rule");
+    case SharedColumn::Subject:
+        return tr("Subject");
+    case SharedColumn::Value:
+        return tr("Value");
+    }
+    return {};
+}
 
 QString AlertText::ruleTitle(AlertRuleKind rule)
 {
@@ -109,31 +162,21 @@ QVariant ActiveAlertsModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const alerts::ActiveAlert &alert = m_rows.at(index.row());
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case SeverityColumn:
-            return AlertText::severityName(alert.severity);
-        case RuleColumn:
-            return AlertText::ruleTitle(alert.rule);
-        case SubjectColumn:
-            return AlertText::subject(alert.subjectKind, alert.subject);
-        case ValueColumn:
-            return AlertText::value(alert.value, alert.unit);
-        case ThresholdColumn:
-            return AlertText::value(alert.threshold, alert.unit);
-        case SinceColumn:
-            return AlertText::time(alert.sinceMs);
-        }
-        break;
-    case Qt::ForegroundRole:
-        if (index.column() == SeverityColumn)
-            return AlertText::severityColor(alert.severity);
-        if (index.column() == SinceColumn)
-            return QColor(0x6b, 0x72, 0x80);
-        break;
-    case Qt::ToolTipRole:
+    if (role == Qt::ToolTipRole)
         return alert.message;
+    switch (index.column()) {
+    case SeverityColumn:
+        return sharedCell(alert, SharedColumn::Severity, role);
+    case RuleColumn:
+        return sharedCell(alert, SharedColumn::Rule, role);
+    case SubjectColumn:
+        return sharedCell(alert, SharedColumn::Subject, role);
+    case ValueColumn:
+        return role == Qt::DisplayRole ? AlertText::value(alert.value, alert.unit) : QVariant();
+    case ThresholdColumn:
+        return role == Qt::DisplayRole ? AlertText::value(alert.threshold, alert.unit) : QVariant();
+    case SinceColumn:
+        return timeCell(alert.sinceMs, role);
     }
     return {};
 }
@@ -144,13 +187,13 @@ QVariant ActiveAlertsModel::headerData(int section, Qt::Orientation orientation,
         return {};
     switch (section) {
     case SeverityColumn:
-        return tr("Severity");
+        return AlertText::columnTitle(SharedColumn::Severity);
     case RuleColumn:
-        return tr("Rule");
+        return AlertText::columnTitle(SharedColumn::Rule);
     case SubjectColumn:
-        return tr("Subject");
+        return AlertText::columnTitle(SharedColumn::Subject);
     case ValueColumn:
-        return tr("Value");
+        return AlertText::columnTitle(SharedColumn::Value);
     case ThresholdColumn:
         return tr("Threshold");
     case SinceColumn:
@@ -184,37 +227,31 @@ QVariant AlertEventsModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const alerts::AlertEvent &event = m_rows.at(index.row());
-    const bool raised = event.kind == alerts::AlertEvent::Kind::Raised;
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (index.column()) {
-        case TimeColumn:
-            return AlertText::time(event.atMs);
-        case EventColumn:
-            return raised ? tr("Raised") : tr("Cleared");
-        case SeverityColumn:
-            return AlertText::severityName(event.severity);
-        case RuleColumn:
-            return AlertText::ruleTitle(event.rule);
-        case SubjectColumn:
-            return AlertText::subject(event.subjectKind, event.subject);
-        case ValueColumn:
-            //: An event's value against its threshold, e.g. "50.0 % (threshold 90.0 %)"
-            return tr("%1 (threshold %2)")
-                .arg(AlertText::value(event.value, event.unit),
-                     AlertText::value(event.threshold, event.unit));
-        }
-        break;
-    case Qt::ForegroundRole:
-        if (index.column() == EventColumn)
-            return raised ? AlertText::severityColor(event.severity) : QColor(0x15, 0x80, 0x3d);
-        if (index.column() == SeverityColumn)
-            return AlertText::severityColor(event.severity);
-        if (index.column() == TimeColumn)
-            return QColor(0x6b, 0x72, 0x80);
-        break;
-    case Qt::ToolTipRole:
+    if (role == Qt::ToolTipRole)
         return event.message;
+    const bool raised = event.kind == alerts::AlertEvent::Kind::Raised;
+    switch (index.column()) {
+    case TimeColumn:
+        return timeCell(event.atMs, role);
+    case EventColumn:
+        if (role == Qt::DisplayRole)
+            return raised ? tr("Raised") : tr("Cleared");
+        if (role == Qt::ForegroundRole)
+            return raised ? AlertText::severityColor(event.severity) : QColor(0x15, 0x80, 0x3d);
+        return {};
+    case SeverityColumn:
+        return sharedCell(event, SharedColumn::Severity, role);
+    case RuleColumn:
+        return sharedCell(event, SharedColumn::Rule, role);
+    case SubjectColumn:
+        return sharedCell(event, SharedColumn::Subject, role);
+    case ValueColumn:
+        if (role != Qt::DisplayRole)
+            return {};
+        //: An event's value against its threshold, e.g. "50.0 % (threshold 90.0 %)"
+        return tr("%1 (threshold %2)")
+            .arg(AlertText::value(event.value, event.unit),
+                 AlertText::value(event.threshold, event.unit));
     }
     return {};
 }
@@ -229,13 +266,13 @@ QVariant AlertEventsModel::headerData(int section, Qt::Orientation orientation, 
     case EventColumn:
         return tr("Event");
     case SeverityColumn:
-        return tr("Severity");
+        return AlertText::columnTitle(SharedColumn::Severity);
     case RuleColumn:
-        return tr("Rule");
+        return AlertText::columnTitle(SharedColumn::Rule);
     case SubjectColumn:
-        return tr("Subject");
+        return AlertText::columnTitle(SharedColumn::Subject);
     case ValueColumn:
-        return tr("Value");
+        return AlertText::columnTitle(SharedColumn::Value);
     }
     return {};
 }

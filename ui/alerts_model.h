@@ -15,6 +15,10 @@ namespace switchyard::ui {
 class AlertText {
     Q_DECLARE_TR_FUNCTIONS(AlertText)
 public:
+    // The columns the raised alerts' table and the events' table both have, titled alike.
+    enum class SharedColumn { Severity, Rule, Subject, Value };
+
+    static QString columnTitle(SharedColumn column);
     static QString ruleTitle(config::AlertRuleKind rule);
     static QString severityName(config::AlertSeverity severity);
     static QColor severityColor(config::AlertSeverity severity);

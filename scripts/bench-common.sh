@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# What the benchmark scripts share, sourced by each after `set -euo pipefail` with the prefix of
+# its messages as the one argument: the build directory and its build, a scratch directory whose
+# processes the EXIT trap stops, and reading the port a started process listens on.
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench-streams
+#
+# Environment: BENCH_BUILD_DIR (default build-bench).
+
+bench_name="$1"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${BENCH_BUILD_DIR:-$root/build-bench}"
+
+# Configures $build in Release and builds the given targets on every core. `always` configures
+# each time, so the figures come from a Release build whatever the directory held; `if-new` only
+# when it has no cache yet, so an existing build directory is used as it is configured.
+bench_build() { # always|if-new target...
+    local when="$1"
+    shift
+    if [[ "$when" == always || ! -f "$build/CMakeCache.txt" ]]; then
+        "$root/scripts/setup.sh"
+        echo "$bench_name: configuring $build (Release)" >&2
+        cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DSWITCHYARD_WERROR=ON >/dev/null
+    fi
+    echo "$bench_name: building in $build" >&2
+    cmake --build "$build" --parallel "$(nproc)" --target "$@" >/dev/null
+}
+
+# The scratch directory, $work, and the processes started for the run, each added to pids: on
+# exit, whatever ended the script, they are stopped and the directory removed.
+bench_start_work() {
+    work="$(mktemp -d)"
+    pids=()
+    trap bench_cleanup EXIT
+}
+
+# shellcheck disable=SC2317  # run by the EXIT trap
+bench_cleanup() {
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    rm -rf "$work"
+}
+
+# Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
+port_from() {
+    local file="$1" pattern="$2" line
+    for _ in $(seq 100); do
+        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
+        if [[ -n "$line" ]]; then
+            echo "${line##*:}"
+            return 0
+        fi
+        sleep 0.1
+    done
+    echo "$bench_name: timed out waiting for '$pattern' in $file:" >&2
+    cat "$file" >&2
+    return 1
+}
