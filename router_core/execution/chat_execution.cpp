@@ -611,7 +611,7 @@ void ChatExecution::onResponseHead(const upstream::UpstreamResponseHead &head)
     m_attempt.head = head;
     if (m_attempt.span >= 0)
         m_trace.spanAt(m_attempt.span).httpStatus = head.status;
-    m_trace.pointEvent(QStringLiteral("response head"), QStringLiteral("HTTP %1").arg(head.status));
+    m_trace.pointEvent(QStringLiteral("response head"), u"HTTP "_s + QString::number(head.status));
     m_attempt.relayingEvents = m_attempt.shape.upstreamStreams && head.status >= 200 &&
                                head.status < 300 &&
                                head.header("content-type").startsWith("text/event-stream");
@@ -861,7 +861,8 @@ void ChatExecution::relayWholeAnswer()
     }
     noteUsage(translated.usage);
     m_providerAnswered = true;
-    m_answerText.add(translated.openAiJson);
+    if (translated.usage.completionTokens < 0)
+        m_answerText.add(translated.openAiJson); // only an estimate needs the answer's text
     m_trace.trace().finishReason = finishReasonIn(translated.openAiJson);
     m_trace.appendResponseBody(translated.openAiJson);
     m_finishing = true;
@@ -889,9 +890,9 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
     m_trace.trace().inputTokens = usage.promptTokens;
     m_trace.trace().outputTokens = usage.completionTokens;
     m_trace.pointEvent(QStringLiteral("usage"),
-                       QStringLiteral("%1 prompt + %2 completion tokens")
-                           .arg(std::max<qint64>(usage.promptTokens, 0))
-                           .arg(std::max<qint64>(usage.completionTokens, 0)));
+                       QString::number(std::max<qint64>(usage.promptTokens, 0)) + u" prompt + "_s +
+                           QString::number(std::max<qint64>(usage.completionTokens, 0)) +
+                           u" completion tokens"_s);
 }
 
 void ChatExecution::countTokens(telemetry::RequestRecord &record) const

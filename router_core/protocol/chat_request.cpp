@@ -58,22 +58,27 @@ QString fromView(std::string_view view)
 // or null (an assistant message that only calls tools).
 std::optional<ApiError> validateMessage(simdjson::dom::element message, int index)
 {
-    const QString path = QStringLiteral("messages[%1]").arg(index);
+    // Named only in an error: a valid message, the usual case, builds no text.
+    const auto path = [index](QStringView field = {}) {
+        QString named = QStringLiteral("messages[%1]").arg(index);
+        named.append(field);
+        return named;
+    };
     if (message.type() != element_type::OBJECT)
-        return wrongType(path, QStringLiteral("an object"), message.type());
+        return wrongType(path(), QStringLiteral("an object"), message.type());
     const simdjson::dom::object object = message.get_object().value_unsafe();
     simdjson::dom::element role;
     if (object["role"].get(role) != simdjson::SUCCESS)
-        return missing(path + QStringLiteral(".role"));
+        return missing(path(u".role"));
     if (role.type() != element_type::STRING)
-        return wrongType(path + QStringLiteral(".role"), QStringLiteral("a string"), role.type());
+        return wrongType(path(u".role"), QStringLiteral("a string"), role.type());
     simdjson::dom::element content;
     if (object["content"].get(content) == simdjson::SUCCESS) {
         const element_type type = content.type();
         if (type != element_type::STRING && type != element_type::ARRAY &&
             type != element_type::NULL_VALUE) {
-            return wrongType(path + QStringLiteral(".content"),
-                             QStringLiteral("one of a string or an array"), type);
+            return wrongType(path(u".content"), QStringLiteral("one of a string or an array"),
+                             type);
         }
     }
     return std::nullopt;
