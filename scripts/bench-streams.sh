@@ -11,7 +11,9 @@
 # BENCH_EVENT_INTERVAL_MS (200), BENCH_TIMEOUT_S (120, per step), BENCH_BUILD_DIR (build-bench,
 # configured in Release when it does not exist yet; an existing build directory is used as it
 # is configured), BENCH_UPSTREAM_THREADS (1), BENCH_PROFILE (unset; 1: sample Switchyard with
-# `perf record` during each step and print the engine thread's top functions).
+# `perf record` during each step and print the engine thread's top functions),
+# BENCH_TTFT_ROUNDS (200; 0 skips it: the time to first token of one stream at a time against an
+# upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row).
 set -euo pipefail
 
 # shellcheck source=scripts/bench-common.sh
@@ -22,6 +24,7 @@ stream_events="${BENCH_STREAM_EVENTS:-30}"
 interval_ms="${BENCH_EVENT_INTERVAL_MS:-200}"
 timeout_s="${BENCH_TIMEOUT_S:-120}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-1}"
+ttft_rounds="${BENCH_TTFT_ROUNDS:-200}"
 
 bench_build if-new switchyard fast_upstream streams_bench
 
@@ -61,9 +64,29 @@ providers:
     capacity: 20000
 YAML
 
+# Each closed connection keeps its local port in TIME_WAIT for a minute, and loopback has only the
+# local port range to give (28,232 ports by default): a step started right after a large one
+# runs out, and its failed connects look like the gateway's errors. Waits, at most 70 s, until
+# the step's connections (two per stream through Switchyard) fit beside the ports still held.
+wait_for_ports() { # streams
+    local needed=$(( 2 * $1 )) low high held=0
+    read -r low high </proc/sys/net/ipv4/ip_local_port_range
+    for _ in $(seq 70); do
+        held="$(awk '/^TCP:/ { for (i = 1; i < NF; ++i) if ($i == "tw") print $(i + 1) }' \
+            /proc/net/sockstat)"
+        if (( held + needed < high - low + 1 )); then
+            return 0
+        fi
+        sleep 1
+    done
+    echo "bench-streams: warning: $held connections still in TIME_WAIT; connects may fail" \
+         "for want of local ports" >&2
+}
+
 results="$work/results.txt"
 : >"$results"
 run_driver() { # target-port pid label streams
+    wait_for_ports "$4"
     timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$1" \
         --pid "$2" --label "$3" --streams "$4" --timeout-s "$timeout_s" | tee -a "$results" >&2
 }
@@ -114,3 +137,38 @@ awk '{
         v["server_peak_rss_mb"], v["ttft_p50_ms"], v["ttft_p99_ms"], v["duration_p50_ms"],
         v["duration_p99_ms"], v["wall_s"], v["driver_cpu_us_per_event"]
 }' "$results"
+
+(( ttft_rounds > 0 )) || exit 0
+# Time to first token with nothing queued: one stream at a time, each 20 events 10 ms apart.
+"$build/tests/bench/fast_upstream" --threads 1 --stream-events 20 --event-interval-ms 10 \
+    >"$work/paced.out" 2>&1 &
+paced_pid=$!
+pids+=("$paced_pid")
+paced_port="$(port_from "$work/paced.out" 'listening on 127\.0\.0\.1:[0-9]+')"
+sed "s|127.0.0.1:$upstream_port/|127.0.0.1:$paced_port/|" "$work/streams.yaml" >"$work/ttft.yaml"
+"$build/app/switchyard" --headless --config "$work/ttft.yaml" --listen 127.0.0.1:0 \
+    --log-level warning >"$work/switchyard.out" 2>&1 &
+switchyard_pid=$!
+pids+=("$switchyard_pid")
+switchyard_port="$(port_from "$work/switchyard.out" 'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+ttft="$work/ttft.txt"
+for target in direct via; do
+    [[ "$target" == direct ]] && port="$paced_port" pid="$paced_pid" ||
+        port="$switchyard_port" pid="$switchyard_pid"
+    timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$port" \
+        --pid "$pid" --label "$target" --streams 1 --rounds "$ttft_rounds" \
+        --timeout-s "$timeout_s" | tee -a "$ttft" >&2
+done
+echo
+echo "One stream at a time, $ttft_rounds in a row, 20 events 10 ms apart:"
+echo
+echo "| target | completed | errors by kind | TTFT p50 ms | TTFT p99 ms | server CPU µs/event |"
+echo "| --- | ---: | --- | ---: | ---: | ---: |"
+awk '{
+    for (i = 2; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
+    printf "| %s | %s | %s | %s | %s | %s |\n", v["label"], v["completed"], v["error_kinds"],
+        v["ttft_p50_ms"], v["ttft_p99_ms"], v["server_cpu_us_per_event"]
+    p50[v["label"]] = v["ttft_p50_ms"]
+} END {
+    printf "\nadded time to first token, p50: %.3f ms\n", p50["via"] - p50["direct"]
+}' "$ttft"
