@@ -52,6 +52,8 @@ public:
     // A streamed answer: OpenAI chunk events in order, the last one [DONE] once it is whole; or,
     // when `dialect` is Native, the operation's own events as its provider sent them.
     // `sendNow` false leaves the bytes queued for the next write that sends (the end follows).
+    // beginStream is followed at once by the first sendStreamEvents, failStream or endStream,
+    // and its head may wait for them.
     virtual void beginStream(const HeaderList &headers, Dialect dialect) = 0;
     virtual void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) = 0;
     // After the first byte the status line is gone: the failure becomes the stream's last

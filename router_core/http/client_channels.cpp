@@ -30,7 +30,8 @@ void OpenAiChannel::sendError(const protocol::ApiError &error, const HeaderList 
 
 void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
 {
-    m_writer.beginEventStream(headers);
+    // The first events follow at once (ClientChannel's contract): the head leaves with them.
+    m_writer.beginEventStream(headers, false);
 }
 
 void OpenAiChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
@@ -140,8 +141,8 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
 void ResponsesChannel::beginStream(const HeaderList &headers, execution::Dialect dialect)
 {
     m_streamDialect = dialect;
-    m_writer.beginEventStream(dialect == execution::Dialect::Chat ? withIgnoredFields(headers)
-                                                                  : headers);
+    m_writer.beginEventStream(
+        dialect == execution::Dialect::Chat ? withIgnoredFields(headers) : headers, false);
 }
 
 void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)

@@ -114,7 +114,7 @@ void ResponseWriter::sendError(const protocol::ApiError &error, const HeaderList
     sendWhole(error.status, all, "application/json", error.toJson());
 }
 
-void ResponseWriter::beginEventStream(const HeaderList &headers)
+void ResponseWriter::beginEventStream(const HeaderList &headers, bool sendNow)
 {
     if (m_headersSent || !clientConnected())
         return;
@@ -122,17 +122,18 @@ void ResponseWriter::beginEventStream(const HeaderList &headers)
     m_out.append("Content-Type: text/event-stream; charset=utf-8\r\n"
                  "Cache-Control: no-cache\r\n"
                  "Transfer-Encoding: chunked\r\n\r\n");
-    // Sent now, so the client sees the answer begin before the first event.
-    sendOut();
+    if (sendNow)
+        sendOut(); // the client sees the answer begin before the first event
 }
 
 void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
 {
-    if (!m_headersSent || m_finished || !clientConnected() || bytes.isEmpty())
+    if (!m_headersSent || m_finished || !clientConnected())
         return;
-    appendChunk(m_out, bytes);
+    if (!bytes.isEmpty())
+        appendChunk(m_out, bytes);
     if (sendNow)
-        sendOut(); // an event is worth sending the moment it exists
+        sendOut(); // an event is worth sending the moment it exists, with a head held for it
 }
 
 void ResponseWriter::sendHeld()

@@ -51,8 +51,10 @@ public:
                    QByteArrayView body);
     void sendError(const protocol::ApiError &error, const HeaderList &headers);
 
-    // A chunked text/event-stream answer, written event by event as it arrives.
-    void beginEventStream(const HeaderList &headers);
+    // A chunked text/event-stream answer, written event by event as it arrives. `sendNow` false
+    // holds the head for the first events, which the caller writes at once: the client then gets
+    // both in one segment.
+    void beginEventStream(const HeaderList &headers, bool sendNow = true);
     // `sendNow` false holds the bytes for the next write that sends (the stream's end comes
     // right after [DONE]: one send instead of two), or for sendHeld().
     void writeStreamData(QByteArrayView bytes, bool sendNow = true);
