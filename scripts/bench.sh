@@ -79,7 +79,7 @@ limit_s="$(awk -v n="$scenarios" -v w="$warmup" -v d="$duration" \
 status=0
 timeout "$limit_s" "$build/tests/bench/load_bench" --direct "127.0.0.1:$upstream_port" \
     --via "127.0.0.1:$switchyard_port" --direct-pid "$upstream_pid" \
-    --via-pid "$switchyard_pid" --connections "$connections" \
+    --via-pid "$switchyard_pid" --via-thread switchyard-engine --connections "$connections" \
     --duration-s "$duration" --warmup-s "$warmup" --threads "$load_threads" || status=$?
 if [[ -s "$work/switchyard.out" ]] && grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
     echo "bench: Switchyard said:" >&2

@@ -3,6 +3,7 @@
 //
 //   load_bench --direct HOST:PORT [--via HOST:PORT] [--connections 1,64] [--duration-s 5]
 //              [--warmup-s 1] [--threads N] [--model NAME] [--direct-pid PID] [--via-pid PID]
+//              [--via-thread NAME]
 //
 // Each scenario (target x non-streamed/streamed x connection count) keeps N keep-alive
 // connections busy back to back for the warm-up and then the measured window. Every connection
@@ -30,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -253,7 +255,8 @@ struct Target {
     std::string name; // "direct" or "via"
     std::string host;
     std::uint16_t port = 0;
-    int serverPid = 0; // the process answering, whose CPU time is measured; 0: not measured
+    int serverPid = 0;    // the process answering, whose CPU time is measured; 0: not measured
+    int serverThread = 0; // one thread of it measured alone too (Switchyard's engine); 0: none
     std::string hostPort() const { return host + ':' + std::to_string(port); }
 };
 
@@ -570,15 +573,56 @@ struct Measurement {
     double firstTokenP50Ms = NAN;
     double firstTokenP99Ms = NAN;
     double serverCpuMicrosPerRequest = NAN;
+    double serverThreadCpuMicrosPerRequest = NAN;
     double generatorCpuMicrosPerRequest = NAN;
 };
 
-// User plus system CPU time a process has used so far, in seconds; negative when unknown.
+// User plus system CPU time a process, or one of its threads, has used so far, in seconds;
+// negative when unknown.
+double cpuSeconds(const std::string &path);
 double processCpuSeconds(int pid)
 {
-    if (pid <= 0)
-        return -1;
-    const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+    return pid > 0 ? cpuSeconds("/proc/" + std::to_string(pid) + "/stat") : -1;
+}
+double threadCpuSeconds(int pid, int thread)
+{
+    return pid > 0 && thread > 0 ? cpuSeconds("/proc/" + std::to_string(pid) + "/task/" +
+                                              std::to_string(thread) + "/stat")
+                                 : -1;
+}
+
+// The id of the thread of `pid` whose name (as the kernel keeps it, at most 15 bytes) is `name`;
+// 0 when there is none.
+int findThread(int pid, const std::string &name)
+{
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    DIR *directory = opendir(tasks.c_str());
+    if (!directory)
+        return 0;
+    int found = 0;
+    while (const dirent *entry = readdir(directory)) {
+        if (entry->d_name[0] == '.')
+            continue;
+        std::FILE *file = std::fopen((tasks + '/' + entry->d_name + "/comm").c_str(), "r");
+        if (!file)
+            continue;
+        char comm[64] = {};
+        const bool read = std::fgets(comm, sizeof comm, file) != nullptr;
+        std::fclose(file);
+        std::string threadName = read ? comm : "";
+        if (!threadName.empty() && threadName.back() == '\n')
+            threadName.pop_back();
+        if (threadName == name.substr(0, 15)) {
+            found = std::atoi(entry->d_name);
+            break;
+        }
+    }
+    closedir(directory);
+    return found;
+}
+
+double cpuSeconds(const std::string &path)
+{
     std::FILE *file = std::fopen(path.c_str(), "r");
     if (!file)
         return -1;
@@ -631,10 +675,13 @@ Measurement runScenario(const Scenario &scenario, int threadLimit, double warmup
     // The serving process's CPU time over the measured window alone: a cost per request that
     // holds up even when other work on the machine bends the throughput figures.
     std::this_thread::sleep_until(window.measureFrom);
-    const double cpuBefore = processCpuSeconds(scenario.target->serverPid);
+    const Target &target = *scenario.target;
+    const double cpuBefore = processCpuSeconds(target.serverPid);
+    const double threadCpuBefore = threadCpuSeconds(target.serverPid, target.serverThread);
     const double ownCpuBefore = processCpuSeconds(getpid());
     std::this_thread::sleep_until(window.measureUntil);
-    const double cpuAfter = processCpuSeconds(scenario.target->serverPid);
+    const double cpuAfter = processCpuSeconds(target.serverPid);
+    const double threadCpuAfter = threadCpuSeconds(target.serverPid, target.serverThread);
     const double ownCpuAfter = processCpuSeconds(getpid());
     for (std::thread &thread : threads)
         thread.join();
@@ -670,6 +717,10 @@ Measurement runScenario(const Scenario &scenario, int threadLimit, double warmup
     }
     if (cpuBefore >= 0 && cpuAfter >= 0 && result.completed > 0)
         result.serverCpuMicrosPerRequest = (cpuAfter - cpuBefore) * 1e6 / double(result.completed);
+    if (threadCpuBefore >= 0 && threadCpuAfter >= 0 && result.completed > 0) {
+        result.serverThreadCpuMicrosPerRequest =
+            (threadCpuAfter - threadCpuBefore) * 1e6 / double(result.completed);
+    }
     if (ownCpuBefore >= 0 && ownCpuAfter >= 0 && result.completed > 0) {
         result.generatorCpuMicrosPerRequest =
             (ownCpuAfter - ownCpuBefore) * 1e6 / double(result.completed);
@@ -706,8 +757,10 @@ std::string signedMilliseconds(double value)
 void printRaw(const std::vector<Measurement> &measurements)
 {
     std::printf("| target | mode | connections | requests/s | p50 ms | p99 ms | TTFT p50 ms "
-                "| TTFT p99 ms | server CPU µs/request | generator CPU µs/request | errors |\n");
-    std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+                "| TTFT p99 ms | server CPU µs/request | of which engine thread | "
+                "generator CPU µs/request | errors |\n");
+    std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+                "|\n");
     const auto micros = [](double value) {
         char text[32] = "-";
         if (!std::isnan(value))
@@ -715,12 +768,13 @@ void printRaw(const std::vector<Measurement> &measurements)
         return std::string(text);
     };
     for (const Measurement &m : measurements) {
-        std::printf("| %s | %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %llu |\n",
+        std::printf("| %s | %s | %d | %.0f | %s | %s | %s | %s | %s | %s | %s | %llu |\n",
                     m.scenario.target->name.c_str(), modeName(m.scenario.stream),
                     m.scenario.connections, m.requestsPerSecond, milliseconds(m.p50Ms).c_str(),
                     milliseconds(m.p99Ms).c_str(), milliseconds(m.firstTokenP50Ms).c_str(),
                     milliseconds(m.firstTokenP99Ms).c_str(),
                     micros(m.serverCpuMicrosPerRequest).c_str(),
+                    micros(m.serverThreadCpuMicrosPerRequest).c_str(),
                     micros(m.generatorCpuMicrosPerRequest).c_str(),
                     static_cast<unsigned long long>(m.errors));
     }
@@ -788,11 +842,12 @@ void printComparison(const std::vector<Pair> &pairs)
                  "usage: load_bench --direct HOST:PORT [--via HOST:PORT] [--connections 1,64]\n"
                  "                  [--duration-s 5] [--warmup-s 1] [--threads N] "
                  "[--model NAME]\n"
-                 "                  [--direct-pid PID] [--via-pid PID]\n"
+                 "                  [--direct-pid PID] [--via-pid PID] [--via-thread NAME]\n"
                  "Runs non-streamed and streamed chat completions against each target at each\n"
                  "connection count and prints Markdown tables; with --via also the ratios of\n"
                  "Switchyard (via) to the provider it fronts (direct). With a PID, the CPU time\n"
-                 "that process spends per request is reported for that target.\n");
+                 "that process spends per request is reported for that target; with\n"
+                 "--via-thread also that of the via process's thread of that name.\n");
     std::exit(exitCode);
 }
 
@@ -849,6 +904,7 @@ int main(int argc, char **argv)
     std::optional<Target> via;
     int directPid = 0;
     int viaPid = 0;
+    std::string viaThread;
     std::vector<int> connectionCounts{1, 64};
     double durationSeconds = 5.0;
     double warmupSeconds = 1.0;
@@ -874,6 +930,8 @@ int main(int argc, char **argv)
             (option == "--direct" ? direct : via) = std::move(target);
         } else if (option == "--direct-pid" || option == "--via-pid") {
             (option == "--direct-pid" ? directPid : viaPid) = parseCount(value, 1 << 30);
+        } else if (option == "--via-thread") {
+            viaThread = value;
         } else if (option == "--connections") {
             connectionCounts.clear();
             std::string_view list(value);
@@ -900,8 +958,15 @@ int main(int argc, char **argv)
     if (!direct)
         usage(2);
     direct->serverPid = directPid;
-    if (via)
+    if (via) {
         via->serverPid = viaPid;
+        if (!viaThread.empty() && viaPid > 0) {
+            via->serverThread = findThread(viaPid, viaThread);
+            if (via->serverThread == 0)
+                std::fprintf(stderr, "load_bench: process %d has no thread named `%s`\n", viaPid,
+                             viaThread.c_str());
+        }
+    }
 
     // Direct and via run back to back for each case, so drift in the machine (thermal, other
     // load) lands on both sides of a ratio alike.
