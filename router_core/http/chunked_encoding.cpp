@@ -20,7 +20,9 @@ void appendChunk(QByteArray &out, QByteArrayView payload)
         *--digit = "0123456789abcdef"[remaining & 0xf];
         remaining >>= 4;
     } while (remaining > 0);
-    out.reserve(out.size() + (end - digit) + payload.size() + 4);
+    if (out.isEmpty()) // sized up front only when fresh: appends to a used buffer grow it
+                       // geometrically
+        out.reserve((end - digit) + payload.size() + 4);
     out.append(QByteArrayView(digit, end - digit)).append("\r\n").append(payload).append("\r\n");
 }
 

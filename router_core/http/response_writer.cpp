@@ -15,6 +15,9 @@ namespace {
 // A whole answer up to this size leaves in one send with its head; a larger body is sent from
 // where it is rather than copied behind the head.
 constexpr qsizetype kMostBodyBytesCopied = 64 * 1024;
+// A framing buffer is kept between sends up to this capacity; one grown past it by a burst is
+// let go, so a held stream keeps only what a usual event needs.
+constexpr qsizetype kMostBytesKept = 4 * 1024;
 
 // Sends what the kernel takes now, without blocking. Returns the bytes taken: 0 when the socket
 // buffer is full or the connection failed, which the caller leaves to Qt to find.
@@ -70,20 +73,35 @@ void ResponseWriter::appendHead(int status, const HeaderList &headers)
         m_out.append(name).append(": ").append(value).append("\r\n");
 }
 
-void ResponseWriter::sendOut()
+void ResponseWriter::send(QByteArrayView bytes)
 {
-    if (m_out.isEmpty() || !m_socket)
+    if (bytes.isEmpty() || !m_socket)
         return;
     qsizetype sent = 0;
     // Only while Qt holds nothing unsent: bytes sent past its queue would arrive out of order.
     if (m_sendsDirectly && m_socket->bytesToWrite() == 0)
-        sent = sendNow(m_socket->socketDescriptor(), m_out);
-    if (sent < m_out.size()) {
-        m_socket->write(m_out.constData() + sent, m_out.size() - sent);
+        sent = sendNow(m_socket->socketDescriptor(), bytes);
+    if (sent < bytes.size()) {
+        m_socket->write(bytes.data() + sent, bytes.size() - sent);
         // Qt would send on the next event-loop pass; the bytes are due now.
         m_socket->flush();
     }
-    m_out.resize(0);
+}
+
+void ResponseWriter::sendOut()
+{
+    if (m_out.isEmpty())
+        return;
+    // Taken out before sending: flush() emits bytesWritten() at once, and what that starts (a
+    // paused provider resumed, delivering what it held) may write to this writer again, which
+    // must find an empty buffer rather than send these bytes a second time.
+    QByteArray out = std::exchange(m_out, QByteArray());
+    send(out);
+    // The buffer is kept for the stream's next event unless a burst made it large.
+    if (m_out.isEmpty() && out.capacity() <= kMostBytesKept) {
+        out.resize(0);
+        m_out = std::move(out);
+    }
 }
 
 void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
@@ -99,9 +117,7 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
         sendOut();
     } else {
         sendOut();
-        m_out = body.toByteArray();
-        sendOut();
-        m_out = QByteArray(); // not kept: an answer this large is rare
+        send(body); // from where it is: a large body is not copied behind its head
     }
     markFinished();
 }

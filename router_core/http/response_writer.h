@@ -65,7 +65,9 @@ public:
 private:
     // Appends the status line and `headers` to m_out.
     void appendHead(int status, const HeaderList &headers);
-    // Sends m_out, then empties it (keeping its capacity for the next event).
+    // Sends `bytes`: straight to the kernel while Qt holds nothing unsent, the rest through Qt.
+    void send(QByteArrayView bytes);
+    // Sends m_out and empties it (keeping a small buffer for the next event).
     void sendOut();
     void markFinished();
 

@@ -11,7 +11,10 @@ QByteArray SseEvent::toWire() const
 
 void SseEvent::appendWire(QByteArray &wire) const
 {
-    wire.reserve(wire.size() + data.size() + event.size() + id.size() + 16);
+    // Only a fresh buffer is sized up front: reserving for each appended event would grow an
+    // accumulating buffer by exactly one event at a time.
+    if (wire.isEmpty())
+        wire.reserve(data.size() + event.size() + id.size() + 16);
     if (!event.isEmpty())
         wire.append("event: ").append(event).append('\n');
     if (!id.isEmpty())
