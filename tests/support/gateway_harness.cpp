@@ -7,7 +7,9 @@
 
 #include <QCoreApplication>
 #include <QJsonDocument>
-#include <QTcpServer>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 namespace switchyard::testing {
 
@@ -115,11 +117,19 @@ ProviderHealth providerHealth(Engine &engine, const QString &providerId)
 
 quint16 closedLoopbackPort()
 {
-    QTcpServer server;
-    if (!server.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    const quint16 port = server.serverPort();
-    server.close();
+    // A port bound and released again could be taken by another test process before the test
+    // connects, which then reached that process's server instead of being refused.
+    static const quint16 port = [] {
+        const int held = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (held < 0 || ::bind(held, reinterpret_cast<sockaddr *>(&address), sizeof address) != 0 ||
+            ::getsockname(held, reinterpret_cast<sockaddr *>(&address), &length) != 0)
+            return quint16(0);
+        return quint16(ntohs(address.sin_port)); // `held` stays open until the process exits
+    }();
     return port;
 }
 

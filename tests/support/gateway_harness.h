@@ -49,7 +49,8 @@ int healthInFlight(Engine &engine);
 // One provider's health as the registry reports it; a default value when there is no such id.
 ProviderHealth providerHealth(Engine &engine, const QString &providerId);
 
-// A loopback port nothing listens on: bound, then closed again.
+// A loopback port that refuses every connection for the life of the test process: a socket
+// holds it bound without listening, so no other process (tests run in parallel) can take it.
 quint16 closedLoopbackPort();
 
 } // namespace switchyard::testing
