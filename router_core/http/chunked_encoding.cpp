@@ -26,6 +26,15 @@ void appendChunk(QByteArray &out, QByteArrayView payload)
     out.append(QByteArrayView(digit, end - digit)).append("\r\n").append(payload).append("\r\n");
 }
 
+void resetFramingBuffer(QByteArray &buffer)
+{
+    constexpr qsizetype kMostBytesKept = 4 * 1024;
+    if (buffer.capacity() > kMostBytesKept)
+        buffer = QByteArray();
+    else
+        buffer.resize(0);
+}
+
 ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out,
                                             qsizetype *consumed)
 {

@@ -10,6 +10,9 @@ namespace switchyard::http {
 QByteArray encodeChunk(QByteArrayView payload);
 // The same chunk appended to `out`, which a caller can reuse between chunks.
 void appendChunk(QByteArray &out, QByteArrayView payload);
+// Readies a framing buffer kept per stream for its next use: emptied with its capacity kept, or
+// let go when a burst grew it past a usual event's size, so a held stream keeps little.
+void resetFramingBuffer(QByteArray &buffer);
 inline constexpr QByteArrayView kLastChunk = "0\r\n\r\n";
 
 // Incremental decoder for chunked bodies, used where Switchyard or its tests read a stream.

@@ -1,5 +1,7 @@
 #include "http/client_channels.h"
 
+#include "http/chunked_encoding.h"
+
 #include <QTcpSocket>
 #include <cctype>
 
@@ -37,11 +39,7 @@ void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
 void OpenAiChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
     // Framed in a buffer kept for the stream: an event costs no allocation once it has grown.
-    // One grown large by a burst is let go, so a held stream keeps only a usual event's size.
-    constexpr qsizetype kMostBytesKept = 4 * 1024;
-    if (m_wire.capacity() > kMostBytesKept)
-        m_wire = QByteArray();
-    m_wire.resize(0);
+    resetFramingBuffer(m_wire);
     for (const upstream::SseEvent &event : events)
         event.appendWire(m_wire);
     writeStreamBytes(m_wire, sendNow);

@@ -15,9 +15,6 @@ namespace {
 // A whole answer up to this size leaves in one send with its head; a larger body is sent from
 // where it is rather than copied behind the head.
 constexpr qsizetype kMostBodyBytesCopied = 64 * 1024;
-// A framing buffer is kept between sends up to this capacity; one grown past it by a burst is
-// let go, so a held stream keeps only what a usual event needs.
-constexpr qsizetype kMostBytesKept = 4 * 1024;
 
 // Sends what the kernel takes now, without blocking. Returns the bytes taken: 0 when the socket
 // buffer is full or the connection failed, which the caller leaves to Qt to find.
@@ -97,9 +94,8 @@ void ResponseWriter::sendOut()
     // must find an empty buffer rather than send these bytes a second time.
     QByteArray out = std::exchange(m_out, QByteArray());
     send(out);
-    // The buffer is kept for the stream's next event unless a burst made it large.
-    if (m_out.isEmpty() && out.capacity() <= kMostBytesKept) {
-        out.resize(0);
+    if (m_out.isEmpty()) { // kept for the stream's next event
+        resetFramingBuffer(out);
         m_out = std::move(out);
     }
 }

@@ -8,6 +8,7 @@ using switchyard::http::appendChunk;
 using switchyard::http::ChunkedDecoder;
 using switchyard::http::encodeChunk;
 using switchyard::http::kLastChunk;
+using switchyard::http::resetFramingBuffer;
 
 class TestChunkedEncoding : public QObject {
     Q_OBJECT
@@ -43,6 +44,23 @@ private Q_SLOTS:
         appendChunk(out, QByteArray(26, 'b'));
         QCOMPARE(out, QByteArray("HTTP/1.1 200 OK\r\n\r\n3\r\nabc\r\n1a\r\n" + QByteArray(26, 'b') +
                                  "\r\n"));
+    }
+
+    // A stream's framing buffer keeps a usual event's capacity, and lets a burst's go.
+    void framingBufferKeepsOnlyASmallCapacity()
+    {
+        QByteArray small;
+        appendChunk(small, QByteArray(200, 'e'));
+        const qsizetype smallCapacity = small.capacity();
+        resetFramingBuffer(small);
+        QVERIFY(small.isEmpty());
+        QCOMPARE(small.capacity(), smallCapacity);
+
+        QByteArray burst;
+        appendChunk(burst, QByteArray(64 * 1024, 'b'));
+        resetFramingBuffer(burst);
+        QVERIFY(burst.isEmpty());
+        QCOMPARE(burst.capacity(), 0);
     }
 
     void lastChunkEndsTheBody() { QCOMPARE(kLastChunk, QByteArrayView("0\r\n\r\n")); }
