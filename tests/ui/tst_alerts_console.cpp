@@ -8,6 +8,7 @@
 #include "alerts_page.h"
 #include "fake_engine_bridge.h"
 #include "main_window.h"
+#include "screenshots.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -27,11 +28,6 @@ namespace {
 
 // 2024-03-12 14:00:00 UTC, in the zone the test pins.
 constexpr qint64 kStartMs = 1'710'252'000'000;
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
-}
 
 alerts::ActiveAlert tierAlert(quint64 sequence, const QString &tier,
                               config::AlertRuleKind rule = config::AlertRuleKind::TierErrorRate)
@@ -109,12 +105,7 @@ void AlertsConsoleTest::initTestCase()
 
 QString AlertsConsoleTest::screenshotPath(const QString &fileName) const
 {
-    const QString directory =
-        updatingScreenshots()
-            ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-            : m_scratch.path();
-    QDir().mkpath(directory);
-    return directory + u'/' + fileName;
+    return switchyard::testing::screenshotPath(m_scratch.path(), fileName);
 }
 
 void AlertsConsoleTest::bannerAppearsWhileAnAlertIsRaised()

@@ -10,6 +10,7 @@
 #include "overview_page.h"
 #include "provider_traffic.h"
 #include "provider_traffic_chart.h"
+#include "screenshots.h"
 #include "widget_helpers.h"
 
 #include <QDir>
@@ -31,11 +32,6 @@ constexpr qint64 kStart = 1'710'252'000'000;
 constexpr qint64 kSecond = 1'000;
 constexpr qint64 kTickMs = 250;
 constexpr double kClientRate = 25.0;
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
-}
 
 // The demo's three simulated providers through five minutes of a failover drill, as the
 // engine would report it:
@@ -289,12 +285,7 @@ void BreakerTimelineViewTest::initTestCase()
 
 QString BreakerTimelineViewTest::screenshotPath(const QString &fileName) const
 {
-    const QString directory =
-        updatingScreenshots()
-            ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-            : m_scratch.path();
-    QDir().mkpath(directory);
-    return directory + u'/' + fileName;
+    return switchyard::testing::screenshotPath(m_scratch.path(), fileName);
 }
 
 void BreakerTimelineViewTest::hoverExplainsMarkersBandsAndTheOperatorStripe()

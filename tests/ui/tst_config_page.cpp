@@ -7,6 +7,7 @@
 #include "config_page.h"
 #include "fake_engine_bridge.h"
 #include "main_window.h"
+#include "screenshots.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -26,11 +27,6 @@ namespace {
 
 // 2024-03-12 14:00:00 UTC.
 constexpr qint64 kStartMs = 1'710'252'000'000;
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
-}
 
 const QString kFirst = u"# Team gateway\n"
                        u"listen: 127.0.0.1:8080\n"
@@ -279,12 +275,8 @@ private Q_SLOTS:
         bridge.publish(snapshotWith(refused));
         window.configPage()->selectVersions({1, 3});
         QCoreApplication::processEvents();
-        const QString directory =
-            updatingScreenshots()
-                ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-                : m_scratch.path();
-        QDir().mkpath(directory);
-        const QString path = directory + u"/config_page.png"_s;
+        const QString path =
+            switchyard::testing::screenshotPath(m_scratch.path(), u"config_page.png"_s);
         QVERIFY2(window.grab().save(path), qPrintable(path));
         qInfo("config screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
     }

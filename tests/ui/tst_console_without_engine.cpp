@@ -8,6 +8,7 @@
 #include "main_window.h"
 #include "overview_page.h"
 #include "routes_view.h"
+#include "screenshots.h"
 
 #include <QAbstractItemModelTester>
 #include <QFrame>
@@ -140,10 +141,9 @@ private Q_SLOTS:
         QVERIFY(warning->isVisible());
         QCOMPARE(warning->text(), u"⚠ Open to the network without TLS"_s);
         QVERIFY(warning->toolTip().contains(u"0.0.0.0:8080"_s));
-        if (qEnvironmentVariableIntValue("SWITCHYARD_UPDATE_SCREENSHOTS") == 1) {
-            const QString directory =
-                qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s;
-            QVERIFY(window.grab().save(directory + u"/console_exposed_without_tls.png"_s));
+        if (switchyard::testing::updatingScreenshots()) {
+            QVERIFY(window.grab().save(switchyard::testing::screenshotPath(
+                QString(), u"console_exposed_without_tls.png"_s)));
         }
 
         snapshot.exposedWithoutTls = false;

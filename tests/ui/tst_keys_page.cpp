@@ -5,6 +5,7 @@
 #include "keys_model.h"
 #include "keys_page.h"
 #include "main_window.h"
+#include "screenshots.h"
 #include "translation.h"
 
 #include <QAbstractItemModelTester>
@@ -128,13 +129,9 @@ void KeysPageTest::theTabListsWhatTheBridgePublishes()
     QCOMPARE(table->model()->rowCount(), 3);
     QVERIFY(table->isVisible());
     QVERIFY(!empty->isVisible());
-    const bool update = qEnvironmentVariableIntValue("SWITCHYARD_UPDATE_SCREENSHOTS") == 1;
     QTemporaryDir scratch;
-    const QString directory =
-        update ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-               : scratch.path();
-    QDir().mkpath(directory);
-    QVERIFY(window.grab().save(directory + u"/console_keys.png"_s));
+    QVERIFY(window.grab().save(
+        switchyard::testing::screenshotPath(scratch.path(), u"console_keys.png"_s)));
 }
 
 void KeysPageTest::chineseTranslationTranslatesThePage()

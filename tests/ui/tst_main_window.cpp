@@ -9,6 +9,7 @@
 #include "overview_page.h"
 #include "request_rate_chart.h"
 #include "routes_view.h"
+#include "screenshots.h"
 #include "test_client.h"
 #include "translation.h"
 
@@ -39,6 +40,7 @@ using switchyard::OperatorState;
 using switchyard::ProviderAction;
 using switchyard::ProviderHealth;
 using switchyard::SimulatorKnobs;
+using switchyard::testing::updatingScreenshots;
 using switchyard::ui::BreakerEventsModel;
 using switchyard::ui::DrillsPanel;
 using switchyard::ui::HealthMatrixModel;
@@ -54,11 +56,6 @@ constexpr int trafficTimeoutMs = 60000;
 QString sourceDirectory()
 {
     return qEnvironmentVariable("SWITCHYARD_SOURCE_DIR");
-}
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == QStringLiteral("1");
 }
 
 quint64 requestsShown(const HealthMatrixModel &model)
@@ -153,11 +150,7 @@ void MainWindowTest::cleanupTestCase()
 
 QString MainWindowTest::screenshotPath(const QString &fileName) const
 {
-    const QString directory = updatingScreenshots()
-                                  ? sourceDirectory() + QStringLiteral("/docs/screenshots")
-                                  : m_scratch.path();
-    QDir().mkpath(directory);
-    return directory + QLatin1Char('/') + fileName;
+    return switchyard::testing::screenshotPath(m_scratch.path(), fileName);
 }
 
 void MainWindowTest::showsTitleAndListenAddress()

@@ -5,6 +5,7 @@
 
 #include "fake_engine_bridge.h"
 #include "main_window.h"
+#include "screenshots.h"
 #include "trace_list_model.h"
 #include "trace_waterfall_view.h"
 #include "traces_page.h"
@@ -37,11 +38,6 @@ namespace {
 // 2024-03-12 14:00:00 UTC, in the zone the test pins.
 const QDateTime kStart = QDateTime::fromMSecsSinceEpoch(1'710'252'000'000, Qt::UTC);
 constexpr qint64 kMs = 1000; // microseconds
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
-}
 
 telemetry::Span span(const QString &name, double startMs, double durationMs,
                      telemetry::SpanKind kind = telemetry::SpanKind::Step,
@@ -339,12 +335,7 @@ void TracesPageTest::initTestCase()
 
 QString TracesPageTest::screenshotPath(const QString &fileName) const
 {
-    const QString directory =
-        updatingScreenshots()
-            ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-            : m_scratch.path();
-    QDir().mkpath(directory);
-    return directory + u'/' + fileName;
+    return switchyard::testing::screenshotPath(m_scratch.path(), fileName);
 }
 
 void TracesPageTest::selectionWatchesAndLoadsAndDeselectionUnwatches()

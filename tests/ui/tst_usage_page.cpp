@@ -5,6 +5,7 @@
 
 #include "fake_engine_bridge.h"
 #include "main_window.h"
+#include "screenshots.h"
 #include "usage_chart.h"
 #include "usage_page.h"
 
@@ -91,11 +92,6 @@ usage::UsageReport demoReport(const usage::UsageQuery &query)
         }
     }
     return report;
-}
-
-bool updatingScreenshots()
-{
-    return qEnvironmentVariable("SWITCHYARD_UPDATE_SCREENSHOTS") == u"1"_s;
 }
 
 } // namespace
@@ -293,12 +289,8 @@ private Q_SLOTS:
         page->rangeBox()->setCurrentIndex(int(UsageRange::SevenDays));
         QCoreApplication::processEvents();
         QTemporaryDir scratch;
-        const QString directory =
-            updatingScreenshots()
-                ? qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") + u"/docs/screenshots"_s
-                : scratch.path();
-        QDir().mkpath(directory);
-        const QString path = directory + u"/usage_page.png"_s;
+        const QString path =
+            switchyard::testing::screenshotPath(scratch.path(), u"usage_page.png"_s);
         QVERIFY2(window.grab().save(path), qPrintable(path));
         qInfo("usage screenshot: %s", qPrintable(QDir::toNativeSeparators(path)));
     }
