@@ -12,6 +12,7 @@
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <sys/socket.h>
 #include <utility>
@@ -123,6 +124,8 @@ public:
     void answerFinished()
     {
         ++m_answersFinished;
+        if (m_continueOwed && m_answersFinished >= m_answersBeforeContinue)
+            sendContinue();
         if (m_phase == Phase::Finishing) {
             if (m_answersFinished >= m_answersBeforeRefusal)
                 sendAndClose(*m_refusal);
@@ -245,32 +248,43 @@ private:
     void inspect()
     {
         const auto settle = qScopeGuard([this] { settleDeadline(); });
-        // Qt consumes everything available on each readyRead, so the next call sees new bytes.
-        const qint64 available = m_socket->bytesAvailable();
         if (m_state == State::Unframed)
             return;
-        if (m_state == State::Body && m_bodyRemaining >= available) {
-            m_bodyRemaining -= available; // all body: nothing to look at
+        // Qt's parser reads a pipelined connection one request at a time and signals readyRead
+        // again for the bytes after it: those were inspected already and are skipped.
+        const qint64 available = m_socket->bytesAvailable();
+        const qint64 seen = std::clamp<qint64>(m_inspectedTo - m_qtReadTo, 0, available);
+        const qint64 fresh = available - seen;
+        const qint64 base = m_inspectedTo; // the stream offset of the first fresh byte
+        m_inspectedTo += fresh;
+        const auto qtReads = qScopeGuard([this] { expectQtToRead(); });
+        if (m_state == State::Body && m_bodyRemaining >= fresh) {
+            if (fresh > 0)
+                bodyArriving();
+            m_bodyRemaining -= fresh; // all body: nothing to look at
             if (m_bodyRemaining == 0)
-                requestRead();
+                requestRead(base + fresh);
             return;
         }
         // Reused between calls: peeking allocates nothing once the buffer has grown.
         m_peekBuffer.resize(available);
         m_peekBuffer.resize(std::max<qint64>(0, m_socket->peek(m_peekBuffer.data(), available)));
-        const QByteArrayView data(m_peekBuffer);
+        const QByteArrayView data =
+            QByteArrayView(m_peekBuffer).sliced(std::min(seen, qint64(m_peekBuffer.size())));
         qsizetype position = 0;
         while (position < data.size() && m_state != State::Unframed) {
             if (m_state == State::Body) {
+                bodyArriving();
                 const qint64 take = std::min<qint64>(m_bodyRemaining, data.size() - position);
                 m_bodyRemaining -= take;
                 position += take;
                 if (m_bodyRemaining == 0)
-                    requestRead();
+                    requestRead(base + position);
                 continue;
             }
             if (m_state == State::ChunkedBody) {
                 // A chunked body declares no size up front: count it as it arrives.
+                bodyArriving();
                 QByteArray decoded;
                 qsizetype consumed = 0;
                 const auto status = m_chunkedBody.feed(data.sliced(position), decoded, &consumed);
@@ -283,7 +297,7 @@ private:
                 if (status == ChunkedDecoder::Status::Malformed)
                     m_state = State::Unframed; // Qt's parser refuses it
                 else if (status == ChunkedDecoder::Status::Finished)
-                    requestRead();
+                    requestRead(base + position);
                 continue;
             }
             // Line ends between requests are not a request yet; anything else starts one, and
@@ -296,7 +310,7 @@ private:
                 if (end.found() && end.blockBytes <= kMaxHeaderBytes) {
                     const QByteArrayView block = data.sliced(position, end.blockBytes);
                     position += end.consumedBytes;
-                    if (!beginRequest(block))
+                    if (!beginRequest(block, base + position))
                         return;
                     continue;
                 }
@@ -323,7 +337,7 @@ private:
             position += end.consumedBytes - before;
             const QByteArray block = m_headerBlock.left(end.blockBytes);
             m_headerBlock.clear();
-            if (!beginRequest(block))
+            if (!beginRequest(block, base + position))
                 return;
         }
     }
@@ -336,8 +350,9 @@ private:
             changePhaseWhileReading(Phase::Headers);
     }
 
-    // Returns false when the request was refused and the connection is being closed.
-    bool beginRequest(QByteArrayView block)
+    // `headerEnd` is the stream offset just after the block. Returns false when the request was
+    // refused and the connection is being closed.
+    bool beginRequest(QByteArrayView block, qint64 headerEnd)
     {
         qint64 contentLength = 0;
         bool validContentLength = true;
@@ -375,10 +390,18 @@ private:
             refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
             return false;
         }
+        const bool bodyFollows = chunked || contentLength > 0;
+        if (expectsContinue && bodyFollows) {
+            // The client waits for this before it sends the body. On a pipelined connection
+            // earlier answers (perhaps streams) are still leaving: an interim answer written now
+            // would land inside one of them, so it waits for its turn.
+            m_continueOwed = true;
+            m_answersBeforeContinue = m_requestsRead;
+            if (m_answersFinished >= m_answersBeforeContinue)
+                sendContinue();
+        }
         ++m_requestsRead;
         m_requestStarted = false;
-        if (expectsContinue)
-            m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
         if (chunked) {
             m_chunkedBody = ChunkedDecoder();
             m_chunkedBodyBytes = 0;
@@ -389,14 +412,41 @@ private:
             m_state = State::Body;
             changePhaseWhileReading(Phase::Body);
         } else {
-            requestRead();
+            requestRead(headerEnd);
         }
         return true;
     }
 
-    // The whole request is in: Qt's server answers it, which may take as long as a stream does.
-    void requestRead()
+    // What Qt's parser reads of the bytes inspected so far, once this readyRead reaches it: up to
+    // the end of the first whole request it has not read yet (it posts readyRead itself for the
+    // rest), or everything when no request is whole.
+    void expectQtToRead()
     {
+        while (!m_requestEnds.empty() && m_requestEnds.front() <= m_qtReadTo)
+            m_requestEnds.pop_front();
+        if (m_requestEnds.empty()) {
+            m_qtReadTo = m_inspectedTo;
+        } else {
+            m_qtReadTo = m_requestEnds.front();
+            m_requestEnds.pop_front();
+        }
+    }
+
+    void sendContinue()
+    {
+        m_continueOwed = false;
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
+    }
+
+    // The client sends the body without waiting for its "100 Continue" (clients give up waiting
+    // after a second or so): the interim answer is no longer owed, and would only be noise.
+    void bodyArriving() { m_continueOwed = false; }
+
+    // The whole request is in, up to stream offset `end`: Qt's server answers it, which may take
+    // as long as a stream does.
+    void requestRead(qint64 end)
+    {
+        m_requestEnds.push_back(end);
         m_state = State::Headers;
         changePhaseWhileReading(Phase::Answering);
     }
@@ -409,6 +459,7 @@ private:
         // The request being refused was counted when its headers were read only if it got as
         // far as its body.
         m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
+        m_continueOwed = false; // the refusal answers that request
         m_state = State::Unframed;
         // Take the connection away from Qt's parser: it must never buffer this body, nor
         // dispatch the rest of a request that timed out.
@@ -472,11 +523,18 @@ private:
     quint64 m_requestsRead = 0;    // header blocks read and passed on to Qt
     quint64 m_answersFinished = 0;
     quint64 m_answersBeforeRefusal = 0;
+    bool m_continueOwed = false;         // a "100 Continue" waits for earlier answers to leave
+    quint64 m_answersBeforeContinue = 0; // ... this many of them
     std::optional<protocol::ApiError> m_refusal; // waiting for earlier answers to leave
     bool m_sendingSideClosed = false;
     qint64 m_unsentAtIdleCheck = 0; // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;       // a header block split across reads
     QByteArray m_peekBuffer;
+    // Stream offsets: bytes inspected, bytes Qt's parser has read, and where the requests
+    // inspected but not yet read by Qt end.
+    qint64 m_inspectedTo = 0;
+    qint64 m_qtReadTo = 0;
+    std::deque<qint64> m_requestEnds;
     qint64 m_bodyRemaining = 0;
     ChunkedDecoder m_chunkedBody;
     qint64 m_chunkedBodyBytes = 0;

@@ -33,7 +33,8 @@ struct ConnectionLedger {
 // - refuses a connection over `limits.max_connections` or `limits.max_connections_per_address`
 //   with 503 before Qt sees it;
 // - follows each connection's request framing: a declared Content-Length over the limit gets
-//   413 before the body is read, "100 Continue" is answered, oversized headers get 431;
+//   413 before the body is read, "100 Continue" is answered (in its turn, after the answers to
+//   earlier pipelined requests), oversized headers get 431;
 // - bounds how long a connection may hold the gateway without progress: headers and body must
 //   arrive within their timeouts (408 when they do not), and a kept-alive connection with
 //   nothing to read or answer is closed after the idle time. Each connection has one Deadline

@@ -90,6 +90,7 @@ private Q_SLOTS:
     void tricklingHeadersGetRequestTimeout();
     void tricklingBodyGetsRequestTimeout();
     void idleConnectionIsClosedButStreamsAreNot();
+    void pipelinedConnectionIsIdleOnceEveryRequestIsAnswered();
     void connectionsOverTheTotalLimitAreRefused();
     void connectionsOverTheAddressLimitAreRefusedForThatAddressOnly();
     void adminApiReportsTheCounts();
@@ -272,6 +273,30 @@ void GatewayConnectionsTest::idleConnectionIsClosedButStreamsAreNot()
     QTRY_COMPARE_WITH_TIMEOUT(countsOf(*m_engine).open, 0, kWaitMs);
     const telemetry::ConnectionCounts counts = countsOf(*m_engine);
     QCOMPARE(counts.idleClosed, quint64(3));
+    QCOMPARE(counts.timedOut(), quint64(0));
+}
+
+void GatewayConnectionsTest::pipelinedConnectionIsIdleOnceEveryRequestIsAnswered()
+{
+    constexpr auto kIdle = 300ms;
+    start(5s, 5s, kIdle);
+    TestClient client(m_engine->port());
+    const QByteArray body = chatBody("test-model", false);
+
+    // Three requests in one write. Qt's parser takes them one at a time and signals the bytes
+    // after each again: counted twice, they would leave a request "unanswered" for ever, and
+    // the connection would never be idle.
+    const QByteArray chat = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Content-Type: application/json\r\nContent-Length: " +
+                            QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    client.sendRaw(chat + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat);
+
+    QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count("HTTP/1.1 200"), 3, kWaitMs);
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+    QCOMPARE(client.rawReceived().count("HTTP/1.1 "), 3); // closed without another answer
+    QCOMPARE(m_fake->requests().size(), 2);
+    const telemetry::ConnectionCounts counts = countsOf(*m_engine);
+    QCOMPARE(counts.idleClosed, quint64(1));
     QCOMPARE(counts.timedOut(), quint64(0));
 }
 

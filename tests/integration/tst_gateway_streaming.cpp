@@ -44,6 +44,7 @@ private Q_SLOTS:
     void slowClientPausesTheProviderInsteadOfBuffering();
     void stalledClientIsLetGoAfterAnIdlePeriod();
     void pipelinedRequestsAreAnsweredInOrder();
+    void pipelinedContinueWaitsForTheStreamBeforeIt();
 };
 
 void GatewayStreamingTest::initTestCase()
@@ -312,6 +313,44 @@ void GatewayStreamingTest::pipelinedRequestsAreAnsweredInOrder()
     const QByteArray raw = client.rawReceived();
     QVERIFY(raw.indexOf("0\r\n\r\n") < raw.lastIndexOf("HTTP/1.1 200"));
     QCOMPARE(raw.count("HTTP/1.1 200"), 2);
+}
+
+void GatewayStreamingTest::pipelinedContinueWaitsForTheStreamBeforeIt()
+{
+    FakeUpstream fake;
+    fake.manualStreaming = true;
+    fake.streamEvents = 2;
+    auto engine = startEngine(gatewayConfig(
+        {providerFor(QStringLiteral("primary"), fake, {QStringLiteral("test-model")})}));
+    QVERIFY(engine);
+    TestClient client(engine->port());
+    const QByteArray streamed = chatBody("test-model", true);
+    const QByteArray second = chatBody("test-model", false, "second");
+
+    // A stream, then a request that asks to be told before it sends its body.
+    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nContent-Length: " +
+                   QByteArray::number(streamed.size()) + "\r\n\r\n" + streamed +
+                   "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                   "Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                   "Content-Length: " +
+                   QByteArray::number(second.size()) + "\r\n\r\n");
+
+    QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
+    fake.releaseEvent();
+    QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 2, 5000);
+    // The interim answer belongs to the second request: inside the stream it would corrupt it.
+    QVERIFY(!client.rawReceived().contains("100 Continue"));
+    fake.releaseEvent();
+    QTRY_VERIFY_WITH_TIMEOUT(client.rawReceived().contains("HTTP/1.1 100 Continue\r\n\r\n"), 5000);
+    const QByteArray streamDone = client.rawReceived();
+    QVERIFY(streamDone.indexOf("0\r\n\r\n") < streamDone.indexOf("HTTP/1.1 100 Continue"));
+    QCOMPARE(streamDone.count("HTTP/1.1 100 Continue"), 1);
+
+    client.sendMore(second);
+    QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count("HTTP/1.1 200"), 2, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fake.requests().size(), 2, 5000);
+    QCOMPARE(fake.requests().at(1).body, second);
 }
 
 QTEST_GUILESS_MAIN(GatewayStreamingTest)
