@@ -12,7 +12,8 @@
 namespace switchyard::upstream {
 
 // Upstream HTTP over libcurl's multi interface, driven by the owning thread's Qt event loop
-// through socket notifiers and one timer. Connections are kept alive and reused per host.
+// through socket notifiers and one timer. Connections are kept alive and reused per host, and so
+// are their notifiers: a call on a kept-alive connection registers nothing with the event loop.
 // Qt's network access manager was measured far too slow for this and caps connections per host.
 class CurlTransport final : public QObject, public UpstreamTransport {
     Q_OBJECT
@@ -31,12 +32,18 @@ private:
 
     static int onSocket(CURL *easy, curl_socket_t socket, int what, void *transport,
                         void *socketWatch);
+    static curl_socket_t onOpenSocket(void *transport, curlsocktype purpose,
+                                      curl_sockaddr *address);
+    static int onCloseSocket(void *transport, curl_socket_t socket);
     static int onTimer(CURLM *multi, long timeoutMs, void *transport);
     static size_t onHeader(char *data, size_t size, size_t count, void *transfer);
     static size_t onBody(char *data, size_t size, size_t count, void *transfer);
     static int onBeforeRequest(void *transfer, char *primaryIp, char *localIp, int primaryPort,
                                int localPort);
 
+    SocketWatch *watchFor(curl_socket_t socket);
+    void forget(SocketWatch *watch);
+    void onReadable(SocketWatch *watch);
     void drive(curl_socket_t socket, int eventMask);
     void setPaused(Transfer *transfer, bool paused);
     void afterCallbacks();
@@ -53,6 +60,9 @@ private:
     std::vector<Transfer *> m_deferredAdd;
     static constexpr std::size_t kMaxIdleHandles = 256;
     std::vector<CURL *> m_idleHandles;
+    // Every socket libcurl has asked to have watched, by descriptor, until libcurl closes it: a
+    // kept-alive connection keeps its notifiers between calls (see onSocket).
+    std::vector<SocketWatch *> m_watches;
 };
 
 } // namespace switchyard::upstream

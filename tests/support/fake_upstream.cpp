@@ -312,4 +312,12 @@ void FakeUpstream::releaseEvent()
         streamNext(connection);
 }
 
+void FakeUpstream::closeConnections()
+{
+    for (const auto &connection : m_connections) {
+        if (connection->socket)
+            connection->socket->disconnectFromHost();
+    }
+}
+
 } // namespace switchyard::testing

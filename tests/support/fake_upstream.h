@@ -88,6 +88,9 @@ public:
     bool manualStreaming = false;
 
     void releaseEvent();
+    // Closes every open connection from the fake's side, as a provider ending idle kept-alive
+    // connections does.
+    void closeConnections();
 
     // Bytes the fake has written that the gateway has not yet read off the socket.
     qint64 pendingWriteBytes() const;

@@ -1,0 +1,167 @@
+#include "eventloop/epoll_event_dispatcher.h"
+#include "fake_upstream.h"
+#include "upstream/curl_transport.h"
+
+#include <QAbstractEventDispatcher>
+#include <QCoreApplication>
+#include <QPointer>
+#include <QSocketNotifier>
+#include <QTest>
+
+using namespace switchyard;
+using switchyard::testing::chatBody;
+using switchyard::testing::FakeUpstream;
+
+namespace {
+
+// One call's outcome, as the transport reports it.
+class Outcome final : public upstream::UpstreamObserver {
+public:
+    void onResponseHead(const upstream::UpstreamResponseHead &head) override
+    {
+        status = head.status;
+    }
+    void onResponseBody(QByteArrayView bytes) override { body.append(bytes); }
+    void onFinished(const upstream::UpstreamResult &result) override
+    {
+        error = result.error;
+        finished = true;
+    }
+
+    int status = 0;
+    QByteArray body;
+    upstream::TransportError error = upstream::TransportError::Other;
+    bool finished = false;
+};
+
+QList<QSocketNotifier *> enabledNotifiers(const upstream::CurlTransport &transport)
+{
+    QList<QSocketNotifier *> enabled;
+    for (QSocketNotifier *notifier : transport.findChildren<QSocketNotifier *>()) {
+        if (notifier->isEnabled())
+            enabled.append(notifier);
+    }
+    return enabled;
+}
+
+eventloop::DispatcherCounters dispatcherCounters()
+{
+    const auto *epoll =
+        dynamic_cast<eventloop::EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+    return epoll ? epoll->counters() : eventloop::DispatcherCounters{};
+}
+
+} // namespace
+
+// The libcurl transport on its own, on the engine thread's event dispatcher, against a fake
+// provider on a real loopback socket: what a call on a kept-alive connection costs the event loop.
+class CurlTransportTest : public QObject {
+    Q_OBJECT
+private slots:
+    void callsOnAKeptAliveConnectionReuseItsNotifier();
+    void aConnectionTheProviderClosesWhileIdleIsNoLongerWatched();
+    void hostNamesAreResolvedWithoutLeavingNotifiersBehind();
+
+private:
+    // Makes one non-streamed call and waits for its end.
+    static bool call(upstream::CurlTransport &transport, const QByteArray &baseUrl,
+                     Outcome &outcome)
+    {
+        upstream::UpstreamRequest request;
+        request.url = QUrl::fromEncoded(baseUrl + "/chat/completions");
+        request.headers = {{"Content-Type", "application/json"}};
+        request.body = chatBody("test-model", false);
+        const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+        return QTest::qWaitFor([&] { return outcome.finished; }, 5000);
+    }
+};
+
+void CurlTransportTest::callsOnAKeptAliveConnectionReuseItsNotifier()
+{
+    QVERIFY2(dynamic_cast<eventloop::EpollEventDispatcher *>(QAbstractEventDispatcher::instance()),
+             "the test runs on the engine's dispatcher");
+    FakeUpstream fake;
+    upstream::CurlTransport transport;
+
+    Outcome first;
+    QVERIFY(call(transport, fake.baseUrl(), first));
+    QCOMPARE(first.error, upstream::TransportError::None);
+    QCOMPARE(first.status, 200);
+    // Between calls the idle connection's read notifier stays: nothing is readable on it.
+    const QList<QSocketNotifier *> idle = enabledNotifiers(transport);
+    QCOMPARE(idle.size(), 1);
+    QCOMPARE(idle.first()->type(), QSocketNotifier::Read);
+    const QPointer<QSocketNotifier> kept = idle.first();
+
+    const eventloop::DispatcherCounters before = dispatcherCounters();
+    Outcome second;
+    QVERIFY(call(transport, fake.baseUrl(), second));
+    const eventloop::DispatcherCounters after = dispatcherCounters();
+
+    QCOMPARE(second.error, upstream::TransportError::None);
+    QCOMPARE(second.status, 200);
+    QVERIFY(second.body.contains("chatcmpl-fake"));
+    QCOMPARE(fake.requests().size(), 2);
+    QCOMPARE(fake.closedConnections(), 0); // the same connection carried both calls
+    QVERIFY(kept);
+    QCOMPARE(enabledNotifiers(transport), QList<QSocketNotifier *>{kept.data()});
+    // Neither side of the connection left or joined the kernel's epoll set for the second call.
+    QCOMPARE(after.epollAdds, before.epollAdds);
+    QCOMPARE(after.epollDeletes, before.epollDeletes);
+}
+
+void CurlTransportTest::aConnectionTheProviderClosesWhileIdleIsNoLongerWatched()
+{
+    FakeUpstream fake;
+    upstream::CurlTransport transport;
+    Outcome first;
+    QVERIFY(call(transport, fake.baseUrl(), first));
+    QCOMPARE(first.status, 200);
+    QCOMPARE(enabledNotifiers(transport).size(), 1);
+    const QPointer<QSocketNotifier> kept = enabledNotifiers(transport).first();
+
+    // The provider ends the idle connection: its socket turns readable (end of stream) with no
+    // call to read it. Left enabled, the notifier would fire on every pass of the loop.
+    fake.closeConnections();
+    QTRY_VERIFY_WITH_TIMEOUT(!kept || !kept->isEnabled(), 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fake.closedConnections(), 1, 5000);
+
+    // The next call finds the connection dead, closes it and opens another.
+    Outcome second;
+    QVERIFY(call(transport, fake.baseUrl(), second));
+    QCOMPARE(second.error, upstream::TransportError::None);
+    QCOMPARE(second.status, 200);
+    QCOMPARE(fake.requests().size(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!kept, 5000); // deleted with the socket it watched
+    QCOMPARE(enabledNotifiers(transport).size(), 1);
+}
+
+void CurlTransportTest::hostNamesAreResolvedWithoutLeavingNotifiersBehind()
+{
+    // "localhost" goes through libcurl's resolver, which watches a socket of its own and closes
+    // it without the transport's close callback; "::1" may be tried first and refused.
+    FakeUpstream fake;
+    upstream::CurlTransport transport;
+    const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1";
+    for (int round = 0; round < 2; ++round) {
+        Outcome outcome;
+        QVERIFY(call(transport, byName, outcome));
+        QCOMPARE(outcome.error, upstream::TransportError::None);
+        QCOMPARE(outcome.status, 200);
+        QCOMPARE(enabledNotifiers(transport).size(), 1); // the kept connection's, only
+    }
+    QCOMPARE(fake.closedConnections(), 0);
+}
+
+int main(int argc, char **argv)
+{
+    // The engine thread's dispatcher, whose counters show what reaches the kernel's epoll set
+    // (SWITCHYARD_TEST_EVENT_DISPATCHER=epoll has installed one already).
+    if (!QAbstractEventDispatcher::instance())
+        QCoreApplication::setEventDispatcher(new eventloop::EpollEventDispatcher);
+    QCoreApplication app(argc, argv);
+    CurlTransportTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_curl_transport.moc"
