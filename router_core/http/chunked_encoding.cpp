@@ -1,5 +1,8 @@
 #include "http/chunked_encoding.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace switchyard::http {
 
 QByteArray encodeChunk(QByteArrayView payload)
@@ -62,10 +65,19 @@ ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &ou
             m_line.chop(1);
         switch (m_state) {
         case State::Size: {
+            // Hex digits only (no sign, no "0x", at most 15 of them), then perhaps spaces and an
+            // extension: a proxy reading "0x5" or "+5" otherwise could end the body elsewhere.
             const qsizetype extension = m_line.indexOf(';');
-            const QByteArray digits = (extension < 0 ? m_line : m_line.left(extension)).trimmed();
-            bool ok = false;
-            const qint64 size = digits.toLongLong(&ok, 16);
+            QByteArrayView digits =
+                extension < 0 ? QByteArrayView(m_line) : QByteArrayView(m_line).first(extension);
+            while (digits.endsWith(' ') || digits.endsWith('\t'))
+                digits.chop(1);
+            const bool hexOnly = !digits.isEmpty() && digits.size() <= 15 &&
+                                 std::all_of(digits.begin(), digits.end(), [](char c) {
+                                     return std::isxdigit(static_cast<unsigned char>(c));
+                                 });
+            bool ok = hexOnly;
+            const qint64 size = hexOnly ? digits.toLongLong(&ok, 16) : -1;
             if (!ok || size < 0) {
                 m_status = Status::Malformed;
                 break;

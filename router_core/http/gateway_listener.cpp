@@ -1,18 +1,19 @@
 #include "http/gateway_listener.h"
 
 #include "http/chunked_encoding.h"
+#include "http/request_head.h"
 #include "http/status_line.h"
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
 #include <QFile>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QScopeGuard>
 #include <QSslKey>
 #include <QSslSocket>
 #include <QTcpSocket>
 #include <algorithm>
-#include <deque>
 #include <optional>
 #include <sys/socket.h>
 #include <utility>
@@ -65,11 +66,6 @@ protocol::ApiError tooManyConnections(const QString &message)
             QByteArray("1")};
 }
 
-bool onlyLineEnds(QByteArrayView bytes)
-{
-    return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == '\r' || c == '\n'; });
-}
-
 // What a connection takes from the config when it is accepted, and keeps: a config applied
 // while it is open changes nothing for it.
 struct ConnectionLimits {
@@ -79,15 +75,16 @@ struct ConnectionLimits {
     milliseconds keepAliveIdle{0};
 };
 
-// One client connection from accept to close: follows its request boundaries by peeking at what
-// Qt is about to read, counts the requests read and the answers finished, and moves its one
-// Deadline as it goes from reading headers, to reading a body, to being answered, to idle.
+// One client connection from accept to close: reads its requests (head, then body, a chunked
+// one decoded) and hands each on whole, counts the requests read and the answers finished, and
+// moves its one Deadline as it goes from reading headers, to reading a body, to being answered,
+// to idle.
 class ClientConnection final : public QObject {
 public:
     // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
     static constexpr QLatin1StringView kObjectName{"switchyard-client-connection"};
 
-    // An admitted connection, followed request by request while Qt's HTTP server answers it.
+    // An admitted connection, read request by request while the server answers them.
     ClientConnection(QTcpSocket *socket, const ConnectionLimits &limits,
                      std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
         : QObject(socket), m_socket(socket), m_limits(limits), m_ledger(std::move(ledger)),
@@ -95,8 +92,7 @@ public:
     {
         setObjectName(kObjectName);
         m_ledger->opened(m_address);
-        // Connected before Qt's HTTP server connects its own handler, so this runs first.
-        connect(socket, &QIODevice::readyRead, this, &ClientConnection::inspect);
+        connect(socket, &QIODevice::readyRead, this, &ClientConnection::onReadyRead);
         // The first request is owed from the moment the connection opens: one that sends
         // nothing at all is closed when the header time is over.
         enterPhase(Phase::Headers, m_limits.headerTimeout);
@@ -126,6 +122,10 @@ public:
         ++m_answersFinished;
         if (m_continueOwed && m_answersFinished >= m_answersBeforeContinue)
             sendContinue();
+        if (m_state == State::Done && m_answersFinished >= m_requestsRead) {
+            closeQuietly(); // the last request asked for it
+            return;
+        }
         if (m_phase == Phase::Finishing) {
             if (m_answersFinished >= m_answersBeforeRefusal)
                 sendAndClose(*m_refusal);
@@ -138,7 +138,9 @@ public:
     }
 
 private:
-    enum class State { Headers, Body, ChunkedBody, Unframed };
+    // Unframed: refused, nothing more is read as requests. Done: a request asked to close the
+    // connection after its answer; whatever follows it is read and dropped.
+    enum class State { Headers, Body, ChunkedBody, Unframed, Done };
     // What the connection's one deadline watches.
     enum class Phase {
         Headers,   // a request's header block is owed: header_timeout
@@ -242,75 +244,95 @@ private:
         }
         return {};
     }
-    // A header block larger than this is refused with 431 (Qt itself would allow about 80 KiB).
+    // A header block larger than this is refused with 431.
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
+    // The most a request body reserves before its bytes arrive.
+    static constexpr qint64 kMostBodyReserved = 64 * 1024;
+    // The shared read buffer is let go after a read larger than this.
+    static constexpr qsizetype kLargestKeptScratchBytes = 256 * 1024;
 
-    void inspect()
+    // Reads what arrived and follows it through the connection's requests; each request read
+    // whole is handed on once the read is done.
+    void onReadyRead()
     {
-        const auto settle = qScopeGuard([this] { settleDeadline(); });
+        {
+            const auto settle = qScopeGuard([this] { settleDeadline(); });
+            readAvailable();
+        }
+        dispatchRead();
+    }
+
+    void readAvailable()
+    {
         if (m_state == State::Unframed)
             return;
-        // Qt's parser reads a pipelined connection one request at a time and signals readyRead
-        // again for the bytes after it: those were inspected already and are skipped.
+        // One buffer for every connection on this thread: a connection between reads keeps
+        // only what it has not finished with (part of a header block, a body so far).
+        thread_local QByteArray scratch;
         const qint64 available = m_socket->bytesAvailable();
-        const qint64 seen = std::clamp<qint64>(m_inspectedTo - m_qtReadTo, 0, available);
-        const qint64 fresh = available - seen;
-        const qint64 base = m_inspectedTo; // the stream offset of the first fresh byte
-        m_inspectedTo += fresh;
-        const auto qtReads = qScopeGuard([this] { expectQtToRead(); });
-        if (m_state == State::Body && m_bodyRemaining >= fresh) {
-            if (fresh > 0)
-                bodyArriving();
-            m_bodyRemaining -= fresh; // all body: nothing to look at
-            if (m_bodyRemaining == 0)
-                requestRead(base + fresh);
+        if (available <= 0)
             return;
-        }
-        // Reused between calls: peeking allocates nothing once the buffer has grown.
-        m_peekBuffer.resize(available);
-        m_peekBuffer.resize(std::max<qint64>(0, m_socket->peek(m_peekBuffer.data(), available)));
-        const QByteArrayView data =
-            QByteArrayView(m_peekBuffer).sliced(std::min(seen, qint64(m_peekBuffer.size())));
+        if (scratch.size() < available)
+            scratch.resize(available);
+        const qint64 read = m_socket->read(scratch.data(), available);
+        if (read <= 0)
+            return;
+        const QByteArrayView data(scratch.constData(), read);
+        // A burst of pipelined bodies may have grown the shared buffer: keep a modest one.
+        const auto shrink = qScopeGuard([] {
+            if (scratch.size() > kLargestKeptScratchBytes)
+                scratch = QByteArray();
+        });
         qsizetype position = 0;
-        while (position < data.size() && m_state != State::Unframed) {
+        while (position < data.size() && m_state != State::Unframed && m_state != State::Done) {
             if (m_state == State::Body) {
                 bodyArriving();
                 const qint64 take = std::min<qint64>(m_bodyRemaining, data.size() - position);
+                m_current.body.append(data.sliced(position, take));
                 m_bodyRemaining -= take;
                 position += take;
                 if (m_bodyRemaining == 0)
-                    requestRead(base + position);
+                    requestRead();
                 continue;
             }
             if (m_state == State::ChunkedBody) {
                 // A chunked body declares no size up front: count it as it arrives.
                 bodyArriving();
-                QByteArray decoded;
                 qsizetype consumed = 0;
-                const auto status = m_chunkedBody.feed(data.sliced(position), decoded, &consumed);
-                m_chunkedBodyBytes += decoded.size();
+                const qsizetype before = m_current.body.size();
+                const auto status =
+                    m_chunkedBody.feed(data.sliced(position), m_current.body, &consumed);
+                m_chunkedBodyBytes += m_current.body.size() - before;
                 position += consumed;
                 if (m_chunkedBodyBytes > m_limits.maxBodyBytes) {
                     refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
                     return;
                 }
-                if (status == ChunkedDecoder::Status::Malformed)
-                    m_state = State::Unframed; // Qt's parser refuses it
-                else if (status == ChunkedDecoder::Status::Finished)
-                    requestRead(base + position);
+                if (status == ChunkedDecoder::Status::Malformed) {
+                    refuse(protocol::ApiError::invalidRequest(
+                        QStringLiteral("The request body's chunked encoding is malformed.")));
+                    return;
+                }
+                if (status == ChunkedDecoder::Status::Finished)
+                    requestRead();
                 continue;
             }
-            // Line ends between requests are not a request yet; anything else starts one, and
-            // with it the time its header block has.
-            if (!m_requestStarted && !onlyLineEnds(data.sliced(position)))
+            // Line ends between requests are not a request yet (RFC 9112 2.2: ignored); anything
+            // else starts one, and with it the time its header block has.
+            if (!m_requestStarted) {
+                while (position < data.size() && (data[position] == '\r' || data[position] == '\n'))
+                    ++position;
+                if (position == data.size())
+                    continue;
                 requestStarted();
+            }
             if (m_headerBlock.isEmpty()) {
                 // The usual case: a whole header block in this read, parsed in place.
                 const HeaderEnd end = findHeaderEnd(data.sliced(position));
                 if (end.found() && end.blockBytes <= kMaxHeaderBytes) {
                     const QByteArrayView block = data.sliced(position, end.blockBytes);
                     position += end.consumedBytes;
-                    if (!beginRequest(block, base + position))
+                    if (!beginRequest(block))
                         return;
                     continue;
                 }
@@ -319,8 +341,7 @@ private:
             m_headerBlock.append(data.sliced(position));
             const HeaderEnd end = findHeaderEnd(m_headerBlock);
             if ((end.found() ? end.blockBytes : m_headerBlock.size()) > kMaxHeaderBytes) {
-                // Refused rather than left to Qt: a guard that stopped following here would
-                // let the body after these headers through unmeasured.
+                // Refused rather than read on: the body after these headers would go unmeasured.
                 refuse(protocol::ApiError{
                     431,
                     QStringLiteral("Request headers are larger than the limit of %1 "
@@ -336,8 +357,8 @@ private:
                 return;
             position += end.consumedBytes - before;
             const QByteArray block = m_headerBlock.left(end.blockBytes);
-            m_headerBlock.clear();
-            if (!beginRequest(block, base + position))
+            m_headerBlock = QByteArray(); // let a long block's memory go
+            if (!beginRequest(block))
                 return;
         }
     }
@@ -350,48 +371,24 @@ private:
             changePhaseWhileReading(Phase::Headers);
     }
 
-    // `headerEnd` is the stream offset just after the block. Returns false when the request was
-    // refused and the connection is being closed.
-    bool beginRequest(QByteArrayView block, qint64 headerEnd)
+    // Returns false when the request was refused and the connection is being closed.
+    bool beginRequest(QByteArrayView block)
     {
-        qint64 contentLength = 0;
-        bool validContentLength = true;
-        bool chunked = false;
-        bool expectsContinue = false;
-        qsizetype lineStart = block.indexOf('\n') + 1; // the request line says nothing of size
-        while (lineStart > 0 && lineStart < block.size()) {
-            const qsizetype lineEnd = block.indexOf('\n', lineStart);
-            const QByteArrayView line =
-                block.sliced(lineStart, (lineEnd < 0 ? block.size() : lineEnd) - lineStart);
-            lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
-            const qsizetype colon = line.indexOf(':');
-            if (colon <= 0)
-                continue;
-            const QByteArrayView name = line.first(colon).trimmed();
-            const QByteArrayView value = line.sliced(colon + 1).trimmed();
-            if (name.compare("content-length", Qt::CaseInsensitive) == 0)
-                contentLength = value.toLongLong(&validContentLength);
-            else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0)
-                chunked = value.toByteArray().toLower().contains("chunked");
-            else if (name.compare("expect", Qt::CaseInsensitive) == 0)
-                expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
-        }
-        if (!validContentLength || contentLength < 0) {
-            refuse(protocol::ApiError{400,
-                                      QStringLiteral("Invalid Content-Length header: it must be a "
-                                                     "non-negative number of bytes."),
-                                      QStringLiteral("invalid_request_error"),
-                                      {},
-                                      QStringLiteral("invalid_content_length"),
-                                      {}});
+        auto parsed = parseRequestHead(block);
+        if (const auto *error = std::get_if<protocol::ApiError>(&parsed)) {
+            refuse(*error);
             return false;
         }
-        if (contentLength > m_limits.maxBodyBytes) {
+        RequestHead &head = std::get<RequestHead>(parsed);
+        if (head.contentLength > m_limits.maxBodyBytes) {
             refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
             return false;
         }
-        const bool bodyFollows = chunked || contentLength > 0;
-        if (expectsContinue && bodyFollows) {
+        m_current = std::move(head.request);
+        m_current.remoteAddress = m_address;
+        m_closeAfterCurrent = head.closeAfterAnswer;
+        const bool bodyFollows = head.chunked || head.contentLength > 0;
+        if (head.expectsContinue && bodyFollows) {
             // The client waits for this before it sends the body. On a pipelined connection
             // earlier answers (perhaps streams) are still leaving: an interim answer written now
             // would land inside one of them, so it waits for its turn.
@@ -402,34 +399,22 @@ private:
         }
         ++m_requestsRead;
         m_requestStarted = false;
-        if (chunked) {
+        if (head.chunked) {
             m_chunkedBody = ChunkedDecoder();
             m_chunkedBodyBytes = 0;
             m_state = State::ChunkedBody;
             changePhaseWhileReading(Phase::Body);
-        } else if (contentLength > 0) {
-            m_bodyRemaining = contentLength;
+        } else if (head.contentLength > 0) {
+            // Sized by what the client declared, but only so far: a declaration alone must not
+            // reserve megabytes per connection.
+            m_current.body.reserve(std::min<qint64>(head.contentLength, kMostBodyReserved));
+            m_bodyRemaining = head.contentLength;
             m_state = State::Body;
             changePhaseWhileReading(Phase::Body);
         } else {
-            requestRead(headerEnd);
+            requestRead();
         }
         return true;
-    }
-
-    // What Qt's parser reads of the bytes inspected so far, once this readyRead reaches it: up to
-    // the end of the first whole request it has not read yet (it posts readyRead itself for the
-    // rest), or everything when no request is whole.
-    void expectQtToRead()
-    {
-        while (!m_requestEnds.empty() && m_requestEnds.front() <= m_qtReadTo)
-            m_requestEnds.pop_front();
-        if (m_requestEnds.empty()) {
-            m_qtReadTo = m_inspectedTo;
-        } else {
-            m_qtReadTo = m_requestEnds.front();
-            m_requestEnds.pop_front();
-        }
     }
 
     void sendContinue()
@@ -442,13 +427,31 @@ private:
     // after a second or so): the interim answer is no longer owed, and would only be noise.
     void bodyArriving() { m_continueOwed = false; }
 
-    // The whole request is in, up to stream offset `end`: Qt's server answers it, which may take
-    // as long as a stream does.
-    void requestRead(qint64 end)
+    // The whole request is in: it is answered once this read is done, which may take as long as
+    // a stream does.
+    void requestRead()
     {
-        m_requestEnds.push_back(end);
-        m_state = State::Headers;
+        m_read.push_back(std::move(m_current));
+        m_current = IncomingRequest();
+        m_state = std::exchange(m_closeAfterCurrent, false) ? State::Done : State::Headers;
         changePhaseWhileReading(Phase::Answering);
+    }
+
+    // Hands the requests this read completed to the server, in order. After the read, not
+    // during it: a quick answer finishes at once and moves the connection's deadline, which must
+    // find the read's own changes already made.
+    void dispatchRead()
+    {
+        if (m_read.empty())
+            return;
+        std::vector<IncomingRequest> read;
+        read.swap(m_read);
+        const QPointer<QTcpSocket> socket = m_socket;
+        for (IncomingRequest &request : read) {
+            if (!socket || !m_ledger->handleRequest)
+                return;
+            m_ledger->handleRequest(socket, std::move(request));
+        }
     }
 
     // Ends the connection with `error` as the answer to the request being read. Answers to
@@ -461,8 +464,9 @@ private:
         m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
         m_continueOwed = false; // the refusal answers that request
         m_state = State::Unframed;
-        // Take the connection away from Qt's parser: it must never buffer this body, nor
-        // dispatch the rest of a request that timed out.
+        m_current = IncomingRequest();
+        // Nothing more is read as requests: this body is never buffered, and the rest of a
+        // request that timed out never reaches a handler.
         disconnect(m_socket, &QIODevice::readyRead, nullptr, nullptr);
         connect(m_socket, &QIODevice::readyRead, m_socket,
                 [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
@@ -478,7 +482,7 @@ private:
     void sendAndClose(const protocol::ApiError &error)
     {
         const QByteArray body = error.toJson();
-        // Refused before Qt parsed the request, so no handler adds the identity headers every
+        // Refused before the request was handed on, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
         QByteArray answer;
         appendStatusLine(answer, error.status);
@@ -527,14 +531,11 @@ private:
     quint64 m_answersBeforeContinue = 0; // ... this many of them
     std::optional<protocol::ApiError> m_refusal; // waiting for earlier answers to leave
     bool m_sendingSideClosed = false;
-    qint64 m_unsentAtIdleCheck = 0; // answer bytes still queued when the idle time last ran out
-    QByteArray m_headerBlock;       // a header block split across reads
-    QByteArray m_peekBuffer;
-    // Stream offsets: bytes inspected, bytes Qt's parser has read, and where the requests
-    // inspected but not yet read by Qt end.
-    qint64 m_inspectedTo = 0;
-    qint64 m_qtReadTo = 0;
-    std::deque<qint64> m_requestEnds;
+    qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
+    QByteArray m_headerBlock;         // a header block split across reads
+    IncomingRequest m_current;        // the request being read
+    bool m_closeAfterCurrent = false; // it asked to close the connection after its answer
+    std::vector<IncomingRequest> m_read; // read whole in this read, not yet handed on
     qint64 m_bodyRemaining = 0;
     ChunkedDecoder m_chunkedBody;
     qint64 m_chunkedBodyBytes = 0;
@@ -696,7 +697,6 @@ void GatewayListener::incomingConnection(qintptr socketDescriptor)
                 .arg(server.maxConnectionsPerAddress));
     }
     if (refusal) {
-        // Never handed to Qt's HTTP server, which deletes the sockets it was given.
         connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
         if (m_ledger->refusalsClosing >= kMostRefusalsClosing) {
             socket->abort();
@@ -711,11 +711,18 @@ void GatewayListener::incomingConnection(qintptr socketDescriptor)
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
     // each one back until the client acknowledged the previous (40 ms with delayed ACKs).
     socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    // Gone once the client is: an answer still being written holds the socket through a
+    // QPointer and stops writing.
+    connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
     new ClientConnection(socket,
                          ConnectionLimits{server.maxBodyBytes, server.headerTimeout,
                                           server.bodyTimeout, server.keepAliveIdle},
                          m_ledger, m_scheduler);
-    addPendingConnection(socket);
+}
+
+void GatewayListener::setRequestHandler(RequestHandler handler)
+{
+    m_ledger->handleRequest = std::move(handler);
 }
 
 } // namespace switchyard::http

@@ -124,7 +124,7 @@ double RequestRateMeter::perSecond() const
 }
 
 GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
-    : QAbstractHttpServer(parent), m_services(services),
+    : QObject(parent), m_services(services),
       m_traceStream(new TraceStream(services.recorder, this)),
       m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
 {
@@ -200,7 +200,9 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         delete listener;
         return 0;
     }
-    bind(listener);
+    listener->setRequestHandler([this](QTcpSocket *socket, IncomingRequest request) {
+        handleRequest(socket, std::move(request));
+    });
     m_listener = listener;
     return listener->serverPort();
 }
@@ -208,18 +210,13 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
 void GatewayServer::stopAccepting()
 {
     m_accepting = false;
-    for (QTcpServer *listener : servers())
-        listener->close();
+    if (m_listener)
+        m_listener->close();
 }
 
-void GatewayServer::missingHandler(const QHttpServerRequest &, QTcpSocket *)
-{
-    // handleRequest answers every request itself, including unknown paths.
-}
-
-// One client connection's answers must leave in the order its requests came. Qt 6.4 hands a
-// pipelined request to handleRequest while the previous answer may still be streaming, so later
-// requests wait here, each with its responder, until the one before has been answered.
+// One client connection's answers must leave in the order its requests came. The listener hands
+// a pipelined request on while the previous answer may still be streaming, so later requests
+// wait here, each with its writer, until the one before has been answered.
 class ConnectionQueue final : public QObject {
 public:
     // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
@@ -237,19 +234,17 @@ public:
     std::deque<std::pair<IncomingRequest, ResponseWriter>> waiting;
 };
 
-bool GatewayServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+void GatewayServer::handleRequest(QTcpSocket *socket, IncomingRequest request)
 {
-    // Qt reuses `request` for the next request on the connection: copy what is needed now.
-    IncomingRequest incoming{request.method(),  request.url().path(), request.url().query(),
-                             request.headers(), request.body(),       request.remoteAddress()};
-    ResponseWriter writer(makeResponder(request, socket));
+    ResponseWriter writer(socket);
     ConnectionQueue *queue = ConnectionQueue::of(socket);
-    if (queue->answering) {
-        queue->waiting.emplace_back(std::move(incoming), std::move(writer));
-        return true;
+    // Behind any request still waiting too: between one answer's end and the posted start of the
+    // next, a new request must not overtake those queued before it.
+    if (queue->answering || !queue->waiting.empty()) {
+        queue->waiting.emplace_back(std::move(request), std::move(writer));
+        return;
     }
-    answer(queue, std::move(incoming), std::move(writer));
-    return true;
+    answer(queue, std::move(request), std::move(writer));
 }
 
 void GatewayServer::answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer)

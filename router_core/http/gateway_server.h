@@ -3,6 +3,7 @@
 #include "auth/api_key_store.h"
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
+#include "http/request_head.h"
 #include "http/response_writer.h"
 #include "protocol/openai_error.h"
 #include "resilience/admission.h"
@@ -13,7 +14,6 @@
 #include "timing/deadline_scheduler.h"
 #include "timing/loop_health.h"
 
-#include <QAbstractHttpServer>
 #include <QElapsedTimer>
 #include <QHash>
 #include <QHostAddress>
@@ -64,16 +64,6 @@ class ConnectionQueue;
 class TraceStream;
 class GatewayListener;
 
-// A request as the handlers need it, copied out of Qt's request object.
-struct IncomingRequest {
-    QHttpServerRequest::Method method = QHttpServerRequest::Method::Unknown;
-    QString path;
-    QString query; // the URL's query, still encoded
-    QList<QPair<QByteArray, QByteArray>> headers;
-    QByteArray body;
-    QHostAddress remoteAddress;
-};
-
 // Client requests per second over the last few whole seconds, for the console's status bar.
 class RequestRateMeter {
 public:
@@ -88,10 +78,9 @@ private:
     std::array<int, kWindowSeconds + 1> m_count{};
 };
 
-// The public OpenAI-compatible API. Subclasses QAbstractHttpServer rather than using QHttpServer
-// so unknown paths and wrong methods get OpenAI-shaped errors (Qt 6.4's QHttpServer answers
-// those itself with a bare 404).
-class GatewayServer final : public QAbstractHttpServer {
+// The public OpenAI-compatible API: answers the requests its GatewayListener reads, every path
+// itself, so unknown paths and wrong methods get OpenAI-shaped errors too.
+class GatewayServer final : public QObject {
     Q_OBJECT
 public:
     explicit GatewayServer(GatewayServices services, QObject *parent = nullptr);
@@ -116,11 +105,8 @@ public:
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
 
-protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
-
 private:
+    void handleRequest(QTcpSocket *socket, IncomingRequest request);
     void answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer);
     void route(IncomingRequest request, ResponseWriter writer);
     // Which protocol the client speaks: /v1/messages requests are converted at the door and

@@ -37,16 +37,14 @@ qsizetype sendNow(qintptr descriptor, QByteArrayView bytes)
 
 } // namespace
 
-ResponseWriter::ResponseWriter(QHttpServerResponder &&responder)
-    : m_responder(std::move(responder)), m_socket(m_responder.socket()),
-      m_sendsDirectly(m_socket && !qobject_cast<QSslSocket *>(m_socket.data()))
+ResponseWriter::ResponseWriter(QTcpSocket *socket)
+    : m_socket(socket), m_sendsDirectly(socket && !qobject_cast<QSslSocket *>(socket))
 {}
 
 ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
-    : m_responder(std::move(other.m_responder)), m_socket(std::move(other.m_socket)),
-      m_sendsDirectly(other.m_sendsDirectly), m_out(std::move(other.m_out)),
-      m_headersSent(other.m_headersSent), m_finished(other.m_finished),
-      m_completionHook(std::exchange(other.m_completionHook, nullptr))
+    : m_socket(std::move(other.m_socket)), m_sendsDirectly(other.m_sendsDirectly),
+      m_out(std::move(other.m_out)), m_headersSent(other.m_headersSent),
+      m_finished(other.m_finished), m_completionHook(std::exchange(other.m_completionHook, nullptr))
 {}
 
 ResponseWriter::~ResponseWriter()

@@ -4,7 +4,6 @@
 #include "protocol/openai_error.h"
 
 #include <QByteArray>
-#include <QHttpServerResponder>
 #include <QList>
 #include <QPair>
 #include <QPointer>
@@ -16,9 +15,8 @@ namespace switchyard::http {
 using protocol::HeaderList;
 using protocol::identityHeaders;
 
-// Writes one answer to the client's socket. Qt's HTTP server hands over a QHttpServerResponder;
-// the writer keeps it (it is the server's handle on the answer) but frames the bytes itself:
-// Qt 6.4 has no chunked encoding, its responder writes a status line and each header as several
+// Writes one answer to the client's socket, framing the bytes itself: Qt 6.4's
+// QHttpServerResponder has no chunked encoding, writes a status line and each header as several
 // small socket writes, and Qt 6.8 replaced those calls. So the answer's bytes are built here and
 // nowhere else.
 //
@@ -32,7 +30,7 @@ using protocol::identityHeaders;
 // The client socket is watched through a QPointer: Qt deletes it when the client disconnects.
 class ResponseWriter {
 public:
-    explicit ResponseWriter(QHttpServerResponder &&responder);
+    explicit ResponseWriter(QTcpSocket *socket);
     ResponseWriter(ResponseWriter &&other) noexcept;
     ~ResponseWriter();
 
@@ -71,7 +69,6 @@ private:
     void sendOut();
     void markFinished();
 
-    QHttpServerResponder m_responder;
     QPointer<QTcpSocket> m_socket;
     bool m_sendsDirectly = false; // plain TCP: see the class comment
     QByteArray m_out;             // bytes framed and not yet sent

@@ -59,6 +59,8 @@ QByteArrayView reasonPhrase(int status)
         return "Service Unavailable";
     case 504:
         return "Gateway Timeout";
+    case 505:
+        return "HTTP Version Not Supported";
     default:
         return status >= 500 ? "Server Error" : status >= 400 ? "Client Error" : "Status";
     }

@@ -339,7 +339,7 @@ QList<float> SimulatedProvider::deterministicVector(const QString &model, QByteA
 
 bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    http::ResponseWriter writer(makeResponder(request, socket));
+    http::ResponseWriter writer(socket);
     const bool embeddings = request.url().path() == QLatin1String("/v1/embeddings");
     if ((request.url().path() != QLatin1String("/v1/chat/completions") && !embeddings) ||
         request.method() != QHttpServerRequest::Method::Post) {

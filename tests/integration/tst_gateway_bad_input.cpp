@@ -46,6 +46,9 @@ private Q_SLOTS:
     void chunkedBodyIsRefusedWhileItArrives();
     void chunkedBodyWithinTheLimitKeepsTheConnectionInStep();
     void invalidContentLengthIsRefused();
+    void malformedRequestHeadsAreRefused_data();
+    void malformedRequestHeadsAreRefused();
+    void percentEncodedPathsAreDecoded();
     void bareLineFeedsDoNotBypassTheLimit();
     void oversizeHeadersAreRefused();
 
@@ -400,6 +403,48 @@ void GatewayBadInputTest::invalidContentLengthIsRefused()
              QStringLiteral("Invalid Content-Length header: it must be a non-negative number of "
                             "bytes."));
     verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::malformedRequestHeadsAreRefused_data()
+{
+    QTest::addColumn<QByteArray>("head");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("no target") << QByteArray("GET HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") << 400
+                               << QStringLiteral("invalid_request_line");
+    QTest::newRow("HTTP/2 without upgrade") << QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") << 505
+                                            << QStringLiteral("http_version_not_supported");
+    QTest::newRow("space before the colon")
+        << QByteArray("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      "Content-Length : 5\r\n\r\nhello")
+        << 400 << QStringLiteral("invalid_header");
+}
+
+void GatewayBadInputTest::malformedRequestHeadsAreRefused()
+{
+    QFETCH(QByteArray, head);
+    QFETCH(int, status);
+    QFETCH(QString, code);
+    TestClient client(m_engine->port());
+
+    client.sendRaw(head);
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), status);
+    QCOMPARE(errorOf(client.body()).value(QStringLiteral("code")).toString(), code);
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), 5000); // nothing after it is read
+    verifyGatewayStillServes();
+}
+
+void GatewayBadInputTest::percentEncodedPathsAreDecoded()
+{
+    TestClient client(m_engine->port());
+
+    client.send("GET", "/v1/%6Dodels"); // "/v1/models", one letter encoded
+
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QVERIFY(client.body().contains("\"object\":\"list\""));
 }
 
 void GatewayBadInputTest::bareLineFeedsDoNotBypassTheLimit()

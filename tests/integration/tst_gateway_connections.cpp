@@ -91,6 +91,9 @@ private Q_SLOTS:
     void tricklingBodyGetsRequestTimeout();
     void idleConnectionIsClosedButStreamsAreNot();
     void pipelinedConnectionIsIdleOnceEveryRequestIsAnswered();
+    void connectionCloseIsHonouredAfterTheAnswer_data();
+    void connectionCloseIsHonouredAfterTheAnswer();
+    void blankLinesBeforeARequestAreIgnored();
     void connectionsOverTheTotalLimitAreRefused();
     void connectionsOverTheAddressLimitAreRefusedForThatAddressOnly();
     void adminApiReportsTheCounts();
@@ -298,6 +301,46 @@ void GatewayConnectionsTest::pipelinedConnectionIsIdleOnceEveryRequestIsAnswered
     const telemetry::ConnectionCounts counts = countsOf(*m_engine);
     QCOMPARE(counts.idleClosed, quint64(1));
     QCOMPARE(counts.timedOut(), quint64(0));
+}
+
+void GatewayConnectionsTest::connectionCloseIsHonouredAfterTheAnswer_data()
+{
+    QTest::addColumn<QByteArray>("request");
+    QTest::newRow("HTTP/1.1, Connection: close")
+        << QByteArray("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    QTest::newRow("HTTP/1.0") << QByteArray("GET /healthz HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
+}
+
+void GatewayConnectionsTest::connectionCloseIsHonouredAfterTheAnswer()
+{
+    QFETCH(QByteArray, request);
+    start(5s, 5s, 60s); // an idle time far beyond the test: only the request can close it
+    TestClient client(m_engine->port());
+
+    // A second request behind it is never answered: the client asked to close before it.
+    client.sendRaw(request + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+    QCOMPARE(client.rawReceived().count("HTTP/1.1 200"), 1);
+    QVERIFY(client.rawReceived().contains(R"({"status":"ok"})"));
+    QCOMPARE(countsOf(*m_engine).idleClosed, quint64(0));
+}
+
+void GatewayConnectionsTest::blankLinesBeforeARequestAreIgnored()
+{
+    start(5s, 5s, 60s);
+    TestClient client(m_engine->port());
+
+    // RFC 9112 2.2: a server ignores empty lines received before a request line, in whatever
+    // pieces they arrive.
+    client.sendRaw("\r\n\r\n");
+    QTest::qWait(50);
+    client.sendMore("\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.rawReceived().contains(R"({"status":"ok"})"), kWaitMs);
+    QCOMPARE(client.rawReceived().count("HTTP/1.1 "), 1);
+    QVERIFY(client.rawReceived().startsWith("HTTP/1.1 200"));
+    QVERIFY(!client.connectionClosed());
 }
 
 void GatewayConnectionsTest::connectionsOverTheTotalLimitAreRefused()

@@ -84,6 +84,15 @@ private Q_SLOTS:
         }
     }
 
+    void acceptsSpaceBeforeAnExtension()
+    {
+        ChunkedDecoder decoder;
+        QByteArray out;
+        QCOMPARE(decoder.feed("5 ;name=value\r\nhello\r\n0\r\n\r\n", out),
+                 ChunkedDecoder::Status::Finished);
+        QCOMPARE(out, QByteArray("hello"));
+    }
+
     void acceptsExtensionsAndTrailers()
     {
         ChunkedDecoder decoder;
@@ -99,6 +108,13 @@ private Q_SLOTS:
         QTest::newRow("size not hex") << QByteArray("zz\r\nabc\r\n");
         QTest::newRow("missing CRLF after data") << QByteArray("3\r\nabcX\r\n");
         QTest::newRow("endless size line") << QByteArray(5000, '1');
+        // Sizes another parser could read as something else, and so end the body elsewhere.
+        QTest::newRow("0x prefix") << QByteArray("0x5\r\nhello\r\n0\r\n\r\n");
+        QTest::newRow("plus sign") << QByteArray("+5\r\nhello\r\n0\r\n\r\n");
+        QTest::newRow("minus zero") << QByteArray("-0\r\n\r\n");
+        QTest::newRow("leading space") << QByteArray(" 5\r\nhello\r\n0\r\n\r\n");
+        QTest::newRow("empty size") << QByteArray("\r\nhello\r\n");
+        QTest::newRow("sixteen hex digits") << QByteArray("0000000000000005\r\nhello\r\n");
     }
     void rejectsMalformedFraming()
     {

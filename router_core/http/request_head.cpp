@@ -1,0 +1,229 @@
+#include "http/request_head.h"
+
+#include <QUrl>
+#include <algorithm>
+#include <cctype>
+
+namespace switchyard::http {
+
+namespace {
+
+using Method = QHttpServerRequest::Method;
+
+Method methodFrom(QByteArrayView token)
+{
+    static constexpr std::pair<std::string_view, Method> kMethods[] = {
+        {"GET", Method::Get},       {"POST", Method::Post},       {"PUT", Method::Put},
+        {"DELETE", Method::Delete}, {"HEAD", Method::Head},       {"OPTIONS", Method::Options},
+        {"PATCH", Method::Patch},   {"CONNECT", Method::Connect}, {"TRACE", Method::Trace},
+    };
+    for (const auto &[name, method] : kMethods) {
+        if (token == QByteArrayView(name.data(), qsizetype(name.size())))
+            return method;
+    }
+    return Method::Unknown;
+}
+
+// RFC 9110 token characters: what a method or a header name may be made of.
+bool isToken(QByteArrayView text)
+{
+    return !text.isEmpty() && std::all_of(text.begin(), text.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+}
+
+// A path that QUrl would show exactly as sent: nothing to decode or normalise. Most are.
+bool isPlainPath(QByteArrayView path)
+{
+    return std::all_of(path.begin(), path.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+               std::string_view("/-._~").find(c) != std::string_view::npos;
+    });
+}
+
+protocol::ApiError badRequest(const QString &message, const QString &code)
+{
+    return {400, message, QStringLiteral("invalid_request_error"), {}, code, {}};
+}
+
+// Control characters (other than a tab) in a header value or the target: a bare CR that the
+// next parser down the line takes for a line end would show it a header this one never saw.
+bool hasControlCharacter(QByteArrayView text, bool allowTab)
+{
+    return std::any_of(text.begin(), text.end(), [allowTab](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && !(allowTab && c == '\t')) || u == 0x7f;
+    });
+}
+
+// A Content-Length is digits only: no sign, no spaces inside, and it fits.
+bool readLength(QByteArrayView text, qint64 &length)
+{
+    if (text.isEmpty() || text.size() > 18 ||
+        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return false;
+    length = text.toLongLong();
+    return true;
+}
+
+// The request target, origin form ("/v1/models?x=1") or absolute form ("http://host/v1/models").
+bool readTarget(QByteArrayView target, IncomingRequest &request)
+{
+    if (target.isEmpty() || hasControlCharacter(target, false) || target.contains(' '))
+        return false;
+    if (const qsizetype fragment = target.indexOf('#'); fragment >= 0)
+        target = target.first(fragment); // never sent by a client that follows the RFC; dropped
+    if (target.startsWith('/')) {
+        const qsizetype question = target.indexOf('?');
+        const QByteArrayView path = question < 0 ? target : target.first(question);
+        const QByteArrayView query = question < 0 ? QByteArrayView() : target.sliced(question + 1);
+        if (isPlainPath(path) && query.isEmpty()) {
+            request.path = QString::fromLatin1(path);
+            return true;
+        }
+        // As Qt's HTTP server shows them: through QUrl, tolerant of what clients send.
+        QUrl url;
+        url.setPath(QString::fromUtf8(path), QUrl::TolerantMode);
+        if (question >= 0)
+            url.setQuery(QString::fromUtf8(query), QUrl::TolerantMode);
+        request.path = url.path();
+        request.query = url.query();
+        return true;
+    }
+    if (target.startsWith("http://") || target.startsWith("https://")) {
+        const QUrl url = QUrl::fromEncoded(target.toByteArray(), QUrl::TolerantMode);
+        if (!url.isValid())
+            return false;
+        request.path = url.path().isEmpty() ? QStringLiteral("/") : url.path();
+        request.query = url.query();
+        return true;
+    }
+    if (target == "*") { // OPTIONS * HTTP/1.1
+        request.path = QStringLiteral("*");
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView block)
+{
+    RequestHead head;
+    IncomingRequest &request = head.request;
+
+    qsizetype lineEnd = block.indexOf('\n');
+    QByteArrayView requestLine = lineEnd < 0 ? block : block.first(lineEnd);
+    if (requestLine.endsWith('\r'))
+        requestLine.chop(1);
+    const qsizetype firstSpace = requestLine.indexOf(' ');
+    const qsizetype lastSpace = requestLine.lastIndexOf(' ');
+    if (firstSpace <= 0 || lastSpace <= firstSpace + 1 || !isToken(requestLine.first(firstSpace)) ||
+        !readTarget(requestLine.sliced(firstSpace + 1, lastSpace - firstSpace - 1), request)) {
+        return badRequest(QStringLiteral("The request line is not `METHOD /path HTTP/1.1`."),
+                          QStringLiteral("invalid_request_line"));
+    }
+    const QByteArrayView version = requestLine.sliced(lastSpace + 1);
+    const bool versionShaped = version.size() == 8 && version.startsWith("HTTP/") &&
+                               std::isdigit(static_cast<unsigned char>(version[5])) &&
+                               version[6] == '.' &&
+                               std::isdigit(static_cast<unsigned char>(version[7]));
+    if (!versionShaped) {
+        return badRequest(QStringLiteral("The request line is not `METHOD /path HTTP/1.1`."),
+                          QStringLiteral("invalid_request_line"));
+    }
+    const bool http10 = version == "HTTP/1.0";
+    if (!http10 && version != "HTTP/1.1") {
+        return protocol::ApiError{
+            505,
+            QStringLiteral("Switchyard speaks HTTP/1.1 (and 1.0); the "
+                           "request asked for `%1`.")
+                .arg(QString::fromLatin1(version.first(std::min<qsizetype>(version.size(), 16)))),
+            QStringLiteral("invalid_request_error"),
+            {},
+            QStringLiteral("http_version_not_supported"),
+            {}};
+    }
+    request.method = methodFrom(requestLine.first(firstSpace));
+    head.http10 = http10;
+
+    bool sawContentLength = false;
+    QByteArrayList transferCodings; // every Transfer-Encoding header's codings, in order
+    QByteArray connectionOptions;   // every Connection header's options, lower-cased
+    qsizetype lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
+    while (lineStart < block.size()) {
+        lineEnd = block.indexOf('\n', lineStart);
+        QByteArrayView line =
+            block.sliced(lineStart, (lineEnd < 0 ? block.size() : lineEnd) - lineStart);
+        lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
+        if (line.endsWith('\r'))
+            line.chop(1);
+        const qsizetype colon = line.indexOf(':');
+        // No space before the colon (RFC 9112 5.1), and no folded continuation lines: either
+        // could make this parser and the next one down the line read different headers.
+        if (colon <= 0 || !isToken(line.first(colon))) {
+            return badRequest(QStringLiteral("A request header line is malformed: each must be "
+                                             "`Name: value`."),
+                              QStringLiteral("invalid_header"));
+        }
+        const QByteArrayView name = line.first(colon);
+        const QByteArrayView value = line.sliced(colon + 1).trimmed();
+        if (hasControlCharacter(value, true)) {
+            return badRequest(QStringLiteral("A request header value holds a control character."),
+                              QStringLiteral("invalid_header"));
+        }
+        if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
+            qint64 length = 0;
+            if (!readLength(value, length) || (sawContentLength && length != head.contentLength)) {
+                return badRequest(QStringLiteral("Invalid Content-Length header: it must be a "
+                                                 "non-negative number of bytes."),
+                                  QStringLiteral("invalid_content_length"));
+            }
+            sawContentLength = true;
+            head.contentLength = length;
+        } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+            for (const QByteArray &coding : value.toByteArray().split(','))
+                transferCodings.append(coding.trimmed().toLower());
+        } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
+            connectionOptions.append(value.toByteArray().toLower()).append(',');
+        } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
+            head.expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
+        }
+        request.headers.append({name.toByteArray(), value.toByteArray()});
+    }
+    if (!transferCodings.isEmpty()) {
+        // Only chunked framing is read, and only alone: with another coding, a Content-Length
+        // beside it, or in HTTP/1.0, a proxy in front could frame the body differently.
+        if (http10 || sawContentLength) {
+            return badRequest(QStringLiteral("A request with Transfer-Encoding must not carry a "
+                                             "Content-Length, nor be HTTP/1.0."),
+                              QStringLiteral("invalid_transfer_encoding"));
+        }
+        if (transferCodings != QByteArrayList{"chunked"}) {
+            return protocol::ApiError{
+                501,
+                QStringLiteral("Transfer-Encoding `%1` is not supported: only `chunked`.")
+                    .arg(QString::fromLatin1(transferCodings.join(", "))),
+                QStringLiteral("invalid_request_error"),
+                {},
+                QStringLiteral("unsupported_transfer_encoding"),
+                {}};
+        }
+        head.chunked = true;
+    }
+    // HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep.
+    const auto hasOption = [&](QByteArrayView option) {
+        for (const QByteArray &each : connectionOptions.split(',')) {
+            if (each.trimmed() == option)
+                return true;
+        }
+        return false;
+    };
+    head.closeAfterAnswer = http10 ? !hasOption("keep-alive") : hasOption("close");
+    return head;
+}
+
+} // namespace switchyard::http
