@@ -96,9 +96,11 @@ IFS=',' read -r -a dispatcher_list <<<"$dispatchers"
 for streams in "${step_list[@]}"; do
     run_driver "$upstream_port" "$upstream_pid" direct "$streams"
     for dispatcher in "${dispatcher_list[@]}"; do
+        # A state directory of the run's own, as in bench.sh: the usage ledger records every
+        # stream.
         SWITCHYARD_EVENT_DISPATCHER="$dispatcher" "$build/app/switchyard" --headless \
             --config "$work/streams.yaml" --listen 127.0.0.1:0 --log-level warning \
-            >"$work/switchyard.out" 2>&1 &
+            --state-dir "$work/state" >"$work/switchyard.out" 2>&1 &
         switchyard_pid=$!
         pids+=("$switchyard_pid")
         switchyard_port="$(port_from "$work/switchyard.out" \
@@ -147,7 +149,7 @@ pids+=("$paced_pid")
 paced_port="$(port_from "$work/paced.out" 'listening on 127\.0\.0\.1:[0-9]+')"
 sed "s|127.0.0.1:$upstream_port/|127.0.0.1:$paced_port/|" "$work/streams.yaml" >"$work/ttft.yaml"
 "$build/app/switchyard" --headless --config "$work/ttft.yaml" --listen 127.0.0.1:0 \
-    --log-level warning >"$work/switchyard.out" 2>&1 &
+    --state-dir "$work/state" --log-level warning >"$work/switchyard.out" 2>&1 &
 switchyard_pid=$!
 pids+=("$switchyard_pid")
 switchyard_port="$(port_from "$work/switchyard.out" 'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"

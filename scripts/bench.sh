@@ -63,8 +63,10 @@ providers:
     capacity: 1024
 YAML
 
+# A state directory of the run's own: the usage ledger records every benchmark request, and
+# the user's would grow by hundreds of megabytes a run.
 "$build/app/switchyard" --headless --config "$work/bench.yaml" --listen 127.0.0.1:0 \
-    --log-level warning >"$work/switchyard.out" 2>&1 &
+    --state-dir "$work/state" --log-level warning >"$work/switchyard.out" 2>&1 &
 switchyard_pid=$!
 pids+=("$switchyard_pid")
 switchyard_port="$(port_from "$work/switchyard.out" \
