@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QMutex>
+#include <QSet>
 #include <QSqlError>
 #include <QSqlQuery>
 
@@ -27,10 +29,36 @@ QString run(QSqlDatabase &database, const QString &statement)
     return u"%1 (in: %2)"_s.arg(query.lastError().text(), statement.simplified());
 }
 
+// Files whose every page was checked in this process: the state file has three owners (config
+// history, API keys, the usage ledger), each opening it on its own thread at start, and one
+// check of every page is enough.
+class CheckedFiles {
+public:
+    bool contains(const QString &path) const
+    {
+        const QMutexLocker lock(&m_mutex);
+        return m_paths.contains(path);
+    }
+    void insert(const QString &path)
+    {
+        const QMutexLocker lock(&m_mutex);
+        m_paths.insert(path);
+    }
+
+private:
+    mutable QMutex m_mutex;
+    QSet<QString> m_paths;
+};
+CheckedFiles &checkedInFull()
+{
+    static CheckedFiles files;
+    return files;
+}
+
 } // namespace
 
 OpenedDatabase openStateDatabase(const QString &path, const QString &connectionName,
-                                 int busyTimeoutMs)
+                                 int busyTimeoutMs, qint64 fullCheckMaxBytes)
 {
     OpenedDatabase opened;
     if (QSqlDatabase::contains(connectionName))
@@ -53,17 +81,28 @@ OpenedDatabase openStateDatabase(const QString &path, const QString &connectionN
         opened.error = u"cannot open %1: %2"_s.arg(path, opened.database.lastError().text());
         return opened;
     }
-    // quick_check reads every page: a file that is not a database, or a damaged one, fails here.
-    QSqlQuery check(opened.database);
-    if (!check.exec(u"PRAGMA quick_check"_s) || !check.next() ||
-        check.value(0).toString() != "ok"_L1) {
-        const QString why =
-            check.lastError().isValid() ? check.lastError().text() : check.value(0).toString();
-        opened.error = u"%1 is damaged or not a database: %2"_s.arg(path, why);
-        opened.database.close();
-        return opened;
+    // quick_check reads every page: a file that is not a database, or a damaged one, fails
+    // here. Over the size limit only the header and the schema's pages are read, which still
+    // fails for a file that is not a database.
+    const QString canonical = path.isEmpty() ? QString() : QFileInfo(path).canonicalFilePath();
+    const bool readEveryPage = path.isEmpty() || QFileInfo(path).size() <= fullCheckMaxBytes;
+    if (!readEveryPage || canonical.isEmpty() || !checkedInFull().contains(canonical)) {
+        QSqlQuery check(opened.database);
+        const bool passed =
+            readEveryPage ? check.exec(u"PRAGMA quick_check"_s) && check.next() &&
+                                check.value(0).toString() == "ok"_L1
+                          : check.exec(u"SELECT count(*) FROM sqlite_master"_s) && check.next();
+        if (!passed) {
+            const QString why =
+                check.lastError().isValid() ? check.lastError().text() : check.value(0).toString();
+            opened.error = u"%1 is damaged or not a database: %2"_s.arg(path, why);
+            opened.database.close();
+            return opened;
+        }
+        check.finish(); // an unfinished read holds a transaction open; the journal mode needs none
+        if (readEveryPage && !canonical.isEmpty())
+            checkedInFull().insert(canonical);
     }
-    check.finish(); // an unfinished read holds a transaction open; the journal mode needs none
     if (!path.isEmpty()) {
         // The write-ahead log lets readers and one writer work at once; NORMAL syncs at each
         // checkpoint rather than each commit, which the WAL makes safe against corruption.

@@ -28,11 +28,17 @@ struct OpenedDatabase {
 // folder when missing. An empty `path` opens a private in-memory database instead: tests and a
 // gateway run without a state directory keep everything for the life of the process only.
 // The connection uses the write-ahead log, waits up to `busyTimeoutMs` for a lock another
-// process holds, and checks the file's integrity quickly, so a corrupt file is reported here
-// rather than on the first write. A connection belongs to the thread that opened it (Qt SQL's
-// rule); `connectionName` must be unique per owner.
+// process holds, and checks the file, so a file that is not a database, or a damaged one, is
+// reported here rather than on the first write. The check reads every page once per file and
+// process when the file is at most `fullCheckMaxBytes`; a larger one (a usage ledger of months)
+// gets its header and schema read only, as reading gigabytes would hold the start for minutes,
+// and damage elsewhere in it is reported by SQLite when the damaged page is read. A connection
+// belongs to the thread that opened it (Qt SQL's rule); `connectionName` must be unique per
+// owner.
+inline constexpr qint64 kFullCheckMaxBytes = 128LL * 1024 * 1024;
 OpenedDatabase openStateDatabase(const QString &path, const QString &connectionName,
-                                 int busyTimeoutMs = 2000);
+                                 int busyTimeoutMs = 2000,
+                                 qint64 fullCheckMaxBytes = kFullCheckMaxBytes);
 
 // Closes and forgets the connection; safe when it was never opened.
 void closeStateDatabase(const QString &connectionName);

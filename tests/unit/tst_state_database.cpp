@@ -73,6 +73,53 @@ private Q_SLOTS:
         storage::closeStateDatabase(u"damaged"_s);
     }
 
+    void aLargeFileIsCheckedByItsHeaderAndSchemaOnly()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(u"switchyard.db"_s);
+        {
+            storage::OpenedDatabase opened = storage::openStateDatabase(path, u"large"_s);
+            QVERIFY(opened.ok());
+            QVERIFY(storage::ensureSchema(opened.database, {u"CREATE TABLE rows (payload BLOB)"_s})
+                        .isEmpty());
+            QVERIFY(opened.database.transaction());
+            QSqlQuery insert(opened.database);
+            QVERIFY(insert.prepare(u"INSERT INTO rows (payload) VALUES (?)"_s));
+            for (int row = 0; row < 4000; ++row) {
+                insert.bindValue(0, QByteArray(500, char('a' + row % 26)));
+                QVERIFY(insert.exec());
+            }
+            QVERIFY(opened.database.commit());
+        }
+        storage::closeStateDatabase(u"large"_s);
+        // Damage a page in the middle of the table, far from the header and the schema.
+        QFile file(path);
+        QVERIFY(file.size() > 1024 * 1024);
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.seek(file.size() / 2 / 4096 * 4096));
+        file.write(QByteArray(4096, '\xff'));
+        file.close();
+
+        {
+            // Over the limit (here 64 KiB): opened, as reading every page would hold the start.
+            storage::OpenedDatabase opened =
+                storage::openStateDatabase(path, u"large"_s, 2000, 64 * 1024);
+            QVERIFY2(opened.ok(), qPrintable(opened.error));
+        }
+        storage::closeStateDatabase(u"large"_s);
+        {
+            // Within the limit every page is read and the damage is found. (A copy: the original
+            // was read in full when it was created, and one full check per file and process is
+            // all there is.)
+            const QString copy = dir.filePath(u"copy.db"_s);
+            QVERIFY(QFile::copy(path, copy));
+            storage::OpenedDatabase opened = storage::openStateDatabase(copy, u"large"_s);
+            QVERIFY(!opened.ok());
+            QVERIFY2(opened.error.contains(u"damaged"_s), qPrintable(opened.error));
+        }
+        storage::closeStateDatabase(u"large"_s);
+    }
+
     void aFailingSchemaStatementIsNamedAndRolledBack()
     {
         {
