@@ -4,6 +4,7 @@
 
 #include <QAbstractEventDispatcher>
 #include <QCoreApplication>
+#include <QHostInfo>
 #include <QPointer>
 #include <QSocketNotifier>
 #include <QTest>
@@ -140,6 +141,8 @@ void CurlTransportTest::hostNamesAreResolvedWithoutLeavingNotifiersBehind()
 {
     // "localhost" goes through libcurl's resolver, which watches a socket of its own and closes
     // it without the transport's close callback; "::1" may be tried first and refused.
+    if (QHostInfo::fromName(QStringLiteral("localhost")).addresses().isEmpty())
+        QSKIP("this machine resolves no address for localhost (no /etc/hosts entry)");
     FakeUpstream fake;
     upstream::CurlTransport transport;
     const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1";
