@@ -19,7 +19,10 @@ void LatencyWindow::record(double milliseconds)
     m_samples[m_next] = milliseconds;
     m_next = (m_next + 1) % kCapacity;
     m_count = std::min(m_count + 1, kCapacity);
-    m_cacheValid = false;
+    if (m_count < kCapacity || ++m_samplesSinceRefresh >= kRefreshEvery) {
+        m_cacheValid = false;
+        m_samplesSinceRefresh = 0;
+    }
 }
 
 void LatencyWindow::clear()
@@ -27,6 +30,7 @@ void LatencyWindow::clear()
     m_next = 0;
     m_count = 0;
     m_cacheValid = false;
+    m_samplesSinceRefresh = 0;
 }
 
 double LatencyWindow::percentile(double p) const

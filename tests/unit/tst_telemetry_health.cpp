@@ -213,6 +213,25 @@ private Q_SLOTS:
         QCOMPARE(window.p50(), -1.0);
     }
 
+    void aFullWindowRefreshesItsPercentilesEveryFewSamples()
+    {
+        health::LatencyWindow window;
+        for (int sample = 0; sample < health::LatencyWindow::kCapacity; ++sample)
+            window.record(10);
+        QCOMPARE(window.p95(), 10.0);
+        const auto recordSlow = [&](int samples) {
+            for (int sample = 0; sample < samples; ++sample)
+                window.record(1000);
+        };
+        recordSlow(health::LatencyWindow::kRefreshEvery); // a refresh is due: read it
+        QCOMPARE(window.p95(), 10.0);                     // 8 slow samples of 256 are not 5 %
+        recordSlow(5);                                    // 13 slow samples now are
+        QCOMPARE(window.percentile(95), 1000.0);
+        QCOMPARE(window.p95(), 10.0); // but the cached value waits for the next refresh
+        recordSlow(3);
+        QCOMPARE(window.p95(), 1000.0);
+    }
+
     void outcomeWindowKeepsTheLastCalls()
     {
         health::OutcomeWindow window(3);
