@@ -299,12 +299,10 @@ private:
                 // A chunked body declares no size up front: count it as it arrives.
                 bodyArriving();
                 qsizetype consumed = 0;
-                const qsizetype before = m_current.body.size();
                 const auto status =
                     m_chunkedBody.feed(data.sliced(position), m_current.body, &consumed);
-                m_chunkedBodyBytes += m_current.body.size() - before;
                 position += consumed;
-                if (m_chunkedBodyBytes > m_limits.maxBodyBytes) {
+                if (m_current.body.size() > m_limits.maxBodyBytes) {
                     refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
                     return;
                 }
@@ -401,7 +399,6 @@ private:
         m_requestStarted = false;
         if (head.chunked) {
             m_chunkedBody = ChunkedDecoder();
-            m_chunkedBodyBytes = 0;
             m_state = State::ChunkedBody;
             changePhaseWhileReading(Phase::Body);
         } else if (head.contentLength > 0) {
@@ -538,7 +535,6 @@ private:
     std::vector<IncomingRequest> m_read; // read whole in this read, not yet handed on
     qint64 m_bodyRemaining = 0;
     ChunkedDecoder m_chunkedBody;
-    qint64 m_chunkedBodyBytes = 0;
 };
 
 } // namespace

@@ -152,7 +152,8 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
 
     bool sawContentLength = false;
     QByteArrayList transferCodings; // every Transfer-Encoding header's codings, in order
-    QByteArray connectionOptions;   // every Connection header's options, lower-cased
+    bool askedToClose = false;      // a Connection header's option
+    bool askedToKeepAlive = false;
     qsizetype lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
     while (lineStart < block.size()) {
         lineEnd = block.indexOf('\n', lineStart);
@@ -188,7 +189,11 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
             for (const QByteArray &coding : value.toByteArray().split(','))
                 transferCodings.append(coding.trimmed().toLower());
         } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
-            connectionOptions.append(value.toByteArray().toLower()).append(',');
+            for (const QByteArray &option : value.toByteArray().split(',')) {
+                askedToClose |= option.trimmed().compare("close", Qt::CaseInsensitive) == 0;
+                askedToKeepAlive |=
+                    option.trimmed().compare("keep-alive", Qt::CaseInsensitive) == 0;
+            }
         } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
             head.expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
         }
@@ -215,14 +220,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
         head.chunked = true;
     }
     // HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep.
-    const auto hasOption = [&](QByteArrayView option) {
-        for (const QByteArray &each : connectionOptions.split(',')) {
-            if (each.trimmed() == option)
-                return true;
-        }
-        return false;
-    };
-    head.closeAfterAnswer = http10 ? !hasOption("keep-alive") : hasOption("close");
+    head.closeAfterAnswer = http10 ? !askedToKeepAlive : askedToClose;
     return head;
 }
 

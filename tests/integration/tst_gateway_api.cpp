@@ -439,10 +439,7 @@ void GatewayApiTest::expectContinueIsAnsweredBeforeTheBodyIsSent()
     TestClient client(engine->port());
     const QByteArray body = chatBody("test-model", false);
 
-    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   "Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                   "Content-Length: " +
-                   QByteArray::number(body.size()) + "\r\n\r\n");
+    client.sendRaw(rawChatHead(body.size(), "Expect: 100-continue\r\n"));
     QTRY_COMPARE_WITH_TIMEOUT(client.interimStatuses(), QList<int>({100}), 5000);
     QVERIFY(!client.headReceived());
     client.sendMore(body);

@@ -205,9 +205,7 @@ void GatewayConnectionsTest::tricklingBodyGetsRequestTimeout()
     TestClient client(m_engine->port());
     const QByteArray body = chatBody("test-model", false, QByteArray(2000, 'x'));
 
-    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   "Content-Type: application/json\r\nContent-Length: " +
-                   QByteArray::number(body.size()) + "\r\n\r\n");
+    client.sendRaw(rawChatHead(body.size()));
     Trickle trickle(client, body);
 
     QVERIFY(client.waitForFinished(kWaitMs));
@@ -289,9 +287,7 @@ void GatewayConnectionsTest::pipelinedConnectionIsIdleOnceEveryRequestIsAnswered
     // Three requests in one write. Qt's parser takes them one at a time and signals the bytes
     // after each again: counted twice, they would leave a request "unanswered" for ever, and
     // the connection would never be idle.
-    const QByteArray chat = "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                            "Content-Type: application/json\r\nContent-Length: " +
-                            QByteArray::number(body.size()) + "\r\n\r\n" + body;
+    const QByteArray chat = rawChatHead(body.size()) + body;
     client.sendRaw(chat + "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" + chat);
 
     QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count("HTTP/1.1 200"), 3, kWaitMs);

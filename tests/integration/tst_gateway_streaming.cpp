@@ -298,9 +298,7 @@ void GatewayStreamingTest::pipelinedRequestsAreAnsweredInOrder()
     const QByteArray streamed = chatBody("test-model", true);
 
     // Two requests in one write: a stream that takes its time, then a quick health check.
-    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   "Content-Type: application/json\r\nContent-Length: " +
-                   QByteArray::number(streamed.size()) + "\r\n\r\n" + streamed +
+    client.sendRaw(rawChatHead(streamed.size()) + streamed +
                    "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
 
     QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
@@ -328,13 +326,8 @@ void GatewayStreamingTest::pipelinedContinueWaitsForTheStreamBeforeIt()
     const QByteArray second = chatBody("test-model", false, "second");
 
     // A stream, then a request that asks to be told before it sends its body.
-    client.sendRaw("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   "Content-Type: application/json\r\nContent-Length: " +
-                   QByteArray::number(streamed.size()) + "\r\n\r\n" + streamed +
-                   "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                   "Content-Type: application/json\r\nExpect: 100-continue\r\n"
-                   "Content-Length: " +
-                   QByteArray::number(second.size()) + "\r\n\r\n");
+    client.sendRaw(rawChatHead(streamed.size()) + streamed +
+                   rawChatHead(second.size(), "Expect: 100-continue\r\n"));
 
     QTRY_COMPARE_WITH_TIMEOUT(client.events().size(), 1, 5000);
     fake.releaseEvent();

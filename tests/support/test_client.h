@@ -86,4 +86,13 @@ private:
     QByteArray m_raw;
 };
 
+// The head of a JSON chat completion POST whose body has `bodyBytes`, as raw bytes: for tests
+// that write several requests at once or hold a body back. `extraHeaders` each end in CR LF.
+inline QByteArray rawChatHead(qsizetype bodyBytes, const QByteArray &extraHeaders = {})
+{
+    return "POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+           "Content-Type: application/json\r\n" +
+           extraHeaders + "Content-Length: " + QByteArray::number(bodyBytes) + "\r\n\r\n";
+}
+
 } // namespace switchyard::testing
