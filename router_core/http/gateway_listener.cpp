@@ -248,8 +248,6 @@ private:
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
     // The most a request body reserves before its bytes arrive.
     static constexpr qint64 kMostBodyReserved = 64 * 1024;
-    // The shared read buffer is let go after a read larger than this.
-    static constexpr qsizetype kLargestKeptScratchBytes = 256 * 1024;
 
     // Reads what arrived and follows it through the connection's requests; each request read
     // whole is handed on once the read is done.
@@ -266,23 +264,18 @@ private:
     {
         if (m_state == State::Unframed)
             return;
-        // One buffer for every connection on this thread: a connection between reads keeps
-        // only what it has not finished with (part of a header block, a body so far).
-        thread_local QByteArray scratch;
         const qint64 available = m_socket->bytesAvailable();
         if (available <= 0)
             return;
-        if (scratch.size() < available)
-            scratch.resize(available);
-        const qint64 read = m_socket->read(scratch.data(), available);
-        if (read <= 0)
+        // Asking for exactly what the socket holds takes Qt's read block itself when it is one
+        // block (the usual case), leaving the socket no buffer at all. Otherwise a socket keeps a
+        // 16 KiB block for its whole life, and a held stream's client never sends again. Here it
+        // is freed when this read is handled; a connection between reads keeps only what it has
+        // not finished with (part of a header block, a body so far).
+        const QByteArray arrived = m_socket->read(available);
+        if (arrived.isEmpty())
             return;
-        const QByteArrayView data(scratch.constData(), read);
-        // A burst of pipelined bodies may have grown the shared buffer: keep a modest one.
-        const auto shrink = qScopeGuard([] {
-            if (scratch.size() > kLargestKeptScratchBytes)
-                scratch = QByteArray();
-        });
+        const QByteArrayView data(arrived);
         qsizetype position = 0;
         while (position < data.size() && m_state != State::Unframed && m_state != State::Done) {
             if (m_state == State::Body) {
