@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 namespace switchyard::http {
 
@@ -36,6 +37,27 @@ void resetFramingBuffer(QByteArray &buffer)
         buffer = QByteArray();
     else
         buffer.resize(0);
+}
+
+namespace {
+QByteArray &spareFramingBuffer()
+{
+    thread_local QByteArray spare;
+    return spare;
+}
+} // namespace
+
+QByteArray borrowFramingBuffer()
+{
+    return std::exchange(spareFramingBuffer(), QByteArray());
+}
+
+void giveBackFramingBuffer(QByteArray &&buffer)
+{
+    resetFramingBuffer(buffer);
+    QByteArray &spare = spareFramingBuffer();
+    if (buffer.capacity() > spare.capacity())
+        spare = std::move(buffer);
 }
 
 ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out,

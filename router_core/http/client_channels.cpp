@@ -38,11 +38,13 @@ void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
 
 void OpenAiChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
-    // Framed in a buffer kept for the stream: an event costs no allocation once it has grown.
-    resetFramingBuffer(m_wire);
+    // Framed in the thread's lent buffer: an event costs no allocation once it has grown, and a
+    // held stream keeps no buffer of its own.
+    QByteArray wire = borrowFramingBuffer();
     for (const upstream::SseEvent &event : events)
-        event.appendWire(m_wire);
-    writeStreamBytes(m_wire, sendNow);
+        event.appendWire(wire);
+    writeStreamBytes(wire, sendNow);
+    giveBackFramingBuffer(std::move(wire));
 }
 
 void OpenAiChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)

@@ -37,7 +37,6 @@ protected:
     ResponseWriter m_writer;
 
 private:
-    QByteArray m_wire;             // the events of one upstream read, framed
     bool m_heldSendPosted = false; // a send of held bytes is queued for the next pass
 };
 

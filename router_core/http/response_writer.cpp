@@ -63,9 +63,10 @@ void ResponseWriter::markFinished()
 void ResponseWriter::appendHead(int status, const HeaderList &headers)
 {
     m_headersSent = true;
-    appendStatusLine(m_out, status);
+    QByteArray &out = framing();
+    appendStatusLine(out, status);
     for (const auto &[name, value] : headers)
-        m_out.append(name).append(": ").append(value).append("\r\n");
+        out.append(name).append(": ").append(value).append("\r\n");
 }
 
 void ResponseWriter::send(QByteArrayView bytes)
@@ -92,10 +93,14 @@ void ResponseWriter::sendOut()
     // must find an empty buffer rather than send these bytes a second time.
     QByteArray out = std::exchange(m_out, QByteArray());
     send(out);
-    if (m_out.isEmpty()) { // kept for the stream's next event
-        resetFramingBuffer(out);
-        m_out = std::move(out);
-    }
+    giveBackFramingBuffer(std::move(out));
+}
+
+QByteArray &ResponseWriter::framing()
+{
+    if (m_out.capacity() == 0)
+        m_out = borrowFramingBuffer();
+    return m_out;
 }
 
 void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArrayView contentType,
@@ -104,7 +109,7 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
     if (m_headersSent || !clientConnected())
         return;
     appendHead(status, headers);
-    m_out.append("Content-Type: ").append(contentType).append("\r\n");
+    framing().append("Content-Type: ").append(contentType).append("\r\n");
     m_out.append("Content-Length: ").append(QByteArray::number(body.size())).append("\r\n\r\n");
     if (body.size() <= kMostBodyBytesCopied) {
         m_out.append(body);
@@ -129,9 +134,9 @@ void ResponseWriter::beginEventStream(const HeaderList &headers, bool sendNow)
     if (m_headersSent || !clientConnected())
         return;
     appendHead(200, headers);
-    m_out.append("Content-Type: text/event-stream; charset=utf-8\r\n"
-                 "Cache-Control: no-cache\r\n"
-                 "Transfer-Encoding: chunked\r\n\r\n");
+    framing().append("Content-Type: text/event-stream; charset=utf-8\r\n"
+                     "Cache-Control: no-cache\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n");
     if (sendNow)
         sendOut(); // the client sees the answer begin before the first event
 }
@@ -141,7 +146,7 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
     if (!m_headersSent || m_finished || !clientConnected())
         return;
     if (!bytes.isEmpty())
-        appendChunk(m_out, bytes);
+        appendChunk(framing(), bytes);
     if (sendNow)
         sendOut(); // an event is worth sending the moment it exists, with a head held for it
 }
@@ -157,7 +162,7 @@ void ResponseWriter::endEventStream()
     if (!m_headersSent || m_finished)
         return;
     if (clientConnected()) {
-        m_out.append(kLastChunk);
+        framing().append(kLastChunk);
         sendOut();
     }
     m_out = QByteArray(); // the stream is over: nothing more to frame

@@ -65,8 +65,10 @@ private:
     void appendHead(int status, const HeaderList &headers);
     // Sends `bytes`: straight to the kernel while Qt holds nothing unsent, the rest through Qt.
     void send(QByteArrayView bytes);
-    // Sends m_out and empties it (keeping a small buffer for the next event).
+    // Sends m_out and gives its buffer back to the thread (borrowFramingBuffer).
     void sendOut();
+    // m_out, with a buffer borrowed from the thread if it has none.
+    QByteArray &framing();
     void markFinished();
 
     QPointer<QTcpSocket> m_socket;

@@ -5,8 +5,10 @@
 #include <QTest>
 
 using switchyard::http::appendChunk;
+using switchyard::http::borrowFramingBuffer;
 using switchyard::http::ChunkedDecoder;
 using switchyard::http::encodeChunk;
+using switchyard::http::giveBackFramingBuffer;
 using switchyard::http::kLastChunk;
 using switchyard::http::resetFramingBuffer;
 
@@ -61,6 +63,36 @@ private Q_SLOTS:
         resetFramingBuffer(burst);
         QVERIFY(burst.isEmpty());
         QCOMPARE(burst.capacity(), 0);
+    }
+
+    // A framing buffer given back is lent to the next writer on the thread, emptied; the thread
+    // keeps the larger of two, and none a burst grew.
+    void framingBuffersAreLentPerThread()
+    {
+        giveBackFramingBuffer(QByteArray()); // whatever an earlier test left stays the spare
+        QByteArray first = borrowFramingBuffer();
+        QVERIFY(first.isEmpty());
+        QCOMPARE(borrowFramingBuffer().capacity(), 0); // the spare went with `first`
+
+        appendChunk(first, QByteArray(200, 'e'));
+        const char *const firstBlock = first.constData();
+        const qsizetype firstCapacity = first.capacity();
+        giveBackFramingBuffer(std::move(first));
+        QByteArray again = borrowFramingBuffer();
+        QVERIFY(again.isEmpty());
+        QCOMPARE(again.capacity(), firstCapacity);
+        QCOMPARE(again.constData(), firstBlock);
+
+        QByteArray smaller;
+        smaller.reserve(16);
+        giveBackFramingBuffer(std::move(again));
+        giveBackFramingBuffer(std::move(smaller));
+        QCOMPARE(borrowFramingBuffer().capacity(), firstCapacity);
+
+        QByteArray burst;
+        appendChunk(burst, QByteArray(64 * 1024, 'b'));
+        giveBackFramingBuffer(std::move(burst));
+        QCOMPARE(borrowFramingBuffer().capacity(), 0);
     }
 
     void lastChunkEndsTheBody() { QCOMPARE(kLastChunk, QByteArrayView("0\r\n\r\n")); }
