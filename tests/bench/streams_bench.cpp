@@ -7,7 +7,10 @@
 // complete when it brought `data: [DONE]` and the final chunk.
 //
 //   streams_bench --target 127.0.0.1:PORT --streams N [--rounds R] [--pid PID] [--timeout-s S]
-//                 [--label TEXT]
+//                 [--label TEXT] [--context-bytes B]
+//
+// --context-bytes B adds an earlier turn of B bytes to every request, as an agent's request
+// carries its conversation so far.
 //
 // With --rounds R the N streams are opened R times, each round after the last one ended, and
 // the figures are over all rounds: `--streams 1 --rounds 200` measures the time to first token
@@ -52,20 +55,33 @@ std::int64_t monotonicUs()
     return std::int64_t(now.tv_sec) * 1000000 + now.tv_nsec / 1000;
 }
 
-const std::string kBody =
-    R"({"model":"bench-model","stream":true,"messages":[)"
-    R"({"role":"system","content":"You are a careful code reviewer. Answer briefly."},)"
-    R"({"role":"user","content":"Why does this function leak a socket when connect fails?"}]})";
-
-std::string requestText(std::string_view host)
+// `contextBytes` adds an earlier turn of that many bytes, as an agent's request carries its
+// conversation so far: what a held stream costs then depends on what is kept of its request.
+std::string chatBody(std::size_t contextBytes)
 {
+    std::string body =
+        R"({"model":"bench-model","stream":true,"messages":[)"
+        R"({"role":"system","content":"You are a careful code reviewer. Answer briefly."},)";
+    if (contextBytes > 0) {
+        body += R"({"role":"assistant","content":")";
+        body.append(contextBytes, 'x');
+        body += R"("},)";
+    }
+    body +=
+        R"({"role":"user","content":"Why does this function leak a socket when connect fails?"}]})";
+    return body;
+}
+
+std::string requestText(std::string_view host, std::size_t contextBytes)
+{
+    const std::string body = chatBody(contextBytes);
     std::string request = "POST /v1/chat/completions HTTP/1.1\r\nHost: ";
     request += host;
     request += "\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\n"
                "Authorization: Bearer bench\r\nContent-Length: ";
-    request += std::to_string(kBody.size());
+    request += std::to_string(body.size());
     request += "\r\n\r\n";
-    request += kBody;
+    request += body;
     return request;
 }
 
@@ -416,7 +432,7 @@ private:
 {
     std::fprintf(exitCode == 0 ? stdout : stderr,
                  "usage: streams_bench --target HOST:PORT --streams N [--rounds R] [--pid PID] "
-                 "[--timeout-s S] [--label TEXT]\n");
+                 "[--timeout-s S] [--label TEXT] [--context-bytes B]\n");
     std::exit(exitCode);
 }
 
@@ -430,6 +446,7 @@ int main(int argc, char **argv)
     int rounds = 1;
     int pid = 0;
     int timeoutS = 120;
+    long contextBytes = 0;
     for (int i = 1; i < argc; ++i) {
         const std::string_view option(argv[i]);
         if (option == "--help" || option == "-h")
@@ -449,11 +466,13 @@ int main(int argc, char **argv)
             timeoutS = std::atoi(value);
         else if (option == "--label")
             label = value;
+        else if (option == "--context-bytes")
+            contextBytes = std::atol(value);
         else
             usage(2);
     }
     const std::size_t colon = target.rfind(':');
-    if (colon == std::string::npos || streams < 1 || rounds < 1 || timeoutS < 1)
+    if (colon == std::string::npos || streams < 1 || rounds < 1 || timeoutS < 1 || contextBytes < 0)
         usage(2);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -467,7 +486,7 @@ int main(int argc, char **argv)
     const std::int64_t startUs = monotonicUs();
     Totals totals;
     for (int round = 0; round < rounds; ++round) {
-        Driver driver(address, requestText(target));
+        Driver driver(address, requestText(target, std::size_t(contextBytes)));
         Totals one = driver.run(streams, timeoutS);
         totals.completed += one.completed;
         totals.events += one.events;
