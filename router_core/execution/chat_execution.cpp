@@ -722,6 +722,11 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             // The first byte goes to the client now: from here on this provider's answer is
             // the answer, and a failure ends the stream with an error event.
             m_phase = Phase::Streaming;
+            // No other attempt can follow, so the client's request is not needed again. An
+            // agent's request carries its whole conversation; held streams would otherwise
+            // keep it, besides the provider's copy, for as long as they run.
+            m_body = QByteArray();
+            m_operationBody = QByteArray();
             m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
             m_attempt.firstTokenWhileLate = loopIsLate();
             m_attempt.lagAtFirstTokenMs = m_services.loop.lagMs;

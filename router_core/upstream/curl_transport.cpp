@@ -49,7 +49,7 @@ QString describe(TransportError error)
 struct CurlTransport::Transfer {
     CURL *easy = nullptr;
     curl_slist *headers = nullptr;
-    QByteArray body;            // libcurl reads POSTFIELDS in place: it must outlive the transfer
+    QByteArray body;            // libcurl reads POSTFIELDS in place: kept until it has sent them
     int requestsStarted = 0;    // onBeforeRequest calls: more than one is a re-send
     bool resendRefused = false; // onBeforeRequest stopped a second send of this request
     UpstreamObserver *observer = nullptr;
@@ -417,6 +417,7 @@ size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *tran
         // End of a header block. 1xx blocks are followed by the real one.
         if (transfer->head.status >= 200 && !transfer->headDelivered) {
             transfer->headDelivered = true;
+            releaseSentBody(transfer);
             transfer->observer->onResponseHead(transfer->head);
         }
         return bytes;
@@ -427,6 +428,19 @@ size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *tran
                                        line.sliced(colon + 1).trimmed().toByteArray()});
     }
     return bytes;
+}
+
+void CurlTransport::releaseSentBody(Transfer *transfer)
+{
+    // A held stream would keep its request body, an agent's whole conversation, for as long as
+    // it runs. libcurl reads POSTFIELDS only to send the request: once the answer has begun and
+    // every byte went out, it reads them again only to send the request a second time, which
+    // onBeforeRequest refuses; redirects are not followed and no authentication is negotiated.
+    curl_off_t uploaded = -1;
+    if (!transfer->body.isEmpty() &&
+        curl_easy_getinfo(transfer->easy, CURLINFO_SIZE_UPLOAD_T, &uploaded) == CURLE_OK &&
+        uploaded == curl_off_t(transfer->body.size()))
+        transfer->body = QByteArray();
 }
 
 size_t CurlTransport::onBody(char *data, size_t size, size_t count, void *transferPointer)

@@ -38,6 +38,7 @@ private:
     static int onTimer(CURLM *multi, long timeoutMs, void *transport);
     static size_t onHeader(char *data, size_t size, size_t count, void *transfer);
     static size_t onBody(char *data, size_t size, size_t count, void *transfer);
+    static void releaseSentBody(Transfer *transfer);
     static int onBeforeRequest(void *transfer, char *primaryIp, char *localIp, int primaryPort,
                                int localPort);
 

@@ -62,6 +62,8 @@ private slots:
     void callsOnAKeptAliveConnectionReuseItsNotifier();
     void aConnectionTheProviderClosesWhileIdleIsNoLongerWatched();
     void hostNamesAreResolvedWithoutLeavingNotifiersBehind();
+    void aSentBodyIsLetGoOnceTheAnswerBegins_data();
+    void aSentBodyIsLetGoOnceTheAnswerBegins();
 
 private:
     // Makes one non-streamed call and waits for its end.
@@ -154,6 +156,49 @@ void CurlTransportTest::hostNamesAreResolvedWithoutLeavingNotifiersBehind()
         QCOMPARE(enabledNotifiers(transport).size(), 1); // the kept connection's, only
     }
     QCOMPARE(fake.closedConnections(), 0);
+}
+
+void CurlTransportTest::aSentBodyIsLetGoOnceTheAnswerBegins_data()
+{
+    QTest::addColumn<int>("contentBytes");
+    // libcurl copies a body under 64 KiB into the request's head; a larger one it sends from
+    // the transport's buffer, piece by piece.
+    QTest::newRow("copied behind the head") << 1000;
+    QTest::newRow("sent from the body") << 200 * 1000;
+}
+
+void CurlTransportTest::aSentBodyIsLetGoOnceTheAnswerBegins()
+{
+    QFETCH(int, contentBytes);
+    FakeUpstream fake;
+    fake.manualStreaming = true; // the stream is held open after its head
+    upstream::CurlTransport transport;
+    upstream::UpstreamRequest request;
+    request.url = QUrl::fromEncoded(fake.baseUrl() + "/chat/completions");
+    request.headers = {{"Content-Type", "application/json"}};
+    const QByteArray body = chatBody("test-model", true, QByteArray(contentBytes, 'x'));
+    request.body = body;
+    Outcome outcome;
+    const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+    request.body = QByteArray();
+    QVERIFY(!body.isDetached()); // the transport holds it while it is being sent
+
+    QTRY_COMPARE_WITH_TIMEOUT(outcome.status, 200, 5000);
+    QVERIFY(!outcome.finished);
+    // The answer has begun and every byte of the request went out: the transport keeps none of
+    // it for the rest of the stream.
+    QVERIFY(body.isDetached());
+
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            fake.releaseEvent();
+            return outcome.finished;
+        },
+        5000));
+    QCOMPARE(outcome.error, upstream::TransportError::None);
+    QVERIFY(outcome.body.contains("[DONE]"));
+    QCOMPARE(fake.requests().size(), 1);
+    QCOMPARE(fake.requests().first().body, body);
 }
 
 int main(int argc, char **argv)
