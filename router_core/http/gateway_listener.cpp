@@ -377,7 +377,7 @@ private:
         }
         m_current = std::move(head.request);
         m_current.remoteAddress = m_address;
-        m_closeAfterCurrent = head.closeAfterAnswer;
+        m_closeAfterCurrent = m_current.closeAfterAnswer;
         const bool bodyFollows = head.chunked || head.contentLength > 0;
         if (head.expectsContinue && bodyFollows) {
             // The client waits for this before it sends the body. On a pipelined connection

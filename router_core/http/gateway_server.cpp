@@ -237,6 +237,7 @@ public:
 void GatewayServer::handleRequest(QTcpSocket *socket, IncomingRequest request)
 {
     ResponseWriter writer(socket);
+    writer.setClientConnection(request.http10, request.closeAfterAnswer);
     ConnectionQueue *queue = ConnectionQueue::of(socket);
     // Behind any request still waiting too: between one answer's end and the posted start of the
     // next, a new request must not overtake those queued before it.

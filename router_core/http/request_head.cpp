@@ -148,7 +148,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
             {}};
     }
     request.method = methodFrom(requestLine.first(firstSpace));
-    head.http10 = http10;
+    head.request.http10 = http10;
 
     bool sawContentLength = false;
     QByteArrayList transferCodings; // every Transfer-Encoding header's codings, in order
@@ -220,7 +220,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
         head.chunked = true;
     }
     // HTTP/1.1 keeps the connection unless told to close; HTTP/1.0 closes unless told to keep.
-    head.closeAfterAnswer = http10 ? !askedToKeepAlive : askedToClose;
+    head.request.closeAfterAnswer = http10 ? !askedToKeepAlive : askedToClose;
     return head;
 }
 

@@ -21,6 +21,11 @@ struct IncomingRequest {
     QList<QPair<QByteArray, QByteArray>> headers; // names as sent, values without surrounding space
     QByteArray body;
     QHostAddress remoteAddress;
+    // What the connection allows its answer: HTTP/1.0 has no chunked coding; and whether it
+    // closes once this request is answered (`Connection: close`, or HTTP/1.0 without
+    // `Connection: keep-alive`).
+    bool http10 = false;
+    bool closeAfterAnswer = false;
 };
 
 // The head of an HTTP/1.1 request, the bytes before its blank line: what the handlers need and
@@ -30,10 +35,6 @@ struct RequestHead {
     qint64 contentLength = 0;
     bool chunked = false;
     bool expectsContinue = false;
-    bool http10 = false;
-    // `Connection: close`, or HTTP/1.0 without `Connection: keep-alive`: the connection closes
-    // once this request is answered.
-    bool closeAfterAnswer = false;
 };
 
 // Parses a header block (request line and header lines, CR LF or bare LF line ends, without the

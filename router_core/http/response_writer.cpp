@@ -43,8 +43,10 @@ ResponseWriter::ResponseWriter(QTcpSocket *socket)
 
 ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
     : m_socket(std::move(other.m_socket)), m_sendsDirectly(other.m_sendsDirectly),
-      m_out(std::move(other.m_out)), m_headersSent(other.m_headersSent),
-      m_finished(other.m_finished), m_completionHook(std::exchange(other.m_completionHook, nullptr))
+      m_http10(other.m_http10), m_closesAfterAnswer(other.m_closesAfterAnswer),
+      m_closeDelimited(other.m_closeDelimited), m_out(std::move(other.m_out)),
+      m_headersSent(other.m_headersSent), m_finished(other.m_finished),
+      m_completionHook(std::exchange(other.m_completionHook, nullptr))
 {}
 
 ResponseWriter::~ResponseWriter()
@@ -67,6 +69,10 @@ void ResponseWriter::appendHead(int status, const HeaderList &headers)
     appendStatusLine(out, status);
     for (const auto &[name, value] : headers)
         out.append(name).append(": ").append(value).append("\r\n");
+    if (m_closesAfterAnswer)
+        out.append("Connection: close\r\n");
+    else if (m_http10)
+        out.append("Connection: keep-alive\r\n"); // HTTP/1.0 closes unless told otherwise
 }
 
 void ResponseWriter::send(QByteArrayView bytes)
@@ -133,10 +139,13 @@ void ResponseWriter::beginEventStream(const HeaderList &headers, bool sendNow)
 {
     if (m_headersSent || !clientConnected())
         return;
+    // HTTP/1.0 has no chunked coding (RFC 9112 6.1): there the stream ends with the connection.
+    m_closeDelimited = m_http10;
+    m_closesAfterAnswer = m_closesAfterAnswer || m_closeDelimited;
     appendHead(200, headers);
     framing().append("Content-Type: text/event-stream; charset=utf-8\r\n"
-                     "Cache-Control: no-cache\r\n"
-                     "Transfer-Encoding: chunked\r\n\r\n");
+                     "Cache-Control: no-cache\r\n");
+    framing().append(m_closeDelimited ? "\r\n" : "Transfer-Encoding: chunked\r\n\r\n");
     if (sendNow)
         sendOut(); // the client sees the answer begin before the first event
 }
@@ -145,7 +154,9 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
 {
     if (!m_headersSent || m_finished || !clientConnected())
         return;
-    if (!bytes.isEmpty())
+    if (m_closeDelimited)
+        framing().append(bytes);
+    else if (!bytes.isEmpty())
         appendChunk(framing(), bytes);
     if (sendNow)
         sendOut(); // an event is worth sending the moment it exists, with a head held for it
@@ -162,8 +173,11 @@ void ResponseWriter::endEventStream()
     if (!m_headersSent || m_finished)
         return;
     if (clientConnected()) {
-        framing().append(kLastChunk);
+        if (!m_closeDelimited)
+            framing().append(kLastChunk);
         sendOut();
+        if (m_closeDelimited)
+            m_socket->disconnectFromHost(); // after what Qt still holds has been sent
     }
     m_out = QByteArray(); // the stream is over: nothing more to frame
     markFinished();

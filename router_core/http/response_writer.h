@@ -34,6 +34,16 @@ public:
     ResponseWriter(ResponseWriter &&other) noexcept;
     ~ResponseWriter();
 
+    // How the client's connection goes on (IncomingRequest): an answer to a connection that
+    // closes after it says `Connection: close`, one to an HTTP/1.0 client that keeps its
+    // connection says `keep-alive`; and an event stream to an HTTP/1.0 client, which knows no
+    // chunked coding, is ended by closing the connection.
+    void setClientConnection(bool http10, bool closesAfterAnswer)
+    {
+        m_http10 = http10;
+        m_closesAfterAnswer = closesAfterAnswer;
+    }
+
     // Called once when the answer is complete, or when the writer is dropped without one.
     void setCompletionHook(std::function<void()> hook) { m_completionHook = std::move(hook); }
 
@@ -73,7 +83,10 @@ private:
 
     QPointer<QTcpSocket> m_socket;
     bool m_sendsDirectly = false; // plain TCP: see the class comment
-    QByteArray m_out;             // bytes framed and not yet sent
+    bool m_http10 = false;
+    bool m_closesAfterAnswer = false;
+    bool m_closeDelimited = false; // an event stream the connection's close ends
+    QByteArray m_out;              // bytes framed and not yet sent
     bool m_headersSent = false;
     bool m_finished = false;
     std::function<void()> m_completionHook;

@@ -94,6 +94,8 @@ private Q_SLOTS:
     void connectionCloseIsHonouredAfterTheAnswer_data();
     void connectionCloseIsHonouredAfterTheAnswer();
     void blankLinesBeforeARequestAreIgnored();
+    void anHttp10ClientKeepsItsConnectionWhenItAsks();
+    void anHttp10ClientGetsAStreamTheCloseEnds();
     void connectionsOverTheTotalLimitAreRefused();
     void connectionsOverTheAddressLimitAreRefusedForThatAddressOnly();
     void adminApiReportsTheCounts();
@@ -319,7 +321,51 @@ void GatewayConnectionsTest::connectionCloseIsHonouredAfterTheAnswer()
     QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
     QCOMPARE(client.rawReceived().count("HTTP/1.1 200"), 1);
     QVERIFY(client.rawReceived().contains(R"({"status":"ok"})"));
+    QVERIFY(client.rawReceived().contains("\r\nConnection: close\r\n")); // said, as well as done
     QCOMPARE(countsOf(*m_engine).idleClosed, quint64(0));
+}
+
+void GatewayConnectionsTest::anHttp10ClientKeepsItsConnectionWhenItAsks()
+{
+    start(5s, 5s, 60s);
+    TestClient client(m_engine->port());
+
+    // HTTP/1.0 closes after each answer unless the answer says keep-alive (RFC 9112 9.3).
+    client.sendRaw("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    QTRY_VERIFY_WITH_TIMEOUT(client.rawReceived().contains(R"({"status":"ok"})"), kWaitMs);
+    QVERIFY(client.rawReceived().contains("\r\nConnection: keep-alive\r\n"));
+    QVERIFY(client.rawReceived().contains("\r\nContent-Length: "));
+
+    client.sendMore("GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+    QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count(R"({"status":"ok"})"), 2, kWaitMs);
+    QVERIFY(!client.connectionClosed());
+}
+
+void GatewayConnectionsTest::anHttp10ClientGetsAStreamTheCloseEnds()
+{
+    start(5s, 5s, 60s);
+    TestClient client(m_engine->port());
+
+    // HTTP/1.0 has no chunked coding: the events come as they are, and the connection's close
+    // ends them, even though the client asked to keep it.
+    const QByteArray body = chatBody("test-model", true);
+    QByteArray head = rawChatHead(body.size(), "Connection: keep-alive\r\n");
+    head.replace("HTTP/1.1", "HTTP/1.0");
+    client.sendRaw(head + body);
+
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionClosed(), kWaitMs);
+    const QByteArray received = client.rawReceived();
+    const qsizetype headEnd = received.indexOf("\r\n\r\n");
+    QVERIFY(headEnd > 0);
+    const QByteArray answerHead = received.first(headEnd + 2);
+    QVERIFY2(answerHead.startsWith("HTTP/1.1 200"), answerHead.constData());
+    QVERIFY(answerHead.contains("\r\nContent-Type: text/event-stream"));
+    QVERIFY(answerHead.contains("\r\nConnection: close\r\n"));
+    QVERIFY(!answerHead.contains("Transfer-Encoding"));
+    const QByteArray events = received.sliced(headEnd + 4);
+    QVERIFY2(events.startsWith("data: {"), events.first(std::min<qsizetype>(events.size(), 40)));
+    QVERIFY(events.endsWith("data: [DONE]\n\n"));
+    QCOMPARE(m_fake->requests().size(), 1);
 }
 
 void GatewayConnectionsTest::blankLinesBeforeARequestAreIgnored()

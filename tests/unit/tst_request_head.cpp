@@ -49,7 +49,8 @@ private Q_SLOTS:
         QCOMPARE(head->contentLength, 42);
         QVERIFY(!head->chunked);
         QVERIFY(!head->expectsContinue);
-        QVERIFY(!head->closeAfterAnswer);
+        QVERIFY(!head->request.closeAfterAnswer);
+        QVERIFY(!head->request.http10);
     }
 
     void bareLineFeedsAreLineEnds()
@@ -134,7 +135,8 @@ private Q_SLOTS:
         QFETCH(bool, closes);
         const auto head = parsed(block);
         QVERIFY(head);
-        QCOMPARE(head->closeAfterAnswer, closes);
+        QCOMPARE(head->request.closeAfterAnswer, closes);
+        QCOMPARE(head->request.http10, block.contains("HTTP/1.0"));
     }
 
     void malformedHeadsAreRefused_data()
