@@ -13,7 +13,9 @@
 # is configured), BENCH_UPSTREAM_THREADS (1), BENCH_PROFILE (unset; 1: sample Switchyard with
 # `perf record` during each step and print the engine thread's top functions),
 # BENCH_TTFT_ROUNDS (200; 0 skips it: the time to first token of one stream at a time against an
-# upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row).
+# upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row),
+# BENCH_CONTEXT_BYTES (0: an earlier turn of that many bytes in every request of the sweep, as an
+# agent's request carries its conversation).
 set -euo pipefail
 
 # shellcheck source=scripts/bench-common.sh
@@ -25,6 +27,7 @@ interval_ms="${BENCH_EVENT_INTERVAL_MS:-200}"
 timeout_s="${BENCH_TIMEOUT_S:-120}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-1}"
 ttft_rounds="${BENCH_TTFT_ROUNDS:-200}"
+context_bytes="${BENCH_CONTEXT_BYTES:-0}"
 
 bench_build if-new switchyard fast_upstream streams_bench
 
@@ -88,7 +91,8 @@ results="$work/results.txt"
 run_driver() { # target-port pid label streams
     wait_for_ports "$4"
     timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$1" \
-        --pid "$2" --label "$3" --streams "$4" --timeout-s "$timeout_s" | tee -a "$results" >&2
+        --pid "$2" --label "$3" --streams "$4" --timeout-s "$timeout_s" \
+        --context-bytes "$context_bytes" | tee -a "$results" >&2
 }
 
 IFS=',' read -r -a step_list <<<"$steps"
