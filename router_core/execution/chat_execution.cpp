@@ -11,6 +11,7 @@
 #include <QDateTime>
 #include <QLoggingCategory>
 #include <QSet>
+#include <QStringBuilder>
 
 Q_LOGGING_CATEGORY(lcExecution, "switchyard.execution", QtInfoMsg)
 
@@ -562,12 +563,12 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     m_attempt.open = true;
     m_attempt.span = m_trace.openSpan(
         QStringLiteral("upstream attempt"),
-        QStringLiteral("%1, attempt %2 (%3%4): %5")
-            .arg(provider.id)
-            .arg(m_attempt.number)
-            .arg(roleName(chosen.role),
-                 chosen.tier.isEmpty() ? QString() : QStringLiteral(", tier ") + chosen.tier,
-                 upstream::adapters::displayUrl(provider, call.url)),
+        // Concatenated rather than QString::arg, which parses its pattern on every call: the
+        // trace details written for every request were 4 % of the engine's instructions.
+        provider.id % ", attempt "_L1 % QString::number(m_attempt.number) % " ("_L1 %
+            roleName(chosen.role) %
+            (chosen.tier.isEmpty() ? QString() : ", tier "_L1 + chosen.tier) % "): "_L1 %
+            upstream::adapters::displayUrl(provider, call.url),
         telemetry::SpanKind::Attempt);
     telemetry::Span &span = m_trace.spanAt(m_attempt.span);
     span.spanId = attemptSpanId;
@@ -731,8 +732,9 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             m_attempt.firstTokenWhileLate = loopIsLate();
             m_attempt.lagAtFirstTokenMs = m_services.loop.lagMs;
             m_trace.pointEvent(QStringLiteral("first byte"),
-                               QStringLiteral("first event after %1 ms")
-                                   .arg(m_attempt.timeToFirstTokenMs, 0, 'f', 1));
+                               "first event after "_L1 %
+                                   QString::number(m_attempt.timeToFirstTokenMs, 'f', 1) %
+                                   " ms"_L1);
             m_client->beginStream(responseHeaders(providerId(), candidate().degradationLevel),
                                   m_attempt.dialect);
         }
@@ -1156,10 +1158,8 @@ void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
     // it is not the provider answering.
     const double latencyMs =
         m_attempt.answerCompleteMs >= 0 ? m_attempt.answerCompleteMs : msSince(m_attempt.startedAt);
-    m_trace.closeSpan(m_attempt.span, QStringLiteral("%1, attempt %2: %3")
-                                          .arg(ended.providerId)
-                                          .arg(m_attempt.number)
-                                          .arg(detail));
+    m_trace.closeSpan(m_attempt.span, ended.providerId % ", attempt "_L1 %
+                                          QString::number(m_attempt.number) % ": "_L1 % detail);
     telemetry::Span &span = m_trace.spanAt(m_attempt.span);
     span.outcome = callOutcomeName(outcome);
     span.bytes = m_attempt.bytesReceived;

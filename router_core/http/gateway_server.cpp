@@ -16,11 +16,14 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <QStringBuilder>
 #include <QTcpSocket>
 #include <algorithm>
 #include <deque>
 
 Q_LOGGING_CATEGORY(lcGateway, "switchyard.gateway")
+
+using namespace Qt::StringLiterals;
 
 namespace switchyard::http {
 
@@ -570,17 +573,15 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
     record.model = chat.model;
     record.streamed = chat.stream;
-    const QString streamed = chat.stream ? QStringLiteral(", streamed") : QString();
+    // Concatenated rather than QString::arg, which parses its pattern on every call.
+    const QLatin1StringView streamed = chat.stream ? ", streamed"_L1 : ""_L1;
     if (operation == protocol::Operation::Chat)
-        trace.closeSpan(ingressSpan, QStringLiteral("%1, %2 message(s)%3")
-                                         .arg(chat.model)
-                                         .arg(chat.messageCount)
-                                         .arg(streamed));
+        trace.closeSpan(ingressSpan, chat.model % ", "_L1 % QString::number(chat.messageCount) %
+                                         " message(s)"_L1 % streamed);
     else
-        trace.closeSpan(ingressSpan, QStringLiteral("%1 %2, %3 input(s)%4")
-                                         .arg(protocol::operationPath(operation), chat.model)
-                                         .arg(chat.messageCount)
-                                         .arg(streamed));
+        trace.closeSpan(ingressSpan, protocol::operationPath(operation) % u' ' % chat.model %
+                                         ", "_L1 % QString::number(chat.messageCount) %
+                                         " input(s)"_L1 % streamed);
     if (const std::optional<protocol::Operations> served =
             routing::Router::modelEndpoints(*table, chat.model);
         served && !(*served & protocol::operationBit(operation))) {

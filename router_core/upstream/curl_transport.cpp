@@ -220,7 +220,7 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     // Proxies come from config, never silently from the environment: an empty proxy turns
     // libcurl's reading of http_proxy and friends off. Every option below is set on each
     // transfer, as a reused handle has been reset to libcurl's defaults.
-    const QByteArray proxy = request.proxy.toEncoded();
+    const QByteArray proxy = request.proxy.isEmpty() ? QByteArray("") : request.proxy.toEncoded();
     curl_easy_setopt(easy, CURLOPT_PROXY, proxy.constData());
     if (!request.caFile.isEmpty()) {
         // The file alone: libcurl would otherwise also trust its built-in CA directory.
