@@ -5,9 +5,12 @@ namespace switchyard::protocol {
 HeaderList identityHeaders(const QByteArray &requestId, const QByteArray &traceId,
                            const QByteArray &provider)
 {
-    return {{"x-switchyard-request-id", requestId},
-            {"x-switchyard-trace-id", traceId},
-            {"x-switchyard-provider", provider}};
+    HeaderList headers;
+    headers.reserve(8); // room for the routing headers an answer adds to these
+    headers.emplaceBack("x-switchyard-request-id", requestId);
+    headers.emplaceBack("x-switchyard-trace-id", traceId);
+    headers.emplaceBack("x-switchyard-provider", provider);
+    return headers;
 }
 
 } // namespace switchyard::protocol

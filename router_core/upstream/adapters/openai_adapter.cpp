@@ -244,8 +244,9 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     call.body = request.upstreamModel == request.clientModel
                     ? request.openAiBody
                     : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
-    call.headers = {{"Content-Type", "application/json"},
-                    {"Accept", request.stream ? "text/event-stream" : "application/json"}};
+    call.headers.reserve(2 + request.extraHeaders.size() + m_provider.headers.size() + 1);
+    call.headers.emplaceBack("Content-Type", "application/json");
+    call.headers.emplaceBack("Accept", request.stream ? "text/event-stream" : "application/json");
     call.headers.append(request.extraHeaders);
     call.headers.append(providerHeaders(m_provider));
     applyConnectionOptions(m_provider, call);
