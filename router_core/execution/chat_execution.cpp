@@ -159,8 +159,9 @@ ChatExecution::ChatExecution(ExecutionServices services,
                              telemetry::TraceBuilder trace, std::unique_ptr<ClientChannel> client,
                              QObject *parent)
     : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
-      m_request(std::move(request)), m_body(std::move(body)), m_context(std::move(context)),
-      m_decision(std::move(decision)), m_trace(std::move(trace)), m_client(std::move(client)),
+      m_request(std::move(request)), m_body(std::move(body)), m_bodyModel(m_request.model),
+      m_context(std::move(context)), m_decision(std::move(decision)), m_trace(std::move(trace)),
+      m_client(std::move(client)),
       m_plan(m_decision.candidates, m_context.fallbackLevel,
              [config = m_config](const QString &tier) {
                  const config::TierConfig *contract = config->routing.tier(tier);
@@ -515,7 +516,7 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     upstream::adapters::AdapterRequest adapterRequest{
         passThrough ? m_operation : protocol::Operation::Chat,
         passThrough ? m_operationBody : m_body,
-        m_request.model,
+        passThrough ? m_request.model : m_bodyModel,
         chosen.upstreamModel,
         m_request.stream,
         m_trace.trace().requestId,
@@ -531,6 +532,14 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
         refuseForProvider(*refusal);
         return false;
+    }
+    if (!passThrough &&
+        std::get<upstream::adapters::PreparedRequest>(prepared).bodyIsOpenAiBodyRenamed) {
+        // The renamed body is kept instead of the client's: one copy of the conversation while
+        // the call is in flight, not two. A later attempt renames it again (only the model
+        // differs), and every other kind of provider reads it for everything but the model.
+        m_body = std::get<upstream::adapters::PreparedRequest>(prepared).request.body;
+        m_bodyModel = chosen.upstreamModel;
     }
     upstream::UpstreamRequest call =
         std::move(std::get<upstream::adapters::PreparedRequest>(prepared).request);

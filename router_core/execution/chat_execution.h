@@ -237,6 +237,8 @@ private:
     std::shared_ptr<const config::Config> m_config; // the snapshot this request started with
     protocol::ChatRequest m_request;
     QByteArray m_body;
+    // The model m_body names: the client's, until an attempt's renamed body replaced it.
+    QString m_bodyModel;
     protocol::Operation m_operation = protocol::Operation::Chat;
     QByteArray m_operationBody;
     bool m_nativeOnly = false;

@@ -129,6 +129,8 @@ class GatewayProvidersTest : public QObject {
 private slots:
     void sendsConfiguredHeadersQueryAndKeyHeader();
     void routesEachModelToItsAzureDeployment();
+    void aFailoverSendsEachProviderItsOwnModelName_data();
+    void aFailoverSendsEachProviderItsOwnModelName();
     void reachesTheProviderThroughItsProxy();
     void ignoresTheEnvironmentsProxy();
     void trustsAPrivateCaFromCaFile();
@@ -200,6 +202,61 @@ void GatewayProvidersTest::routesEachModelToItsAzureDeployment()
     QVERIFY(fake.requests().at(1).body.contains(R"("model":"gpt4o-mini-prod")"));
     for (const FakeUpstream::ReceivedRequest &received : fake.requests())
         QCOMPARE(received.header("api-key"), QByteArray(kProviderKey));
+}
+
+void GatewayProvidersTest::aFailoverSendsEachProviderItsOwnModelName_data()
+{
+    QTest::addColumn<QByteArray>("firstModels");
+    QTest::addColumn<QByteArray>("secondModels");
+    QTest::addColumn<QByteArray>("firstName");
+    QTest::addColumn<QByteArray>("secondName");
+    QTest::newRow("renamed, then the client's name") << "[{name: gpt-4o, upstream: first-name}]"_ba
+                                                     << "[gpt-4o]"_ba
+                                                     << "first-name"_ba
+                                                     << "gpt-4o"_ba;
+    QTest::newRow("renamed, then renamed otherwise") << "[{name: gpt-4o, upstream: first-name}]"_ba
+                                                     << "[{name: gpt-4o, upstream: second-name}]"_ba
+                                                     << "first-name"_ba
+                                                     << "second-name"_ba;
+    QTest::newRow("the client's name, then renamed") << "[gpt-4o]"_ba
+                                                     << "[{name: gpt-4o, upstream: second-name}]"_ba
+                                                     << "gpt-4o"_ba
+                                                     << "second-name"_ba;
+}
+
+// The execution keeps the body it last sent (a renamed model's) instead of the client's, so that
+// a call in flight holds one copy of the conversation; each later attempt must still get the
+// client's request with its own provider's model name, and nothing else changed.
+void GatewayProvidersTest::aFailoverSendsEachProviderItsOwnModelName()
+{
+    QFETCH(QByteArray, firstModels);
+    QFETCH(QByteArray, secondModels);
+    QFETCH(QByteArray, firstName);
+    QFETCH(QByteArray, secondName);
+    FakeUpstream first;
+    first.mode = FakeUpstream::Mode::Status; // 500: retried, then failed over
+    FakeUpstream second;
+    auto engine = startEngine(providersConfig(
+        "  - id: first\n    kind: openai\n    base_url: " + first.baseUrl() + "\n    models: " +
+        firstModels + "\n  - id: second\n    kind: openai\n    base_url: " + second.baseUrl() +
+        "\n    weight: 0\n" // only when the first has failed
+        "    models: " +
+        secondModels + "\n"));
+    QVERIFY(engine);
+
+    const Answer answer = chat(engine->port(), "gpt-4o");
+
+    QCOMPARE(answer.status, 200);
+    const QByteArray sent = chatBody("gpt-4o", false);
+    const auto withModel = [&sent](const QByteArray &name) {
+        return QByteArray(sent).replace(R"("model":"gpt-4o")", R"("model":")" + name + '"');
+    };
+    QVERIFY(sent.contains(R"("model":"gpt-4o")"));
+    QVERIFY(!first.requests().isEmpty());
+    for (const FakeUpstream::ReceivedRequest &received : first.requests())
+        QCOMPARE(received.body, withModel(firstName));
+    QCOMPARE(second.requests().size(), 1);
+    QCOMPARE(second.requests().first().body, withModel(secondName));
 }
 
 void GatewayProvidersTest::reachesTheProviderThroughItsProxy()

@@ -244,10 +244,10 @@ AdapterRequest adapterRequest(const GoldenProvider &golden, const QByteArray &op
     const QJsonObject body = QJsonDocument::fromJson(openAiBody).object();
     AdapterRequest request;
     request.openAiBody = openAiBody;
-    request.clientModel = body.value(u"model"_s).toString();
-    request.upstreamModel = golden.provider().upstreamModelFor(request.clientModel);
+    request.bodyModel = body.value(u"model"_s).toString();
+    request.upstreamModel = golden.provider().upstreamModelFor(request.bodyModel);
     if (request.upstreamModel.isEmpty())
-        request.upstreamModel = request.clientModel;
+        request.upstreamModel = request.bodyModel;
     request.stream = body.value(u"stream"_s).toBool();
     request.requestId = kRequestId;
     request.createdSecs = kCreatedSecs;
@@ -589,7 +589,7 @@ void TestAdapters::openAiPassThroughKeepsTheClientsBytes()
     const GoldenProvider &golden = provider(goldenRoot() + u"/openai"_s);
 
     AdapterRequest same = adapterRequest(golden, body);
-    same.upstreamModel = same.clientModel;
+    same.upstreamModel = same.bodyModel;
     const auto unchanged = golden.adapter->buildRequest(same);
     const PreparedRequest &asSent = std::get<PreparedRequest>(unchanged);
     QCOMPARE(asSent.request.body, body);
@@ -635,7 +635,7 @@ void TestAdapters::adapterForEveryKind()
     QCOMPARE(adapter->canStream(), canStream);
     AdapterRequest request;
     request.openAiBody = R"({"model":"m","messages":[{"role":"user","content":"hi"}]})";
-    request.clientModel = request.upstreamModel = u"m"_s;
+    request.bodyModel = request.upstreamModel = u"m"_s;
     const auto prepared = adapter->buildRequest(request);
     QCOMPARE(std::get<PreparedRequest>(prepared).request.url.toString(), url);
 }
@@ -751,7 +751,7 @@ void TestAdapters::callsTheConfiguredEndpointForEveryKind()
     request.openAiBody = R"({"model":")" + model.toUtf8() + R"(","stream":)" +
                          (stream ? "true" : "false") +
                          R"(,"messages":[{"role":"user","content":"hi"}]})";
-    request.clientModel = model;
+    request.bodyModel = model;
     request.upstreamModel = provider.upstreamModelFor(model);
     request.stream = stream;
     const auto prepared = adapter->buildRequest(request);

@@ -241,9 +241,10 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     call.url =
         providerUrl(m_provider, protocol::upstreamPath(request.operation), request.upstreamModel);
     // The fast path: the client's bytes as they came unless the model is renamed.
-    call.body = request.upstreamModel == request.clientModel
+    call.body = request.upstreamModel == request.bodyModel
                     ? request.openAiBody
                     : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+    prepared.bodyIsOpenAiBodyRenamed = true;
     call.headers.reserve(2 + request.extraHeaders.size() + m_provider.headers.size() + 1);
     call.headers.emplaceBack("Content-Type", "application/json");
     call.headers.emplaceBack("Accept", request.stream ? "text/event-stream" : "application/json");

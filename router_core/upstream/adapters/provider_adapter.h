@@ -43,7 +43,7 @@ struct AdapterRequest {
     protocol::Operation operation = protocol::Operation::Chat;
     QByteArray openAiBody;   // the client's request in the operation's shape: for chat the chat
                              // request, validated by parseChatRequest
-    QString clientModel;     // ChatRequest::model: the model named in openAiBody
+    QString bodyModel;       // the model named in openAiBody: the client's, or one given since
     QString upstreamModel;   // RouteCandidate::upstreamModel: the name the provider is sent
     bool stream = false;     // ChatRequest::stream: the client asked for a stream
     QByteArray requestId;    // names answers that carry no id of their own
@@ -67,6 +67,9 @@ struct AnswerShape {
 struct PreparedRequest {
     UpstreamRequest request; // url, method, headers, body; the executor sets the timeouts
     AnswerShape shape;       // keep it for the attempt: every translation below takes it
+    // request.body is openAiBody with only its model set to upstreamModel: the executor may keep
+    // it instead of openAiBody, and give it another model for a later attempt.
+    bool bodyIsOpenAiBodyRenamed = false;
 };
 
 // A provider's complete (non-streamed) answer, as the client must see it.
