@@ -533,17 +533,17 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
         refuseForProvider(*refusal);
         return false;
     }
-    if (!passThrough &&
-        std::get<upstream::adapters::PreparedRequest>(prepared).bodyIsOpenAiBodyRenamed) {
+    upstream::adapters::PreparedRequest &built =
+        std::get<upstream::adapters::PreparedRequest>(prepared);
+    if (!passThrough && built.bodyIsOpenAiBodyRenamed) {
         // The renamed body is kept instead of the client's: one copy of the conversation while
         // the call is in flight, not two. A later attempt renames it again (only the model
         // differs), and every other kind of provider reads it for everything but the model.
-        m_body = std::get<upstream::adapters::PreparedRequest>(prepared).request.body;
+        m_body = built.request.body;
         m_bodyModel = chosen.upstreamModel;
     }
-    upstream::UpstreamRequest call =
-        std::move(std::get<upstream::adapters::PreparedRequest>(prepared).request);
-    m_attempt.shape = std::move(std::get<upstream::adapters::PreparedRequest>(prepared).shape);
+    upstream::UpstreamRequest call = std::move(built.request);
+    m_attempt.shape = std::move(built.shape);
     const bool upstreamStreams = m_attempt.shape.upstreamStreams;
 
     // The tier's contract sets the time to an answer (a streamed call's first token, a plain

@@ -154,10 +154,12 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
 {
     if (!m_headersSent || m_finished || !clientConnected())
         return;
-    if (m_closeDelimited)
-        framing().append(bytes);
-    else if (!bytes.isEmpty())
-        appendChunk(framing(), bytes);
+    if (!bytes.isEmpty()) {
+        if (m_closeDelimited)
+            framing().append(bytes);
+        else
+            appendChunk(framing(), bytes);
+    }
     if (sendNow)
         sendOut(); // an event is worth sending the moment it exists, with a head held for it
 }
