@@ -545,6 +545,7 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     upstream::UpstreamRequest call = std::move(built.request);
     m_attempt.shape = std::move(built.shape);
     const bool upstreamStreams = m_attempt.shape.upstreamStreams;
+    call.answerStreams = upstreamStreams;
 
     // The tier's contract sets the time to an answer (a streamed call's first token, a plain
     // one's whole answer); each further attempt in the same tier waits longer.

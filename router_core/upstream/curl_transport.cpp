@@ -217,6 +217,12 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     curl_easy_setopt(easy, CURLOPT_URL, request.url.toEncoded().constData());
     curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    // libcurl allocates its receive buffer for each transfer and frees it at the transfer's
+    // end, so a held stream keeps one for as long as it runs. At its 16 KiB default, 10,000
+    // streams kept 38 MB more resident than at its 1 KiB minimum, which holds an event or
+    // three; a larger event is read in pieces.
+    if (request.answerStreams)
+        curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kStreamReceiveBufferBytes);
     // Proxies come from config, never silently from the environment: an empty proxy turns
     // libcurl's reading of http_proxy and friends off. Every option below is set on each
     // transfer, as a reused handle has been reset to libcurl's defaults.

@@ -24,6 +24,10 @@ public:
     std::unique_ptr<UpstreamCall> start(const UpstreamRequest &request,
                                         UpstreamObserver *observer) override;
 
+    // The most a streamed answer's body is read at once (UpstreamRequest::answerStreams):
+    // libcurl's smallest receive buffer.
+    static constexpr long kStreamReceiveBufferBytes = 1024;
+
 private:
     struct Transfer;
     class Call;

@@ -22,7 +22,11 @@ public:
     {
         status = head.status;
     }
-    void onResponseBody(QByteArrayView bytes) override { body.append(bytes); }
+    void onResponseBody(QByteArrayView bytes) override
+    {
+        body.append(bytes);
+        largestPiece = std::max(largestPiece, bytes.size());
+    }
     void onFinished(const upstream::UpstreamResult &result) override
     {
         error = result.error;
@@ -31,6 +35,7 @@ public:
 
     int status = 0;
     QByteArray body;
+    qsizetype largestPiece = 0; // the most bytes one read handed over
     upstream::TransportError error = upstream::TransportError::Other;
     bool finished = false;
 };
@@ -64,6 +69,7 @@ private slots:
     void hostNamesAreResolvedWithoutLeavingNotifiersBehind();
     void aSentBodyIsLetGoOnceTheAnswerBegins_data();
     void aSentBodyIsLetGoOnceTheAnswerBegins();
+    void aStreamIsReadThroughASmallBufferWithoutLosingAByte();
 
 private:
     // Makes one non-streamed call and waits for its end.
@@ -199,6 +205,36 @@ void CurlTransportTest::aSentBodyIsLetGoOnceTheAnswerBegins()
     QVERIFY(outcome.body.contains("[DONE]"));
     QCOMPARE(fake.requests().size(), 1);
     QCOMPARE(fake.requests().first().body, body);
+}
+
+void CurlTransportTest::aStreamIsReadThroughASmallBufferWithoutLosingAByte()
+{
+    FakeUpstream fake;
+    fake.eventPaddingBytes = 6000; // each event several times the stream's receive buffer
+    upstream::CurlTransport transport;
+    upstream::UpstreamRequest request;
+    request.url = QUrl::fromEncoded(fake.baseUrl() + "/chat/completions");
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = chatBody("test-model", true);
+    request.answerStreams = true;
+    Outcome outcome;
+    const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+    QVERIFY(QTest::qWaitFor([&] { return outcome.finished; }, 5000));
+
+    QCOMPARE(outcome.error, upstream::TransportError::None);
+    QCOMPARE(outcome.status, 200);
+    QVERIFY(outcome.largestPiece > 0);
+    QVERIFY2(outcome.largestPiece <= upstream::CurlTransport::kStreamReceiveBufferBytes,
+             QByteArray::number(outcome.largestPiece).constData());
+    // Every event arrived whole, in order, however many reads each took.
+    const QList<QByteArray> events = outcome.body.split('\n');
+    int padded = 0;
+    for (const QByteArray &line : events) {
+        if (line.startsWith("data: {"))
+            padded += line.size() > 6000 ? 1 : 0;
+    }
+    QCOMPARE(padded, fake.streamEvents);
+    QVERIFY(outcome.body.endsWith("data: [DONE]\n\n"));
 }
 
 int main(int argc, char **argv)

@@ -78,6 +78,7 @@ void ChatExecutionTest::answersFromTheFirstEndpoint()
     QCOMPARE(f.transport.calls.size(), std::size_t(1));
     QCOMPARE(f.transport.last().provider(), u"alpha"_s);
     QCOMPARE(f.transport.last().request.totalTimeout, 0ms); // the scheduler owns the answer limit
+    QVERIFY(!f.transport.last().request.answerStreams); // read through the transport's usual buffer
     f.transport.answer(u"hi"_s);
 
     QCOMPARE(f.log->status, 200);
@@ -425,6 +426,7 @@ void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
 {
     Fixture f(kTwoProviders);
     f.send(true);
+    QVERIFY(f.transport.last().request.answerStreams); // read through a stream's small buffer
     f.transport.beginStream();
     f.transport.chunk(u"half"_s);
     f.transport.finish(upstream::TransportError::ConnectionLost);
