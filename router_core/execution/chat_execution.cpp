@@ -251,6 +251,10 @@ void ChatExecution::start()
         record.explainSteps.append(step.stage + QStringLiteral(": ") + step.detail);
     m_services.recorder.beginLive(&m_trace);
     m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
+    // The trace has the explanation now. Only a decision without candidates reads its steps
+    // again, for the refusal; a held stream keeps no third copy of them.
+    if (!m_decision.candidates.isEmpty())
+        m_decision.steps = {};
     m_services.retryBudget.requestStarted();
     m_countedInRetryBudget = true;
 

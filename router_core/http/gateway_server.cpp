@@ -19,7 +19,7 @@
 #include <QStringBuilder>
 #include <QTcpSocket>
 #include <algorithm>
-#include <deque>
+#include <list>
 
 Q_LOGGING_CATEGORY(lcGateway, "switchyard.gateway")
 
@@ -221,20 +221,20 @@ void GatewayServer::stopAccepting()
 // a pipelined request on while the previous answer may still be streaming, so later requests
 // wait here, each with its writer, until the one before has been answered.
 class ConnectionQueue final : public QObject {
+    // For findChild on its socket, without the allocated name and extra data a name costs.
+    Q_OBJECT
 public:
-    // Found on its socket by name: a class without Q_OBJECT cannot be told apart by findChild.
-    static constexpr QLatin1StringView kObjectName{"switchyard-connection-queue"};
-
-    explicit ConnectionQueue(QTcpSocket *socket) : QObject(socket) { setObjectName(kObjectName); }
+    explicit ConnectionQueue(QTcpSocket *socket) : QObject(socket) {}
     static ConnectionQueue *of(QTcpSocket *socket)
     {
-        auto *queue = static_cast<ConnectionQueue *>(
-            socket->findChild<QObject *>(kObjectName, Qt::FindDirectChildrenOnly));
+        auto *queue = socket->findChild<ConnectionQueue *>(QString(), Qt::FindDirectChildrenOnly);
         return queue ? queue : new ConnectionQueue(socket);
     }
 
     bool answering = false;
-    std::deque<std::pair<IncomingRequest, ResponseWriter>> waiting;
+    // A list, not a deque: pipelined requests are rare, and an empty deque already holds a
+    // 512-byte block, for every connection.
+    std::list<std::pair<IncomingRequest, ResponseWriter>> waiting;
 };
 
 void GatewayServer::handleRequest(QTcpSocket *socket, IncomingRequest request)
@@ -665,3 +665,5 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
 }
 
 } // namespace switchyard::http
+
+#include "gateway_server.moc"
