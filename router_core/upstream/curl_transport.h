@@ -32,6 +32,7 @@ private:
     struct Transfer;
     class Call;
     struct SocketWatch;
+    class WatchNotifier;
     friend class Call;
 
     static int onSocket(CURL *easy, curl_socket_t socket, int what, void *transport,
