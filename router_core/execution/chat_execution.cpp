@@ -353,7 +353,7 @@ QCoro::Task<> ChatExecution::run()
         co_await suspend();
         if (m_phase == Phase::Done)
             co_return; // answered, or the client is gone
-        const AttemptFailure failure = *std::exchange(m_failure, std::nullopt);
+        const AttemptFailure failure = std::move(*std::exchange(m_failure, nullptr));
 
         resilience::RetryDecision decision;
         if (failure.blamedOnGateway) {
@@ -611,7 +611,7 @@ void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
     // On a failover the request was fine for the provider that failed first: its error is what
     // ended the request, and a 400 blaming the client would hide it.
     if (!m_lastError) {
-        m_lastError = refusal;
+        m_lastError = std::make_unique<protocol::ApiError>(refusal);
         m_lastErrorProvider = chosen.providerId;
         m_lastErrorClass = ErrorClass::RequestRejected;
     }
@@ -1128,8 +1128,8 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
         complete(failure.error.status, failure.error.code);
         return;
     }
-    m_lastError = failure.error;
-    m_failure = std::move(failure);
+    m_lastError = std::make_unique<protocol::ApiError>(failure.error);
+    m_failure = std::make_unique<AttemptFailure>(std::move(failure));
     resumeRun();
 }
 
@@ -1370,8 +1370,9 @@ protocol::ApiError ChatExecution::retriesStoppedError() const
 {
     // The last provider's status and type (a 429 stays a rate limit for the client's SDK),
     // with the limit that ended the retries as the code.
-    protocol::ApiError error = m_lastError.value_or(
-        upstreamError(502, QString(), QStringLiteral("no provider answered.")));
+    protocol::ApiError error =
+        m_lastError ? *m_lastError
+                    : upstreamError(502, QString(), QStringLiteral("no provider answered."));
     const QString limit =
         m_retryStop == RetryStop::AttemptsExhausted
             ? QStringLiteral("the attempt cap of %1 (retries.max_attempts) was reached")

@@ -250,8 +250,10 @@ private:
 
     std::optional<QCoro::Task<>> m_run;
     std::coroutine_handle<> m_suspended;
-    std::optional<AttemptFailure> m_failure; // the attempt that just ended, for run()
-    timing::Deadline m_wait;                 // a backoff or a cool-down being waited out
+    // The attempt that just ended, for run(). Held apart, as m_lastError: a held stream has
+    // neither, and inline they were a tenth of the object.
+    std::unique_ptr<AttemptFailure> m_failure;
+    timing::Deadline m_wait; // a backoff or a cool-down being waited out
 
     std::unique_ptr<upstream::UpstreamCall> m_call;
     Attempt m_attempt;
@@ -274,7 +276,7 @@ private:
     QList<int> m_coolingCandidates; // answered 429 or passed over while cooling down
     // Each attempt's provider and how it ended, for errors that name them.
     QStringList m_attemptSummaries;
-    std::optional<protocol::ApiError> m_lastError;
+    std::unique_ptr<protocol::ApiError> m_lastError;
     QString m_lastErrorProvider;
     resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
 

@@ -460,7 +460,7 @@ private:
                 [socket = m_socket] { socket->skip(socket->bytesAvailable()); });
         m_socket->skip(m_socket->bytesAvailable());
         if (m_answersFinished < m_answersBeforeRefusal) {
-            m_refusal = error;
+            m_refusal = std::make_unique<protocol::ApiError>(error);
             enterPhase(Phase::Finishing);
             return;
         }
@@ -517,7 +517,8 @@ private:
     quint64 m_answersBeforeRefusal = 0;
     bool m_continueOwed = false;         // a "100 Continue" waits for earlier answers to leave
     quint64 m_answersBeforeContinue = 0; // ... this many of them
-    std::optional<protocol::ApiError> m_refusal; // waiting for earlier answers to leave
+    // Waiting for earlier answers to leave; held apart, as nearly no connection has one.
+    std::unique_ptr<protocol::ApiError> m_refusal;
     bool m_sendingSideClosed = false;
     qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;         // a header block split across reads
