@@ -331,9 +331,9 @@ void TraceWaterfallView::paintEvent(QPaintEvent *)
     painter.drawText(QRectF(8, stream.top(), kLabelWidth - 16, stream.height()),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      metrics.elidedText(streamLabel, Qt::ElideRight, kLabelWidth - 16));
-    qint32 biggest = 1;
+    qint64 biggest = 1;
     for (const telemetry::ChunkMark &chunk : m_trace.chunks)
-        biggest = std::max(biggest, chunk.bytes);
+        biggest = std::max<qint64>(biggest, chunk.bytes);
     const double baseline = stream.bottom() - 6;
     const double tallest = stream.height() - 12;
     painter.setPen(QPen(kChunkColor, 1.2));

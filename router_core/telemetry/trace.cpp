@@ -1,7 +1,6 @@
 #include "telemetry/trace.h"
 
 #include <QRandomGenerator>
-#include <limits>
 
 namespace switchyard::telemetry {
 
@@ -124,8 +123,7 @@ void TraceBuilder::chunk(qint64 bytes)
     ++m_trace.chunkCount;
     m_trace.chunkBytes += bytes;
     if (int(m_trace.chunks.size()) < m_limits.chunkEvents)
-        m_trace.chunks.push_back(
-            {elapsedMicros(), qint32(std::min<qint64>(bytes, std::numeric_limits<qint32>::max()))});
+        m_trace.chunks.push_back({elapsedMicros(), std::min(bytes, ChunkMark::kMaxBytes)});
 }
 
 void TraceBuilder::setWatched(bool watched)

@@ -44,10 +44,14 @@ struct Span {
 
 // The arrival of one streamed chunk: a time and a length, nothing else, so a stream of any
 // length costs its trace no more than the bound (TraceLimits::chunkEvents) of these.
+// Eight bytes, not sixteen: a long stream's trace holds up to 256 of them for as long as it runs.
 struct ChunkMark {
-    qint64 atMicros = 0; // from the start of the request
-    qint32 bytes = 0;
+    static constexpr qint64 kMaxBytes = (qint64(1) << 23) - 1; // larger chunks count as this
+
+    qint64 atMicros : 40 = 0; // from the start of the request: 12 days at most
+    qint64 bytes : 24 = 0;
 };
+static_assert(sizeof(ChunkMark) == 8);
 
 using HeaderPairs = QList<QPair<QByteArray, QByteArray>>;
 

@@ -113,6 +113,19 @@ private Q_SLOTS:
         QCOMPARE(trace.chunkBytes, qint64(10 * 100 + 45));
     }
 
+    void aHugeChunkIsMarkedAtTheMarksLimitAndCountedWhole()
+    {
+        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        const qint64 huge = telemetry::ChunkMark::kMaxBytes + 1000;
+        builder.chunk(huge);
+        builder.chunk(7);
+        const telemetry::Trace trace = builder.finish(200, QStringLiteral("ok"));
+        QCOMPARE(qint64(trace.chunks.front().bytes), telemetry::ChunkMark::kMaxBytes);
+        QCOMPARE(qint64(trace.chunks.back().bytes), qint64(7));
+        QVERIFY(trace.chunks.back().atMicros >= trace.chunks.front().atMicros);
+        QCOMPARE(trace.chunkBytes, huge + 7);
+    }
+
     void credentialsNeverEnterATraceAndBodiesAreCut()
     {
         telemetry::TraceBuilder builder("req", telemetry::newTraceId());
