@@ -742,6 +742,10 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
             // keep it, besides the provider's copy, for as long as they run.
             m_body = QByteArray();
             m_operationBody = QByteArray();
+            // Nor are its headers (read for credentials at each attempt), or the provider's
+            // (read for an error answer or a non-streamed one).
+            m_context.headers = {};
+            m_attempt.head.headers = {};
             m_attempt.timeToFirstTokenMs = msSince(m_attempt.startedAt);
             m_attempt.firstTokenWhileLate = loopIsLate();
             m_attempt.lagAtFirstTokenMs = m_services.loop.lagMs;

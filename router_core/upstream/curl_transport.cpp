@@ -448,7 +448,9 @@ size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *tran
         if (transfer->head.status >= 200 && !transfer->headDelivered) {
             transfer->headDelivered = true;
             releaseSentBody(transfer);
-            transfer->observer->onResponseHead(transfer->head);
+            // Delivered once, and never needed here again: the observer keeps what it wants.
+            const UpstreamResponseHead head = std::exchange(transfer->head, {});
+            transfer->observer->onResponseHead(head);
         }
         return bytes;
     }

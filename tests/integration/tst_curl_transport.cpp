@@ -21,6 +21,7 @@ public:
     void onResponseHead(const upstream::UpstreamResponseHead &head) override
     {
         status = head.status;
+        headers = head.headers;
     }
     void onResponseBody(QByteArrayView bytes) override
     {
@@ -34,6 +35,7 @@ public:
     }
 
     int status = 0;
+    upstream::HeaderList headers;
     QByteArray body;
     qsizetype largestPiece = 0; // the most bytes one read handed over
     upstream::TransportError error = upstream::TransportError::Other;
@@ -192,8 +194,10 @@ void CurlTransportTest::aSentBodyIsLetGoOnceTheAnswerBegins()
     QTRY_COMPARE_WITH_TIMEOUT(outcome.status, 200, 5000);
     QVERIFY(!outcome.finished);
     // The answer has begun and every byte of the request went out: the transport keeps none of
-    // it for the rest of the stream.
+    // it for the rest of the stream, nor the answer's head, delivered once.
     QVERIFY(body.isDetached());
+    QVERIFY(!outcome.headers.isEmpty());
+    QVERIFY(outcome.headers.isDetached());
 
     QVERIFY(QTest::qWaitFor(
         [&] {

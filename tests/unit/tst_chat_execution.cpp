@@ -35,6 +35,7 @@ private slots:
     void allDownAnswers503WithTheSoonestProbe();
     void cutBeforeTheFirstByteFailsOver();
     void cutAfterTheFirstByteEndsTheStream();
+    void aCommittedStreamLetsGoOfBothSidesHeaders();
     void clientBudgetEndsAStream();
     void ladderLevels_data();
     void ladderLevels();
@@ -420,6 +421,29 @@ void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
     f.transport.finish();
     QCOMPARE(f.log->streamedText(), u"whole"_s);
     QCOMPARE(f.log->header("x-switchyard-provider"), QByteArray("beta"));
+}
+
+void ChatExecutionTest::aCommittedStreamLetsGoOfBothSidesHeaders()
+{
+    Fixture f(kTwoProviders);
+    const QList<QPair<QByteArray, QByteArray>> clientHeaders{{"x-switchyard-user", "u1"},
+                                                             {"authorization", "Bearer sk-1"}};
+    const upstream::HeaderList providerHeaders{{"content-type", "text/event-stream"},
+                                               {"x-ratelimit-remaining", "7"}};
+    f.send(true, clientHeaders);
+    f.transport.head(200, providerHeaders);
+    // Another attempt could still follow: the execution keeps both.
+    QVERIFY(!clientHeaders.isDetached());
+    QVERIFY(!providerHeaders.isDetached());
+
+    f.transport.chunk(u"first"_s);
+    // The first byte is relayed: no other attempt can follow, and a held stream keeps neither.
+    QVERIFY(clientHeaders.isDetached());
+    QVERIFY(providerHeaders.isDetached());
+    f.transport.done();
+    f.transport.finish();
+    QCOMPARE(f.log->streamedText(), u"first"_s);
+    QCOMPARE(f.finished, 1);
 }
 
 void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
