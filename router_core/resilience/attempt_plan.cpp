@@ -68,7 +68,7 @@ int AttemptPlan::takeNext(const Gate &gate, QList<CandidateSkip> *skipped)
         const int index = m_next++;
         std::optional<SkipReason> reason = ownCheck(index);
         if (!reason && gate)
-            reason = gate(m_candidates[index], isFailover(index));
+            reason = gate(m_candidates.at(index), isFailover(index));
         if (reason) {
             if (skipped)
                 skipped->append({index, *reason});
@@ -91,7 +91,7 @@ bool AttemptPlan::anyCandidateLeft() const
 
 void AttemptPlan::recordAttempt(int candidateIndex)
 {
-    const routing::RouteCandidate &candidate = m_candidates[candidateIndex];
+    const routing::RouteCandidate &candidate = m_candidates.at(candidateIndex);
     ++m_attempts;
     const auto tier = std::find_if(m_attemptsByTier.begin(), m_attemptsByTier.end(),
                                    [&](const TierAttempts &t) { return t.tier == candidate.tier; });

@@ -68,6 +68,7 @@ private slots:
     void asksTheGateLastAndSkipsWhatItRefuses();
     void tellsFailoverTrafficApart();
     void knowsWhetherARetryCouldHappen();
+    void sharesTheRoutersCandidatesInsteadOfCopyingThem();
 };
 
 void TestAttemptPlan::walksInTheRoutersOrder()
@@ -79,6 +80,18 @@ void TestAttemptPlan::walksInTheRoutersOrder()
 
     QCOMPARE(walk(plan), (QList<int>{0, 1, 2}));
     QCOMPARE(plan.attempts(), 3);
+}
+
+void TestAttemptPlan::sharesTheRoutersCandidatesInsteadOfCopyingThem()
+{
+    // The execution keeps the routing decision's candidates and hands the plan the same list: a
+    // plan that copied them on its first look cost every held stream a second list.
+    const QList<switchyard::routing::RouteCandidate> decided{
+        candidate(0, {}, CandidateRole::Primary), candidate(1, {}, CandidateRole::Primary)};
+    AttemptPlan plan(decided, 3, tierRetries);
+    QCOMPARE(walk(plan), (QList<int>{0, 1}));
+    QVERIFY(!decided.isDetached());
+    QCOMPARE(plan.candidates().constData(), decided.constData());
 }
 
 void TestAttemptPlan::capsRetriesWithinATier()
