@@ -1337,7 +1337,8 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
     m_services.recorder.endLive(&m_trace);
     // The request's log line is written from this record by its sink (telemetry/request_log).
     m_services.recorder.record(m_trace.finish(status, outcomeCode));
-    emit finished();
+    if (m_services.finished)
+        m_services.finished(this);
     resumeRun(); // a run waiting for this attempt or a wait sees the request done and ends
 }
 

@@ -177,10 +177,8 @@ GatewayServer::~GatewayServer()
     // calls.
     const QList<execution::ChatExecution *> open = m_executions.keys();
     m_executions.clear();
-    for (execution::ChatExecution *execution : open) {
-        execution->disconnect(this);
+    for (execution::ChatExecution *execution : open)
         delete execution;
-    }
 }
 
 quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *errorMessage)
@@ -637,9 +635,20 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         ingress == Ingress::Responses ? routing::forwardedBody(chat, operationBody) : forwarded;
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
-    const execution::ExecutionServices services{
-        m_services.transport, m_services.health,    m_services.recorder, m_services.retryBudget,
-        m_services.admission, m_services.scheduler, m_services.loop,     jitter};
+    const auto finished = [this](execution::ChatExecution *execution) {
+        m_executions.remove(execution);
+        execution->deleteLater(); // it may still be inside its own callbacks
+        emit inFlightChanged(int(m_executions.size()));
+    };
+    const execution::ExecutionServices services{m_services.transport,
+                                                m_services.health,
+                                                m_services.recorder,
+                                                m_services.retryBudget,
+                                                m_services.admission,
+                                                m_services.scheduler,
+                                                m_services.loop,
+                                                jitter,
+                                                finished};
     std::unique_ptr<OpenAiChannel> client;
     if (ingress == Ingress::Messages)
         client = std::make_unique<MessagesChannel>(std::move(writer));
@@ -655,11 +664,6 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     if (operation != protocol::Operation::Chat)
         execution->setOperation(operation, operationBody, nativeOnly);
     m_executions.insert(execution, true);
-    connect(execution, &execution::ChatExecution::finished, this, [this, execution] {
-        m_executions.remove(execution);
-        execution->deleteLater(); // it may still be inside its own callbacks
-        emit inFlightChanged(int(m_executions.size()));
-    });
     emit inFlightChanged(int(m_executions.size()));
     execution->start();
 }

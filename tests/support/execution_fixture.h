@@ -269,15 +269,24 @@ struct Fixture {
         const std::shared_ptr<const routing::RoutingTable> table = router.table();
         routing::RouteDecision decision = router.route(*table, context);
         log = std::make_shared<ClientLog>();
-        const execution::ExecutionServices services{
-            transport, health,    recorder, retryBudget,
-            admission, scheduler, loop,     [] { return 0.0; }};
+        const execution::ExecutionServices services{transport,
+                                                    health,
+                                                    recorder,
+                                                    retryBudget,
+                                                    admission,
+                                                    scheduler,
+                                                    loop,
+                                                    [] { return 0.0; },
+                                                    [this](ChatExecution *run) {
+                                                        ++finished;
+                                                        if (onFinished)
+                                                            onFinished(run);
+                                                    }};
         auto *run =
             new ChatExecution(services, table->snapshot(), chat, routing::forwardedBody(chat, body),
                               std::move(context), std::move(decision),
                               telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
                               std::make_unique<FakeClient>(log), &owner);
-        QObject::connect(run, &ChatExecution::finished, &owner, [this] { ++finished; });
         run->start();
         return run;
     }
@@ -327,6 +336,7 @@ struct Fixture {
     std::shared_ptr<ClientLog> log;
     int sent = 0;
     int finished = 0;
+    std::function<void(ChatExecution *)> onFinished; // besides counting, for each that finished
 };
 
 } // namespace switchyard::testing

@@ -46,17 +46,16 @@ public:
         int finished = 0;
         std::vector<std::shared_ptr<ClientLog>> logs(kRequests);
         std::vector<bool> streamed(kRequests);
+        m_fixture.onFinished = [&finished](ChatExecution *execution) {
+            ++finished;
+            execution->deleteLater();
+        };
         while (finished < kRequests) {
             while (started < kRequests && started - finished < kConcurrent) {
                 const bool stream = started % 2 == 1;
                 streamed[started] = stream;
-                ChatExecution *execution = m_fixture.send(stream);
+                m_fixture.send(stream);
                 logs[started] = m_fixture.log;
-                QObject::connect(execution, &ChatExecution::finished, execution,
-                                 [&finished, execution] {
-                                     ++finished;
-                                     execution->deleteLater();
-                                 });
                 ++started;
                 answerNewCalls();
             }
