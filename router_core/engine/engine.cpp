@@ -406,11 +406,12 @@ telemetry::TraceFeed Engine::takeTraceFeed()
     feed.watchedId = m_recorder->watched();
     for (const telemetry::TraceBuilder *builder :
          m_recorder->newestLive(telemetry::TraceFeed::kMaxRunning)) {
-        // The record and spans only (shared, not copied); chunk arrivals for the watched one.
+        // The record and spans only (shared, not copied, but for the choice's line); chunk
+        // arrivals for the watched one.
         const telemetry::Trace &running = builder->trace();
         telemetry::Trace trace;
         static_cast<telemetry::RequestRecord &>(trace) = running;
-        trace.spans = running.spans;
+        trace.spans = builder->spansSoFar();
         trace.explainSteps = running.explainSteps;
         trace.chunkCount = running.chunkCount;
         trace.chunkBytes = running.chunkBytes;

@@ -246,13 +246,14 @@ void ChatExecution::start()
     record.streamed = m_request.stream;
     record.route = m_decision.rule;
     record.tier = m_decision.tier;
-    record.explainSteps.reserve(m_decision.steps.size());
+    QStringList explanation;
+    explanation.reserve(m_decision.steps.size());
     for (const routing::RouteStep &step : std::as_const(m_decision.steps))
-        record.explainSteps.append(step.stage + QStringLiteral(": ") + step.detail);
+        explanation.append(step.stage + QStringLiteral(": ") + step.detail);
     m_services.recorder.beginLive(&m_trace);
-    m_trace.pointEvent(QStringLiteral("choice"), m_decision.reason());
+    m_trace.explainChoice(std::move(explanation));
     // The trace has the explanation now. Only a decision without candidates reads its steps
-    // again, for the refusal; a held stream keeps no third copy of them.
+    // again, for the refusal; a held stream keeps no second copy of them.
     if (!m_decision.candidates.isEmpty())
         m_decision.steps = {};
     m_services.retryBudget.requestStarted();

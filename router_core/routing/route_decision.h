@@ -79,7 +79,8 @@ struct RouteDecision {
     QList<RouteStep> steps;
     Refusal refusal = Refusal::None;
 
-    // All steps joined into one line, for logs and the trace's "choice" event.
+    // All steps joined into one line, for logs and the explain API; a trace's "choice" event
+    // reads the same (TraceBuilder::explainChoice).
     QString reason() const
     {
         QString text;

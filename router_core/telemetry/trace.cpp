@@ -107,6 +107,19 @@ void TraceBuilder::closeSpan(int index, const QString &detail)
         span.detail = detail;
 }
 
+void TraceBuilder::explainChoice(QStringList steps)
+{
+    m_trace.explainSteps = std::move(steps);
+    pointEvent(QStringLiteral("choice"));
+    m_choiceSpan = int(m_trace.spans.size()) - 1;
+}
+
+void TraceBuilder::fillChoice(QList<Span> &spans) const
+{
+    if (m_choiceSpan >= 0 && m_choiceSpan < spans.size() && spans[m_choiceSpan].detail.isEmpty())
+        spans[m_choiceSpan].detail = m_trace.explainSteps.join(QStringLiteral("; "));
+}
+
 void TraceBuilder::pointEvent(const QString &name, const QString &detail)
 {
     Span span;
@@ -150,6 +163,7 @@ Trace TraceBuilder::finish(int status, const QString &outcome)
     m_trace.status = status;
     m_trace.outcome = outcome;
     m_trace.totalMicros = elapsedMicros();
+    fillChoice(m_trace.spans);
     return m_trace;
 }
 

@@ -102,6 +102,11 @@ public:
     // Whether appendResponseBody would keep anything: callers skip building the bytes if not.
     bool keepsMoreResponseBody() const { return m_limits.keepBodies && !m_trace.responseBodyCut; }
 
+    // The routing decision's steps ("stage: detail"), and a "choice" event now whose detail is
+    // all of them on one line. That line is joined when the trace is read (finish(),
+    // traceSoFar(), spansSoFar()): a running request would otherwise hold its explanation twice.
+    void explainChoice(QStringList steps);
+
     int openSpan(const QString &name, const QString &detail = {}, SpanKind kind = SpanKind::Step);
     void closeSpan(int index, const QString &detail = {});
     void pointEvent(const QString &name, const QString &detail = {});
@@ -124,7 +129,15 @@ public:
     {
         Trace soFar = m_trace;
         soFar.totalMicros = elapsedMicros();
+        fillChoice(soFar.spans);
         return soFar;
+    }
+    // The spans as they stand, the choice's line filled in: what a live view shows.
+    QList<Span> spansSoFar() const
+    {
+        QList<Span> spans = m_trace.spans;
+        fillChoice(spans);
+        return spans;
     }
     // When the request started, comparable between builders (earlier is less).
     const QElapsedTimer &startClock() const { return m_clock; }
@@ -132,8 +145,11 @@ public:
     Trace finish(int status, const QString &outcome);
 
 private:
+    void fillChoice(QList<Span> &spans) const;
+
     QElapsedTimer m_clock;
     Trace m_trace;
+    int m_choiceSpan = -1; // its detail is joined from explainSteps when read
     TraceLimits m_limits;
     bool m_watched = false;
     QByteArray m_liveData;

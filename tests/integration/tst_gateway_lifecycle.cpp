@@ -180,6 +180,10 @@ void GatewayLifecycleTest::streamedRequestLeavesACompleteTrace()
     QCOMPARE(names.constFirst(), QStringLiteral("ingress"));
     QCOMPARE(names.constLast(), QStringLiteral("completion"));
     QCOMPARE(trace->span(QStringLiteral("completion"))->detail, QStringLiteral("ok"));
+    // The choice reads as the routing explanation on one line.
+    QVERIFY(!trace->explainSteps.isEmpty());
+    QCOMPARE(trace->span(QStringLiteral("choice"))->detail,
+             trace->explainSteps.join(QStringLiteral("; ")));
     QVERIFY(allSpansClosed(*trace));
 }
 

@@ -113,6 +113,26 @@ private Q_SLOTS:
         QCOMPARE(trace.chunkBytes, qint64(10 * 100 + 45));
     }
 
+    void theChoiceLineIsJoinedWhenTheTraceIsRead()
+    {
+        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        builder.openSpan(QStringLiteral("ingress"));
+        builder.explainChoice({QStringLiteral("rule: default"),
+                               QStringLiteral("pool: weighted draw 0.42 chose `a`")});
+        const QString line = QStringLiteral("rule: default; pool: weighted draw 0.42 chose `a`");
+        // A running request holds its explanation once, as steps.
+        QCOMPARE(builder.trace().spans.at(1).name, QStringLiteral("choice"));
+        QVERIFY(builder.trace().spans.at(1).detail.isEmpty());
+        QCOMPARE(builder.trace().explainSteps.size(), 2);
+        // Every way of reading it sees the line.
+        QCOMPARE(builder.spansSoFar().at(1).detail, line);
+        QCOMPARE(builder.traceSoFar().spans.at(1).detail, line);
+        const telemetry::Trace finished = builder.finish(200, QStringLiteral("ok"));
+        QCOMPARE(finished.spans.at(1).detail, line);
+        QCOMPARE(finished.spans.at(1).kind, telemetry::SpanKind::Event);
+        QCOMPARE(finished.explainSteps.size(), 2);
+    }
+
     void aHugeChunkIsMarkedAtTheMarksLimitAndCountedWhole()
     {
         telemetry::TraceBuilder builder("req", telemetry::newTraceId());
