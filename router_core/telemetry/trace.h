@@ -31,14 +31,15 @@ struct Span {
     QString detail;             // what happened, in words: "sim-swift HTTP 200", "timeout"
     SpanKind kind = SpanKind::Step;
 
-    // An attempt's facts (kind Attempt); empty or zero for the other kinds.
-    QByteArray spanId; // 16 hex digits: the parent id the provider saw in `traceparent`
-    int attempt = 0;   // 1-based
+    // An attempt's facts (kind Attempt); empty or zero for the other kinds. The two ints sit
+    // beside `kind`, in what was its padding: a running request holds eight spans.
+    int attempt = 0;    // 1-based
+    int httpStatus = 0; // the provider's status; 0 when none arrived
+    QByteArray spanId;  // 16 hex digits: the parent id the provider saw in `traceparent`
     QString provider;
     QString upstreamModel;
     QString outcome;    // "success", "failure", "unusable", "request_fault", "cancelled"...
     QString errorClass; // resilience::errorClassName, a closed set; empty on success
-    int httpStatus = 0; // the provider's status; 0 when none arrived
     qint64 bytes = 0;   // body bytes received from the provider
 };
 
