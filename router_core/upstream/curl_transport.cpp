@@ -91,8 +91,8 @@ private:
 };
 
 // A socket notifier that calls the transport from its own event. A signal connection per
-// notifier cost each upstream socket about 300 bytes (the connection, the slot object and the
-// notifier's connection list): with two per socket, a tenth of a held stream's own memory.
+// notifier cost about 300 bytes (the connection, the slot object and the notifier's connection
+// list): two per upstream socket, 600 bytes of every held stream.
 class CurlTransport::WatchNotifier final : public QSocketNotifier {
 public:
     WatchNotifier(SocketWatch *watch, Type type, CurlTransport *transport);
@@ -249,8 +249,8 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     // libcurl allocates its receive buffer for each transfer and frees it at the transfer's
     // end, so a held stream keeps one for as long as it runs. At its 16 KiB default, 10,000
-    // streams kept 38 MB more resident than at its 1 KiB minimum, which holds an event or
-    // three; a larger event is read in pieces.
+    // streams kept about 40 MB more resident than at its 1 KiB minimum, which holds an event
+    // or three; a larger event is read in pieces.
     if (request.answerStreams)
         curl_easy_setopt(easy, CURLOPT_BUFFERSIZE, kStreamReceiveBufferBytes);
     // Proxies come from config, never silently from the environment: an empty proxy turns

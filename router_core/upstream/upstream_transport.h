@@ -29,7 +29,7 @@ struct UpstreamRequest {
     QString caFile;
     // The answer is an event stream: small events over a long time. The transport then reads it
     // through a small buffer; one sized for whole answers, kept by each of thousands of held
-    // streams, was a tenth of the gateway's memory.
+    // streams, was a tenth of the gateway's memory at 10,000 of them.
     bool answerStreams = false;
 };
 
