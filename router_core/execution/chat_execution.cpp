@@ -246,12 +246,8 @@ void ChatExecution::start()
     record.streamed = m_request.stream;
     record.route = m_decision.rule;
     record.tier = m_decision.tier;
-    QStringList explanation;
-    explanation.reserve(m_decision.steps.size());
-    for (const routing::RouteStep &step : std::as_const(m_decision.steps))
-        explanation.append(step.stage + QStringLiteral(": ") + step.detail);
     m_services.recorder.beginLive(&m_trace);
-    m_trace.explainChoice(std::move(explanation));
+    m_trace.explainChoice(m_decision.explanation());
     // The trace has the explanation now. Only a decision without candidates reads its steps
     // again, for the refusal; a held stream keeps no second copy of them.
     if (!m_decision.candidates.isEmpty())

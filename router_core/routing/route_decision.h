@@ -4,6 +4,7 @@
 
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <chrono>
 
 namespace switchyard::routing {
@@ -79,18 +80,18 @@ struct RouteDecision {
     QList<RouteStep> steps;
     Refusal refusal = Refusal::None;
 
+    // Each step as "stage: detail", in order: a trace's explanation.
+    QStringList explanation() const
+    {
+        QStringList lines;
+        lines.reserve(steps.size());
+        for (const RouteStep &step : steps)
+            lines.append(step.stage + QStringLiteral(": ") + step.detail);
+        return lines;
+    }
     // All steps joined into one line, for logs and the explain API; a trace's "choice" event
     // reads the same (TraceBuilder::explainChoice).
-    QString reason() const
-    {
-        QString text;
-        for (const RouteStep &step : steps) {
-            if (!text.isEmpty())
-                text += QStringLiteral("; ");
-            text += step.stage + QStringLiteral(": ") + step.detail;
-        }
-        return text;
-    }
+    QString reason() const { return explanation().join(QStringLiteral("; ")); }
 };
 
 } // namespace switchyard::routing

@@ -566,7 +566,7 @@ void CurlTransport::finishCompleted()
         }
         UpstreamObserver *observer = transfer->observer;
         const bool deliverHead = !transfer->headDelivered && code == CURLE_OK;
-        const UpstreamResponseHead head = transfer->head;
+        const UpstreamResponseHead head = std::move(transfer->head); // released just below
         if (transfer->call)
             transfer->call->detach();
         curl_multi_remove_handle(m_multi, easy);
