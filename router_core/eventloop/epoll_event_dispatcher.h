@@ -6,6 +6,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct DispatcherCounters {
     quint64 waits = 0;             // epoll_wait / poll calls
     quint64 socketActivations = 0; // QEvent::SockAct sent to a notifier
     quint64 timerActivations = 0;  // QTimerEvent sent
+    quint64 wakeUpWrites = 0;      // writes to the wake-up eventfd (wake-ups from other threads)
     qint64 watchedDescriptors = 0; // descriptors in the kernel's epoll set now (not the wake-up)
     qint64 registeredTimers = 0;   // timers registered now
 };
@@ -50,7 +52,10 @@ struct DispatcherCounters {
 //   fires the others. Zero-interval timers do not count as events in processEvents()'s result.
 // - aboutToBlock() is emitted before the wait's timeout is computed, so a timer it starts
 //   bounds that wait.
-// - Posted events are sent at the start of each pass; wakeUp() writes an eventfd; interrupt()
+// - Posted events are sent at the start of each pass; wakeUp() from another thread writes an
+//   eventfd, from the dispatcher's own thread (an object of the engine posting to another, or
+//   deleteLater()) only keeps the next wait from sleeping: that thread is running, not waiting,
+//   so a write and the read that drains it would be two system calls for nothing. interrupt()
 //   makes the current or next wait return at once.
 class EpollEventDispatcher final : public QAbstractEventDispatcher {
     Q_OBJECT
@@ -128,7 +133,11 @@ private:
 
     int m_epoll = -1;
     int m_wakeFd = -1;
-    std::atomic<bool> m_wakeUpPending{false};
+    std::atomic<bool> m_wakeUpPending{false}; // the eventfd was written since its last drain
+    // The thread running the passes, set by each; a wakeUp() there writes no eventfd but sets
+    // m_wakeUpOnOwnThread, which only that thread reads.
+    std::atomic<std::thread::id> m_loopThread{};
+    bool m_wakeUpOnOwnThread = false;
     std::atomic<bool> m_interrupted{false};
     bool m_haveWaitWithNanoseconds = true;
     bool m_drainedThisPass = false;
@@ -151,6 +160,7 @@ private:
         std::atomic<quint64> waits{0};
         std::atomic<quint64> socketActivations{0};
         std::atomic<quint64> timerActivations{0};
+        std::atomic<quint64> wakeUpWrites{0};
         std::atomic<qint64> watchedDescriptors{0};
         std::atomic<qint64> registeredTimers{0};
     };

@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <memory>
 #include <sys/socket.h>
+#include <tuple>
 #include <type_traits>
 #include <unistd.h>
 
@@ -188,6 +189,7 @@ private Q_SLOTS:
     void notifierReplacedInsideAnotherActivationLosesItsCollectedEvent();
     void descriptorReusedUnderAnEnabledNotifierIsWatchedForTheNewOne();
     void wakeUpAndInterruptFromAnotherThread();
+    void postingOnTheLoopThreadWritesNoWakeUp();
     void excludedNotifiersDoNotSpinAWaitingLoop();
     void tcpRoundTripWithQtSockets();
     void engineServesPlainAndStreamedRequests();
@@ -917,6 +919,67 @@ void EpollDispatcherTest::wakeUpAndInterruptFromAnotherThread()
         QTRY_VERIFY_WITH_TIMEOUT(returned.load(), 5000);
     }
     // quit() interrupts the thread's own loop: the fixture's destructor waits for it.
+}
+
+void EpollDispatcherTest::postingOnTheLoopThreadWritesNoWakeUp()
+{
+    EpollThread epoll;
+    const auto [delivered, writesOnThread, postedBeforeSleep] = epoll.run([&] {
+        const quint64 writesBefore = epoll.dispatcher()->counters().wakeUpWrites;
+        // Events posted from the loop's own thread, and a deleteLater(): all delivered by the
+        // loop, none with an eventfd write.
+        PostedEventRecorder recorder;
+        QEventLoop loop;
+        for (int i = 0; i < 3; ++i)
+            QCoreApplication::postEvent(&recorder, new QEvent(PostedEventRecorder::kType));
+        // Deleted later from inside the loop, so that this loop's next pass delivers it.
+        auto *doomed = new QObject;
+        bool deleted = false;
+        QObject::connect(doomed, &QObject::destroyed, &loop, [&] {
+            deleted = true;
+            loop.quit();
+        });
+        QMetaObject::invokeMethod(
+            &loop, [&] { doomed->deleteLater(); }, Qt::QueuedConnection);
+        const bool ran = runLoop(loop);
+        const bool delivered = ran && recorder.received.load() == 3;
+        const quint64 writes = epoll.dispatcher()->counters().wakeUpWrites - writesBefore;
+
+        // Posted by an aboutToBlock() slot, after the pass looked for wake-ups: the wait that
+        // follows must not sleep on it (no timer would end that sleep before the guard's).
+        QEventLoop second;
+        bool posted = false;
+        QObject::connect(epoll.dispatcher(), &QAbstractEventDispatcher::aboutToBlock, &second, [&] {
+            if (posted)
+                return;
+            posted = true;
+            QMetaObject::invokeMethod(
+                &second, [&] { second.quit(); }, Qt::QueuedConnection);
+        });
+        QTimer guard;
+        guard.setSingleShot(true);
+        bool guardQuit = false;
+        QObject::connect(&guard, &QTimer::timeout, &second, [&] {
+            guardQuit = true;
+            second.quit();
+        });
+        guard.start(3000);
+        second.exec();
+        return std::tuple{delivered && deleted, writes, posted && !guardQuit};
+    });
+    QVERIFY(delivered);
+    QCOMPARE(writesOnThread, quint64(0));
+    QVERIFY(postedBeforeSleep);
+
+    // From another thread the eventfd is still written, and the sleeping loop wakes.
+    const quint64 writesBefore = epoll.dispatcher()->counters().wakeUpWrites;
+    PostedEventRecorder remote;
+    remote.moveToThread(epoll.thread());
+    QCoreApplication::postEvent(&remote, new QEvent(PostedEventRecorder::kType));
+    QTRY_COMPARE_WITH_TIMEOUT(remote.received.load(), 1, 5000);
+    QVERIFY(epoll.dispatcher()->counters().wakeUpWrites > writesBefore);
+    epoll.run([&] { remote.moveToThread(nullptr); });
+    remote.moveToThread(thread());
 }
 
 void EpollDispatcherTest::excludedNotifiersDoNotSpinAWaitingLoop()
