@@ -956,16 +956,8 @@ void EpollDispatcherTest::postingOnTheLoopThreadWritesNoWakeUp()
             QMetaObject::invokeMethod(
                 &second, [&] { second.quit(); }, Qt::QueuedConnection);
         });
-        QTimer guard;
-        guard.setSingleShot(true);
-        bool guardQuit = false;
-        QObject::connect(&guard, &QTimer::timeout, &second, [&] {
-            guardQuit = true;
-            second.quit();
-        });
-        guard.start(3000);
-        second.exec();
-        return std::tuple{delivered && deleted, writes, posted && !guardQuit};
+        const bool beforeTheGuard = runLoop(second, 3000);
+        return std::tuple{delivered && deleted, writes, posted && beforeTheGuard};
     });
     QVERIFY(delivered);
     QCOMPARE(writesOnThread, quint64(0));
