@@ -13,7 +13,8 @@
 # is configured), BENCH_UPSTREAM_THREADS (1), BENCH_PROFILE (unset; 1: sample Switchyard with
 # `perf record` during each step and print the engine thread's top functions),
 # BENCH_TTFT_ROUNDS (200; 0 skips it: the time to first token of one stream at a time against an
-# upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row),
+# upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row,
+# each on a new connection and then on one kept-alive connection),
 # BENCH_CONTEXT_BYTES (0: an earlier turn of that many bytes in every request of the sweep, as an
 # agent's request carries its conversation).
 set -euo pipefail
@@ -158,17 +159,24 @@ switchyard_pid=$!
 pids+=("$switchyard_pid")
 switchyard_port="$(port_from "$work/switchyard.out" 'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
 ttft="$work/ttft.txt"
-for target in direct via; do
-    [[ "$target" == direct ]] && port="$paced_port" pid="$paced_pid" ||
-        port="$switchyard_port" pid="$switchyard_pid"
-    timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$port" \
-        --pid "$pid" --label "$target" --streams 1 --rounds "$ttft_rounds" \
-        --timeout-s "$timeout_s" | tee -a "$ttft" >&2
+# A new connection per stream, as the sweep opens them; then one connection kept alive from
+# stream to stream, as an SDK's connection pool reuses it.
+for connection in new kept; do
+    [[ "$connection" == kept ]] && reuse=(--keep-alive) || reuse=()
+    for target in direct via; do
+        [[ "$target" == direct ]] && port="$paced_port" pid="$paced_pid" ||
+            port="$switchyard_port" pid="$switchyard_pid"
+        timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" \
+            --target "127.0.0.1:$port" --pid "$pid" --label "$target/$connection" \
+            --streams 1 --rounds "$ttft_rounds" --timeout-s "$timeout_s" "${reuse[@]}" |
+            tee -a "$ttft" >&2
+    done
 done
 echo
 echo "One stream at a time, $ttft_rounds in a row, 20 events 10 ms apart:"
 echo
-echo "| target | completed | errors by kind | TTFT p50 ms | TTFT p99 ms | server CPU µs/event |"
+echo "| target / connection | completed | errors by kind | TTFT p50 ms | TTFT p99 ms |" \
+     "server CPU µs/event |"
 echo "| --- | ---: | --- | ---: | ---: | ---: |"
 awk '{
     for (i = 2; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -176,5 +184,7 @@ awk '{
         v["ttft_p50_ms"], v["ttft_p99_ms"], v["server_cpu_us_per_event"]
     p50[v["label"]] = v["ttft_p50_ms"]
 } END {
-    printf "\nadded time to first token, p50: %.3f ms\n", p50["via"] - p50["direct"]
+    printf "\nadded time to first token, p50: %.3f ms on a new connection per stream, " \
+        "%.3f ms on a kept-alive connection\n",
+        p50["via/new"] - p50["direct/new"], p50["via/kept"] - p50["direct/kept"]
 }' "$ttft"

@@ -7,14 +7,16 @@
 // complete when it brought `data: [DONE]` and the final chunk.
 //
 //   streams_bench --target 127.0.0.1:PORT --streams N [--rounds R] [--pid PID] [--timeout-s S]
-//                 [--label TEXT] [--context-bytes B]
+//                 [--label TEXT] [--context-bytes B] [--keep-alive]
 //
 // --context-bytes B adds an earlier turn of B bytes to every request, as an agent's request
 // carries its conversation so far.
 //
 // With --rounds R the N streams are opened R times, each round after the last one ended, and
 // the figures are over all rounds: `--streams 1 --rounds 200` measures the time to first token
-// of one stream at a time, with nothing queued behind it.
+// of one stream at a time, with nothing queued behind it. Each round opens new connections,
+// unless --keep-alive: then each stream's connection, once its answer is complete, carries the
+// same stream's request of the next round, as an SDK's connection pool would.
 //
 // Prints one line, `RESULT key=value ...`: streams completed, errors by kind, events received,
 // time to first event (from the request written to the first `data:` bytes) p50/p99, stream
@@ -44,6 +46,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -165,12 +168,19 @@ double percentileMs(std::vector<std::int64_t> values, double fraction)
 
 class Driver {
 public:
-    Driver(sockaddr_in target, std::string request)
-        : m_target(target), m_request(std::move(request))
+    Driver(sockaddr_in target, std::string request, bool keepAlive)
+        : m_target(target), m_request(std::move(request)), m_keepAlive(keepAlive)
     {
         m_epoll = epoll_create1(EPOLL_CLOEXEC);
     }
-    ~Driver() { close(m_epoll); }
+    ~Driver()
+    {
+        for (const Stream &stream : m_streams) {
+            if (stream.fd >= 0)
+                close(stream.fd);
+        }
+        close(m_epoll);
+    }
     Driver(const Driver &) = delete;
     Driver &operator=(const Driver &) = delete;
 
@@ -192,16 +202,30 @@ public:
                 handle(int(ready[std::size_t(i)].data.u32), ready[std::size_t(i)].events);
         }
         for (Stream &stream : m_streams) {
-            if (stream.fd >= 0)
+            if (stream.fd >= 0 && stream.phase != Phase::Done)
                 fail(stream, "timeout");
         }
-        return std::move(m_totals);
+        return std::exchange(m_totals, {});
     }
 
 private:
     void start(int index)
     {
         Stream &stream = m_streams[std::size_t(index)];
+        if (stream.fd >= 0) {
+            // Kept alive from the last round: the same connection sends the next request.
+            Stream next;
+            next.fd = stream.fd;
+            next.phase = Phase::Sending;
+            stream = std::move(next);
+            ++m_open;
+            epoll_event event{};
+            event.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP;
+            event.data.u32 = std::uint32_t(index);
+            epoll_ctl(m_epoll, EPOLL_CTL_MOD, stream.fd, &event);
+            return;
+        }
+        stream = Stream{};
         stream.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (stream.fd < 0) {
             ++m_totals.errors[std::string("socket_") + strerrorname_np(errno)];
@@ -228,11 +252,16 @@ private:
         finish(stream);
     }
 
-    void finish(Stream &stream)
+    // A completed stream's connection stays open for the next round when kept alive; a failed
+    // one is always closed.
+    void finish(Stream &stream, bool completed = false)
     {
         if (stream.fd >= 0) {
-            close(stream.fd);
-            stream.fd = -1;
+            if (!(completed && m_keepAlive)) {
+                close(stream.fd);
+                stream.fd = -1;
+            }
+            stream.phase = Phase::Done;
             --m_open;
         }
         m_totals.events += stream.events;
@@ -245,6 +274,15 @@ private:
         Stream &stream = m_streams[std::size_t(index)];
         if (stream.fd < 0)
             return;
+        if (stream.phase == Phase::Done) {
+            // A kept-alive connection between its requests: closed by the other side, it is
+            // not kept any longer (the next round connects again).
+            if (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
+                close(stream.fd);
+                stream.fd = -1;
+            }
+            return;
+        }
         if (stream.phase == Phase::Connecting) {
             int error = 0;
             socklen_t length = sizeof error;
@@ -347,7 +385,7 @@ private:
                     if (stream.sawDone) {
                         ++m_totals.completed;
                         m_totals.durationUs.push_back(stream.endUs - stream.writtenUs);
-                        finish(stream);
+                        finish(stream, true);
                     } else {
                         fail(stream, "ended_without_done");
                     }
@@ -422,6 +460,7 @@ private:
 
     sockaddr_in m_target;
     std::string m_request;
+    bool m_keepAlive = false;
     int m_epoll = -1;
     int m_open = 0;
     std::vector<Stream> m_streams;
@@ -432,7 +471,7 @@ private:
 {
     std::fprintf(exitCode == 0 ? stdout : stderr,
                  "usage: streams_bench --target HOST:PORT --streams N [--rounds R] [--pid PID] "
-                 "[--timeout-s S] [--label TEXT] [--context-bytes B]\n");
+                 "[--timeout-s S] [--label TEXT] [--context-bytes B] [--keep-alive]\n");
     std::exit(exitCode);
 }
 
@@ -447,10 +486,15 @@ int main(int argc, char **argv)
     int pid = 0;
     int timeoutS = 120;
     long contextBytes = 0;
+    bool keepAlive = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view option(argv[i]);
         if (option == "--help" || option == "-h")
             usage(0);
+        if (option == "--keep-alive") {
+            keepAlive = true;
+            continue;
+        }
         if (i + 1 >= argc)
             usage(2);
         const char *value = argv[++i];
@@ -485,8 +529,9 @@ int main(int argc, char **argv)
     const long long serverTicksBefore = pid > 0 ? processCpuTicks(pid) : -1;
     const std::int64_t startUs = monotonicUs();
     Totals totals;
+    // One driver for every round: with --keep-alive its streams' connections carry over.
+    Driver driver(address, requestText(target, std::size_t(contextBytes)), keepAlive);
     for (int round = 0; round < rounds; ++round) {
-        Driver driver(address, requestText(target, std::size_t(contextBytes)));
         Totals one = driver.run(streams, timeoutS);
         totals.completed += one.completed;
         totals.events += one.events;
