@@ -244,7 +244,7 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     }
     transfer->easy = easy;
 
-    curl_easy_setopt(easy, CURLOPT_URL, request.url.toEncoded().constData());
+    curl_easy_setopt(easy, CURLOPT_URL, encodedUrl(request.url).constData()); // libcurl copies
     curl_easy_setopt(easy, CURLOPT_PRIVATE, transfer);
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     // libcurl allocates its receive buffer for each transfer and frees it at the transfer's
@@ -532,6 +532,19 @@ void CurlTransport::afterCallbacks()
     for (Transfer *transfer : added)
         addToMulti(transfer);
     finishCompleted();
+}
+
+QByteArray CurlTransport::encodedUrl(const QUrl &url)
+{
+    for (const auto &[known, encoded] : m_encodedUrls) {
+        if (!known.isEmpty() &&
+            const_cast<QUrl &>(known).data_ptr() == const_cast<QUrl &>(url).data_ptr())
+            return encoded;
+    }
+    auto &slot = m_encodedUrls[m_nextEncodedUrl];
+    m_nextEncodedUrl = (m_nextEncodedUrl + 1) % kEncodedUrlsKept;
+    slot = {url, url.toEncoded()};
+    return slot.second;
 }
 
 void CurlTransport::addToMulti(Transfer *transfer)

@@ -336,6 +336,7 @@ private slots:
     void providerUrlEncodesWhatItInserts_data();
     void providerUrlEncodesWhatItInserts();
     void displayUrlHidesSecretQueryValues();
+    void providerUrlsAreBuiltOnceAndFollowEveryChange();
     void withoutSecretsHidesWhatTheProviderRepeats();
 
     void jsonPathParses_data();
@@ -822,6 +823,59 @@ void TestAdapters::displayUrlHidesSecretQueryValues()
 
     QCOMPARE(shown,
              u"https://llm.example.test/v1/chat/completions?api-version=2024-10-21&key=REDACTED"_s);
+}
+
+void TestAdapters::providerUrlsAreBuiltOnceAndFollowEveryChange()
+{
+    using upstream::adapters::displayUrl;
+    using upstream::adapters::providerUrl;
+    const auto sameData = [](QUrl a, QUrl b) { return a.data_ptr() == b.data_ptr(); };
+    config::ProviderConfig provider;
+    provider.baseUrl = QUrl(u"http://a.example.test/v1"_s);
+
+    // Asked again, the same URL comes back without being built again.
+    const QUrl first = providerUrl(provider, u"chat/completions", u"m"_s);
+    const QUrl again = providerUrl(provider, u"chat/completions", u"m"_s);
+    QCOMPARE(again.toEncoded(), "http://a.example.test/v1/chat/completions"_ba);
+    QVERIFY(sameData(first, again));
+
+    // Every part it is built from is part of what it is found by: a config applied since (a new
+    // snapshot, its own copy of the provider), another model or operation, another query value.
+    config::ProviderConfig applied = provider;
+    applied.baseUrl = QUrl(u"http://b.example.test/v2/{model}"_s);
+    QCOMPARE(providerUrl(applied, u"chat/completions", u"m"_s).toEncoded(),
+             "http://b.example.test/v2/m/chat/completions"_ba);
+    QCOMPARE(providerUrl(applied, u"chat/completions", u"n"_s).toEncoded(),
+             "http://b.example.test/v2/n/chat/completions"_ba);
+    QCOMPARE(providerUrl(applied, u"embeddings", u"n"_s).toEncoded(),
+             "http://b.example.test/v2/n/embeddings"_ba);
+    applied.query = {{"sig", "one", QString()}};
+    QCOMPARE(providerUrl(applied, u"embeddings", u"n"_s).toEncoded(),
+             "http://b.example.test/v2/n/embeddings?sig=one"_ba);
+    applied.query = {{"sig", "two", QString()}};
+    const QUrl withSignature = providerUrl(applied, u"embeddings", u"n"_s);
+    QCOMPARE(withSignature.toEncoded(), "http://b.example.test/v2/n/embeddings?sig=two"_ba);
+    QCOMPARE(displayUrl(applied, withSignature),
+             u"http://b.example.test/v2/n/embeddings?sig=two"_s);
+
+    // The same URL from a value that came from the environment is shown without it, though it
+    // was shown in full a moment ago.
+    applied.query = {{"sig", "two", u"SIG"_s}};
+    const QUrl secret = providerUrl(applied, u"embeddings", u"n"_s);
+    QCOMPARE(secret.toEncoded(), withSignature.toEncoded());
+    QCOMPARE(displayUrl(applied, secret), u"http://b.example.test/v2/n/embeddings?sig=REDACTED"_s);
+    QCOMPARE(displayUrl(applied, secret), u"http://b.example.test/v2/n/embeddings?sig=REDACTED"_s);
+    // A URL built elsewhere is shown all the same.
+    QCOMPARE(displayUrl(applied, QUrl(u"http://c.example.test/x?sig=two"_s)),
+             u"http://c.example.test/x?sig=REDACTED"_s);
+
+    // More URLs than are kept: the first, asked again after all of them, is built again, right.
+    for (int model = 0; model < 40; ++model)
+        QCOMPARE(providerUrl(provider, u"chat/completions", QString::number(model)).toEncoded(),
+                 "http://a.example.test/v1/chat/completions"_ba);
+    const QUrl rebuilt = providerUrl(provider, u"chat/completions", u"m"_s);
+    QCOMPARE(rebuilt.toEncoded(), "http://a.example.test/v1/chat/completions"_ba);
+    QVERIFY(!sameData(first, rebuilt));
 }
 
 void TestAdapters::withoutSecretsHidesWhatTheProviderRepeats()
