@@ -537,8 +537,7 @@ void CurlTransport::afterCallbacks()
 QByteArray CurlTransport::encodedUrl(const QUrl &url)
 {
     for (const auto &[known, encoded] : m_encodedUrls) {
-        if (!known.isEmpty() &&
-            const_cast<QUrl &>(known).data_ptr() == const_cast<QUrl &>(url).data_ptr())
+        if (!known.isEmpty() && sameUrlData(known, url))
             return encoded;
     }
     auto &slot = m_encodedUrls[m_nextEncodedUrl];

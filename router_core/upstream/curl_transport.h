@@ -75,7 +75,7 @@ private:
     std::vector<SocketWatch *> m_watches;
     // The last URLs encoded for libcurl, found by their shared data: the adapters hand over the
     // same few URLs (see providerUrl), and encoding each again was 1.6 % of the engine's
-    // instructions for a plain request. A held QUrl keeps its data's address from being reused.
+    // instructions for a plain request.
     static constexpr std::size_t kEncodedUrlsKept = 8;
     std::array<std::pair<QUrl, QByteArray>, kEncodedUrlsKept> m_encodedUrls;
     std::size_t m_nextEncodedUrl = 0;

@@ -12,6 +12,14 @@ namespace switchyard::upstream {
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
+// The same shared data, so equal without comparing: how the URLs built once are found again
+// (adapters/provider_endpoint, the transport's encoded URLs). Whoever keeps one to compare with
+// holds a reference, so its data is not freed and its address not reused meanwhile.
+inline bool sameUrlData(const QUrl &a, const QUrl &b)
+{
+    return const_cast<QUrl &>(a).data_ptr() == const_cast<QUrl &>(b).data_ptr();
+}
+
 struct UpstreamRequest {
     QUrl url;
     QByteArray method = "POST";

@@ -829,7 +829,6 @@ void TestAdapters::providerUrlsAreBuiltOnceAndFollowEveryChange()
 {
     using upstream::adapters::displayUrl;
     using upstream::adapters::providerUrl;
-    const auto sameData = [](QUrl a, QUrl b) { return a.data_ptr() == b.data_ptr(); };
     config::ProviderConfig provider;
     provider.baseUrl = QUrl(u"http://a.example.test/v1"_s);
 
@@ -837,7 +836,7 @@ void TestAdapters::providerUrlsAreBuiltOnceAndFollowEveryChange()
     const QUrl first = providerUrl(provider, u"chat/completions", u"m"_s);
     const QUrl again = providerUrl(provider, u"chat/completions", u"m"_s);
     QCOMPARE(again.toEncoded(), "http://a.example.test/v1/chat/completions"_ba);
-    QVERIFY(sameData(first, again));
+    QVERIFY(upstream::sameUrlData(first, again));
 
     // Every part it is built from is part of what it is found by: a config applied since (a new
     // snapshot, its own copy of the provider), another model or operation, another query value.
@@ -875,7 +874,7 @@ void TestAdapters::providerUrlsAreBuiltOnceAndFollowEveryChange()
                  "http://a.example.test/v1/chat/completions"_ba);
     const QUrl rebuilt = providerUrl(provider, u"chat/completions", u"m"_s);
     QCOMPARE(rebuilt.toEncoded(), "http://a.example.test/v1/chat/completions"_ba);
-    QVERIFY(!sameData(first, rebuilt));
+    QVERIFY(!upstream::sameUrlData(first, rebuilt));
 }
 
 void TestAdapters::withoutSecretsHidesWhatTheProviderRepeats()
