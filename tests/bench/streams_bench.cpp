@@ -212,20 +212,16 @@ private:
     void start(int index)
     {
         Stream &stream = m_streams[std::size_t(index)];
-        if (stream.fd >= 0) {
+        const int kept = stream.fd;
+        stream = Stream{};
+        if (kept >= 0) {
             // Kept alive from the last round: the same connection sends the next request.
-            Stream next;
-            next.fd = stream.fd;
-            next.phase = Phase::Sending;
-            stream = std::move(next);
+            stream.fd = kept;
+            stream.phase = Phase::Sending;
             ++m_open;
-            epoll_event event{};
-            event.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP;
-            event.data.u32 = std::uint32_t(index);
-            epoll_ctl(m_epoll, EPOLL_CTL_MOD, stream.fd, &event);
+            watch(index, EPOLL_CTL_MOD);
             return;
         }
-        stream = Stream{};
         stream.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         if (stream.fd < 0) {
             ++m_totals.errors[std::string("socket_") + strerrorname_np(errno)];
@@ -240,10 +236,16 @@ private:
             fail(stream, std::string("connect_") + strerrorname_np(errno));
             return;
         }
+        watch(index, EPOLL_CTL_ADD);
+    }
+
+    // Ready to send (connected, or a kept connection idle) and to read.
+    void watch(int index, int operation)
+    {
         epoll_event event{};
         event.events = EPOLLOUT | EPOLLIN | EPOLLRDHUP;
         event.data.u32 = std::uint32_t(index);
-        epoll_ctl(m_epoll, EPOLL_CTL_ADD, stream.fd, &event);
+        epoll_ctl(m_epoll, operation, m_streams[std::size_t(index)].fd, &event);
     }
 
     void fail(Stream &stream, const std::string &kind)
