@@ -841,6 +841,8 @@ void ChatExecution::onFinished(const upstream::UpstreamResult &result)
         AttemptFailure failure(errorClass, error, result.description, cutByBudget);
         if (result.error == TransportError::ConnectTimeout && !cutByBudget)
             failure = blameTimeout(std::move(failure));
+        else if (result.error == TransportError::LocalResources)
+            failure = blameLocalResources(std::move(failure));
         attemptFailed(std::move(failure));
         return;
     }
@@ -1087,8 +1089,10 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
     failure.error.message =
         upstream::adapters::withoutSecrets(*m_attempt.provider, std::move(failure.error.message));
     m_attempt.errorClass = failure.errorClass;
-    endAttempt(resilience::callOutcomeFor(failure.errorClass,
-                                          failure.cutByBudget || failure.blamedOnGateway),
+    // The gateway's own overload says nothing about the provider, whatever the error's class.
+    endAttempt(failure.blamedOnGateway
+                   ? CallOutcome::Cancelled
+                   : resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
                                              resilience::errorClassName(failure.errorClass)));
     m_attemptSummaries.append(QStringLiteral("`%1` (%2)").arg(provider, failure.description));
@@ -1145,17 +1149,38 @@ ChatExecution::AttemptFailure ChatExecution::blameTimeout(AttemptFailure failure
     const auto threshold = m_config->resilience.admission.overloadLag;
     if (!loopIsLate())
         return failure;
-    m_trace.pointEvent(QStringLiteral("gateway overloaded"),
-                       QStringLiteral("%1 while the engine loop ran %2 ms late "
-                                      "(admission.overload_lag %3): the gateway's, not %4's")
-                           .arg(failure.description)
-                           .arg(lagMs, 0, 'f', 0)
-                           .arg(millisecondsText(threshold), providerId()));
-    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+    const QString traceDetail = QStringLiteral("%1 while the engine loop ran %2 ms late "
+                                               "(admission.overload_lag %3): the gateway's, not "
+                                               "%4's")
+                                    .arg(failure.description)
+                                    .arg(lagMs, 0, 'f', 0)
+                                    .arg(millisecondsText(threshold), providerId());
+    const QString message =
         QStringLiteral("Switchyard is overloaded: its engine ran %1 ms behind, so it could not "
                        "tell whether provider `%2` was slow (%3). Retry shortly.")
             .arg(lagMs, 0, 'f', 0)
-            .arg(providerId(), failure.description));
+            .arg(providerId(), failure.description);
+    return blameGateway(std::move(failure), traceDetail, message);
+}
+
+ChatExecution::AttemptFailure ChatExecution::blameLocalResources(AttemptFailure failure)
+{
+    const QString traceDetail =
+        QStringLiteral("%1 for a connection to %2: the gateway's own limit, not %2's")
+            .arg(failure.description, providerId());
+    const QString message =
+        QStringLiteral("Switchyard is overloaded: it could not open a connection to provider "
+                       "`%1` (%2). Retry shortly.")
+            .arg(providerId(), failure.description);
+    return blameGateway(std::move(failure), traceDetail, message);
+}
+
+ChatExecution::AttemptFailure ChatExecution::blameGateway(AttemptFailure failure,
+                                                          const QString &traceDetail,
+                                                          const QString &message)
+{
+    m_trace.pointEvent(QStringLiteral("gateway overloaded"), traceDetail);
+    protocol::ApiError error = protocol::ApiError::serviceUnavailable(message);
     error.code = QStringLiteral("gateway_overloaded");
     error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
     failure.error = std::move(error);

@@ -213,6 +213,13 @@ private:
     // failure becomes 503 gateway_overloaded, counts nothing against the provider, and is not
     // retried (more attempts would add to the load that caused it).
     AttemptFailure blameTimeout(AttemptFailure failure);
+    // The transport could not open a socket: this process is out of descriptors or memory.
+    // Handled as blameTimeout's overload: every provider would fail the same way.
+    AttemptFailure blameLocalResources(AttemptFailure failure);
+    // Makes `failure` the gateway's: 503 gateway_overloaded with Retry-After and `message` for
+    // the client, `traceDetail` in the trace, nothing held against the provider, no retry.
+    AttemptFailure blameGateway(AttemptFailure failure, const QString &traceDetail,
+                                const QString &message);
     // The engine loop runs later than admission.overload_lag: its own backlog, not providers.
     bool loopIsLate() const;
     void endAttempt(health::CallOutcome outcome, const QString &detail);

@@ -42,6 +42,7 @@ ErrorClass classify(TransportError transport, int httpStatus, TimeoutKind timeou
         break;
     case TransportError::ConnectFailed:
     case TransportError::TlsFailed:
+    case TransportError::LocalResources: // the executor blames the gateway for it, not the class
         return ErrorClass::ConnectFailed;
     case TransportError::ConnectTimeout:
     case TransportError::TotalTimeout:

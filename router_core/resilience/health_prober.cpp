@@ -23,6 +23,9 @@ public:
     struct Outcome {
         bool ok = false;
         QString detail; // "HTTP 200", "timed out after 500 ms"; empty when cancelled
+        // False when the probe could not be made at all (this process out of descriptors):
+        // it says nothing about the provider.
+        bool conclusive = true;
     };
 
     ProbeCall(upstream::UpstreamTransport &transport, upstream::UpstreamRequest request,
@@ -60,6 +63,8 @@ public:
         m_call.reset();
         if (result.error == upstream::TransportError::TotalTimeout)
             resume({false, u"timed out after %1 ms"_s.arg(m_timeout.count())});
+        else if (result.error == upstream::TransportError::LocalResources)
+            resume({false, result.description, false});
         else if (result.error != upstream::TransportError::None)
             resume({false, result.description.isEmpty() ? upstream::describe(result.error)
                                                         : result.description});
@@ -169,7 +174,11 @@ QCoro::Task<> HealthProber::probeEndpoint(int provider, Loop &loop, milliseconds
             loop.calling = nullptr;
             if (!m_running)
                 co_return;
-            report(provider, outcome.ok, outcome.detail);
+            if (outcome.conclusive)
+                report(provider, outcome.ok, outcome.detail);
+            else
+                qCWarning(lcProber).noquote() << "probe of" << m_health.providerConfig(provider).id
+                                              << "not made, nothing recorded:" << outcome.detail;
         }
         QCoro::Task<bool> next = wait(loop, rules().interval);
         if (!co_await next)

@@ -5,7 +5,9 @@
 #include <QLoggingCategory>
 #include <QSocketNotifier>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,6 +43,8 @@ QString describe(TransportError error)
         return QStringLiteral("TLS handshake failed");
     case TransportError::ProtocolError:
         return QStringLiteral("not a valid HTTP answer");
+    case TransportError::LocalResources:
+        return QStringLiteral("Switchyard could not open a socket");
     case TransportError::Other:
         return QStringLiteral("transport error");
     }
@@ -58,6 +62,8 @@ struct CurlTransport::Transfer {
     UpstreamResponseHead head;
     bool headDelivered = false;
     bool added = false; // handed to the multi handle
+    CurlTransport *transport = nullptr;
+    int socketErrno = 0; // why the last socket for this transfer could not be opened
 };
 
 class CurlTransport::Call final : public UpstreamCall {
@@ -149,6 +155,14 @@ bool stillConnecting(CURL *easy)
     return connectMicros == 0 && requestBytes == 0;
 }
 
+// Errors of socket() that say this process or host ran out of something, as opposed to an
+// address family the host lacks.
+bool outOfLocalResources(int socketErrno)
+{
+    return socketErrno == EMFILE || socketErrno == ENFILE || socketErrno == ENOBUFS ||
+           socketErrno == ENOMEM;
+}
+
 TransportError classify(CURLcode code, CURL *easy)
 {
     switch (code) {
@@ -232,6 +246,7 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
                                                    UpstreamObserver *observer)
 {
     auto *transfer = new Transfer;
+    transfer->transport = this;
     transfer->observer = observer;
     transfer->body = request.body;
     // A finished handle is reset and reused: creating one costs allocations on every request.
@@ -288,7 +303,7 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
     // Every connection's socket is opened and closed here, so a notifier kept while the
     // connection is idle never outlives its descriptor.
     curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, &CurlTransport::onOpenSocket);
-    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, this);
+    curl_easy_setopt(easy, CURLOPT_OPENSOCKETDATA, transfer);
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, &CurlTransport::onCloseSocket);
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETDATA, this);
 
@@ -392,12 +407,16 @@ void CurlTransport::forget(SocketWatch *watch)
     delete watch;
 }
 
-curl_socket_t CurlTransport::onOpenSocket(void *transportPointer, curlsocktype,
+curl_socket_t CurlTransport::onOpenSocket(void *transferPointer, curlsocktype,
                                           curl_sockaddr *address)
 {
-    auto *transport = static_cast<CurlTransport *>(transportPointer);
+    auto *transfer = static_cast<Transfer *>(transferPointer);
+    CurlTransport *transport = transfer->transport;
     const curl_socket_t socket =
         ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    // libcurl reports any failure here as "could not connect", which would blame the provider
+    // for this process's own descriptor limit.
+    transfer->socketErrno = socket < 0 ? errno : 0;
     if (socket >= 0 && std::size_t(socket) < transport->m_watches.size()) {
         // Left over from a descriptor closed behind libcurl's back: not this socket's.
         if (SocketWatch *stale = transport->m_watches[std::size_t(socket)])
@@ -565,7 +584,11 @@ void CurlTransport::finishCompleted()
 
         UpstreamResult result;
         result.error = classify(code, easy);
-        if (transfer->resendRefused) {
+        if (code == CURLE_COULDNT_CONNECT && outOfLocalResources(transfer->socketErrno)) {
+            result.error = TransportError::LocalResources;
+            result.description = QStringLiteral("%1 (%2)").arg(
+                describe(result.error), QString::fromLocal8Bit(strerror(transfer->socketErrno)));
+        } else if (transfer->resendRefused) {
             // libcurl's words ("callback aborted") name our refusal, not what happened to the
             // call.
             result.error = TransportError::ConnectionLost;

@@ -40,8 +40,7 @@ private:
 
     static int onSocket(CURL *easy, curl_socket_t socket, int what, void *transport,
                         void *socketWatch);
-    static curl_socket_t onOpenSocket(void *transport, curlsocktype purpose,
-                                      curl_sockaddr *address);
+    static curl_socket_t onOpenSocket(void *transfer, curlsocktype purpose, curl_sockaddr *address);
     static int onCloseSocket(void *transport, curl_socket_t socket);
     static int onTimer(CURLM *multi, long timeoutMs, void *transport);
     static size_t onHeader(char *data, size_t size, size_t count, void *transfer);

@@ -57,6 +57,9 @@ enum class TransportError {
     ConnectionLost, // reset or closed before the answer was complete
     TlsFailed,
     ProtocolError, // not HTTP, bad framing
+    // This process could not open a socket for the call (out of file descriptors or memory):
+    // the gateway's own limit, never the provider's fault. Nothing was sent.
+    LocalResources,
     Other,
 };
 

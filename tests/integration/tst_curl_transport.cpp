@@ -1,3 +1,4 @@
+#include "descriptors_taken.h"
 #include "eventloop/epoll_event_dispatcher.h"
 #include "fake_upstream.h"
 #include "upstream/curl_transport.h"
@@ -8,6 +9,8 @@
 #include <QPointer>
 #include <QSocketNotifier>
 #include <QTest>
+#include <cerrno>
+#include <cstring>
 
 using namespace switchyard;
 using switchyard::testing::chatBody;
@@ -31,6 +34,7 @@ public:
     void onFinished(const upstream::UpstreamResult &result) override
     {
         error = result.error;
+        description = result.description;
         finished = true;
     }
 
@@ -39,6 +43,7 @@ public:
     QByteArray body;
     qsizetype largestPiece = 0; // the most bytes one read handed over
     upstream::TransportError error = upstream::TransportError::Other;
+    QString description;
     bool finished = false;
 };
 
@@ -72,6 +77,7 @@ private slots:
     void aSentBodyIsLetGoOnceTheAnswerBegins_data();
     void aSentBodyIsLetGoOnceTheAnswerBegins();
     void aStreamIsReadThroughASmallBufferWithoutLosingAByte();
+    void aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit();
 
 private:
     // Makes one non-streamed call and waits for its end.
@@ -239,6 +245,31 @@ void CurlTransportTest::aStreamIsReadThroughASmallBufferWithoutLosingAByte()
     }
     QCOMPARE(padded, fake.streamEvents);
     QVERIFY(outcome.body.endsWith("data: [DONE]\n\n"));
+}
+
+void CurlTransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
+{
+    FakeUpstream fake;
+    upstream::CurlTransport transport;
+    Outcome refused;
+    {
+        const testing::DescriptorsTaken taken;
+        QVERIFY(taken.full());
+        QVERIFY(call(transport, fake.baseUrl(), refused));
+    }
+    // Not "could not connect", which the executor would hold against the provider.
+    QCOMPARE(refused.error, upstream::TransportError::LocalResources);
+    QVERIFY2(refused.description.contains(QString::fromLocal8Bit(strerror(EMFILE))),
+             qPrintable(refused.description));
+    QCOMPARE(refused.status, 0);
+    QCOMPARE(fake.requests().size(), 0);
+
+    // With descriptors free again, the next call connects as usual.
+    Outcome next;
+    QVERIFY(call(transport, fake.baseUrl(), next));
+    QCOMPARE(next.error, upstream::TransportError::None);
+    QCOMPARE(next.status, 200);
+    QCOMPARE(fake.requests().size(), 1);
 }
 
 int main(int argc, char **argv)

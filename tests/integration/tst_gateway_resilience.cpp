@@ -3,6 +3,7 @@
 // budget, streams that fail before and after their first byte, admission refusals, and the
 // degradation ladder. Every answer carries the headers that say what happened.
 
+#include "descriptors_taken.h"
 #include "engine/engine.h"
 #include "fake_upstream.h"
 #include "gateway_harness.h"
@@ -136,6 +137,7 @@ private Q_SLOTS:
     void degradedTierShedsItsShare_data();
     void degradedTierShedsItsShare();
     void globalGateRefusesBeyondMaxInFlight();
+    void runningOutOfDescriptorsIsTheGatewaysOverload();
     void tenantOverItsRateIsRefused();
     void loopGuardRefusesDeepRequests();
     void depthIsForwardedOneHopDeeper_data();
@@ -645,6 +647,44 @@ void GatewayResilienceTest::globalGateRefusesBeyondMaxInFlight()
                             "(`admission.max_in_flight`); retry shortly."));
     QCOMPARE(m_first->requests().size(), 1);
     hanging.disconnectNow();
+}
+
+void GatewayResilienceTest::runningOutOfDescriptorsIsTheGatewaysOverload()
+{
+    m_engine = startEngine(poolOfTwo(m_first->baseUrl(), *m_second));
+    QVERIFY(m_engine);
+    // Connected, and kept alive, before descriptors run out; no provider connection opened yet.
+    TestClient client(m_engine->port());
+    client.send("GET", "/v1/models");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+
+    {
+        const DescriptorsTaken taken;
+        QVERIFY(taken.full());
+        client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), false));
+        QVERIFY(client.waitForFinished());
+    }
+    QCOMPARE(client.status(), 503);
+    QCOMPARE(client.header("retry-after"), QByteArray("1"));
+    QCOMPARE(client.header("x-switchyard-attempts"), QByteArray("1"));
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("gateway_overloaded"));
+    const QString message = error.value(QStringLiteral("message")).toString();
+    QVERIFY2(message.startsWith(QStringLiteral("Switchyard is overloaded: it could not open a "
+                                               "connection to provider `first`")),
+             qPrintable(message));
+    // Neither provider is blamed, and `second` was not tried: it would need a socket too.
+    QCOMPARE(providerHealth(*m_engine, QStringLiteral("first")).errors, quint64(0));
+    QCOMPARE(providerHealth(*m_engine, QStringLiteral("first")).consecutiveFailures, 0);
+    QCOMPARE(m_first->requests().size(), 0);
+    QCOMPARE(m_second->requests().size(), 0);
+
+    // Descriptors free again: the same connection's next request is served by `first`.
+    client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), false));
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-provider"), QByteArray("first"));
 }
 
 void GatewayResilienceTest::tenantOverItsRateIsRefused()

@@ -42,6 +42,7 @@ private slots:
     void recordKeepsTheFinishReasonPastAUsageChunk();
     void gatewayOverloadIsNotBlamedOnTheProvider_data();
     void gatewayOverloadIsNotBlamedOnTheProvider();
+    void aSocketTheGatewayCannotOpenIsNotBlamedOnTheProvider();
     void answerReadWhileTheGatewayIsLateIsNotTimed_data();
     void answerReadWhileTheGatewayIsLateIsNotTimed();
     void drainedEndpointFinishesWhatItHas();
@@ -600,6 +601,28 @@ void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
         f.advance(500ms);                                   // the backoff
         QCOMPARE(f.transport.calls.size(), std::size_t(2)); // failed over to beta
     }
+}
+
+void ChatExecutionTest::aSocketTheGatewayCannotOpenIsNotBlamedOnTheProvider()
+{
+    Fixture f(kTwoProviders);
+    f.send();
+    // The transport could not open a socket: this process is out of descriptors.
+    f.transport.finish(upstream::TransportError::LocalResources);
+    const ProviderHealth alpha = f.health.snapshot().at(f.slot(u"alpha"_s));
+    // Nothing held against alpha, and no failover: beta's call would need a socket too.
+    QCOMPARE(alpha.errors, quint64(0));
+    QCOMPARE(alpha.consecutiveFailures, 0);
+    QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
+    f.advance(1s);
+    QCOMPARE(f.transport.calls.size(), std::size_t(1));
+    QCOMPARE(f.log->status, 503);
+    QVERIFY(f.log->error.has_value());
+    QCOMPARE(f.log->error->code, u"gateway_overloaded"_s);
+    QVERIFY(!f.log->error->retryAfter.isEmpty());
+    QVERIFY2(f.log->error->message.contains(u"could not open a connection to provider `alpha`"_s),
+             qPrintable(f.log->error->message));
+    QVERIFY(f.traceHas(u"gateway overloaded"_s, u"the gateway's own limit, not alpha's"_s));
 }
 
 void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed_data()

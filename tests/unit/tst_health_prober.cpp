@@ -20,6 +20,7 @@ class HealthProberTest : public QObject {
 private slots:
     void probesEachEndpointStaggeredThenEveryInterval();
     void failedProbesTakeAnEndpointOutAndBringItBack();
+    void aProbeTheGatewayCouldNotMakeSaysNothing();
     void endpointAddedAtRuntimeIsProbedToo();
     void stopEndsWaitsAndCalls();
     void probeIsCalledAsTrafficIs_data();
@@ -96,6 +97,30 @@ void HealthProberTest::failedProbesTakeAnEndpointOutAndBringItBack()
     QCOMPARE(f.transport.last().provider(), u"alpha"_s);
     f.transport.answer();
     QVERIFY(f.health.probeHealthy(alpha));
+}
+
+void HealthProberTest::aProbeTheGatewayCouldNotMakeSaysNothing()
+{
+    Fixture f(kProbedConfig);
+    resilience::HealthProber prober(f.store, f.health, f.transport, f.scheduler);
+    prober.start();
+    const int alpha = f.slot(u"alpha"_s);
+    f.advance(1s);
+    f.transport.status(503); // one real failure, of the two that take alpha out
+    f.advance(500ms);
+    f.transport.answer(); // beta
+    // The next probe of alpha cannot open a socket: this process is out of descriptors.
+    f.advance(500ms);
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    f.transport.finish(upstream::TransportError::LocalResources);
+    QVERIFY(f.health.probeHealthy(alpha));
+    QCOMPARE(f.health.snapshot()[alpha].lastFailure, u"health probe: HTTP 503"_s);
+    // Probing goes on as usual: the next one is made an interval later.
+    f.advance(500ms);
+    f.transport.answer(); // beta
+    f.advance(500ms);
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    QCOMPARE(prober.probesInFlight(), 1);
 }
 
 void HealthProberTest::endpointAddedAtRuntimeIsProbedToo()
