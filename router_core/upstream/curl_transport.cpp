@@ -587,7 +587,8 @@ void CurlTransport::finishCompleted()
         if (code == CURLE_COULDNT_CONNECT && outOfLocalResources(transfer->socketErrno)) {
             result.error = TransportError::LocalResources;
             result.description = QStringLiteral("%1 (%2)").arg(
-                describe(result.error), QString::fromLocal8Bit(strerror(transfer->socketErrno)));
+                describe(result.error),
+                QString::fromLocal8Bit(std::strerror(transfer->socketErrno)));
         } else if (transfer->resendRefused) {
             // libcurl's words ("callback aborted") name our refusal, not what happened to the
             // call.

@@ -259,7 +259,7 @@ void CurlTransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
     }
     // Not "could not connect", which the executor would hold against the provider.
     QCOMPARE(refused.error, upstream::TransportError::LocalResources);
-    QVERIFY2(refused.description.contains(QString::fromLocal8Bit(strerror(EMFILE))),
+    QVERIFY2(refused.description.contains(QString::fromLocal8Bit(std::strerror(EMFILE))),
              qPrintable(refused.description));
     QCOMPARE(refused.status, 0);
     QCOMPARE(fake.requests().size(), 0);
