@@ -525,6 +525,8 @@ Usage usageFromAnthropic(const QJsonObject &usage, Usage known)
     }
     if (cacheRead >= 0)
         known.cachedPromptTokens = cacheRead;
+    if (cacheWrite >= 0)
+        known.cacheWritePromptTokens = cacheWrite;
     if (const qint64 output = count(u"output_tokens"_s); output >= 0)
         known.completionTokens = output;
     return known;

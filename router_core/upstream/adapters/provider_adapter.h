@@ -27,7 +27,11 @@ namespace switchyard::upstream::adapters {
 struct Usage {
     qint64 promptTokens = -1;
     qint64 completionTokens = -1;
-    qint64 cachedPromptTokens = -1; // part of promptTokens served from a prompt cache
+    // Prompt-cache counts, each a part of promptTokens (OpenAI's cached_tokens is inside
+    // prompt_tokens; Anthropic's cache reads and writes come on top of input_tokens and are
+    // added in when read, so nothing is counted twice).
+    qint64 cachedPromptTokens = -1;     // read from a prompt cache
+    qint64 cacheWritePromptTokens = -1; // written to a prompt cache (Anthropic's cache creation)
 
     bool isKnown() const { return promptTokens >= 0 || completionTokens >= 0; }
     qint64 totalTokens() const
