@@ -2,7 +2,7 @@
 
 #include "config/rule_validation.h"
 #include "health/health_registry.h"
-#include "upstream/adapters/responses_ingress.h"
+#include "ingress/client_request.h"
 
 #include <QLoggingCategory>
 
@@ -131,35 +131,26 @@ OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
                           const std::optional<QList<config::RouteRule>> &rules,
                           protocol::Operation operation) const
 {
-    if (operation == protocol::Operation::Responses) {
-        // Routed as the gateway routes it: as the chat request it translates to, or, when
-        // only a provider that speaks the Responses API can take it, as its model alone.
-        auto translated = upstream::adapters::chatRequestFromResponses(body);
-        if (const auto *error = std::get_if<protocol::ApiError>(&translated)) {
-            const std::optional<QByteArray> routable =
-                upstream::adapters::chatBodyForNativeProviders(m_store.config(), body);
-            if (!routable)
-                return *error;
-            return explain(headers, *routable, rules, protocol::Operation::Chat);
+    std::shared_ptr<const routing::RoutingTable> table = m_router.table();
+    if (rules) {
+        const QStringList problems = problemsWith(*rules);
+        if (!problems.isEmpty()) {
+            protocol::ApiError error = protocol::ApiError::invalidRequest(
+                u"The edited rules do not validate: %1"_s.arg(problems.join(u"; "_s)), u"routes"_s);
+            error.code = u"invalid_routes"_s;
+            return error;
         }
-        return explain(headers,
-                       std::get<upstream::adapters::ResponsesChatRequest>(translated).chatBody,
-                       rules, protocol::Operation::Chat);
+        // The trial differs from the snapshot in force in its rules and nothing else.
+        auto trial = std::make_shared<config::Config>(m_store.config());
+        trial->routing.routes = *rules;
+        table = std::make_shared<const routing::RoutingTable>(std::move(trial), m_health);
     }
-    if (!rules)
-        return m_router.explain(headers, body, operation);
-    const QStringList problems = problemsWith(*rules);
-    if (!problems.isEmpty()) {
-        protocol::ApiError error = protocol::ApiError::invalidRequest(
-            u"The edited rules do not validate: %1"_s.arg(problems.join(u"; "_s)), u"routes"_s);
-        error.code = u"invalid_routes"_s;
-        return error;
-    }
-    // The trial differs from the snapshot in force in its rules and nothing else.
-    auto trial = std::make_shared<config::Config>(m_store.config());
-    trial->routing.routes = *rules;
-    const routing::RoutingTable table(std::move(trial), m_health);
-    return m_router.explain(table, headers, body, operation);
+    // Read as the gateway reads it: the same translation, parse, model check and context.
+    auto read = ingress::readClientRequest(operation, headers, body, *table);
+    if (const auto *error = std::get_if<protocol::ApiError>(&read))
+        return *error;
+    ingress::ClientRequest client = std::get<ingress::ClientRequest>(std::move(read));
+    return m_router.explain(*table, std::move(client.context), client.chat.hasRoutingObject);
 }
 
 // ---- registered agents --------------------------------------------------------------------------

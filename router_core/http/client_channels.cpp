@@ -146,8 +146,7 @@ void MessagesChannel::failStream(const protocol::ApiError &error)
     m_writer.endEventStream();
 }
 
-ResponsesChannel::ResponsesChannel(ResponseWriter writer,
-                                   upstream::adapters::ResponsesChatRequest request,
+ResponsesChannel::ResponsesChannel(ResponseWriter writer, ingress::ResponsesChatRequest request,
                                    QByteArray responseId)
     : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
       m_responseId(responseId), m_stream(std::move(request.echo), std::move(responseId))
@@ -160,8 +159,7 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
         OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
         return;
     }
-    auto translated =
-        upstream::adapters::responseFromCompletion(openAiJson, m_stream.echo(), m_responseId);
+    auto translated = ingress::responseFromCompletion(openAiJson, m_stream.echo(), m_responseId);
     if (const auto *error = std::get_if<protocol::ApiError>(&translated)) {
         m_writer.sendError(*error, headers);
         return;
@@ -211,8 +209,7 @@ void ResponsesChannel::failStream(const protocol::ApiError &error)
     if (m_streamDialect == execution::Dialect::Native) {
         // The provider's own events went out as they came; the failure is the Responses API's
         // `error` event, which the SDKs raise. Its sequence numbers are the provider's to count.
-        wire =
-            upstream::adapters::responsesErrorEvent(error, m_lastNativeSequenceNumber + 1).toWire();
+        wire = ingress::responsesErrorEvent(error, m_lastNativeSequenceNumber + 1).toWire();
     } else {
         for (const upstream::SseEvent &event : m_stream.fail(error))
             wire.append(event.toWire());

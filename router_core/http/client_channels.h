@@ -3,7 +3,7 @@
 #include "execution/client_channel.h"
 #include "http/messages_ingress.h"
 #include "http/response_writer.h"
-#include "upstream/adapters/responses_ingress.h"
+#include "ingress/responses_ingress.h"
 
 #include <QObject>
 
@@ -70,7 +70,7 @@ private:
 class ResponsesChannel final : public OpenAiChannel {
     Q_OBJECT
 public:
-    ResponsesChannel(ResponseWriter writer, upstream::adapters::ResponsesChatRequest request,
+    ResponsesChannel(ResponseWriter writer, ingress::ResponsesChatRequest request,
                      QByteArray responseId);
 
     void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
@@ -82,7 +82,7 @@ public:
 private:
     QStringList m_ignoredFields;
     QByteArray m_responseId;
-    upstream::adapters::ResponsesStreamWriter m_stream;
+    ingress::ResponsesStreamWriter m_stream;
     execution::Dialect m_streamDialect = execution::Dialect::Chat;
     qint64 m_lastNativeSequenceNumber = -1; // of a stream passed through, for its error event
 };

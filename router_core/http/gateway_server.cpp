@@ -7,6 +7,7 @@
 #include "http/gateway_listener.h"
 #include "http/messages_ingress.h"
 #include "http/trace_stream.h"
+#include "ingress/client_request.h"
 #include "protocol/chat_request.h"
 #include "telemetry/request_recorder.h"
 
@@ -81,21 +82,6 @@ HeaderList identityHeaders(const telemetry::Trace &trace)
 QByteArray compactJson(const QJsonObject &object)
 {
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-
-// A model its providers list, asked for on an endpoint none of them serves it at: the client's
-// mistake, named with what would work (OpenAI says much the same for a chat model on
-// /v1/completions).
-protocol::ApiError endpointNotServed(const QString &model, protocol::Operation operation,
-                                     protocol::Operations served)
-{
-    protocol::ApiError error = protocol::ApiError::invalidRequest(
-        QStringLiteral("The model `%1` is not served on %2; it is served on %3.")
-            .arg(model, protocol::operationPath(operation),
-                 protocol::operationPaths(served).join(QStringLiteral(", "))),
-        QStringLiteral("model"));
-    error.code = QStringLiteral("model_not_supported_on_endpoint");
-    return error;
 }
 
 } // namespace
@@ -292,7 +278,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     // A wrong method gets 405 with Allow, in the shape the path's clients read: Anthropic's on
     // /v1/messages, OpenAI's everywhere else.
     const auto onlyAllows = [&](QHttpServerRequest::Method allowed, const char *allowHeader,
-                                Ingress shape = Ingress::OpenAi) {
+                                protocol::Operation shape = protocol::Operation::Chat) {
         if (method == allowed)
             return true;
         HeaderList headers = identity;
@@ -309,15 +295,15 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     if (path == QLatin1String("/v1/chat/completions")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::OpenAi);
+                            protocol::Operation::Chat);
     } else if (path == QLatin1String("/v1/messages")) {
-        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::Messages))
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", protocol::Operation::Messages))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::Messages);
+                            protocol::Operation::Messages);
     } else if (path == QLatin1String("/v1/messages/count_tokens")) {
-        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::CountTokens))
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", protocol::Operation::CountTokens))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::CountTokens);
+                            protocol::Operation::CountTokens);
     } else if (path.startsWith(QLatin1String("/v1/messages/"))) {
         // Anthropic's clients read Anthropic's errors on every path of its API.
         MessagesIngress::sendError(writer, protocol::ApiError::notFound(methodName(method), path),
@@ -325,15 +311,15 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
     } else if (path == QLatin1String("/v1/responses")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::Responses);
+                            protocol::Operation::Responses);
     } else if (path == QLatin1String("/v1/embeddings")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::Embeddings);
+                            protocol::Operation::Embeddings);
     } else if (path == QLatin1String("/v1/completions")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            Ingress::Completions);
+                            protocol::Operation::Completions);
     } else if (path == QLatin1String("/v1/models")) {
         if (onlyAllows(QHttpServerRequest::Method::Get, "GET")) {
             // The model list is part of the API a key opens: it needs one too.
@@ -465,16 +451,16 @@ void GatewayServer::answerTokenEstimate(ResponseWriter &writer, telemetry::Trace
 }
 
 void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
-                           const protocol::ApiError &error, Ingress ingress)
+                           const protocol::ApiError &error, protocol::Operation operation)
 {
-    // A chat request refused before any attempt (its body, its model, admission) carries the
-    // same headers as every chat answer, saying that nothing was routed or tried.
+    // A request refused before any attempt (its body, its model, admission) carries the same
+    // headers as every answer, saying that nothing was routed or tried.
     HeaderList headers = identityHeaders(trace.trace());
     headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
     headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
     headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
     headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
-    if (speaksAnthropic(ingress))
+    if (speaksAnthropic(operation))
         MessagesIngress::sendError(writer, error, headers);
     else
         writer.sendError(error, headers);
@@ -483,209 +469,177 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
         trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
 }
 
-protocol::Operation GatewayServer::operationOf(Ingress ingress)
-{
-    switch (ingress) {
-    case Ingress::OpenAi:
-        break;
-    case Ingress::Messages:
-        return protocol::Operation::Messages;
-    case Ingress::CountTokens:
-        return protocol::Operation::CountTokens;
-    case Ingress::Responses:
-        return protocol::Operation::Responses;
-    case Ingress::Embeddings:
-        return protocol::Operation::Embeddings;
-    case Ingress::Completions:
-        return protocol::Operation::Completions;
-    }
-    return protocol::Operation::Chat;
-}
+// ---- one API request, stage by stage ------------------------------------------------------------
 
 void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writer,
-                                    telemetry::TraceBuilder trace, Ingress ingress)
+                                    telemetry::TraceBuilder trace, protocol::Operation operation)
 {
     const int ingressSpan = trace.openSpan(QStringLiteral("ingress"));
-    const protocol::Operation operation = operationOf(ingress);
-    telemetry::Trace &record = trace.trace();
-    record.endpoint = request.path;
+    describeEndpoint(trace.trace(), request.path, operation);
+    if (!m_accepting)
+        return refuse(writer, trace,
+                      protocol::ApiError::serviceUnavailable(
+                          QStringLiteral("Switchyard is shutting down and takes no new requests.")),
+                      operation);
+    ++m_totalRequests;
+    m_rate.record();
+    // The one moment this request takes the config: everything that serves it reads this
+    // snapshot, so an Apply while it runs changes nothing for it.
+    const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
+    startTrace(trace, request, table->config());
+    const auth::ClientAuthenticator::Verdict caller = identifyCaller(trace, request, *table);
+    if (caller.refusal)
+        return refuse(writer, trace, *caller.refusal, operation);
+    if (const qint64 limit = table->config().server.maxBodyBytes; request.body.size() > limit)
+        return refuse(writer, trace, protocol::ApiError::payloadTooLarge(limit), operation);
+    auto read = ingress::readClientRequest(operation, request.headers, request.body, *table);
+    if (const auto *error = std::get_if<protocol::ApiError>(&read))
+        return refuse(writer, trace, *error, operation);
+    ingress::ClientRequest client = std::get<ingress::ClientRequest>(std::move(read));
+    request.body = QByteArray(); // the client request holds what is needed of it
+    closeIngressSpan(trace, ingressSpan, client);
+    if (const std::optional<protocol::ApiError> refusal = bindCaller(trace, client, caller))
+        return refuse(writer, trace, *refusal, operation);
+    if (client.answeredByEstimate)
+        return answerTokenEstimate(writer, trace, client.chat);
+    if (const std::optional<protocol::ApiError> refusal = admit(trace, client.context, caller))
+        return refuse(writer, trace, *refusal, operation);
+    routing::RouteDecision decision = routeRequest(trace, *table, client.context);
+    // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
+    // can take the request, the degradation ladder may answer it, and otherwise the executor
+    // refuses it with 503 `no_route_candidate`.
+    if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
+        return refuse(writer, trace, protocol::ApiError::modelNotFound(client.chat.model),
+                      operation);
+    execute(std::move(writer), std::move(trace), *table, std::move(client), std::move(decision));
+}
+
+void GatewayServer::describeEndpoint(telemetry::Trace &record, const QString &path,
+                                     protocol::Operation operation)
+{
+    record.endpoint = path;
     record.operation =
         operation == protocol::Operation::Embeddings    ? QStringLiteral("embeddings")
         : operation == protocol::Operation::Completions ? QStringLiteral("text_completion")
         : operation == protocol::Operation::CountTokens ? QStringLiteral("count_tokens")
                                                         : QStringLiteral("chat");
+}
 
-    if (!m_accepting) {
-        refuse(writer, trace,
-               protocol::ApiError::serviceUnavailable(
-                   QStringLiteral("Switchyard is shutting down and takes no new requests.")),
-               ingress);
-        return;
-    }
-    ++m_totalRequests;
-    m_rate.record();
-
-    // The one moment this request takes the config: everything that serves it reads this
-    // snapshot, so an Apply while it runs changes nothing for it.
-    const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
-    const config::Config &config = table->config();
+void GatewayServer::startTrace(telemetry::TraceBuilder &trace, const IncomingRequest &request,
+                               const config::Config &config)
+{
     trace.setLimits({config.trace.chunkEvents, config.trace.keepBodies, config.trace.bodyMaxBytes});
     trace.setRequest(methodName(request.method).toLatin1(), request.path.toUtf8(), request.headers,
                      request.body);
+}
+
+auth::ClientAuthenticator::Verdict GatewayServer::identifyCaller(telemetry::TraceBuilder &trace,
+                                                                 const IncomingRequest &request,
+                                                                 const routing::RoutingTable &table)
+{
     // Who is asking comes before what is asked: a client without a valid key learns nothing
     // about models or body rules.
-    const auth::ClientAuthenticator::Verdict caller =
-        m_services.authenticator.authenticate(config, request.headers);
-    if (caller.refusal) {
-        refuse(writer, trace, *caller.refusal, ingress);
-        return;
-    }
-    if (caller.key) {
-        record.keyId = caller.key->id;
-        record.tenant = caller.key->tenant;
-        if (const auto refusal =
-                auth::ClientAuthenticator::tenantRefusal(*caller.key, request.headers)) {
-            refuse(writer, trace, *refusal, ingress);
-            return;
-        }
-    }
-    const qint64 maxBodyBytes = config.server.maxBodyBytes;
-    QByteArray body = std::move(request.body);
-    if (body.size() > maxBodyBytes) {
-        refuse(writer, trace, protocol::ApiError::payloadTooLarge(maxBodyBytes), ingress);
-        return;
-    }
-    // A Responses or Messages request is also a chat request, for the providers that do not
-    // speak its protocol; its own body goes to those that do.
-    QByteArray operationBody;
-    std::optional<upstream::adapters::ResponsesChatRequest> responses;
-    std::optional<upstream::adapters::MessagesChatRequest> messages;
-    bool nativeOnly = false;
-    if (speaksAnthropic(ingress)) {
-        auto converted = MessagesIngress::chatRequestFrom(body);
-        if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
-            refuse(writer, trace, *error, ingress);
-            return;
-        }
-        messages = std::get<upstream::adapters::MessagesChatRequest>(std::move(converted));
-        operationBody = std::exchange(body, messages->chatBody);
-    }
-    if (ingress == Ingress::Responses) {
-        auto converted = upstream::adapters::chatRequestFromResponses(body);
-        if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
-            // What translation cannot carry (previous_response_id, built-in tools...) a
-            // provider that speaks the Responses API may still serve: only those are tried.
-            std::optional<QByteArray> routable =
-                upstream::adapters::chatBodyForNativeProviders(table->config(), body);
-            if (!routable) {
-                refuse(writer, trace, *error, ingress);
-                return;
-            }
-            trace.pointEvent(QStringLiteral("native only"),
-                             QStringLiteral("only providers that speak the Responses API can "
-                                            "serve this request: %1")
-                                 .arg(error->message));
-            converted = upstream::adapters::ResponsesChatRequest{std::move(*routable), {}, {}};
-            nativeOnly = true;
-        }
-        responses = std::get<upstream::adapters::ResponsesChatRequest>(std::move(converted));
-        operationBody = std::exchange(body, responses->chatBody);
-    }
-    auto parsed =
-        operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
-        : operation == protocol::Operation::Completions ? protocol::parseCompletionsRequest(body)
-                                                        : protocol::parseChatRequest(body);
-    if (const auto *error = std::get_if<protocol::ApiError>(&parsed)) {
-        refuse(writer, trace, *error, ingress);
-        return;
-    }
-    protocol::ChatRequest chat = std::get<protocol::ChatRequest>(std::move(parsed));
+    auth::ClientAuthenticator::Verdict caller =
+        m_services.authenticator.authenticate(table.config(), request.headers);
+    if (caller.refusal || !caller.key)
+        return caller;
+    telemetry::Trace &record = trace.trace();
+    record.keyId = caller.key->id;
+    record.tenant = caller.key->tenant;
+    caller.refusal = auth::ClientAuthenticator::tenantRefusal(*caller.key, request.headers);
+    return caller;
+}
+
+void GatewayServer::closeIngressSpan(telemetry::TraceBuilder &trace, int span,
+                                     const ingress::ClientRequest &client)
+{
+    const protocol::ChatRequest &chat = client.chat;
+    telemetry::Trace &record = trace.trace();
     record.model = chat.model;
     record.streamed = chat.stream;
     // Concatenated rather than QString::arg, which parses its pattern on every call.
     const QLatin1StringView streamed = chat.stream ? ", streamed"_L1 : ""_L1;
-    if (operation == protocol::Operation::Chat || operation == protocol::Operation::Messages)
-        trace.closeSpan(ingressSpan, chat.model % ", "_L1 % QString::number(chat.messageCount) %
-                                         " message(s)"_L1 % streamed);
+    if (client.operation == protocol::Operation::Chat ||
+        client.operation == protocol::Operation::Messages)
+        trace.closeSpan(span, chat.model % ", "_L1 % QString::number(chat.messageCount) %
+                                  " message(s)"_L1 % streamed);
     else
-        trace.closeSpan(ingressSpan, protocol::operationPath(operation) % u' ' % chat.model %
-                                         ", "_L1 % QString::number(chat.messageCount) %
-                                         " input(s)"_L1 % streamed);
-    if (const std::optional<protocol::Operations> served =
-            routing::Router::modelEndpoints(*table, chat.model);
-        served && !(*served & protocol::operationBit(protocol::endpointOf(operation)))) {
-        refuse(writer, trace, endpointNotServed(chat.model, operation, *served), ingress);
-        return;
-    }
-    // What only an anthropic provider can serve (a token count, a server tool, a document
-    // block) is tried on those alone; a model without one refuses it, or for a token count,
-    // the gateway's own estimate answers.
-    if (messages && (messages->untranslatable || operation == protocol::Operation::CountTokens)) {
-        if (MessagesIngress::anthropicProviderServes(config, chat.model)) {
-            nativeOnly = true;
-            if (messages->untranslatable)
-                trace.pointEvent(QStringLiteral("native only"),
-                                 QStringLiteral("only anthropic providers can serve this "
-                                                "request: %1")
-                                     .arg(messages->untranslatable->message));
-        } else if (messages->untranslatable) {
-            refuse(writer, trace, *messages->untranslatable, ingress);
-            return;
-        }
-    }
+        trace.closeSpan(span, protocol::operationPath(client.operation) % u' ' % chat.model %
+                                  ", "_L1 % QString::number(chat.messageCount) % " input(s)"_L1 %
+                                  streamed);
+    if (!client.nativeOnlyReason.isEmpty())
+        trace.pointEvent(QStringLiteral("native only"), client.nativeOnlyReason);
+}
 
-    auto built = routing::buildRequestContext(request.headers, chat);
-    if (const auto *error = std::get_if<protocol::ApiError>(&built)) {
-        refuse(writer, trace, *error, ingress);
-        return;
-    }
-    routing::RequestContext context = std::get<routing::RequestContext>(std::move(built));
+std::optional<protocol::ApiError>
+GatewayServer::bindCaller(telemetry::TraceBuilder &trace, ingress::ClientRequest &client,
+                          const auth::ClientAuthenticator::Verdict &caller)
+{
+    routing::RequestContext &context = client.context;
     context.requestId = trace.trace().requestId;
-    context.operation = operation;
     if (caller.key) {
         // The key says the tenant: routing rules, quotas, logs and metrics all see its tenant.
         context.tenant = caller.key->tenant;
-        context.switchyardKeyHeader = auth::presentedKeyHeader(request.headers);
-        if (const auto refusal = m_services.authenticator.admit(*caller.key, chat.model)) {
-            record.tenant = context.tenant;
-            refuse(writer, trace, *refusal, ingress);
-            return;
-        }
+        context.switchyardKeyHeader = auth::presentedKeyHeader(context.headers);
     }
-    record.tenant = context.tenant;
-    if (operation == protocol::Operation::CountTokens && !nativeOnly) {
-        answerTokenEstimate(writer, trace, chat);
-        return;
-    }
+    trace.trace().tenant = context.tenant;
+    if (caller.key)
+        return m_services.authenticator.admit(*caller.key, client.chat.model);
+    return std::nullopt;
+}
+
+std::optional<protocol::ApiError>
+GatewayServer::admit(telemetry::TraceBuilder &trace, const routing::RequestContext &context,
+                     const auth::ClientAuthenticator::Verdict &caller)
+{
     // Admission before routing: a refusal is fast and costs no provider anything.
     const int admissionSpan = trace.openSpan(QStringLiteral("admission"));
     const resilience::AdmissionVerdict admission = m_services.admission.admit(
-        context.tenant, context.depth, int(m_executions.size()), record.keyId);
+        context.tenant, context.depth, int(m_executions.size()), trace.trace().keyId);
     trace.closeSpan(admissionSpan,
                     admission.admitted() ? QStringLiteral("admitted") : admission.error.code);
-    if (!admission.admitted()) {
-        refuse(writer, trace, admission.error, ingress);
-        return;
-    }
+    if (!admission.admitted())
+        return admission.error;
     // Only a request every check let through is charged to its key.
     if (caller.key)
         m_services.authenticator.takeRequest(*caller.key);
-    const int routingSpan = trace.openSpan(QStringLiteral("routing"));
-    routing::RouteDecision decision = m_services.router.route(*table, context);
-    trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));
-    if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel) {
-        refuse(writer, trace, protocol::ApiError::modelNotFound(chat.model), ingress);
-        return;
-    }
-    // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
-    // can take the request, the degradation ladder may answer it, and otherwise the executor
-    // refuses it with 503 `no_route_candidate`.
-    const QByteArray forwarded = routing::forwardedBody(chat, body);
-    // The routing object leaves an operation's own body as it leaves a chat body.
-    operationBody = ingress == Ingress::Responses || messages
-                        ? routing::forwardedBody(chat, operationBody)
-                        : forwarded;
+    return std::nullopt;
+}
 
+routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trace,
+                                                   const routing::RoutingTable &table,
+                                                   const routing::RequestContext &context)
+{
+    const int routingSpan = trace.openSpan(QStringLiteral("routing"));
+    routing::RouteDecision decision = m_services.router.route(table, context);
+    trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));
+    return decision;
+}
+
+std::unique_ptr<OpenAiChannel> GatewayServer::clientChannel(ResponseWriter writer,
+                                                            ingress::ClientRequest &client,
+                                                            const QByteArray &requestId)
+{
+    switch (client.operation) {
+    case protocol::Operation::Messages:
+    case protocol::Operation::CountTokens:
+        return std::make_unique<MessagesChannel>(std::move(writer),
+                                                 std::move(client.messagesIgnoredFields));
+    case protocol::Operation::Responses:
+        return std::make_unique<ResponsesChannel>(std::move(writer), std::move(*client.responses),
+                                                  ingress::responseIdFor(requestId).toUtf8());
+    case protocol::Operation::Chat:
+    case protocol::Operation::Embeddings:
+    case protocol::Operation::Completions:
+        break;
+    }
+    return std::make_unique<OpenAiChannel>(std::move(writer));
+}
+
+void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace,
+                            const routing::RoutingTable &table, ingress::ClientRequest client,
+                            routing::RouteDecision decision)
+{
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const auto finished = [this](execution::ChatExecution *execution) {
         m_executions.remove(execution);
@@ -701,21 +655,14 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
                                                 m_services.loop,
                                                 jitter,
                                                 finished};
-    std::unique_ptr<OpenAiChannel> client;
-    if (messages)
-        client = std::make_unique<MessagesChannel>(std::move(writer),
-                                                   std::move(messages->ignoredFields));
-    else if (ingress == Ingress::Responses)
-        client = std::make_unique<ResponsesChannel>(
-            std::move(writer), std::move(*responses),
-            upstream::adapters::responseIdFor(trace.trace().requestId).toUtf8());
-    else
-        client = std::make_unique<OpenAiChannel>(std::move(writer));
+    std::unique_ptr<OpenAiChannel> channel =
+        clientChannel(std::move(writer), client, trace.trace().requestId);
     auto *execution = new execution::ChatExecution(
-        services, table->snapshot(), std::move(chat), forwarded, std::move(context),
-        std::move(decision), std::move(trace), std::move(client), this);
-    if (operation != protocol::Operation::Chat)
-        execution->setOperation(operation, operationBody, nativeOnly);
+        services, table.snapshot(), std::move(client.chat), std::move(client.chatBody),
+        std::move(client.context), std::move(decision), std::move(trace), std::move(channel), this);
+    if (client.operation != protocol::Operation::Chat)
+        execution->setOperation(client.operation, std::move(client.operationBody),
+                                client.nativeOnly);
     m_executions.insert(execution, true);
     emit inFlightChanged(int(m_executions.size()));
     execution->start();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "auth/api_key_store.h"
+#include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
 #include "http/request_head.h"
@@ -39,11 +40,17 @@ namespace switchyard::auth {
 class ClientAuthenticator;
 }
 
+namespace switchyard::ingress {
+struct ClientRequest;
+}
+
 namespace switchyard::execution {
 class ChatExecution;
 }
 
 namespace switchyard::http {
+
+class OpenAiChannel;
 
 // What the server borrows from the engine that composes it; all of it lives on the engine thread
 // and outlives the server.
@@ -109,22 +116,48 @@ private:
     void handleRequest(QTcpSocket *socket, IncomingRequest request);
     void answer(ConnectionQueue *queue, IncomingRequest request, ResponseWriter writer);
     void route(IncomingRequest request, ResponseWriter writer);
-    // Which protocol the client speaks: /v1/messages requests are converted at the door and
-    // answered in Anthropic's shapes, and otherwise take the same path.
-    // The client's protocol, by path: each is routed and executed as chat is.
-    enum class Ingress { OpenAi, Messages, CountTokens, Responses, Embeddings, Completions };
     // Anthropic's paths answer in Anthropic's error shape, whatever went wrong.
-    static bool speaksAnthropic(Ingress ingress)
+    static bool speaksAnthropic(protocol::Operation operation)
     {
-        return ingress == Ingress::Messages || ingress == Ingress::CountTokens;
+        return operation == protocol::Operation::Messages ||
+               operation == protocol::Operation::CountTokens;
     }
-    static protocol::Operation operationOf(Ingress ingress);
+    // One API request, read in the protocol of its path, then authenticated, admitted, routed
+    // and executed: each stage below is one call of it.
     void handleOperation(IncomingRequest request, ResponseWriter writer,
-                         telemetry::TraceBuilder trace, Ingress ingress);
-    // `caller` empty on an open gateway; a key with a model list sees only the models it may use.
+                         telemetry::TraceBuilder trace, protocol::Operation operation);
+    static void describeEndpoint(telemetry::Trace &record, const QString &path,
+                                 protocol::Operation operation);
+    static void startTrace(telemetry::TraceBuilder &trace, const IncomingRequest &request,
+                           const config::Config &config);
+    // The caller's key, if any, and its refusal: no valid key, or a tenant not its own.
+    auth::ClientAuthenticator::Verdict identifyCaller(telemetry::TraceBuilder &trace,
+                                                      const IncomingRequest &request,
+                                                      const routing::RoutingTable &table);
+    static void closeIngressSpan(telemetry::TraceBuilder &trace, int span,
+                                 const ingress::ClientRequest &client);
+    // The request's id and tenant; the refusal of a key that may not use the model.
+    std::optional<protocol::ApiError> bindCaller(telemetry::TraceBuilder &trace,
+                                                 ingress::ClientRequest &client,
+                                                 const auth::ClientAuthenticator::Verdict &caller);
+    // Admission control: the in-flight gate, tenant quotas, the loop guard.
+    std::optional<protocol::ApiError> admit(telemetry::TraceBuilder &trace,
+                                            const routing::RequestContext &context,
+                                            const auth::ClientAuthenticator::Verdict &caller);
+    routing::RouteDecision routeRequest(telemetry::TraceBuilder &trace,
+                                        const routing::RoutingTable &table,
+                                        const routing::RequestContext &context);
+    // The channel that answers in the client's protocol.
+    static std::unique_ptr<OpenAiChannel> clientChannel(ResponseWriter writer,
+                                                        ingress::ClientRequest &client,
+                                                        const QByteArray &requestId);
+    void execute(ResponseWriter writer, telemetry::TraceBuilder trace,
+                 const routing::RoutingTable &table, ingress::ClientRequest client,
+                 routing::RouteDecision decision);
     // POST /v1/messages/count_tokens for a model no anthropic provider serves.
     void answerTokenEstimate(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                              const protocol::ChatRequest &chat);
+    // `caller` empty on an open gateway; a key with a model list sees only the models it may use.
     void handleModels(ResponseWriter writer, const HeaderList &identity,
                       const std::optional<auth::ClientKey> &caller);
     void handleReady(ResponseWriter writer, const HeaderList &identity);
@@ -133,7 +166,8 @@ private:
     void handleMetrics(const IncomingRequest &request, ResponseWriter writer,
                        const HeaderList &identity);
     void refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
-                const protocol::ApiError &error, Ingress ingress = Ingress::OpenAi);
+                const protocol::ApiError &error,
+                protocol::Operation operation = protocol::Operation::Chat);
     QJsonObject connectionsJson() const;
 
     GatewayServices m_services;

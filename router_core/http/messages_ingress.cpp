@@ -1,29 +1,10 @@
 #include "http/messages_ingress.h"
 
-#include <algorithm>
-
 namespace switchyard::http {
-
-std::variant<upstream::adapters::MessagesChatRequest, protocol::ApiError>
-MessagesIngress::chatRequestFrom(const QByteArray &messagesBody)
-{
-    return upstream::adapters::chatRequestFromMessages(messagesBody);
-}
-
-bool MessagesIngress::anthropicProviderServes(const config::Config &config, const QString &model)
-{
-    return std::any_of(config.providers.cbegin(), config.providers.cend(),
-                       [&model](const config::ProviderConfig &provider) {
-                           const QString upstream = provider.upstreamModelFor(model);
-                           return provider.kind == config::ProviderKind::Anthropic &&
-                                  !upstream.isEmpty() &&
-                                  provider.serves(upstream, protocol::Operation::Messages);
-                       });
-}
 
 QByteArray MessagesIngress::errorBody(const protocol::ApiError &error)
 {
-    return upstream::adapters::anthropicErrorJson(error);
+    return ingress::anthropicErrorJson(error);
 }
 
 void MessagesIngress::sendError(ResponseWriter &writer, const protocol::ApiError &error,
@@ -37,7 +18,7 @@ void MessagesIngress::sendError(ResponseWriter &writer, const protocol::ApiError
 MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
                                                      const QByteArray &completionJson) const
 {
-    auto converted = upstream::adapters::messageFromCompletion(completionJson);
+    auto converted = ingress::messageFromCompletion(completionJson);
     if (const protocol::ApiError *error = std::get_if<protocol::ApiError>(&converted))
         return {error->status, errorBody(*error)};
     return {status, std::get<QByteArray>(std::move(converted))};

@@ -1,9 +1,8 @@
 #pragma once
 
-#include "config/config.h"
 #include "http/response_writer.h"
+#include "ingress/anthropic_ingress.h"
 #include "protocol/openai_error.h"
-#include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/sse_parser.h"
 
 #include <QByteArray>
@@ -20,13 +19,6 @@ namespace switchyard::http {
 // it keeps the state of a streamed answer being translated.
 class MessagesIngress {
 public:
-    // The chat request to parse and route, or the refusal to send with errorBody().
-    static std::variant<upstream::adapters::MessagesChatRequest, protocol::ApiError>
-    chatRequestFrom(const QByteArray &messagesBody);
-    // Whether a provider of kind anthropic serves `model`: what only such a provider can take
-    // (a token count, a server tool) may be tried.
-    static bool anthropicProviderServes(const config::Config &config, const QString &model);
-
     // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
     // caller keeps its Retry-After header.
     static QByteArray errorBody(const protocol::ApiError &error);
@@ -53,7 +45,7 @@ public:
     bool streamCompleted() const { return m_stream.completed(); }
 
 private:
-    upstream::adapters::MessagesStreamWriter m_stream;
+    ingress::MessagesStreamWriter m_stream;
 };
 
 } // namespace switchyard::http

@@ -641,28 +641,16 @@ RouteDecision Router::route(const RoutingTable &table, const RequestContext &con
     return std::move(builder.decision);
 }
 
-std::variant<Explanation, protocol::ApiError>
-Router::explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
-                const QByteArray &body, protocol::Operation operation) const
+Explanation Router::explain(const RoutingTable &table, RequestContext context,
+                            bool stripsRoutingObject) const
 {
-    auto parsed =
-        operation == protocol::Operation::Embeddings    ? protocol::parseEmbeddingsRequest(body)
-        : operation == protocol::Operation::Completions ? protocol::parseCompletionsRequest(body)
-                                                        : protocol::parseChatRequest(body);
-    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
-        return *error;
-    const protocol::ChatRequest &chat = std::get<protocol::ChatRequest>(parsed);
-    auto built = buildRequestContext(headers, chat);
-    if (const auto *error = std::get_if<protocol::ApiError>(&built))
-        return *error;
     Explanation explanation;
-    explanation.context = std::get<RequestContext>(std::move(built));
-    explanation.context.operation = operation;
+    explanation.context = std::move(context);
     // The same id rule as live traffic, so the same x-request-id draws the same endpoint.
     if (explanation.context.requestId.isEmpty())
         explanation.context.requestId = telemetry::newRequestId();
     explanation.decision = route(table, explanation.context);
-    explanation.stripsRoutingObject = chat.hasRoutingObject;
+    explanation.stripsRoutingObject = stripsRoutingObject;
     return explanation;
 }
 

@@ -75,7 +75,7 @@ private:
     std::unique_ptr<const Compiled> m_compiled;
 };
 
-// The router of DESIGN.md ("Router"): turns a RequestContext into a RouteDecision. Rules first
+// The router of docs/routing.md: turns a RequestContext into a RouteDecision. Rules first
 // (by priority, first match wins), then the target: a provider, a pool, a tier or the gearbox's
 // cascade, optionally through a canary split; then the endpoints of the chosen pool ranked by
 // score, with failover candidates after them. Lives on the engine thread; route() is const and
@@ -99,22 +99,11 @@ public:
     // The decision under the table in force, or under `table` (a request's own, or a dry run's).
     RouteDecision route(const RequestContext &context) const { return route(*m_table, context); }
     RouteDecision route(const RoutingTable &table, const RequestContext &context) const;
-    // A chat request's headers and body as the gateway would receive them, parsed and routed as
-    // live traffic is, without calling anything: POST /admin/v1/route/explain and the console's
-    // dry-run. A request without a sane x-request-id gets a fresh one (it decides the draw). A
-    // body or header the gateway would refuse gives the same 400.
-    // `operation` says which endpoint the body is for: a chat body for chat (and for the
-    // Responses API, already translated), the operation's own for embeddings and completions.
-    std::variant<Explanation, protocol::ApiError>
-    explain(const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body,
-            protocol::Operation operation = protocol::Operation::Chat) const
-    {
-        return explain(*m_table, headers, body, operation);
-    }
-    std::variant<Explanation, protocol::ApiError>
-    explain(const RoutingTable &table, const QList<QPair<QByteArray, QByteArray>> &headers,
-            const QByteArray &body,
-            protocol::Operation operation = protocol::Operation::Chat) const;
+    // A request read as the gateway reads it (ingress::readClientRequest), routed as live
+    // traffic is, without calling anything: POST /admin/v1/route/explain and the console's dry
+    // run. A request without a sane x-request-id gets a fresh one (it decides the draw).
+    Explanation explain(const RoutingTable &table, RequestContext context,
+                        bool stripsRoutingObject) const;
 
     // Every model any configured provider serves, sorted, each with the first provider that
     // serves it and what its providers serve together (GET /v1/models).

@@ -6,8 +6,8 @@
 // diff before keeping it.
 
 #include "config/config_loader.h"
+#include "ingress/anthropic_ingress.h"
 #include "stream_splits.h"
-#include "upstream/adapters/anthropic_ingress.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/provider_adapter.h"
 #include "upstream/adapters/provider_endpoint.h"
@@ -178,7 +178,7 @@ QJsonObject translateStream(const ProviderAdapter &adapter, const AnswerShape &s
 
 QJsonObject translateIngressStream(const QByteArray &wire, const QList<qsizetype> &cuts)
 {
-    upstream::adapters::MessagesStreamWriter writer;
+    ingress::MessagesStreamWriter writer;
     QJsonArray events;
     parseInPieces(wire, cuts, [&](const SseEvent &event) {
         for (const SseEvent &out : writer.feed(event))
@@ -295,6 +295,9 @@ QList<GoldenCase> casesWith(const QString &suffix, bool ingress)
         for (const QString &file : folder.entryList({u"*"_s + suffix}, QDir::Files, QDir::Name))
             cases.append({folder.path(), folder.filePath(file.chopped(suffix.size()))});
     }
+    // A suite that finds no case passes while proving nothing: a moved or empty folder fails.
+    if (cases.isEmpty())
+        qFatal("no golden case *%s under %s", qPrintable(suffix), qPrintable(goldenRoot()));
     return cases;
 }
 
@@ -494,12 +497,12 @@ void TestAdapters::ingressRequests()
 {
     QFETCH(QString, prefix);
     const auto converted =
-        upstream::adapters::chatRequestFromMessages(readFile(prefix + u".request.in.json"_s));
+        ingress::chatRequestFromMessages(readFile(prefix + u".request.in.json"_s));
     QJsonObject actual;
     if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
         actual.insert(u"refused"_s, errorJson(*error));
     } else {
-        const auto &request = std::get<upstream::adapters::MessagesChatRequest>(converted);
+        const auto &request = std::get<ingress::MessagesChatRequest>(converted);
         actual.insert(u"chat_request"_s, dataValue(request.chatBody));
         if (!request.ignoredFields.isEmpty())
             actual.insert(u"ignored_fields"_s, QJsonArray::fromStringList(request.ignoredFields));
@@ -520,8 +523,7 @@ void TestAdapters::ingressAnswers_data()
 void TestAdapters::ingressAnswers()
 {
     QFETCH(QString, prefix);
-    const auto converted =
-        upstream::adapters::messageFromCompletion(readFile(prefix + u".answer.in.json"_s));
+    const auto converted = ingress::messageFromCompletion(readFile(prefix + u".answer.in.json"_s));
     const QJsonObject actual =
         std::holds_alternative<QByteArray>(converted)
             ? QJsonObject{{u"message"_s, dataValue(std::get<QByteArray>(converted))}}
@@ -573,14 +575,14 @@ void TestAdapters::ingressErrorShapes()
     QFETCH(int, status);
     QFETCH(QString, anthropicType);
     const protocol::ApiError error{status, u"What went wrong."_s, u"upstream_error"_s, {}, {}, {}};
-    QCOMPARE(QString::fromUtf8(upstream::adapters::anthropicErrorJson(error)),
+    QCOMPARE(QString::fromUtf8(ingress::anthropicErrorJson(error)),
              uR"({"error":{"message":"What went wrong.","type":"%1"},"type":"error"})"_s.arg(
                  anthropicType));
 }
 
 void TestAdapters::ingressStreamFailure()
 {
-    upstream::adapters::MessagesStreamWriter writer;
+    ingress::MessagesStreamWriter writer;
     SseEvent chunk;
     chunk.data = R"({"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":)"
                  R"({"role":"assistant","content":"Hel"},"finish_reason":null}]})";

@@ -60,8 +60,8 @@ void TestAdaptersIngress::convertedRequestPassesTheChatParser()
     QFETCH(QByteArray, messagesBody);
     QFETCH(bool, stream);
     QFETCH(int, messageCount);
-    const auto converted = MessagesIngress::chatRequestFrom(messagesBody);
-    using switchyard::upstream::adapters::MessagesChatRequest;
+    const auto converted = switchyard::ingress::chatRequestFromMessages(messagesBody);
+    using switchyard::ingress::MessagesChatRequest;
     QVERIFY(std::holds_alternative<MessagesChatRequest>(converted));
     QVERIFY(std::get<MessagesChatRequest>(converted).ignoredFields.isEmpty());
     QVERIFY(!std::get<MessagesChatRequest>(converted).untranslatable);
@@ -75,7 +75,8 @@ void TestAdaptersIngress::convertedRequestPassesTheChatParser()
 
 void TestAdaptersIngress::refusesInAnthropicsShape()
 {
-    const auto converted = MessagesIngress::chatRequestFrom(R"({"model":"m","messages":{}})");
+    const auto converted =
+        switchyard::ingress::chatRequestFromMessages(R"({"model":"m","messages":{}})");
     QVERIFY(std::holds_alternative<ApiError>(converted));
     const ApiError &error = std::get<ApiError>(converted);
     QCOMPARE(error.status, 400);

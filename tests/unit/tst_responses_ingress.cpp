@@ -7,9 +7,9 @@
 // SWITCHYARD_UPDATE_GOLDEN=1 rewrites the expected files from what the code does now; review the
 // diff before keeping it.
 
+#include "ingress/responses_ingress.h"
 #include "protocol/chat_request.h"
 #include "stream_splits.h"
-#include "upstream/adapters/responses_ingress.h"
 #include "upstream/sse_parser.h"
 
 #include <QDir>
@@ -21,10 +21,10 @@
 
 using namespace Qt::StringLiterals;
 using namespace switchyard;
+using ingress::ResponsesChatRequest;
+using ingress::ResponsesStreamWriter;
 using upstream::SseEvent;
 using upstream::SseParser;
-using upstream::adapters::ResponsesChatRequest;
-using upstream::adapters::ResponsesStreamWriter;
 
 namespace {
 
@@ -85,7 +85,7 @@ QJsonObject errorJson(const protocol::ApiError &error)
 
 QJsonObject echo()
 {
-    const auto translated = upstream::adapters::chatRequestFromResponses(kEchoedRequest);
+    const auto translated = ingress::chatRequestFromResponses(kEchoedRequest);
     return std::get<ResponsesChatRequest>(translated).echo;
 }
 
@@ -95,6 +95,9 @@ QStringList casesWith(const QString &suffix)
     const QDir folder(goldenFolder());
     for (const QString &file : folder.entryList({u"*"_s + suffix}, QDir::Files, QDir::Name))
         prefixes.append(folder.filePath(file.chopped(suffix.size())));
+    // A suite that finds no case passes while proving nothing: a moved or empty folder fails.
+    if (prefixes.isEmpty())
+        qFatal("no golden case *%s in %s", qPrintable(suffix), qPrintable(folder.path()));
     return prefixes;
 }
 
@@ -277,7 +280,7 @@ void TestResponsesIngress::goldenRequests()
 {
     QFETCH(QString, prefix);
     const auto translated =
-        upstream::adapters::chatRequestFromResponses(readFile(prefix + u".request.in.json"_s));
+        ingress::chatRequestFromResponses(readFile(prefix + u".request.in.json"_s));
     if (const auto *refused = std::get_if<protocol::ApiError>(&translated)) {
         QCOMPARE(refused->status, 400);
         QVERIFY2(!refused->param.isEmpty() || refused->message.contains(u"JSON"_s),
@@ -301,8 +304,8 @@ void TestResponsesIngress::goldenRequests()
 void TestResponsesIngress::goldenAnswers()
 {
     QFETCH(QString, prefix);
-    const auto translated = upstream::adapters::responseFromCompletion(
-        readFile(prefix + u".answer.in.json"_s), echo(), kRequestId);
+    const auto translated = ingress::responseFromCompletion(readFile(prefix + u".answer.in.json"_s),
+                                                            echo(), kRequestId);
     compareWithGolden(
         prefix + u".answer.out.json"_s,
         std::holds_alternative<QByteArray>(translated)
@@ -324,8 +327,8 @@ void TestResponsesIngress::goldenFailures()
 
 void TestResponsesIngress::responseIdKeepsItsPrefix()
 {
-    QCOMPARE(upstream::adapters::responseIdFor("req-7"), u"resp_req-7"_s);
-    QCOMPARE(upstream::adapters::responseIdFor("resp_abc"), u"resp_abc"_s);
+    QCOMPARE(ingress::responseIdFor("req-7"), u"resp_req-7"_s);
+    QCOMPARE(ingress::responseIdFor("resp_abc"), u"resp_abc"_s);
 }
 
 void TestResponsesIngress::nothingBeforeTheFirstChunk()

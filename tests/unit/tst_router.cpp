@@ -199,29 +199,6 @@ private Q_SLOTS:
         QCOMPARE(decision.candidates.first().upstreamModel.isEmpty(), false);
     }
 
-    void explainRoutesAsTrafficWould()
-    {
-        Fixture fixture;
-        const QByteArray body = R"({"model":"auto","switchyard":{"app":"x"},)"
-                                R"("messages":[{"role":"user","content":"hi"}]})";
-        const auto explained =
-            fixture.router.explain({{"x-request-id", "r-1"}, {"x-switchyard-tier", "pro"}}, body);
-        const auto *explanation = std::get_if<routing::Explanation>(&explained);
-        QVERIFY(explanation);
-        QCOMPARE(explanation->context.requestId, "r-1"_ba);
-        QCOMPARE(explanation->context.meta.value(u"app"_s), u"x"_s);
-        QVERIFY(explanation->stripsRoutingObject);
-        QCOMPARE(explanation->decision.tier, u"pro"_s);
-        QCOMPARE(providers(explanation->decision),
-                 providers(fixture.router.route(explanation->context)));
-
-        const auto withoutId = fixture.router.explain({}, body);
-        QVERIFY(!std::get<routing::Explanation>(withoutId).context.requestId.isEmpty());
-
-        const auto refused = fixture.router.explain({{"x-switchyard-depth", "deep"}}, body);
-        QCOMPARE(std::get<protocol::ApiError>(refused).param, u"x-switchyard-depth"_s);
-    }
-
     // ---- the gearbox ----
 
     void cascadeAnswersAtEveryStep_data()

@@ -1,4 +1,4 @@
-#include "upstream/adapters/anthropic_ingress.h"
+#include "ingress/anthropic_ingress.h"
 
 #include "upstream/adapters/openai_shapes.h"
 
@@ -7,7 +7,10 @@
 #include <QJsonObject>
 #include <QStringList>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::ingress {
+
+// The provider side's shapes (usage, chunks, the unusable-answer error) are shared.
+using namespace upstream::adapters;
 
 using namespace Qt::StringLiterals;
 
@@ -570,4 +573,4 @@ QList<SseEvent> MessagesStreamWriter::fail(const protocol::ApiError &error)
     return {event};
 }
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::ingress

@@ -12,7 +12,10 @@
 #include <optional>
 #include <variant>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::ingress {
+
+using upstream::SseEvent;
+using upstream::adapters::Usage;
 
 // The reverse of AnthropicAdapter, for clients that speak Anthropic's Messages API to
 // POST /v1/messages: their request becomes an OpenAI chat request that any provider kind can
@@ -76,4 +79,4 @@ private:
     Usage m_usage;
 };
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::ingress

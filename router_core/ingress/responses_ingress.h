@@ -18,7 +18,9 @@ namespace switchyard::config {
 struct Config;
 }
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::ingress {
+
+using upstream::SseEvent;
 
 // For clients that speak OpenAI's Responses API to POST /v1/responses: their request becomes an
 // OpenAI chat request that any provider kind can serve, and the chat answer, stream and errors go
@@ -138,4 +140,4 @@ private:
     QJsonValue m_usage = QJsonValue::Null; // Responses usage, once the final chunk had it
 };
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::ingress

@@ -1,4 +1,4 @@
-#include "upstream/adapters/responses_ingress.h"
+#include "ingress/responses_ingress.h"
 
 #include "config/config.h"
 #include "upstream/adapters/provider_adapter.h"
@@ -7,7 +7,10 @@
 #include <QJsonDocument>
 #include <QSet>
 
-namespace switchyard::upstream::adapters {
+namespace switchyard::ingress {
+
+// The provider side's shapes (usage, chunks, the unusable-answer error) are shared.
+using namespace upstream::adapters;
 
 using namespace Qt::StringLiterals;
 
@@ -1087,4 +1090,4 @@ QList<SseEvent> ResponsesStreamWriter::fail(const protocol::ApiError &error)
     return events;
 }
 
-} // namespace switchyard::upstream::adapters
+} // namespace switchyard::ingress
