@@ -6,8 +6,9 @@
 
 namespace switchyard::config {
 
-// The circuit breaker of every endpoint (DESIGN.md, "Circuit breaker"). Filled from the root key
-// `breaker:` by checkHealthSections (breaker_section.cpp); the defaults are the design's numbers.
+// The circuit breaker of every endpoint (docs/resilience.md, "Health and the circuit breaker").
+// Filled from the root key `breaker:` by checkHealthSections (breaker_section.cpp); the defaults
+// are the design's numbers.
 struct BreakerConfig {
     int consecutiveFailures = 5; // call failures in a row that open the breaker
     double failureRate = 0.4;    // opens when more than this share of the window failed...
@@ -26,7 +27,7 @@ struct BreakerConfig {
     double rampStart = 0.05;                       // traffic share at the start of the ramp
 };
 
-// Active health probes (DESIGN.md, "Health probes"). Filled from the root key `probes:`.
+// Active health probes (docs/resilience.md, "Health probes"). Filled from the root key `probes:`.
 struct ProbeConfig {
     bool enabled = true;
     std::chrono::milliseconds interval{10'000}; // per endpoint, between probe starts

@@ -7,11 +7,11 @@
 
 namespace switchyard::config {
 
-// The one owner of the running configuration (DESIGN.md, "Threads": config is an immutable
-// snapshot swapped whole). A request takes the snapshot in force once, when it arrives, and keeps
-// it to the end; Apply (and later a reload) replaces it here and nowhere else. Parts that live
-// longer than a request (the health registry, probes, admission) read the current snapshot when
-// they need a value rather than keeping a copy of their section, so a replace reaches them at
+// The one owner of the running configuration (docs/architecture.md, "Threads": config is an
+// immutable snapshot swapped whole). A request takes the snapshot in force once, when it arrives,
+// and keeps it to the end; Apply (and later a reload) replaces it here and nowhere else. Parts that
+// live longer than a request (the health registry, probes, admission) read the current snapshot
+// when they need a value rather than keeping a copy of their section, so a replace reaches them at
 // once. Engine thread only: no locks.
 class ConfigStore final : public QObject {
     Q_OBJECT

@@ -10,7 +10,8 @@
 
 namespace switchyard::config {
 
-// How the executor retries a failed attempt (DESIGN.md, "Retries"). Root key `retries:`.
+// How the executor retries a failed attempt (docs/resilience.md, "Errors and retries"). Root key
+// `retries:`.
 struct RetryConfig {
     // Wait before retry n (0-based): backoffBase * 2^n, at most backoffMax, plus a uniform
     // draw in [0, backoffJitter] so retries of many requests do not arrive in step.
@@ -37,8 +38,8 @@ struct TenantLimit {
     int burst = 0; // requests that may arrive at once; zero means requestsPerMinute
 };
 
-// What may enter at all, and how much failed-over traffic a backup takes (DESIGN.md,
-// "Admission and back-pressure"). Root key `admission:`.
+// What may enter at all, and how much failed-over traffic a backup takes (docs/resilience.md,
+// "Admission"). Root key `admission:`.
 struct AdmissionConfig {
     // Chat requests in flight in all; beyond: 503. Sized by the streams sweep
     // (docs/benchmarks.md): on the engine's epoll dispatcher 10,000 concurrent streams cost no
@@ -63,7 +64,8 @@ struct CannedAnswer {
     QString reply;
 };
 
-// Degradation ladder levels 2 and 3 (DESIGN.md, "Degradation ladder"). Root key `degradation:`.
+// Degradation ladder levels 2 and 3 (docs/resilience.md, "The degradation ladder"). Root key
+// `degradation:`.
 struct DegradationConfig {
     QList<CannedAnswer> canned; // first match wins
     QString failSafe;           // level 3's message; empty: level 3 is off

@@ -15,8 +15,8 @@ struct TextPosition {
     int column = 0;
 };
 
-// A tier is a contract, not only a pool (DESIGN.md, "Tiers"): its own timeout, retries and
-// largest input it takes.
+// A tier is a contract, not only a pool (docs/routing.md, "The gearbox (tiers)"): its own timeout,
+// retries and largest input it takes.
 struct TierConfig {
     QString name;                         // "light" or "pro"
     QStringList pool;                     // provider ids

@@ -11,7 +11,7 @@ namespace switchyard {
 // Degraded when closed but failing or half-open, Down when open or taken out by an operator.
 enum class ProviderState { Up, Degraded, Down };
 
-// The circuit breaker of one endpoint (DESIGN.md, "Circuit breaker").
+// The circuit breaker of one endpoint (docs/resilience.md, "Health and the circuit breaker").
 enum class BreakerState { Closed, Open, HalfOpen };
 
 // What an operator (console or admin API) has set for an endpoint.

@@ -36,7 +36,7 @@ enum class CallOutcome {
 // from the config store's current snapshot whenever they apply.
 // Lives on the engine thread; not thread-safe by design (the hot path takes no locks).
 //
-// The breaker (DESIGN.md, "Circuit breaker"):
+// The breaker (docs/resilience.md, "Health and the circuit breaker"):
 //   CLOSED --(N consecutive failures | failure rate over the window | slow p95)--> OPEN
 //   OPEN --(open period over)--> HALF_OPEN --(one probe succeeds)--> CLOSED, ramping
 //                                          --(the probe fails)-----> OPEN, period doubled
@@ -119,8 +119,8 @@ public:
     bool probeHealthy(int provider) const { return !m_providers[provider].probeUnhealthy; }
     int inFlight(int provider) const { return m_providers[provider].inFlight; }
 
-    // Failed-over calls in flight on an endpoint (DESIGN.md, "Admission"): a call may start only
-    // while fewer than `limit` are.
+    // Failed-over calls in flight on an endpoint (docs/resilience.md, "Admission"): a call may
+    // start only while fewer than `limit` are.
     bool tryStartFailover(int provider, int limit);
     void failoverFinished(int provider);
     int failoverInFlight(int provider) const { return m_providers[provider].failoverInFlight; }

@@ -41,7 +41,8 @@ public:
 };
 
 // Posts with a libcurl easy handle of its own, kept alive between exports: this thread is the
-// only one using it, so the engine's multi handle is not involved (DESIGN.md says why libcurl).
+// only one using it, so the engine's multi handle is not involved (docs/architecture.md says why
+// libcurl).
 std::unique_ptr<SpanPoster> makeCurlPoster(const config::OtlpExportConfig &config);
 
 // The OpenTelemetry export of finished requests (docs/opentelemetry.md). On the engine thread it

@@ -17,7 +17,7 @@
 namespace switchyard::resilience {
 
 // Per-tenant request counters. Their first implementation is in memory; a fleet of gateways
-// would count in a shared store instead (DESIGN.md, "Beyond one machine").
+// would count in a shared store instead.
 class TenantQuota {
 public:
     virtual ~TenantQuota() = default;
@@ -73,7 +73,7 @@ struct AdmissionVerdict {
     bool admitted() const { return kind == Kind::Admitted; }
 };
 
-// Admission control (DESIGN.md, "Admission and back-pressure"): the loop guard, the global
+// Admission control (docs/resilience.md, "Admission"): the loop guard, the global
 // in-flight gate and per-tenant rates before routing; during execution, how many failed-over
 // calls an endpoint may take (the health registry counts them) and the share of a degraded
 // tier's traffic let through to its fallbacks. The rules are the config store's current

@@ -9,7 +9,7 @@
 
 namespace switchyard::resilience {
 
-// The degradation ladder's levels (DESIGN.md, "Degradation ladder"), as returned in
+// The degradation ladder's levels (docs/resilience.md, "The degradation ladder"), as returned in
 // x-switchyard-degraded.
 enum DegradationLevel {
     kPlannedTarget = 0,

@@ -15,8 +15,8 @@ namespace switchyard::resilience {
 // own connect and total timeouts; first-token and idle are timers of the executor.
 enum class TimeoutKind { None, Connect, FirstToken, Idle, Total };
 
-// What went wrong with one attempt, in the terms retry and breaker logic need (DESIGN.md, "What
-// counts as a failure" and "Retries").
+// What went wrong with one attempt, in the terms retry and breaker logic need
+// (docs/resilience.md, "Health and the circuit breaker" and "Errors and retries").
 enum class ErrorClass {
     None,            // an answer the client can use
     ConnectFailed,   // refused, unreachable, DNS, TLS: nothing reached the provider

@@ -19,8 +19,8 @@ class HealthRegistry;
 
 namespace switchyard::resilience {
 
-// Active health probes (DESIGN.md, "Health probes"): every endpoint in the health registry is
-// probed every `interval`, one probe at a time, and each result goes to the registry, which
+// Active health probes (docs/resilience.md, "Health probes"): every endpoint in the health registry
+// is probed every `interval`, one probe at a time, and each result goes to the registry, which
 // decides what it means (unhealthy after N failures, healthy after M successes, a half-open
 // breaker closing). Probes go through the same transport seam as traffic but are not traffic:
 // they take no admission and count in no request statistics.

@@ -20,7 +20,8 @@ std::chrono::milliseconds backoffDelay(const config::RetryConfig &config, int re
                                        double jitterDraw);
 
 // The time an attempt may wait for its answer: `base` stretched by the gradient once for each
-// earlier attempt in the same tier (DESIGN.md, "Retries": first try base, retry x1.5).
+// earlier attempt in the same tier (docs/resilience.md, "Errors and retries": first try base, retry
+// x1.5).
 std::chrono::milliseconds stretchedTimeout(std::chrono::milliseconds base, double gradient,
                                            int earlierAttemptsInTier);
 
@@ -61,10 +62,10 @@ struct RetryDecision {
     RetryStop stop = RetryStop::None;
 };
 
-// The retry rules of DESIGN.md by error class: the request's own faults and anything after the
-// first streamed byte are never retried; a 429 moves on to the next endpoint at once (the
-// endpoint cools down instead, see decideCoolDownWait); everything else moves on to the next
-// endpoint after a backoff that must fit the time left.
+// The retry rules of docs/resilience.md ("Errors and retries") by error class: the request's own
+// faults and anything after the first streamed byte are never retried; a 429 moves on to the next
+// endpoint at once (the endpoint cools down instead, see decideCoolDownWait); everything else moves
+// on to the next endpoint after a backoff that must fit the time left.
 RetryDecision decideRetry(const RetryInput &input, const config::RetryConfig &config);
 
 // When no candidate can take the request now but one is cooling down after a 429: whether to

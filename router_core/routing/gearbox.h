@@ -30,7 +30,8 @@ struct TierChoice {
     QString reason;
 };
 
-// The light/pro gearbox (DESIGN.md, "Tiers"): five steps, the first that answers wins.
+// The light/pro gearbox (docs/routing.md, "The gearbox (tiers)"): five steps, the first that
+// answers wins.
 //  1. explicit: x-switchyard-tier, or priority high -> pro
 //  2. task tag: gearbox.pro_tasks -> pro, gearbox.light_tasks -> light
 //  3. estimated input tokens above light's max_input_tokens -> pro

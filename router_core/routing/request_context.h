@@ -17,10 +17,11 @@
 namespace switchyard::routing {
 
 // Everything routing may look at, built once at ingress from the metadata headers, the optional
-// `switchyard` object in the body and cheap features of the request (DESIGN.md, "One request,
-// end to end", step 1). A plain value: it is copied into the executor and into explain answers.
+// `switchyard` object in the body and cheap features of the request (docs/architecture.md, "One
+// request, end to end", step 1). A plain value: it is copied into the executor and into explain
+// answers.
 struct RequestContext {
-    // Degradation ladder levels a request may allow (DESIGN.md, "Degradation ladder").
+    // Degradation ladder levels a request may allow (docs/resilience.md, "The degradation ladder").
     static constexpr int kPlannedTargetOnly = 0;
     static constexpr int kLighterModel = 1; // pro -> light failover counts as this level
     static constexpr int kRuleBasedAnswer = 2;

@@ -9,7 +9,7 @@
 
 namespace switchyard::routing {
 
-// Which step of the light/pro gearbox chose the tier (DESIGN.md, "Tiers").
+// Which step of the light/pro gearbox chose the tier (docs/routing.md, "The gearbox (tiers)").
 enum class CascadeStep {
     NotUsed,      // a rule pinned a provider or pool, so no tier was chosen by the cascade
     ExplicitHint, // 1: tier hint header or priority high

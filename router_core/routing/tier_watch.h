@@ -9,12 +9,12 @@
 namespace switchyard::routing {
 
 // Logs a tier becoming unavailable (none of its pool's endpoints can be chosen: the tier is
-// degraded, DESIGN.md "Tiers") and available again, one info line each in `switchyard.tiers`.
-// There is no tier state machine to hook: the router and the execution ask per request whether a
-// tier's endpoints are selectable. So the watch asks the same question whenever an endpoint's
-// state changes, which the health registry always announces with a BreakerEvent. A 429's
-// cool-down is not such an event: a tier out only because its endpoints are cooling down is not
-// logged (its requests still say so in their traces). Engine thread only.
+// degraded, docs/routing.md, "The gearbox (tiers)") and available again, one info line each in
+// `switchyard.tiers`. There is no tier state machine to hook: the router and the execution ask per
+// request whether a tier's endpoints are selectable. So the watch asks the same question whenever
+// an endpoint's state changes, which the health registry always announces with a BreakerEvent. A
+// 429's cool-down is not such an event: a tier out only because its endpoints are cooling down is
+// not logged (its requests still say so in their traces). Engine thread only.
 class TierWatch {
 public:
     TierWatch(const config::ConfigStore &store, const health::HealthRegistry &health);

@@ -1,5 +1,6 @@
 // The circuit breaker, operator actions, probe health and the recovery ramp of the health
-// registry, on a hand-stepped clock: every number of DESIGN.md's "Circuit breaker" is checked.
+// registry, on a hand-stepped clock: every number of docs/resilience.md's "Health and the circuit
+// breaker" is checked.
 
 #include "health/health_registry.h"
 #include "timing/clock.h"
