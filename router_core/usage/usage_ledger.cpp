@@ -519,7 +519,7 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
     row.inputTokens = std::max<qint64>(record.inputTokens, 0);
     row.outputTokens = std::max<qint64>(record.outputTokens, 0);
     row.tokensEstimated = record.tokensEstimated;
-    const Cost cost = costOf(pricing, record.model, row.inputTokens, row.outputTokens);
+    const Cost cost = costOf(pricing, record.model, {row.inputTokens, row.outputTokens, 0, 0});
     row.costUsd = cost.usd;
     row.priced = cost.priced;
     row.status = record.status;
