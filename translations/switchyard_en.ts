@@ -2110,6 +2110,31 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>cost %1</source>
+        <extracomment>%1 what the request cost, in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cached, %2 written to the cache</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache; %2 written to it</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cached</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost %1, saved %2</source>
+        <extracomment>%1 what the request cost; %2 what the prompt cache saved, both in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost %1, %2 more for cache writes</source>
+        <extracomment>%1 what the request cost; %2 what writing the prompt cache cost beyond what reading it saved, both in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::UsagePage</name>

@@ -3,6 +3,7 @@
 #include <QHash>
 #include <QLocale>
 #include <algorithm>
+#include <cmath>
 
 namespace switchyard::ui {
 
@@ -130,7 +131,14 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
 QString formatUsd(double usd)
 {
     const QLocale locale;
-    return u"$"_qs + locale.toString(usd, 'f', usd != 0.0 && qAbs(usd) < 1.0 ? 4 : 2);
+    const double size = qAbs(usd);
+    // One request's cost or saving can be too small for four decimals: two significant digits
+    // then, rather than a row of zeros.
+    int decimals = size != 0.0 && size < 1.0 ? 4 : 2;
+    if (size != 0.0 && size < 0.00005)
+        decimals = 1 - int(std::floor(std::log10(size)));
+    return (usd < 0.0 ? locale.negativeSign() : QString()) + u"$"_qs +
+           locale.toString(size, 'f', decimals);
 }
 
 void TopSpendersModel::setReport(const usage::UsageReport &report)

@@ -79,7 +79,8 @@ private:
     QList<usage::UsageGroup> m_groups;
 };
 
-// "$12.34", "$0.0042": dollars with cents, or four decimals below a dollar.
+// "$12.34", "$0.0042", "$0.000029", "-$1.20": dollars with cents; below a dollar four decimals,
+// or two significant digits when that shows nothing.
 QString formatUsd(double usd);
 
 } // namespace switchyard::ui

@@ -30,4 +30,14 @@ Cost costOf(const config::PricingConfig &pricing, const QString &model, const To
     return cost;
 }
 
+void priceRecord(telemetry::RequestRecord &record, const config::PricingConfig &pricing)
+{
+    const Cost cost = costOf(
+        pricing, record.model,
+        {record.inputTokens, record.outputTokens, record.cacheReadTokens, record.cacheWriteTokens});
+    record.costUsd = cost.usd;
+    record.cacheSavedUsd = cost.cacheSavedUsd;
+    record.priced = cost.priced;
+}
+
 } // namespace switchyard::usage

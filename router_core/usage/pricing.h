@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/usage_config.h"
+#include "telemetry/request_record.h"
 
 #include <QString>
 
@@ -28,5 +29,9 @@ struct Cost {
 // million, the cache's falling back to the input price. Cache counts beyond the input tokens (a
 // provider's miscount) are capped to them, so no part is negative.
 Cost costOf(const config::PricingConfig &pricing, const QString &model, const TokenCounts &tokens);
+
+// Sets the record's cost, saving and priced flag from its model and counts: what the request
+// recorder does to each finished request (telemetry::RequestRecorder::setPricer).
+void priceRecord(telemetry::RequestRecord &record, const config::PricingConfig &pricing);
 
 } // namespace switchyard::usage

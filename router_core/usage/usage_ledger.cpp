@@ -1,7 +1,6 @@
 #include "usage/usage_ledger.h"
 
 #include "storage/state_database.h"
-#include "usage/pricing.h"
 #include "usage/usage_query.h"
 
 #include <QLoggingCategory>
@@ -466,9 +465,9 @@ private:
     std::function<void(SpendSeed)> m_lateSeed;
 };
 
-UsageLedger::UsageLedger(const config::ConfigStore &store, BudgetTracker &budgets,
-                         LedgerOptions options, UtcClock clock, QObject *parent)
-    : QObject(parent), m_store(store), m_budgets(budgets),
+UsageLedger::UsageLedger(BudgetTracker &budgets, LedgerOptions options, UtcClock clock,
+                         QObject *parent)
+    : QObject(parent), m_budgets(budgets),
       m_writer(new LedgerWriter(std::move(options), std::move(clock)))
 {
     qRegisterMetaType<switchyard::usage::UsageReport>();
@@ -503,8 +502,7 @@ UsageLedger::~UsageLedger()
     delete m_writer;
 }
 
-LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
-                              const config::PricingConfig &pricing)
+LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record)
 {
     LedgerRow row;
     row.finishedAtMs = record.startedAtUtc.toMSecsSinceEpoch() + record.totalMicros / 1000;
@@ -519,9 +517,8 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
     row.inputTokens = std::max<qint64>(record.inputTokens, 0);
     row.outputTokens = std::max<qint64>(record.outputTokens, 0);
     row.tokensEstimated = record.tokensEstimated;
-    const Cost cost = costOf(pricing, record.model, {row.inputTokens, row.outputTokens, 0, 0});
-    row.costUsd = cost.usd;
-    row.priced = cost.priced;
+    row.costUsd = record.costUsd;
+    row.priced = record.priced;
     row.status = record.status;
     row.latencyMs = record.totalMicros / 1000;
     return row;
@@ -546,7 +543,7 @@ void UsageLedger::traceFinished(const telemetry::Trace &trace)
 {
     if (refusedAtAuthentication(trace))
         return;
-    LedgerRow row = rowFor(trace, m_store.config().usage.pricing);
+    LedgerRow row = rowFor(trace);
     m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
     if (m_writer->append(std::move(row)))
         flushSoon();

@@ -7,6 +7,7 @@
 #include "config/config_store.h"
 #include "storage/state_database.h"
 #include "telemetry/trace.h"
+#include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 #include "usage/usage_query.h"
 
@@ -43,6 +44,13 @@ budgets:
     return *result.config;
 }
 
+const config::PricingConfig &pricing()
+{
+    static const config::PricingConfig table = pricedConfig().usage.pricing;
+    return table;
+}
+
+// A finished request as the recorder hands it to its sinks: priced.
 telemetry::Trace finished(const QString &tenant, const QString &model, qint64 input, qint64 output,
                           const QDateTime &at = QDateTime::currentDateTimeUtc(),
                           bool estimated = false)
@@ -60,6 +68,7 @@ telemetry::Trace finished(const QString &tenant, const QString &model, qint64 in
     trace.inputTokens = input;
     trace.outputTokens = output;
     trace.tokensEstimated = estimated;
+    usage::priceRecord(trace, pricing());
     return trace;
 }
 
@@ -123,13 +132,12 @@ class UsageLedgerTest : public QObject {
 private Q_SLOTS:
     void initTestCase() { QLoggingCategory::setFilterRules(u"switchyard.usage.info=false"_s); }
 
-    void aRowIsPricedFromTheRecord()
+    void aRowTakesItsRecordsCountsAndCost()
     {
-        const config::Config config = pricedConfig();
         telemetry::Trace trace = finished(u"team-a"_s, u"gpt-4o"_s, 1000, 200, {}, true);
         trace.startedAtUtc = QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC);
         trace.keyId = u"k1"_s;
-        const usage::LedgerRow row = usage::UsageLedger::rowFor(trace, config.usage.pricing);
+        const usage::LedgerRow row = usage::UsageLedger::rowFor(trace);
         QCOMPARE(row.finishedAtMs, trace.startedAtUtc.toMSecsSinceEpoch() + 250);
         QCOMPARE(row.latencyMs, 250);
         QCOMPARE(row.keyId, u"k1"_s);
@@ -139,7 +147,7 @@ private Q_SLOTS:
 
         telemetry::Trace refused = finished(u"team-a"_s, u"other"_s, -1, -1);
         refused.status = 429;
-        const usage::LedgerRow unpriced = usage::UsageLedger::rowFor(refused, config.usage.pricing);
+        const usage::LedgerRow unpriced = usage::UsageLedger::rowFor(refused);
         QCOMPARE(unpriced.inputTokens, 0);
         QCOMPARE(unpriced.outputTokens, 0);
         QVERIFY(!unpriced.priced);
@@ -154,7 +162,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.flushRows = 5;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         for (int i = 0; i < 3; ++i)
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         roundTrip(ledger);
@@ -182,7 +190,7 @@ private Q_SLOTS:
         const QString path = storage::stateDatabasePath(dir.path());
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         const auto refused = [](int status, const QString &outcome) {
             telemetry::Trace trace = finished({}, u"gpt-4o"_s, -1, -1);
             trace.provider.clear();
@@ -216,7 +224,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.flushInterval = 50ms;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 1, 10000);
     }
@@ -228,7 +236,7 @@ private Q_SLOTS:
         config::ConfigStore store(pricedConfig());
         {
             usage::BudgetTracker budgets(store);
-            usage::UsageLedger ledger(store, budgets, optionsAt(path));
+            usage::UsageLedger ledger(budgets, optionsAt(path));
             // 0.6 US dollars each: 100k input tokens at 2 and 40k output tokens at 10 per million.
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
@@ -238,7 +246,7 @@ private Q_SLOTS:
 
         usage::BudgetTracker budgets(store);
         QVERIFY(!budgets.refusal(u"team-a"_s, {}));
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         QVERIFY(budgets.refusal(u"team-a"_s, {})); // seeded before the first request
         QVERIFY(qAbs(budgets.tenantSpentUsd(u"team-a"_s, u"day"_s) - 1.2) < 1e-9);
         const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Model}));
@@ -282,8 +290,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets,
-                                  optionsAt(storage::stateDatabasePath(dir.path())));
+        usage::UsageLedger ledger(budgets, optionsAt(storage::stateDatabasePath(dir.path())));
         const QDate day(2026, 11, 10);
         const auto at = [&](int dayOffset, int hour) {
             return QDateTime(day.addDays(dayOffset), QTime(hour, 0), Qt::UTC);
@@ -329,7 +336,7 @@ private Q_SLOTS:
         }
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         usage::UsageLedgerState state = ledger.state();
         QVERIFY(!state.writable);
         QVERIFY2(state.problem.contains(u"damaged or not a database"_s), qPrintable(state.problem));
@@ -358,7 +365,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.memoryCapacityRows = 4;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         QVERIFY(ledger.state().writable);
 
         // Another process holds the file with an exclusive transaction.
@@ -408,7 +415,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.memoryCapacityRows = 4;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         QVERIFY(!ledger.state().writable);
         // Three rows the writer has taken, then three that wait for it to take them.
         for (int i = 0; i < 3; ++i)
@@ -440,7 +447,7 @@ private Q_SLOTS:
     {
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(QString()));
+        usage::UsageLedger ledger(budgets, optionsAt(QString()));
         ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         bool called = false;
         auto context = std::make_unique<QObject>();
