@@ -36,13 +36,24 @@ const QStringList kSchema{
     u" cost_usd REAL NOT NULL,"
     u" priced INTEGER NOT NULL,"
     u" status INTEGER NOT NULL,"
-    u" latency_ms INTEGER NOT NULL)"_s,
+    u" latency_ms INTEGER NOT NULL,"
+    u" cache_read_tokens INTEGER NOT NULL DEFAULT 0,"
+    u" cache_write_tokens INTEGER NOT NULL DEFAULT 0,"
+    u" cache_saved_usd REAL NOT NULL DEFAULT 0)"_s,
     // Every report and the budgets' seed read a time range; the tenant's and the model's
     // indexes serve the reports grouped or filtered by them, the key's the seed by key.
     u"CREATE INDEX IF NOT EXISTS usage_ledger_time ON usage_ledger(finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_tenant ON usage_ledger(tenant, finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_model ON usage_ledger(model, finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_key ON usage_ledger(key_id, finished_at_ms)"_s,
+};
+
+// Columns the table gained since its first release. A file an older release wrote gets them on
+// open; its rows read as no cache used and nothing saved, which is what those releases counted.
+const QList<storage::AddedColumn> kAddedColumns{
+    {u"cache_read_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
+    {u"cache_write_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
+    {u"cache_saved_usd"_s, u"REAL NOT NULL DEFAULT 0"_s},
 };
 
 QString sqlExpression(UsageDimension dimension)
@@ -201,10 +212,11 @@ public:
             const QString grouping = columns.join(u", "_s);
             QSqlQuery sql(m_database);
             sql.setForwardOnly(true);
-            sql.prepare(
-                u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
-                u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd) FROM usage_ledger "
-                u"WHERE finished_at_ms >= ? AND finished_at_ms < ? GROUP BY %1"_s.arg(grouping));
+            sql.prepare(u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
+                        u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd), "
+                        u"SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cache_saved_usd) "
+                        u"FROM usage_ledger WHERE finished_at_ms >= ? AND finished_at_ms < ? "
+                        u"GROUP BY %1"_s.arg(grouping));
             sql.addBindValue(fromMs);
             sql.addBindValue(toMs);
             if (sql.exec()) {
@@ -219,6 +231,9 @@ public:
                     group.estimatedRequests = sql.value(dimensions + 3).toLongLong();
                     group.unpricedRequests = sql.value(dimensions + 4).toLongLong();
                     group.costUsd = sql.value(dimensions + 5).toDouble();
+                    group.cacheReadTokens = sql.value(dimensions + 6).toLongLong();
+                    group.cacheWriteTokens = sql.value(dimensions + 7).toLongLong();
+                    group.cacheSavedUsd = sql.value(dimensions + 8).toDouble();
                     aggregate.add(group);
                 }
             } else {
@@ -278,7 +293,10 @@ private:
             return false;
         }
         m_database = std::exchange(opened.database, QSqlDatabase());
-        if (const QString error = storage::ensureSchema(m_database, kSchema); !error.isEmpty()) {
+        QString error = storage::ensureSchema(m_database, kSchema);
+        if (error.isEmpty())
+            error = storage::addMissingColumns(m_database, u"usage_ledger"_s, kAddedColumns);
+        if (!error.isEmpty()) {
             failed(u"cannot prepare the usage ledger's table: %1"_s.arg(error));
             closeDatabase();
             return false;
@@ -348,8 +366,9 @@ private:
         QSqlQuery insert(m_database);
         insert.prepare(u"INSERT INTO usage_ledger (finished_at_ms, request_id, tenant, key_id, "
                        u"model, provider, route, tier, input_tokens, output_tokens, "
-                       u"tokens_estimated, cost_usd, priced, status, latency_ms) "
-                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
+                       u"tokens_estimated, cost_usd, priced, status, latency_ms, "
+                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd) "
+                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
         for (const LedgerRow &row : std::as_const(m_pending)) {
             insert.addBindValue(row.finishedAtMs);
             insert.addBindValue(QString::fromLatin1(row.requestId));
@@ -364,6 +383,9 @@ private:
             insert.addBindValue(row.priced ? 1 : 0);
             insert.addBindValue(row.status);
             insert.addBindValue(row.latencyMs);
+            insert.addBindValue(row.cacheReadTokens);
+            insert.addBindValue(row.cacheWriteTokens);
+            insert.addBindValue(row.cacheSavedUsd);
             if (!insert.exec()) {
                 const QString error = insert.lastError().text();
                 insert.finish();
@@ -517,7 +539,10 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record)
     row.inputTokens = std::max<qint64>(record.inputTokens, 0);
     row.outputTokens = std::max<qint64>(record.outputTokens, 0);
     row.tokensEstimated = record.tokensEstimated;
+    row.cacheReadTokens = std::max<qint64>(record.cacheReadTokens, 0);
+    row.cacheWriteTokens = std::max<qint64>(record.cacheWriteTokens, 0);
     row.costUsd = record.costUsd;
+    row.cacheSavedUsd = record.cacheSavedUsd;
     row.priced = record.priced;
     row.status = record.status;
     row.latencyMs = record.totalMicros / 1000;
