@@ -100,6 +100,9 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
         data.requests += group.requests;
         data.estimatedRequests += group.estimatedRequests;
         data.unpricedRequests += group.unpricedRequests;
+        data.cacheReadTokens += group.cacheReadTokens;
+        data.cacheWriteTokens += group.cacheWriteTokens;
+        data.cacheSavedUsd += group.cacheSavedUsd;
     }
     std::sort(all.begin(), all.end(), [](const UsageSeries &a, const UsageSeries &b) {
         if (a.totalSpendUsd != b.totalSpendUsd)
@@ -126,6 +129,14 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
     }
     data.series = std::move(all);
     return data;
+}
+
+QString promptCacheText(qint64 readTokens, qint64 writeTokens)
+{
+    const QLocale locale;
+    //: %1 input tokens read from the providers' prompt caches; %2 written to them
+    return TopSpendersModel::tr("%1 input tokens read from the prompt cache, %2 written to it")
+        .arg(locale.toString(readTokens), locale.toString(writeTokens));
 }
 
 QString formatUsd(double usd)
@@ -170,6 +181,12 @@ QVariant TopSpendersModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole && index.column() == EstimatedColumn)
         return tr("%n request(s) with estimated tokens: the provider reported no usage", nullptr,
                   int(group.estimatedRequests));
+    // The table has no room for another column: a spend's tooltip says what the cache saved.
+    if (role == Qt::ToolTipRole && index.column() == SpendColumn)
+        //: %1 US dollars the prompt cache saved (negative: it cost more); %2 its reads and writes
+        return tr("Prompt-cache savings: %1\n%2")
+            .arg(formatUsd(group.cacheSavedUsd),
+                 promptCacheText(group.cacheReadTokens, group.cacheWriteTokens));
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
