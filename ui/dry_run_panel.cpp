@@ -257,6 +257,8 @@ void DryRunPanel::selectEndpoint(protocol::Operation operation, const QString &c
     QString body;
     switch (operation) {
     case protocol::Operation::Chat:
+    case protocol::Operation::Messages: // never chosen here: Anthropic's chat is chat
+    case protocol::Operation::CountTokens:
         body = QStringLiteral(R"({
   "model": "%1",
   "messages": [

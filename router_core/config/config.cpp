@@ -47,16 +47,37 @@ const ModelRoute *ProviderConfig::modelByUpstreamName(const QString &upstreamNam
 
 bool ProviderConfig::serves(const QString &upstreamName, protocol::Operation operation) const
 {
+    // Anthropic's token count has no chat counterpart: only an anthropic provider answers it.
+    if (operation == protocol::Operation::CountTokens && kind != ProviderKind::Anthropic)
+        return false;
     const ModelRoute *route = modelByUpstreamName(upstreamName);
     if (!route) // an agent registered at runtime, or a model only a rule names: chat only
         return operation == protocol::Operation::Chat ||
+               operation == protocol::Operation::Messages ||
                (operation == protocol::Operation::Responses && !speaksResponses);
-    if (!route->serves(operation))
+    if (!route->serves(protocol::endpointOf(operation)))
         return false;
     // The Responses API reaches a provider that does not speak it as chat completions.
     if (operation == protocol::Operation::Responses && !speaksResponses)
         return route->serves(protocol::Operation::Chat);
     return true;
+}
+
+bool ProviderConfig::speaksNatively(protocol::Operation operation) const
+{
+    switch (operation) {
+    case protocol::Operation::Chat:
+        return kind != ProviderKind::Anthropic && kind != ProviderKind::Mapped;
+    case protocol::Operation::Responses:
+        return speaksResponses;
+    case protocol::Operation::Messages:
+    case protocol::Operation::CountTokens:
+        return kind == ProviderKind::Anthropic;
+    case protocol::Operation::Embeddings:
+    case protocol::Operation::Completions:
+        return true;
+    }
+    return false;
 }
 
 QByteArray ProviderConfig::keyHeaderName() const

@@ -113,6 +113,10 @@ struct ProviderConfig {
     // serves it, and the provider's kind can carry it (embeddings and completions pass through
     // to openai-compatible providers only).
     bool serves(const QString &upstreamName, protocol::Operation operation) const;
+    // Whether `operation` reaches this provider as the client sent it (only the model renamed)
+    // rather than translated to chat: embeddings and completions always, the Responses API
+    // when the provider speaks it, Anthropic's Messages and count_tokens at an anthropic one.
+    bool speaksNatively(protocol::Operation operation) const;
     // The header the API key goes in: apiKeyHeader, else x-api-key for anthropic and
     // Authorization for every other kind.
     QByteArray keyHeaderName() const;

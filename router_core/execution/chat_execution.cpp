@@ -48,6 +48,20 @@ upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
     return forwarded;
 }
 
+// The client's own protocol headers, which an operation passed through carries to a provider of
+// the same protocol (its adapter merges them with the provider's configured ones): Anthropic's
+// version and beta features. Nothing else of the client's reaches a provider this way.
+upstream::HeaderList clientProtocolHeaders(const routing::RequestContext &context)
+{
+    upstream::HeaderList forwarded;
+    for (const auto &[name, value] : context.headers) {
+        if (name.compare("anthropic-version", Qt::CaseInsensitive) == 0 ||
+            name.compare("anthropic-beta", Qt::CaseInsensitive) == 0)
+            forwarded.append({name.toLower(), value});
+    }
+    return forwarded;
+}
+
 // Back-pressure watermarks for a streamed answer waiting in the client socket's buffer.
 constexpr qint64 kPauseUpstreamAboveBytes = 1024 * 1024;
 constexpr qint64 kResumeUpstreamBelowBytes = 256 * 1024;
@@ -118,13 +132,14 @@ QString callOutcomeName(CallOutcome outcome)
 
 // The finish reason of a chat answer or of the last chunk that carries one: a plain search, since
 // this runs on every completed answer and needs only the one string.
-QString finishReasonIn(QByteArrayView json)
+// The last `"key":"value"` string in `json`: OpenAI's finish_reason, or the stop_reason of an
+// Anthropic answer passed through (kept in Anthropic's words, as the provider gave it).
+QString finishReasonIn(QByteArrayView json, QByteArrayView key = "\"finish_reason\":")
 {
-    static constexpr QByteArrayView kKey = "\"finish_reason\":";
-    const qsizetype at = json.lastIndexOf(kKey);
+    const qsizetype at = json.lastIndexOf(key);
     if (at < 0)
         return {};
-    qsizetype from = at + kKey.size();
+    qsizetype from = at + key.size();
     while (from < json.size() && json[from] == ' ')
         ++from;
     if (from >= json.size() || json[from] != '"')
@@ -457,11 +472,13 @@ ChatExecution::operationMismatch(const routing::RouteCandidate &next)
         return std::nullopt;
     const config::ProviderConfig *provider = m_config->provider(next.providerId);
     if (!provider) // a registered agent speaks chat only
-        return m_operation == protocol::Operation::Responses && !m_nativeOnly
+        return (m_operation == protocol::Operation::Responses ||
+                m_operation == protocol::Operation::Messages) &&
+                       !m_nativeOnly
                    ? std::nullopt
                    : std::optional(resilience::SkipReason::OperationNotServed);
     if (!provider->serves(next.upstreamModel, m_operation) ||
-        (m_nativeOnly && !provider->speaksResponses))
+        (m_nativeOnly && !provider->speaksNatively(m_operation)))
         return resilience::SkipReason::OperationNotServed;
     return std::nullopt;
 }
@@ -508,11 +525,11 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
     const QByteArray attemptSpanId = telemetry::newSpanId();
 
     m_attempt.adapter = upstream::adapters::adapterFor(provider);
-    // An operation goes to a provider that speaks it as it is; the Responses API reaches one
-    // that does not as chat, and comes back through the client's channel translated.
+    // An operation goes to a provider that speaks it as it is; the Responses API and Anthropic's
+    // Messages reach one that does not as chat, and come back through the client's channel
+    // translated. Each attempt decides by its own provider.
     const bool passThrough =
-        m_operation != protocol::Operation::Chat &&
-        (m_operation != protocol::Operation::Responses || provider.speaksResponses);
+        m_operation != protocol::Operation::Chat && provider.speaksNatively(m_operation);
     m_attempt.dialect = passThrough ? Dialect::Native : Dialect::Chat;
     upstream::adapters::AdapterRequest adapterRequest{
         passThrough ? m_operation : protocol::Operation::Chat,
@@ -526,7 +543,8 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
          // The provider's spans are children of this attempt's.
          {"traceparent", telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
          // The loop guard: a Switchyard behind this one sees one hop more.
-         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}}};
+         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}},
+        passThrough ? clientProtocolHeaders(m_context) : upstream::HeaderList()};
     if (provider.forwardClientAuthorization)
         adapterRequest.extraHeaders.append(clientCredentials(provider, m_context));
     auto prepared = m_attempt.adapter->buildRequest(adapterRequest);
@@ -722,10 +740,11 @@ bool ChatExecution::relayStreamOutput(upstream::adapters::StreamOutput output)
     // The finish reason comes near the end, often a read before the end marker and sometimes
     // followed by a usage chunk with no choices: the batch is searched from its end for the
     // last event that has the key at all.
+    const QByteArrayView reasonKey = finishReasonKey();
     for (auto event = output.events.crbegin(); event != output.events.crend(); ++event) {
-        if (!event->data.contains("\"finish_reason\""))
+        if (!event->data.contains(reasonKey))
             continue;
-        if (QString reason = finishReasonIn(event->data); !reason.isEmpty())
+        if (QString reason = finishReasonIn(event->data, reasonKey); !reason.isEmpty())
             m_trace.trace().finishReason = std::move(reason);
         break;
     }
@@ -887,7 +906,7 @@ void ChatExecution::relayWholeAnswer()
     m_providerAnswered = true;
     if (translated.usage.completionTokens < 0)
         m_answerText.add(translated.openAiJson); // only an estimate needs the answer's text
-    m_trace.trace().finishReason = finishReasonIn(translated.openAiJson);
+    m_trace.trace().finishReason = finishReasonIn(translated.openAiJson, finishReasonKey());
     m_trace.appendResponseBody(translated.openAiJson);
     m_finishing = true;
     const HeaderList headers = responseHeaders(provider, candidate().degradationLevel);
@@ -935,6 +954,13 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
 
 void ChatExecution::countTokens(telemetry::RequestRecord &record) const
 {
+    // Counting tokens costs nothing at the provider, and the count it answers is its result,
+    // not usage: the request used no tokens anyone pays for.
+    if (m_operation == protocol::Operation::CountTokens) {
+        record.inputTokens = 0;
+        record.outputTokens = 0;
+        return;
+    }
     if (record.inputTokens >= 0 && record.outputTokens >= 0)
         return;
     // Without a provider's answer nothing was billed: a request that failed everywhere, or one

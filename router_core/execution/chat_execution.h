@@ -172,7 +172,16 @@ private:
     bool operationHasTextAnswer() const
     {
         return m_operation == protocol::Operation::Chat ||
-               m_operation == protocol::Operation::Responses;
+               m_operation == protocol::Operation::Responses ||
+               m_operation == protocol::Operation::Messages;
+    }
+    // Where the attempt's answer says why it ended: Anthropic's own answer, passed through,
+    // says stop_reason; everything the executor relays in OpenAI's shapes, finish_reason.
+    QByteArrayView finishReasonKey() const
+    {
+        return m_operation == protocol::Operation::Messages && m_attempt.dialect == Dialect::Native
+                   ? QByteArrayView("\"stop_reason\":")
+                   : QByteArrayView("\"finish_reason\":");
     }
     // Starts the attempt; false when it ended before any call (the adapter refused).
     bool startAttempt(int candidateIndex, bool failover);

@@ -7,6 +7,21 @@
 
 namespace switchyard::http {
 
+namespace {
+
+// A translated answer's headers with the fields translation did not apply, when there are any.
+HeaderList withIgnoredFields(const HeaderList &headers, const QStringList &ignoredFields)
+{
+    if (ignoredFields.isEmpty())
+        return headers;
+    HeaderList extended = headers;
+    extended.append(
+        {QByteArray("x-switchyard-ignored-fields"), ignoredFields.join(QLatin1Char(',')).toUtf8()});
+    return extended;
+}
+
+} // namespace
+
 OpenAiChannel::OpenAiChannel(ResponseWriter writer) : m_writer(std::move(writer)) {}
 
 void OpenAiChannel::setListener(execution::ClientListener *listener)
@@ -85,11 +100,20 @@ void OpenAiChannel::abort()
         socket->abort();
 }
 
+MessagesChannel::MessagesChannel(ResponseWriter writer, QStringList ignoredFields)
+    : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(ignoredFields))
+{}
+
 void MessagesChannel::sendAnswer(int status, const HeaderList &headers,
-                                 const QByteArray &openAiJson, execution::Dialect)
+                                 const QByteArray &openAiJson, execution::Dialect dialect)
 {
+    if (dialect == execution::Dialect::Native) {
+        OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
+        return;
+    }
     const MessagesIngress::WholeAnswer answer = m_messages.answer(status, openAiJson);
-    m_writer.sendWhole(answer.status, headers, "application/json", answer.body);
+    m_writer.sendWhole(answer.status, withIgnoredFields(headers, m_ignoredFields),
+                       "application/json", answer.body);
 }
 
 void MessagesChannel::sendError(const protocol::ApiError &error, const HeaderList &headers)
@@ -97,14 +121,28 @@ void MessagesChannel::sendError(const protocol::ApiError &error, const HeaderLis
     MessagesIngress::sendError(m_writer, error, headers);
 }
 
+void MessagesChannel::beginStream(const HeaderList &headers, execution::Dialect dialect)
+{
+    m_streamDialect = dialect;
+    m_writer.beginEventStream(
+        dialect == execution::Dialect::Chat ? withIgnoredFields(headers, m_ignoredFields) : headers,
+        false);
+}
+
 void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
+    if (m_streamDialect == execution::Dialect::Native) {
+        OpenAiChannel::sendStreamEvents(events, sendNow);
+        return;
+    }
     writeStreamBytes(m_messages.streamEvents(events), sendNow);
 }
 
 void MessagesChannel::failStream(const protocol::ApiError &error)
 {
-    m_writer.writeStreamData(m_messages.streamError(error));
+    m_writer.writeStreamData(m_streamDialect == execution::Dialect::Native
+                                 ? MessagesIngress::passedThroughStreamError(error)
+                                 : m_messages.streamError(error));
     m_writer.endEventStream();
 }
 
@@ -114,16 +152,6 @@ ResponsesChannel::ResponsesChannel(ResponseWriter writer,
     : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
       m_responseId(responseId), m_stream(std::move(request.echo), std::move(responseId))
 {}
-
-HeaderList ResponsesChannel::withIgnoredFields(const HeaderList &headers) const
-{
-    if (m_ignoredFields.isEmpty())
-        return headers;
-    HeaderList extended = headers;
-    extended.append({QByteArray("x-switchyard-ignored-fields"),
-                     m_ignoredFields.join(QLatin1Char(',')).toUtf8()});
-    return extended;
-}
 
 void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
                                   const QByteArray &openAiJson, execution::Dialect dialect)
@@ -138,7 +166,7 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
         m_writer.sendError(*error, headers);
         return;
     }
-    m_writer.sendWhole(status, withIgnoredFields(headers), "application/json",
+    m_writer.sendWhole(status, withIgnoredFields(headers, m_ignoredFields), "application/json",
                        std::get<QByteArray>(translated));
 }
 
@@ -146,7 +174,8 @@ void ResponsesChannel::beginStream(const HeaderList &headers, execution::Dialect
 {
     m_streamDialect = dialect;
     m_writer.beginEventStream(
-        dialect == execution::Dialect::Chat ? withIgnoredFields(headers) : headers, false);
+        dialect == execution::Dialect::Chat ? withIgnoredFields(headers, m_ignoredFields) : headers,
+        false);
 }
 
 void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)

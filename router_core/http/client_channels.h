@@ -40,21 +40,26 @@ private:
     bool m_heldSendPosted = false; // a send of held bytes is queued for the next pass
 };
 
-// POST /v1/messages: every answer, error and stream event leaves in Anthropic's shapes. Keeps the
-// state of a streamed answer being translated.
+// POST /v1/messages and /v1/messages/count_tokens: every answer, error and stream event leaves in
+// Anthropic's shapes. An answer an anthropic provider gave (Dialect::Native) leaves as it came;
+// one translated from chat names the request fields it did not apply in
+// x-switchyard-ignored-fields. Keeps the state of a streamed answer being translated.
 class MessagesChannel final : public OpenAiChannel {
     Q_OBJECT
 public:
-    using OpenAiChannel::OpenAiChannel;
+    MessagesChannel(ResponseWriter writer, QStringList ignoredFields);
 
     void sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
                     execution::Dialect dialect) override;
     void sendError(const protocol::ApiError &error, const HeaderList &headers) override;
+    void beginStream(const HeaderList &headers, execution::Dialect dialect) override;
     void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
     void failStream(const protocol::ApiError &error) override;
 
 private:
+    QStringList m_ignoredFields;
     MessagesIngress m_messages;
+    execution::Dialect m_streamDialect = execution::Dialect::Chat;
 };
 
 // POST /v1/responses: an answer translated from chat (Dialect::Chat) leaves as a Responses
@@ -75,8 +80,6 @@ public:
     void failStream(const protocol::ApiError &error) override;
 
 private:
-    HeaderList withIgnoredFields(const HeaderList &headers) const;
-
     QStringList m_ignoredFields;
     QByteArray m_responseId;
     upstream::adapters::ResponsesStreamWriter m_stream;

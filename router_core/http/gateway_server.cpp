@@ -299,7 +299,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         headers.append({QByteArray("Allow"), QByteArray(allowHeader)});
         const protocol::ApiError error =
             protocol::ApiError::methodNotAllowed(methodName(method), path);
-        if (shape == Ingress::Messages)
+        if (speaksAnthropic(shape))
             MessagesIngress::sendError(writer, error, headers);
         else
             writer.sendError(error, headers);
@@ -314,6 +314,14 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::Messages))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
                             Ingress::Messages);
+    } else if (path == QLatin1String("/v1/messages/count_tokens")) {
+        if (onlyAllows(QHttpServerRequest::Method::Post, "POST", Ingress::CountTokens))
+            handleOperation(std::move(request), std::move(writer), std::move(trace),
+                            Ingress::CountTokens);
+    } else if (path.startsWith(QLatin1String("/v1/messages/"))) {
+        // Anthropic's clients read Anthropic's errors on every path of its API.
+        MessagesIngress::sendError(writer, protocol::ApiError::notFound(methodName(method), path),
+                                   identity);
     } else if (path == QLatin1String("/v1/responses")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
@@ -438,6 +446,24 @@ void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identit
                      {QStringLiteral("providers"), m_services.health.providerCount()}}));
 }
 
+void GatewayServer::answerTokenEstimate(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                                        const protocol::ChatRequest &chat)
+{
+    // No provider of the model counts Anthropic's way: the gateway's own estimate, the one
+    // routing uses, said to be one. Nothing was sent anywhere, and nothing is billed.
+    HeaderList headers = identityHeaders(trace.trace());
+    headers.append({QByteArray("x-switchyard-tokens-estimated"), QByteArray("true")});
+    const qint64 estimate = chat.estimatedInputTokens;
+    writer.sendWhole(200, headers, "application/json",
+                     compactJson({{QStringLiteral("input_tokens"), estimate}}));
+    trace.pointEvent(QStringLiteral("token count"),
+                     QStringLiteral("estimated %1 input tokens").arg(estimate));
+    telemetry::Trace &record = trace.trace();
+    record.inputTokens = 0;
+    record.outputTokens = 0;
+    m_services.recorder.record(trace.finish(200, QStringLiteral("ok")));
+}
+
 void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                            const protocol::ApiError &error, Ingress ingress)
 {
@@ -448,7 +474,7 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
     headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
     headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
     headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
-    if (ingress == Ingress::Messages)
+    if (speaksAnthropic(ingress))
         MessagesIngress::sendError(writer, error, headers);
     else
         writer.sendError(error, headers);
@@ -461,8 +487,11 @@ protocol::Operation GatewayServer::operationOf(Ingress ingress)
 {
     switch (ingress) {
     case Ingress::OpenAi:
-    case Ingress::Messages:
         break;
+    case Ingress::Messages:
+        return protocol::Operation::Messages;
+    case Ingress::CountTokens:
+        return protocol::Operation::CountTokens;
     case Ingress::Responses:
         return protocol::Operation::Responses;
     case Ingress::Embeddings:
@@ -480,10 +509,11 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     const protocol::Operation operation = operationOf(ingress);
     telemetry::Trace &record = trace.trace();
     record.endpoint = request.path;
-    record.operation = operation == protocol::Operation::Embeddings ? QStringLiteral("embeddings")
-                       : operation == protocol::Operation::Completions
-                           ? QStringLiteral("text_completion")
-                           : QStringLiteral("chat");
+    record.operation =
+        operation == protocol::Operation::Embeddings    ? QStringLiteral("embeddings")
+        : operation == protocol::Operation::Completions ? QStringLiteral("text_completion")
+        : operation == protocol::Operation::CountTokens ? QStringLiteral("count_tokens")
+                                                        : QStringLiteral("chat");
 
     if (!m_accepting) {
         refuse(writer, trace,
@@ -525,20 +555,21 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         refuse(writer, trace, protocol::ApiError::payloadTooLarge(maxBodyBytes), ingress);
         return;
     }
-    if (ingress == Ingress::Messages) {
-        // From here on the request is an OpenAI chat request like any other.
+    // A Responses or Messages request is also a chat request, for the providers that do not
+    // speak its protocol; its own body goes to those that do.
+    QByteArray operationBody;
+    std::optional<upstream::adapters::ResponsesChatRequest> responses;
+    std::optional<upstream::adapters::MessagesChatRequest> messages;
+    bool nativeOnly = false;
+    if (speaksAnthropic(ingress)) {
         auto converted = MessagesIngress::chatRequestFrom(body);
         if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
             refuse(writer, trace, *error, ingress);
             return;
         }
-        body = std::get<QByteArray>(std::move(converted));
+        messages = std::get<upstream::adapters::MessagesChatRequest>(std::move(converted));
+        operationBody = std::exchange(body, messages->chatBody);
     }
-    // A Responses request is also a chat request, for the providers that do not speak the
-    // Responses API; its own body goes to those that do.
-    QByteArray operationBody;
-    std::optional<upstream::adapters::ResponsesChatRequest> responses;
-    bool nativeOnly = false;
     if (ingress == Ingress::Responses) {
         auto converted = upstream::adapters::chatRequestFromResponses(body);
         if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
@@ -573,7 +604,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     record.streamed = chat.stream;
     // Concatenated rather than QString::arg, which parses its pattern on every call.
     const QLatin1StringView streamed = chat.stream ? ", streamed"_L1 : ""_L1;
-    if (operation == protocol::Operation::Chat)
+    if (operation == protocol::Operation::Chat || operation == protocol::Operation::Messages)
         trace.closeSpan(ingressSpan, chat.model % ", "_L1 % QString::number(chat.messageCount) %
                                          " message(s)"_L1 % streamed);
     else
@@ -582,9 +613,25 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
                                          " input(s)"_L1 % streamed);
     if (const std::optional<protocol::Operations> served =
             routing::Router::modelEndpoints(*table, chat.model);
-        served && !(*served & protocol::operationBit(operation))) {
+        served && !(*served & protocol::operationBit(protocol::endpointOf(operation)))) {
         refuse(writer, trace, endpointNotServed(chat.model, operation, *served), ingress);
         return;
+    }
+    // What only an anthropic provider can serve (a token count, a server tool, a document
+    // block) is tried on those alone; a model without one refuses it, or for a token count,
+    // the gateway's own estimate answers.
+    if (messages && (messages->untranslatable || operation == protocol::Operation::CountTokens)) {
+        if (MessagesIngress::anthropicProviderServes(config, chat.model)) {
+            nativeOnly = true;
+            if (messages->untranslatable)
+                trace.pointEvent(QStringLiteral("native only"),
+                                 QStringLiteral("only anthropic providers can serve this "
+                                                "request: %1")
+                                     .arg(messages->untranslatable->message));
+        } else if (messages->untranslatable) {
+            refuse(writer, trace, *messages->untranslatable, ingress);
+            return;
+        }
     }
 
     auto built = routing::buildRequestContext(request.headers, chat);
@@ -606,6 +653,10 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         }
     }
     record.tenant = context.tenant;
+    if (operation == protocol::Operation::CountTokens && !nativeOnly) {
+        answerTokenEstimate(writer, trace, chat);
+        return;
+    }
     // Admission before routing: a refusal is fast and costs no provider anything.
     const int admissionSpan = trace.openSpan(QStringLiteral("admission"));
     const resilience::AdmissionVerdict admission = m_services.admission.admit(
@@ -631,8 +682,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     // refuses it with 503 `no_route_candidate`.
     const QByteArray forwarded = routing::forwardedBody(chat, body);
     // The routing object leaves an operation's own body as it leaves a chat body.
-    operationBody =
-        ingress == Ingress::Responses ? routing::forwardedBody(chat, operationBody) : forwarded;
+    operationBody = ingress == Ingress::Responses || messages
+                        ? routing::forwardedBody(chat, operationBody)
+                        : forwarded;
 
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const auto finished = [this](execution::ChatExecution *execution) {
@@ -650,8 +702,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
                                                 jitter,
                                                 finished};
     std::unique_ptr<OpenAiChannel> client;
-    if (ingress == Ingress::Messages)
-        client = std::make_unique<MessagesChannel>(std::move(writer));
+    if (messages)
+        client = std::make_unique<MessagesChannel>(std::move(writer),
+                                                   std::move(messages->ignoredFields));
     else if (ingress == Ingress::Responses)
         client = std::make_unique<ResponsesChannel>(
             std::move(writer), std::move(*responses),

@@ -112,11 +112,19 @@ private:
     // Which protocol the client speaks: /v1/messages requests are converted at the door and
     // answered in Anthropic's shapes, and otherwise take the same path.
     // The client's protocol, by path: each is routed and executed as chat is.
-    enum class Ingress { OpenAi, Messages, Responses, Embeddings, Completions };
+    enum class Ingress { OpenAi, Messages, CountTokens, Responses, Embeddings, Completions };
+    // Anthropic's paths answer in Anthropic's error shape, whatever went wrong.
+    static bool speaksAnthropic(Ingress ingress)
+    {
+        return ingress == Ingress::Messages || ingress == Ingress::CountTokens;
+    }
     static protocol::Operation operationOf(Ingress ingress);
     void handleOperation(IncomingRequest request, ResponseWriter writer,
                          telemetry::TraceBuilder trace, Ingress ingress);
     // `caller` empty on an open gateway; a key with a model list sees only the models it may use.
+    // POST /v1/messages/count_tokens for a model no anthropic provider serves.
+    void answerTokenEstimate(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                             const protocol::ChatRequest &chat);
     void handleModels(ResponseWriter writer, const HeaderList &identity,
                       const std::optional<auth::ClientKey> &caller);
     void handleReady(ResponseWriter writer, const HeaderList &identity);

@@ -1,11 +1,24 @@
 #include "http/messages_ingress.h"
 
+#include <algorithm>
+
 namespace switchyard::http {
 
-std::variant<QByteArray, protocol::ApiError>
+std::variant<upstream::adapters::MessagesChatRequest, protocol::ApiError>
 MessagesIngress::chatRequestFrom(const QByteArray &messagesBody)
 {
     return upstream::adapters::chatRequestFromMessages(messagesBody);
+}
+
+bool MessagesIngress::anthropicProviderServes(const config::Config &config, const QString &model)
+{
+    return std::any_of(config.providers.cbegin(), config.providers.cend(),
+                       [&model](const config::ProviderConfig &provider) {
+                           const QString upstream = provider.upstreamModelFor(model);
+                           return provider.kind == config::ProviderKind::Anthropic &&
+                                  !upstream.isEmpty() &&
+                                  provider.serves(upstream, protocol::Operation::Messages);
+                       });
 }
 
 QByteArray MessagesIngress::errorBody(const protocol::ApiError &error)
@@ -38,6 +51,14 @@ QByteArray MessagesIngress::streamEvents(const QList<upstream::SseEvent> &openAi
             wire.append(translated.toWire());
     }
     return wire;
+}
+
+QByteArray MessagesIngress::passedThroughStreamError(const protocol::ApiError &error)
+{
+    upstream::SseEvent event;
+    event.event = "error";
+    event.data = errorBody(error);
+    return event.toWire();
 }
 
 QByteArray MessagesIngress::streamError(const protocol::ApiError &error)

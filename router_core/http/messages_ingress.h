@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/config.h"
 #include "http/response_writer.h"
 #include "protocol/openai_error.h"
 #include "upstream/adapters/anthropic_ingress.h"
@@ -12,14 +13,19 @@
 namespace switchyard::http {
 
 // POST /v1/messages: clients that speak Anthropic's Messages API, served by the same router,
-// executor and adapters as /v1/chat/completions. The request becomes an OpenAI chat body at the
-// door; everything the executor would write to an OpenAI client passes through here on the way
-// out and leaves in Anthropic's shapes. One per request; it keeps the state of a streamed answer.
+// executor and adapters as /v1/chat/completions. An anthropic provider gets the client's own
+// request (only the model replaced) and its answer goes back as it came; for every other kind
+// the request becomes an OpenAI chat body, and what the executor would write to an OpenAI
+// client passes through here on the way out and leaves in Anthropic's shapes. One per request;
+// it keeps the state of a streamed answer being translated.
 class MessagesIngress {
 public:
     // The chat request to parse and route, or the refusal to send with errorBody().
-    static std::variant<QByteArray, protocol::ApiError>
+    static std::variant<upstream::adapters::MessagesChatRequest, protocol::ApiError>
     chatRequestFrom(const QByteArray &messagesBody);
+    // Whether a provider of kind anthropic serves `model`: what only such a provider can take
+    // (a token count, a server tool) may be tried.
+    static bool anthropicProviderServes(const config::Config &config, const QString &model);
 
     // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
     // caller keeps its Retry-After header.
@@ -42,6 +48,8 @@ public:
     // The bytes of Anthropic's `error` event, instead of the OpenAI error event the executor
     // sends when a stream fails after it began.
     QByteArray streamError(const protocol::ApiError &error);
+    // The same event after a stream passed through as the provider wrote it.
+    static QByteArray passedThroughStreamError(const protocol::ApiError &error);
     bool streamCompleted() const { return m_stream.completed(); }
 
 private:

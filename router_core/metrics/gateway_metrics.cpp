@@ -157,7 +157,8 @@ GatewayMetrics::GatewayMetrics()
     for (int level = 1; level <= kHighestDegradationLevel; ++level)
         m_degradationLevels.add(QString::number(level));
     // RequestRecord::operation: gen_ai.operation.name's values the gateway serves.
-    for (const QString &operation : {u"chat"_s, u"embeddings"_s, u"text_completion"_s})
+    for (const QString &operation :
+         {u"chat"_s, u"embeddings"_s, u"text_completion"_s, u"count_tokens"_s})
         m_operations.add(operation);
     m_noErrorType = m_errorTypes.add(QString()); // renders empty: no error_type label
     for (const QString &error : errorClassNames()) {

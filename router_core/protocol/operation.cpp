@@ -13,6 +13,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// The operations a model's `endpoints` can list; the Anthropic ones follow chat (endpointOf).
 constexpr std::array kOperations = {Operation::Chat, Operation::Responses, Operation::Embeddings,
                                     Operation::Completions};
 
@@ -142,6 +143,10 @@ QString operationName(Operation operation)
         return u"embeddings"_s;
     case Operation::Completions:
         return u"completions"_s;
+    case Operation::Messages:
+        return u"messages"_s;
+    case Operation::CountTokens:
+        return u"count_tokens"_s;
     }
     return {};
 }
@@ -171,7 +176,14 @@ std::optional<Operation> operationFromPath(QStringView path)
 
 QString upstreamPath(Operation operation)
 {
-    return operation == Operation::Chat ? u"chat/completions"_s : operationName(operation);
+    switch (operation) {
+    case Operation::Chat:
+        return u"chat/completions"_s;
+    case Operation::CountTokens:
+        return u"messages/count_tokens"_s;
+    default:
+        return operationName(operation);
+    }
 }
 
 QStringList operationNames(Operations operations)

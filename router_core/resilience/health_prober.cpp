@@ -261,6 +261,8 @@ HealthProber::probeRequest(const config::ProbeConfig &config,
     QJsonObject body{{u"model"_s, model->upstreamName}};
     switch (operation) {
     case protocol::Operation::Chat:
+    case protocol::Operation::Messages: // never chosen here: Anthropic's chat is chat
+    case protocol::Operation::CountTokens:
         body.insert(u"messages"_s,
                     QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"ping"_s}}});
         body.insert(u"max_tokens"_s, 1);

@@ -509,8 +509,11 @@ struct Router::DecisionBuilder {
 
     void routeRequest()
     {
+        // A token count asks what the model's anthropic providers count, not for an answer:
+        // no rule, tier or agent chooses who counts.
         if (context.operation == protocol::Operation::Embeddings ||
-            context.operation == protocol::Operation::Completions) {
+            context.operation == protocol::Operation::Completions ||
+            context.operation == protocol::Operation::CountTokens) {
             routeByModelAlone();
         } else if (!context.intent.isEmpty()) {
             routeIntent();

@@ -1,7 +1,7 @@
 #!/bin/sh
-# ctest's set-up for openai_sdk_check: installs the SDK that package-lock.json pins, with `npm ci`,
-# when node_modules is missing or older than the lock file. Otherwise it does nothing, so only the
-# first run (and a changed lock file) needs the npm registry.
+# ctest's set-up for openai_sdk_check and anthropic_sdk_check: installs the SDKs that
+# package-lock.json pins, with `npm ci`, when node_modules is missing or older than the lock file.
+# Otherwise it does nothing, so only the first run (and a changed lock file) needs the npm registry.
 #   tests/sdk/install_sdk.sh [NPM]    NPM: the npm to run (default: the one on PATH)
 set -eu
 cd "$(dirname "$0")"

@@ -109,6 +109,8 @@ QJsonObject errorJson(const protocol::ApiError &error)
     return object;
 }
 
+QByteArray headerOf(const upstream::HeaderList &headers, QByteArrayView name);
+
 QJsonObject usageJson(const Usage &usage)
 {
     return {{u"prompt_tokens"_s, usage.promptTokens},
@@ -331,6 +333,11 @@ private slots:
     void ingressStreamFailure();
 
     void openAiPassThroughKeepsTheClientsBytes();
+    void anthropicPassThroughKeepsTheClientsBytes();
+    void anthropicPassThroughTakesTheProvidersVersionWhenTheClientSendsNone();
+    void anthropicPassThroughAnswerKeepsItsBytesAndCacheCounts();
+    void anthropicPassThroughRelaysEveryEvent();
+    void anthropicPassThroughErrorEventIsTheProvidersFailure();
     void adapterForEveryKind_data();
     void adapterForEveryKind();
     void providerHttpErrorClassifies_data();
@@ -546,10 +553,18 @@ void TestAdapters::ingressRequests()
     QFETCH(QString, prefix);
     const auto converted =
         upstream::adapters::chatRequestFromMessages(readFile(prefix + u".request.in.json"_s));
-    const QJsonObject actual =
-        std::holds_alternative<QByteArray>(converted)
-            ? QJsonObject{{u"chat_request"_s, dataValue(std::get<QByteArray>(converted))}}
-            : QJsonObject{{u"refused"_s, errorJson(std::get<protocol::ApiError>(converted))}};
+    QJsonObject actual;
+    if (const auto *error = std::get_if<protocol::ApiError>(&converted)) {
+        actual.insert(u"refused"_s, errorJson(*error));
+    } else {
+        const auto &request = std::get<upstream::adapters::MessagesChatRequest>(converted);
+        actual.insert(u"chat_request"_s, dataValue(request.chatBody));
+        if (!request.ignoredFields.isEmpty())
+            actual.insert(u"ignored_fields"_s, QJsonArray::fromStringList(request.ignoredFields));
+        // Only an anthropic provider may then serve it: the gateway refuses it for any other.
+        if (request.untranslatable)
+            actual.insert(u"anthropic_providers_only"_s, errorJson(*request.untranslatable));
+    }
     compareWithGolden(prefix + u".request.out.json"_s, actual);
 }
 
@@ -662,6 +677,146 @@ void TestAdapters::openAiPassThroughKeepsTheClientsBytes()
     const QByteArray answer = R"({"id":"x","choices":[]})";
     const AnswerTranslation translation = golden.adapter->translateAnswer({}, answer);
     QVERIFY(translation.openAiJson.isSharedWith(answer));
+}
+
+// Anthropic's own protocol to an anthropic provider: the request a coding agent sends (cache
+// markers, thinking and its signatures, fields newer than this gateway) as the provider gets it.
+void TestAdapters::anthropicPassThroughKeepsTheClientsBytes()
+{
+    const QByteArray body =
+        readFile(goldenRoot() + u"/anthropic_ingress/coding_agent.request.in.json"_s);
+    const GoldenProvider &golden = provider(goldenRoot() + u"/anthropic"_s);
+    AdapterRequest request = adapterRequest(golden, body);
+    request.operation = protocol::Operation::Messages;
+    request.clientProtocolHeaders = {
+        {"anthropic-version", "2024-01-01"},
+        {"anthropic-beta", "interleaved-thinking-2025-05-14, prompt-caching-2024-07-31"}};
+
+    const auto built = golden.adapter->buildRequest(request);
+    const PreparedRequest &prepared = std::get<PreparedRequest>(built);
+    QByteArray expected = body;
+    expected.replace("\"claude-fast\"", "\"claude-3-5-haiku-20241022\"");
+    QCOMPARE(prepared.request.body, expected);
+    QCOMPARE(prepared.request.url.toString(), u"https://api.anthropic.com/v1/messages"_s);
+    QCOMPARE(headerOf(prepared.request.headers, "anthropic-version"), "2024-01-01"_ba);
+    // The client's features first, the provider's after, each once.
+    QCOMPARE(headerOf(prepared.request.headers, "anthropic-beta"),
+             "interleaved-thinking-2025-05-14,prompt-caching-2024-07-31"_ba);
+    QCOMPARE(headerOf(prepared.request.headers, "x-api-key"), "sk-test-anthropic_key"_ba);
+    QCOMPARE(prepared.shape.operation, protocol::Operation::Messages);
+
+    // The model it already has: the client's bytes themselves, not a copy.
+    request.upstreamModel = request.bodyModel;
+    const auto same = golden.adapter->buildRequest(request);
+    QVERIFY(std::get<PreparedRequest>(same).request.body.isSharedWith(body));
+
+    // A token count goes to the same API's counting path.
+    request.operation = protocol::Operation::CountTokens;
+    const auto count = golden.adapter->buildRequest(request);
+    QCOMPARE(std::get<PreparedRequest>(count).request.url.toString(),
+             u"https://api.anthropic.com/v1/messages/count_tokens"_s);
+}
+
+void TestAdapters::anthropicPassThroughTakesTheProvidersVersionWhenTheClientSendsNone()
+{
+    const GoldenProvider &golden = provider(goldenRoot() + u"/anthropic"_s);
+    AdapterRequest request = adapterRequest(
+        golden,
+        R"({"model":"claude-fast","max_tokens":5,"messages":[{"role":"user","content":"hi"}]})");
+    request.operation = protocol::Operation::Messages;
+    const auto built = golden.adapter->buildRequest(request);
+    const PreparedRequest &prepared = std::get<PreparedRequest>(built);
+    QCOMPARE(headerOf(prepared.request.headers, "anthropic-version"), "2023-06-01"_ba);
+    QCOMPARE(headerOf(prepared.request.headers, "anthropic-beta"), "prompt-caching-2024-07-31"_ba);
+}
+
+void TestAdapters::anthropicPassThroughAnswerKeepsItsBytesAndCacheCounts()
+{
+    const GoldenProvider &golden = provider(goldenRoot() + u"/anthropic"_s);
+    AnswerShape shape;
+    shape.operation = protocol::Operation::Messages;
+    const QByteArray answer =
+        R"({"id":"msg_1","type":"message","content":[{"type":"text","text":"ok"}],)"
+        R"("usage":{"input_tokens":12,"cache_creation_input_tokens":300,)"
+        R"("cache_read_input_tokens":4000,"output_tokens":9}})";
+    const AnswerTranslation translation = golden.adapter->translateAnswer(shape, answer);
+    QCOMPARE(translation.kind, AnswerTranslation::Kind::Ok);
+    QVERIFY(translation.openAiJson.isSharedWith(answer));
+    // Anthropic counts cached input on top of input_tokens: the prompt is all three, once.
+    QCOMPARE(translation.usage.promptTokens, 4312);
+    QCOMPARE(translation.usage.cachedPromptTokens, 4000);
+    QCOMPARE(translation.usage.cacheWritePromptTokens, 300);
+    QCOMPARE(translation.usage.completionTokens, 9);
+
+    // A token count's input_tokens is its answer, not usage anyone pays for.
+    shape.operation = protocol::Operation::CountTokens;
+    const AnswerTranslation counted =
+        golden.adapter->translateAnswer(shape, R"({"input_tokens":1234})");
+    QCOMPARE(counted.kind, AnswerTranslation::Kind::Ok);
+    QVERIFY(!counted.usage.isKnown());
+
+    const AnswerTranslation garbled = golden.adapter->translateAnswer(shape, "<html>");
+    QCOMPARE(garbled.kind, AnswerTranslation::Kind::Unusable);
+}
+
+void TestAdapters::anthropicPassThroughRelaysEveryEvent()
+{
+    const QByteArray wire =
+        readFile(goldenRoot() + u"/anthropic_passthrough/thinking.events.sse"_s);
+    const GoldenProvider &golden = provider(goldenRoot() + u"/anthropic"_s);
+    AnswerShape shape;
+    shape.operation = protocol::Operation::Messages;
+    shape.clientStreams = shape.upstreamStreams = true;
+
+    QJsonArray sent;
+    parseInPieces(wire, {}, [&](const SseEvent &event) { sent.append(eventJson(event)); });
+    QCOMPARE(sent.size(), 11);
+    for (const QList<qsizetype> &cuts : testing::streamSplits(wire)) {
+        const QJsonObject relayed = translateStream(*golden.adapter, shape, wire, cuts);
+        // Every event as the provider wrote it, ping, thinking and signature deltas included.
+        QCOMPARE(relayed.value(u"events"_s).toArray(), sent);
+        QVERIFY(relayed.value(u"completed"_s).toBool());
+        QVERIFY(!relayed.contains(u"failure"_s));
+    }
+    std::unique_ptr<upstream::adapters::StreamTranslator> translator =
+        golden.adapter->startStream(shape);
+    parseInPieces(wire, {}, [&](const SseEvent &event) { translator->feed(event); });
+    QCOMPARE(translator->usage().promptTokens, 4012);
+    QCOMPARE(translator->usage().cachedPromptTokens, 4000);
+    QCOMPARE(translator->usage().completionTokens, 9);
+
+    // Cut before message_stop: not whole.
+    const QByteArray cut = wire.left(wire.indexOf("event: message_stop"));
+    const QJsonObject partial = translateStream(*golden.adapter, shape, cut, {});
+    QVERIFY(!partial.value(u"completed"_s).toBool());
+}
+
+void TestAdapters::anthropicPassThroughErrorEventIsTheProvidersFailure()
+{
+    const GoldenProvider &golden = provider(goldenRoot() + u"/anthropic"_s);
+    AnswerShape shape;
+    shape.operation = protocol::Operation::Messages;
+    shape.clientStreams = shape.upstreamStreams = true;
+    const QByteArray wire =
+        "event: error\n"
+        R"(data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"
+        "\n\n";
+    const QJsonObject relayed = translateStream(*golden.adapter, shape, wire, {});
+    QCOMPARE(relayed.value(u"events"_s).toArray().size(), 0);
+    const QJsonObject failure = relayed.value(u"failure"_s).toObject();
+    QCOMPARE(failure.value(u"kind"_s).toString(), u"provider_error"_s);
+    QCOMPARE(failure.value(u"error"_s)
+                 .toObject()
+                 .value(u"body"_s)
+                 .toObject()
+                 .value(u"error"_s)
+                 .toObject()
+                 .value(u"message"_s)
+                 .toString(),
+             u"Provider `claude` reported an error in the stream: Overloaded (overloaded_error)"_s);
+
+    const QJsonObject garbled = translateStream(*golden.adapter, shape, "data: nope\n\n", {});
+    QCOMPARE(garbled.value(u"failure"_s).toObject().value(u"kind"_s).toString(), u"unusable"_s);
 }
 
 void TestAdapters::adapterForEveryKind_data()

@@ -61,8 +61,12 @@ void TestAdaptersIngress::convertedRequestPassesTheChatParser()
     QFETCH(bool, stream);
     QFETCH(int, messageCount);
     const auto converted = MessagesIngress::chatRequestFrom(messagesBody);
-    QVERIFY(std::holds_alternative<QByteArray>(converted));
-    const auto parsed = switchyard::protocol::parseChatRequest(std::get<QByteArray>(converted));
+    using switchyard::upstream::adapters::MessagesChatRequest;
+    QVERIFY(std::holds_alternative<MessagesChatRequest>(converted));
+    QVERIFY(std::get<MessagesChatRequest>(converted).ignoredFields.isEmpty());
+    QVERIFY(!std::get<MessagesChatRequest>(converted).untranslatable);
+    const auto parsed =
+        switchyard::protocol::parseChatRequest(std::get<MessagesChatRequest>(converted).chatBody);
     QVERIFY(std::holds_alternative<ChatRequest>(parsed));
     QCOMPARE(std::get<ChatRequest>(parsed).model, u"m"_s);
     QCOMPARE(std::get<ChatRequest>(parsed).stream, stream);

@@ -1,6 +1,7 @@
 #include "upstream/adapters/anthropic_adapter.h"
 
 #include "config/config.h"
+#include "protocol/chat_request.h"
 #include "upstream/adapters/openai_shapes.h"
 #include "upstream/adapters/provider_endpoint.h"
 
@@ -9,6 +10,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QStringList>
+#include <simdjson.h>
 
 namespace switchyard::upstream::adapters {
 
@@ -482,6 +484,102 @@ private:
     bool m_completed = false;
 };
 
+// Anthropic's own event stream, passed through to a client that speaks the Messages API: every
+// event goes out as the provider wrote it (ping, thinking and signature deltas included). Only the
+// type of each event is read, and the usage of message_start and message_delta; the answer is
+// whole at message_stop, and an `error` event is the provider's failure.
+class MessagesStreamPassThrough final : public StreamTranslator {
+public:
+    explicit MessagesStreamPassThrough(QString providerId) : m_providerId(std::move(providerId)) {}
+
+    StreamOutput feed(const SseEvent &event) override
+    {
+        StreamOutput output;
+        if (m_ended || event.data.isEmpty())
+            return output;
+        thread_local simdjson::dom::parser parser;
+        const simdjson::padded_string padded(event.data.constData(), size_t(event.data.size()));
+        simdjson::dom::object root;
+        std::string_view type;
+        if (parser.parse(padded).get_object().get(root) != simdjson::SUCCESS ||
+            root["type"].get_string().get(type) != simdjson::SUCCESS) {
+            m_ended = true;
+            output.failure =
+                StreamFailure{StreamFailure::Kind::Unusable,
+                              unusableAnswer(u"Provider `%1` sent a stream event that is not a "
+                                             u"JSON object with a `type`."_s.arg(m_providerId))};
+            return output;
+        }
+        if (type == "error") {
+            // Like every other failure, the executor words it and sends it once.
+            const QJsonObject error =
+                QJsonDocument::fromJson(event.data).object().value(u"error"_s).toObject();
+            const QString errorType = error.value(u"type"_s).toString();
+            m_ended = true;
+            output.failure = StreamFailure{
+                StreamFailure::Kind::ProviderError,
+                providerStreamError(
+                    m_providerId, statusOfAnthropicErrorType(errorType),
+                    u"%1 (%2)"_s.arg(error.value(u"message"_s).toString(), errorType))};
+            return output;
+        }
+        // Two events a stream carry usage: parsed again as objects, the rest never are.
+        if (type == "message_start") {
+            const QJsonObject message =
+                QJsonDocument::fromJson(event.data).object().value(u"message"_s).toObject();
+            m_usage = usageFromAnthropic(message.value(u"usage"_s).toObject(), m_usage);
+        } else if (type == "message_delta") {
+            const QJsonObject usage =
+                QJsonDocument::fromJson(event.data).object().value(u"usage"_s).toObject();
+            m_usage = usageFromAnthropic(usage, m_usage);
+        }
+        output.events.append(event);
+        if (type == "message_stop") {
+            m_ended = true;
+            m_completed = true;
+            output.completed = true;
+        }
+        return output;
+    }
+
+    StreamOutput finish() override
+    {
+        StreamOutput output;
+        output.completed = m_completed;
+        m_ended = true;
+        return output;
+    }
+
+    Usage usage() const override { return m_usage; }
+
+private:
+    QString m_providerId;
+    Usage m_usage;
+    bool m_ended = false; // message_stop or a failure: nothing more is relayed
+    bool m_completed = false;
+};
+
+// The anthropic-beta header a call passed through sends: the client's features, then the
+// provider's configured ones it did not name, each once.
+QByteArray mergedBetas(const HeaderList &clientHeaders, const QStringList &configured)
+{
+    QList<QByteArray> features;
+    const auto add = [&features](QByteArrayView list) {
+        for (QByteArrayView feature : QByteArrayView(list).toByteArray().split(',')) {
+            const QByteArray trimmed = feature.trimmed().toByteArray();
+            if (!trimmed.isEmpty() && !features.contains(trimmed))
+                features.append(trimmed);
+        }
+    };
+    for (const auto &[name, value] : clientHeaders) {
+        if (name == "anthropic-beta")
+            add(value);
+    }
+    for (const QString &feature : configured)
+        add(feature.toUtf8());
+    return features.join(',');
+}
+
 } // namespace
 
 QString finishReasonFromStopReason(const QString &stopReason)
@@ -542,6 +640,8 @@ Usage usageFromAnthropic(const QJsonObject &usage, Usage known)
 std::variant<PreparedRequest, protocol::ApiError>
 AnthropicAdapter::buildRequest(const AdapterRequest &request) const
 {
+    if (request.operation != protocol::Operation::Chat)
+        return buildPassThrough(request);
     const QJsonObject chat = QJsonDocument::fromJson(request.openAiBody).object();
     MessagesRequestBuilder builder(m_provider, chat);
     const QJsonObject messages = builder.build(request.upstreamModel, request.stream);
@@ -574,10 +674,60 @@ AnthropicAdapter::buildRequest(const AdapterRequest &request) const
     return prepared;
 }
 
+PreparedRequest AnthropicAdapter::buildPassThrough(const AdapterRequest &request) const
+{
+    PreparedRequest prepared;
+    UpstreamRequest &call = prepared.request;
+    call.url =
+        providerUrl(m_provider, protocol::upstreamPath(request.operation), request.upstreamModel);
+    // The client's bytes: cache_control markers, thinking and its signatures, fields this
+    // gateway has never heard of. Only the model is replaced, token for token.
+    call.body = request.upstreamModel == request.bodyModel
+                    ? request.openAiBody
+                    : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+    QByteArray version = headerValue(request.clientProtocolHeaders, "anthropic-version");
+    if (version.isEmpty())
+        version = m_provider.adapter.anthropic.version.toUtf8();
+    call.headers = {{"Content-Type", "application/json"},
+                    {"Accept", request.stream ? "text/event-stream" : "application/json"},
+                    {"anthropic-version", version}};
+    if (const QByteArray betas =
+            mergedBetas(request.clientProtocolHeaders, m_provider.adapter.anthropic.betas);
+        !betas.isEmpty())
+        call.headers.append({"anthropic-beta", betas});
+    call.headers.append(request.extraHeaders);
+    call.headers.append(providerHeaders(m_provider));
+    applyConnectionOptions(m_provider, call);
+
+    AnswerShape &shape = prepared.shape;
+    shape.operation = request.operation;
+    shape.upstreamModel = request.upstreamModel;
+    shape.answerId = "msg_" + request.requestId;
+    shape.createdSecs = request.createdSecs;
+    shape.clientStreams = request.stream;
+    shape.upstreamStreams = request.stream;
+    return prepared;
+}
+
 AnswerTranslation AnthropicAdapter::translateAnswer(const AnswerShape &shape,
                                                     const QByteArray &body) const
 {
     AnswerTranslation translation;
+    if (shape.operation != protocol::Operation::Chat) {
+        // Passed through: the client reads the provider's own answer. A token count's
+        // `input_tokens` is its result, not usage.
+        const QJsonDocument answer = QJsonDocument::fromJson(body);
+        if (!answer.isObject()) {
+            translation.kind = AnswerTranslation::Kind::Unusable;
+            translation.error = unusableAnswer(
+                u"Provider `%1` sent an answer that is not valid JSON."_s.arg(m_provider.id));
+            return translation;
+        }
+        if (shape.operation == protocol::Operation::Messages)
+            translation.usage = usageFromAnthropic(answer.object().value(u"usage"_s).toObject());
+        translation.openAiJson = body; // shared, not copied
+        return translation;
+    }
     const QJsonDocument document = QJsonDocument::fromJson(body);
     const auto refuse = [&](const QString &message) {
         translation.kind = AnswerTranslation::Kind::Unusable;
@@ -622,6 +772,8 @@ AnswerTranslation AnthropicAdapter::translateAnswer(const AnswerShape &shape,
 
 std::unique_ptr<StreamTranslator> AnthropicAdapter::startStream(const AnswerShape &shape) const
 {
+    if (shape.operation == protocol::Operation::Messages)
+        return std::make_unique<MessagesStreamPassThrough>(m_provider.id);
     return std::make_unique<AnthropicStreamTranslator>(m_provider.id, shape);
 }
 

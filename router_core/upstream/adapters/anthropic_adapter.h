@@ -8,7 +8,10 @@ namespace switchyard::upstream::adapters {
 
 // Anthropic's Messages API behind the OpenAI chat protocol (docs/adapters.md has the mapping
 // table): requests are rebuilt as Messages requests, answers, errors and the event stream
-// (message_start ... message_stop) come back as OpenAI shapes.
+// (message_start ... message_stop) come back as OpenAI shapes. A client that speaks the Messages
+// API itself (Operation::Messages, CountTokens) is passed through: its body with only the model
+// replaced, its anthropic-version, its anthropic-beta features with the provider's, and the
+// provider's answer and events as they came.
 class AnthropicAdapter final : public ProviderAdapter {
 public:
     explicit AnthropicAdapter(const config::ProviderConfig &provider) : m_provider(provider) {}
@@ -26,6 +29,8 @@ public:
                                       QByteArrayView body) const override;
 
 private:
+    PreparedRequest buildPassThrough(const AdapterRequest &request) const;
+
     const config::ProviderConfig &m_provider;
 };
 

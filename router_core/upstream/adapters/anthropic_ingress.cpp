@@ -21,7 +21,9 @@ QByteArray compact(const QJsonObject &object)
 protocol::ApiError unsupported(const QString &what, const QString &param)
 {
     return protocol::ApiError::invalidRequest(
-        u"%1 in '%2' is not supported on /v1/messages by this gateway."_s.arg(what, param), param);
+        u"%1 in '%2' can only be passed to an anthropic provider, and none of this model's "
+        u"providers is one."_s.arg(what, param),
+        param);
 }
 
 // Text of a tool result or system prompt given as a string or as text blocks.
@@ -41,12 +43,38 @@ QString blocksText(const QJsonValue &content)
 class ChatRequestBuilder {
 public:
     std::optional<protocol::ApiError> error;
+    // Fields accepted but not applied, once each, for x-switchyard-ignored-fields.
+    QStringList ignored;
+
+    // What a chat provider cannot be given (a server tool, a document block...): the request
+    // can still go to an anthropic provider as it is, so the rest is built for routing.
+    std::optional<protocol::ApiError> untranslatableReason;
+    void untranslatable(protocol::ApiError problem)
+    {
+        if (!untranslatableReason)
+            untranslatableReason = std::move(problem);
+    }
+
+    void ignore(const QString &field)
+    {
+        if (!ignored.contains(field))
+            ignored.append(field);
+    }
+
+    // Prompt-cache markers mean nothing to a chat provider: listed once, wherever they are.
+    void noteCacheControl(const QJsonObject &block)
+    {
+        if (block.contains(u"cache_control"_s))
+            ignore(u"cache_control"_s);
+    }
 
     QJsonArray convertMessages(const QJsonObject &request)
     {
         QJsonArray chat;
         const QJsonValue system = request.value(u"system"_s);
         if (system.isString() || system.isArray()) {
+            for (const QJsonValue &block : system.toArray())
+                noteCacheControl(block.toObject());
             const QString text = blocksText(system);
             if (!text.isEmpty())
                 chat.append(QJsonObject{{u"role"_s, u"system"_s}, {u"content"_s, text}});
@@ -100,9 +128,16 @@ public:
                 const QJsonObject tool = list.at(index).toObject();
                 const QString type = tool.value(u"type"_s).toString();
                 if (!type.isEmpty() && type != u"custom"_s) {
-                    fail(unsupported(u"A server tool of type `%1`"_s.arg(type),
-                                     u"tools[%1]"_s.arg(index)));
+                    untranslatable(unsupported(u"A server tool of type `%1`"_s.arg(type),
+                                               u"tools[%1]"_s.arg(index)));
                     return;
+                }
+                noteCacheControl(tool);
+                for (auto field = tool.constBegin(); field != tool.constEnd(); ++field) {
+                    static const QStringList translated{u"type"_s, u"name"_s, u"description"_s,
+                                                        u"input_schema"_s, u"cache_control"_s};
+                    if (!translated.contains(field.key()))
+                        ignore(u"tools."_s + field.key());
                 }
                 QJsonObject function{{u"name"_s, tool.value(u"name"_s)}};
                 if (tool.contains(u"description"_s))
@@ -146,6 +181,9 @@ private:
             const QJsonObject block = blocks.at(index).toObject();
             const QString type = block.value(u"type"_s).toString();
             const QString blockParam = u"%1.content[%2]"_s.arg(param).arg(index);
+            noteCacheControl(block);
+            if (block.contains(u"citations"_s))
+                ignore(u"messages.content.citations"_s);
             if (type == u"text"_s) {
                 parts.append(
                     QJsonObject{{u"type"_s, u"text"_s}, {u"text"_s, block.value(u"text"_s)}});
@@ -159,18 +197,29 @@ private:
                 } else if (sourceType == u"url"_s) {
                     url = source.value(u"url"_s).toString();
                 } else {
-                    fail(
+                    untranslatable(
                         unsupported(u"An image source of type `%1`"_s.arg(sourceType), blockParam));
                     return;
                 }
                 parts.append(QJsonObject{{u"type"_s, u"image_url"_s},
                                          {u"image_url"_s, QJsonObject{{u"url"_s, url}}}});
             } else if (type == u"tool_result"_s) {
+                // A chat tool message carries text only, and has no error flag.
+                if (block.value(u"is_error"_s).toBool())
+                    ignore(u"messages.content.is_error"_s);
+                for (const QJsonValue &inner : block.value(u"content"_s).toArray()) {
+                    const QJsonObject innerBlock = inner.toObject();
+                    noteCacheControl(innerBlock);
+                    const QString innerType = innerBlock.value(u"type"_s).toString();
+                    if (innerType != u"text"_s)
+                        ignore(u"tool_result.content[type=%1]"_s.arg(innerType));
+                }
                 chat.append(QJsonObject{{u"role"_s, u"tool"_s},
                                         {u"tool_call_id"_s, block.value(u"tool_use_id"_s)},
                                         {u"content"_s, blocksText(block.value(u"content"_s))}});
             } else {
-                fail(unsupported(u"A content block of type `%1`"_s.arg(type), blockParam));
+                untranslatable(
+                    unsupported(u"A content block of type `%1`"_s.arg(type), blockParam));
                 return;
             }
         }
@@ -189,8 +238,14 @@ private:
         for (qsizetype index = 0; index < blocks.size(); ++index) {
             const QJsonObject block = blocks.at(index).toObject();
             const QString type = block.value(u"type"_s).toString();
+            noteCacheControl(block);
+            if (block.contains(u"citations"_s))
+                ignore(u"messages.content.citations"_s);
             if (type == u"text"_s) {
                 text += block.value(u"text"_s).toString();
+            } else if (type == u"thinking"_s || type == u"redacted_thinking"_s) {
+                // The model's own earlier reasoning: no chat provider takes it back.
+                ignore(u"messages.content[type=%1]"_s.arg(type));
             } else if (type == u"tool_use"_s) {
                 calls.append(QJsonObject{
                     {u"id"_s, block.value(u"id"_s)},
@@ -199,10 +254,9 @@ private:
                      QJsonObject{{u"name"_s, block.value(u"name"_s)},
                                  {u"arguments"_s, QString::fromUtf8(compact(
                                                       block.value(u"input"_s).toObject()))}}}});
-            } else if (type != u"thinking"_s && type != u"redacted_thinking"_s) {
-                // Thinking is the model's own earlier reasoning: no OpenAI provider takes it back.
-                fail(unsupported(u"A content block of type `%1`"_s.arg(type),
-                                 u"%1.content[%2]"_s.arg(param).arg(index)));
+            } else {
+                untranslatable(unsupported(u"A content block of type `%1`"_s.arg(type),
+                                           u"%1.content[%2]"_s.arg(param).arg(index)));
                 return;
             }
         }
@@ -217,7 +271,8 @@ private:
 
 } // namespace
 
-std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayView messagesBody)
+std::variant<MessagesChatRequest, protocol::ApiError>
+chatRequestFromMessages(QByteArrayView messagesBody)
 {
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(messagesBody.toByteArray(), &parseError);
@@ -239,8 +294,17 @@ std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayV
         return protocol::missingParameter(u"messages"_s);
     if (!messages.isArray())
         return protocol::wrongJsonType(u"messages"_s, u"an array"_s, messages);
-
+    // Fields that make Anthropic itself run something (its MCP connector, its code container):
+    // without them the model would answer a different question, so they are refused, not
+    // dropped.
     ChatRequestBuilder builder;
+    for (const QString &name : {u"mcp_servers"_s, u"container"_s}) {
+        if (request.contains(name) && !request.value(name).isNull())
+            builder.untranslatable(protocol::ApiError::invalidRequest(
+                u"'%1' is run by Anthropic's own API only: it can only be passed to an anthropic "
+                u"provider, and none of this model's providers is one."_s.arg(name),
+                name));
+    }
     QJsonObject chat{{u"model"_s, model}};
     chat.insert(u"messages"_s, builder.convertMessages(request));
     const QJsonValue maxTokens = request.value(u"max_tokens"_s);
@@ -259,12 +323,33 @@ std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayV
         chat.insert(u"stream_options"_s, QJsonObject{{u"include_usage"_s, true}});
     }
     builder.convertTools(request, chat);
-    const QJsonValue userId = request.value(u"metadata"_s).toObject().value(u"user_id"_s);
-    if (userId.isString())
-        chat.insert(u"user"_s, userId);
+    const QJsonObject metadata = request.value(u"metadata"_s).toObject();
+    for (auto field = metadata.constBegin(); field != metadata.constEnd(); ++field) {
+        if (field.key() == u"user_id"_s && field.value().isString())
+            chat.insert(u"user"_s, field.value());
+        else
+            builder.ignore(u"metadata."_s + field.key());
+    }
+    // The routing object is the gateway's own, in either protocol.
+    if (request.contains(u"switchyard"_s))
+        chat.insert(u"switchyard"_s, request.value(u"switchyard"_s));
+    // Everything else has no chat counterpart: accepted and named, never dropped unsaid. That
+    // includes `thinking` (a chat provider's `reasoning_effort` is not sent in its place: many
+    // chat models refuse the parameter), `top_k`, `service_tier` (other values, other meaning),
+    // `context_management` and fields newer than this gateway.
+    static const QStringList translated{
+        u"model"_s,       u"messages"_s,   u"system"_s,      u"max_tokens"_s, u"stop_sequences"_s,
+        u"temperature"_s, u"top_p"_s,      u"stream"_s,      u"tools"_s,      u"tool_choice"_s,
+        u"metadata"_s,    u"switchyard"_s, u"mcp_servers"_s, u"container"_s};
+    for (auto field = request.constBegin(); field != request.constEnd(); ++field) {
+        if (!translated.contains(field.key()) && !field.value().isNull())
+            builder.ignore(field.key());
+    }
     if (builder.error)
         return *builder.error;
-    return compact(chat);
+    builder.ignored.sort();
+    return MessagesChatRequest{compact(chat), std::move(builder.ignored),
+                               std::move(builder.untranslatableReason)};
 }
 
 QString stopReasonFromFinishReason(const QString &finishReason)

@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
+#include <optional>
 #include <variant>
 
 namespace switchyard::upstream::adapters {
@@ -16,11 +18,23 @@ namespace switchyard::upstream::adapters {
 // POST /v1/messages: their request becomes an OpenAI chat request that any provider kind can
 // serve, and the OpenAI answer, stream and errors go back in Anthropic's shapes.
 
-// An Anthropic Messages request as an OpenAI chat request body. A streamed request asks for
-// stream_options.include_usage, so the final message_delta can carry the token counts. Errors
-// are 400s whose message names the field, as in OpenAI's errors; render them with
-// anthropicErrorJson.
-std::variant<QByteArray, protocol::ApiError> chatRequestFromMessages(QByteArrayView messagesBody);
+struct MessagesChatRequest {
+    QByteArray chatBody;       // the OpenAI chat request to route, and to send any provider that
+                               // does not speak the Messages API
+    QStringList ignoredFields; // Messages fields accepted but not applied in that translation,
+                               // sorted, for the x-switchyard-ignored-fields response header
+    // Set when the request uses what no chat provider can be given (a server tool, a document
+    // block, `mcp_servers`...): chatBody is then good for routing only, and the request can be
+    // served by an anthropic provider alone, or refused with this 400 naming the field.
+    std::optional<protocol::ApiError> untranslatable;
+};
+
+// An Anthropic Messages request as an OpenAI chat request (docs/adapters.md has the rule for
+// every field). A streamed request asks for stream_options.include_usage, so the final
+// message_delta can carry the token counts. Errors are 400s whose message names the field, as in
+// OpenAI's errors; render them with anthropicErrorJson.
+std::variant<MessagesChatRequest, protocol::ApiError>
+chatRequestFromMessages(QByteArrayView messagesBody);
 
 // An OpenAI chat.completion as an Anthropic message. An error when the completion cannot be
 // expressed (a tool call whose arguments are not a JSON object): the provider's fault, 502.

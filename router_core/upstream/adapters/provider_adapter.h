@@ -53,6 +53,9 @@ struct AdapterRequest {
     QByteArray requestId;    // names answers that carry no id of their own
     qint64 createdSecs = 0;  // the answer's `created` where the provider gives none
     HeaderList extraHeaders; // x-request-id, traceparent...: sent to every kind as they are
+    // For an operation passed through: the client's own protocol headers (anthropic-version,
+    // anthropic-beta), names lower-cased, for the adapter to merge with the provider's.
+    HeaderList clientProtocolHeaders;
 };
 
 // What translating the answer needs to know about the request, settled when it was built.
