@@ -1685,6 +1685,17 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Spend</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 input tokens read from the prompt cache, %2 written to it</source>
+        <extracomment>%1 input tokens read from the providers&apos; prompt caches; %2 written to them</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: %1
+%2</source>
+        <extracomment>%1 US dollars the prompt cache saved (negative: it cost more); %2 its reads and writes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::TraceListModel</name>
@@ -2110,6 +2121,31 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>cost %1</source>
+        <extracomment>%1 what the request cost, in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cached, %2 written to the cache</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache; %2 written to it</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 cached</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost %1, saved %2</source>
+        <extracomment>%1 what the request cost; %2 what the prompt cache saved, both in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cost %1, %2 more for cache writes</source>
+        <extracomment>%1 what the request cost; %2 what writing the prompt cache cost beyond what reading it saved, both in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::UsagePage</name>
@@ -2147,10 +2183,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Top spenders today</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -2232,6 +2264,24 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>%1 row(s) were dropped beyond that limit and are lost.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: &lt;b&gt;%1&lt;/b&gt;, as cache writes cost more than the reads saved&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</source>
+        <extracomment>%1 a negative amount of US dollars; %2 the prompt cache&apos;s reads and writes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: &lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</source>
+        <extracomment>%1 US dollars; %2 the prompt cache&apos;s reads and writes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: what the input tokens read from or written to a provider&apos;s cache would have cost at the input price, less what they cost. A model without `cache_read_per_million` or `cache_write_per_million` in `pricing` claims none.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report; a spend&apos;s tooltip gives what the prompt cache saved.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

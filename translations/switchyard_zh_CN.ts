@@ -1684,6 +1684,18 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Spend</source>
         <translation>花费</translation>
     </message>
+    <message>
+        <source>%1 input tokens read from the prompt cache, %2 written to it</source>
+        <extracomment>%1 input tokens read from the providers&apos; prompt caches; %2 written to them</extracomment>
+        <translation>从提示缓存读取 %1 个输入令牌，写入 %2 个</translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: %1
+%2</source>
+        <extracomment>%1 US dollars the prompt cache saved (negative: it cost more); %2 its reads and writes</extracomment>
+        <translation>提示缓存节省：%1
+%2</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::TraceListModel</name>
@@ -2104,6 +2116,31 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <extracomment>%1 the id of the client API key that authenticated the request</extracomment>
         <translation>密钥 %1</translation>
     </message>
+    <message>
+        <source>cost %1</source>
+        <extracomment>%1 what the request cost, in US dollars</extracomment>
+        <translation>花费 %1</translation>
+    </message>
+    <message>
+        <source>%1 cached, %2 written to the cache</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache; %2 written to it</extracomment>
+        <translation>缓存命中 %1，写入缓存 %2</translation>
+    </message>
+    <message>
+        <source>%1 cached</source>
+        <extracomment>%1 input tokens read from the provider&apos;s prompt cache</extracomment>
+        <translation>缓存命中 %1</translation>
+    </message>
+    <message>
+        <source>cost %1, saved %2</source>
+        <extracomment>%1 what the request cost; %2 what the prompt cache saved, both in US dollars</extracomment>
+        <translation>花费 %1，节省 %2</translation>
+    </message>
+    <message>
+        <source>cost %1, %2 more for cache writes</source>
+        <extracomment>%1 what the request cost; %2 what writing the prompt cache cost beyond what reading it saved, both in US dollars</extracomment>
+        <translation>花费 %1，缓存写入多花 %2</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::UsagePage</name>
@@ -2142,10 +2179,6 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Top spenders today</source>
         <translation>今日花费最多</translation>
-    </message>
-    <message>
-        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report.</source>
-        <translation>自 UTC 00:00 起按花费排列的租户。“估算”是提供方未报告令牌数的请求所占比例。</translation>
     </message>
     <message>
         <source>Budgets</source>
@@ -2226,6 +2259,24 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>%1 row(s) were dropped beyond that limit and are lost.</source>
         <translation>超出该上限的 %1 行已被丢弃并丢失。</translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: &lt;b&gt;%1&lt;/b&gt;, as cache writes cost more than the reads saved&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</source>
+        <extracomment>%1 a negative amount of US dollars; %2 the prompt cache&apos;s reads and writes</extracomment>
+        <translation>提示缓存节省：&lt;b&gt;%1&lt;/b&gt;，因缓存写入的花费超过读取所节省的金额&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: &lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</source>
+        <extracomment>%1 US dollars; %2 the prompt cache&apos;s reads and writes</extracomment>
+        <translation>提示缓存节省：&lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;%2</translation>
+    </message>
+    <message>
+        <source>Prompt-cache savings: what the input tokens read from or written to a provider&apos;s cache would have cost at the input price, less what they cost. A model without `cache_read_per_million` or `cache_write_per_million` in `pricing` claims none.</source>
+        <translation>提示缓存节省：从提供方缓存读取或写入的输入令牌按输入价格本应花费的金额，减去其实际花费。未在 `pricing` 中设置 `cache_read_per_million` 或 `cache_write_per_million` 的模型不计节省。</translation>
+    </message>
+    <message>
+        <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report; a spend&apos;s tooltip gives what the prompt cache saved.</source>
+        <translation>自 UTC 00:00 起按花费排列的租户。“估算”是提供方未报告令牌数的请求所占比例；将鼠标停在花费上可查看提示缓存节省的金额。</translation>
     </message>
 </context>
 </TS>

@@ -5,6 +5,7 @@
 #include "state_pill_delegate.h"
 #include "trace_list_model.h"
 #include "trace_waterfall_view.h"
+#include "usage_series.h"
 #include "widget_helpers.h"
 
 #include <QCheckBox>
@@ -271,6 +272,7 @@ QWidget *TracesPage::buildDetailCard()
     m_detailTitle->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_detailFacts = makeLabel(TextRole::Caption, detail);
     m_detailFacts->setObjectName(QStringLiteral("traceDetailFacts"));
+    m_detailFacts->setWordWrap(true); // a long line wraps rather than clips
     m_detailFacts->setTextFormat(Qt::RichText);
     m_detailFacts->setContentsMargins(4, 0, 4, 0);
     m_copyHint = makeLabel(TextRole::Hint, detail);
@@ -624,6 +626,30 @@ void TracesPage::showDetail()
                                                     : locale.toString(trace.inputTokens),
                               trace.outputTokens < 0 ? QStringLiteral("\u2014")
                                                      : locale.toString(trace.outputTokens)));
+    // Short, as the line is long already: the cache's part of the tokens, then the cost.
+    const qint64 cacheRead = std::max<qint64>(trace.cacheReadTokens, 0);
+    const qint64 cacheWrite = std::max<qint64>(trace.cacheWriteTokens, 0);
+    if (cacheWrite > 0)
+        //: %1 input tokens read from the provider's prompt cache; %2 written to it
+        facts.append(tr("%1 cached, %2 written to the cache")
+                         .arg(locale.toString(cacheRead), locale.toString(cacheWrite)));
+    else if (cacheRead > 0)
+        //: %1 input tokens read from the provider's prompt cache
+        facts.append(tr("%1 cached").arg(locale.toString(cacheRead)));
+    if (trace.priced && !m_detailRunning) {
+        const QString cost = formatUsd(trace.costUsd);
+        if (trace.cacheSavedUsd > 0.0)
+            //: %1 what the request cost; %2 what the prompt cache saved, both in US dollars
+            facts.append(tr("cost %1, saved %2").arg(cost, formatUsd(trace.cacheSavedUsd)));
+        else if (trace.cacheSavedUsd < 0.0)
+            //: %1 what the request cost; %2 what writing the prompt cache cost beyond what
+            //: reading it saved, both in US dollars
+            facts.append(
+                tr("cost %1, %2 more for cache writes").arg(cost, formatUsd(-trace.cacheSavedUsd)));
+        else
+            //: %1 what the request cost, in US dollars
+            facts.append(tr("cost %1").arg(cost));
+    }
     if (m_detailGone)
         facts.append(QStringLiteral("<span style=\"color:#b45309;\">%1</span>")
                          .arg(tr("the engine no longer keeps this trace").toHtmlEscaped()));

@@ -55,6 +55,7 @@ UsagePage::UsagePage(EngineBridge &bridge, UtcClock clock, QWidget *parent)
     m_totals = makeLabel(TextRole::Value, header);
     m_totals->setObjectName(QStringLiteral("usageTotals"));
     m_totals->setTextFormat(Qt::RichText);
+    m_totals->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     headerLayout->addWidget(m_totals, 1, Qt::AlignRight | Qt::AlignVCenter);
     layout->addWidget(header);
 
@@ -181,7 +182,8 @@ void UsagePage::retranslateUi()
     m_breakdown->setItemText(int(UsageBreakdown::Model), tr("Model"));
     m_topTitle->setText(tr("Top spenders today"));
     m_topHint->setText(tr("Tenants by spend since 00:00 UTC. \"Estimated\" is the share of "
-                          "requests whose tokens the provider did not report."));
+                          "requests whose tokens the provider did not report; a spend's tooltip "
+                          "gives what the prompt cache saved."));
     m_budgetsTitle->setText(tr("Budgets"));
     refreshBudgets();
     redrawCharts();
@@ -257,13 +259,29 @@ void UsagePage::refreshTotals()
             .arg(spend, locale.toString(m_data.inputTokens), locale.toString(m_data.outputTokens),
                  locale.toString(m_data.requests),
                  locale.toString(m_data.estimatedShare() * 100.0, 'f', 0) + locale.percent());
+    // A saving below zero is shown as it is: cache writes that cost more than reads saved.
+    QString savings;
+    if (m_data.cacheSavedUsd < 0.0)
+        //: %1 a negative amount of US dollars; %2 the prompt cache's reads and writes
+        savings = tr("Prompt-cache savings: <b>%1</b>, as cache writes cost more than the reads "
+                     "saved&nbsp;&nbsp;·&nbsp;&nbsp;%2");
+    else
+        //: %1 US dollars; %2 the prompt cache's reads and writes
+        savings = tr("Prompt-cache savings: <b>%1</b>&nbsp;&nbsp;·&nbsp;&nbsp;%2");
+    text += QStringLiteral("<br>") +
+            savings.arg(
+                formatUsd(m_data.cacheSavedUsd),
+                promptCacheText(m_data.cacheReadTokens, m_data.cacheWriteTokens).toHtmlEscaped());
     m_totals->setText(text);
-    m_totals->setToolTip(
-        m_data.unpricedRequests > 0
-            ? tr("%n request(s) in this range used a model without a price in `pricing`: they "
-                 "count as free.",
-                 nullptr, int(m_data.unpricedRequests))
-            : QString());
+    QStringList tips{tr("Prompt-cache savings: what the input tokens read from or written to a "
+                        "provider's cache would have cost at the input price, less what they "
+                        "cost. A model without `cache_read_per_million` or "
+                        "`cache_write_per_million` in `pricing` claims none.")};
+    if (m_data.unpricedRequests > 0)
+        tips.prepend(tr("%n request(s) in this range used a model without a price in `pricing`: "
+                        "they count as free.",
+                        nullptr, int(m_data.unpricedRequests)));
+    m_totals->setToolTip(tips.join(QStringLiteral("\n\n")));
 }
 
 void UsagePage::applySnapshot(const EngineSnapshot &snapshot)

@@ -3,6 +3,7 @@
 #include <QHash>
 #include <QLocale>
 #include <algorithm>
+#include <cmath>
 
 namespace switchyard::ui {
 
@@ -99,6 +100,9 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
         data.requests += group.requests;
         data.estimatedRequests += group.estimatedRequests;
         data.unpricedRequests += group.unpricedRequests;
+        data.cacheReadTokens += group.cacheReadTokens;
+        data.cacheWriteTokens += group.cacheWriteTokens;
+        data.cacheSavedUsd += group.cacheSavedUsd;
     }
     std::sort(all.begin(), all.end(), [](const UsageSeries &a, const UsageSeries &b) {
         if (a.totalSpendUsd != b.totalSpendUsd)
@@ -127,10 +131,25 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
     return data;
 }
 
+QString promptCacheText(qint64 readTokens, qint64 writeTokens)
+{
+    const QLocale locale;
+    //: %1 input tokens read from the providers' prompt caches; %2 written to them
+    return TopSpendersModel::tr("%1 input tokens read from the prompt cache, %2 written to it")
+        .arg(locale.toString(readTokens), locale.toString(writeTokens));
+}
+
 QString formatUsd(double usd)
 {
     const QLocale locale;
-    return u"$"_qs + locale.toString(usd, 'f', usd != 0.0 && qAbs(usd) < 1.0 ? 4 : 2);
+    const double size = qAbs(usd);
+    // One request's cost or saving can be too small for four decimals: two significant digits
+    // then, rather than a row of zeros.
+    int decimals = size != 0.0 && size < 1.0 ? 4 : 2;
+    if (size != 0.0 && size < 0.00005)
+        decimals = 1 - int(std::floor(std::log10(size)));
+    return (usd < 0.0 ? locale.negativeSign() : QString()) + u"$"_qs +
+           locale.toString(size, 'f', decimals);
 }
 
 void TopSpendersModel::setReport(const usage::UsageReport &report)
@@ -162,6 +181,12 @@ QVariant TopSpendersModel::data(const QModelIndex &index, int role) const
     if (role == Qt::ToolTipRole && index.column() == EstimatedColumn)
         return tr("%n request(s) with estimated tokens: the provider reported no usage", nullptr,
                   int(group.estimatedRequests));
+    // The table has no room for another column: a spend's tooltip says what the cache saved.
+    if (role == Qt::ToolTipRole && index.column() == SpendColumn)
+        //: %1 US dollars the prompt cache saved (negative: it cost more); %2 its reads and writes
+        return tr("Prompt-cache savings: %1\n%2")
+            .arg(formatUsd(group.cacheSavedUsd),
+                 promptCacheText(group.cacheReadTokens, group.cacheWriteTokens));
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {

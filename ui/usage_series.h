@@ -44,6 +44,9 @@ struct UsageChartData {
     qint64 requests = 0;
     qint64 estimatedRequests = 0;
     qint64 unpricedRequests = 0;
+    qint64 cacheReadTokens = 0; // of inputTokens
+    qint64 cacheWriteTokens = 0;
+    double cacheSavedUsd = 0.0;
 
     double estimatedShare() const { return requests ? double(estimatedRequests) / requests : 0.0; }
 };
@@ -79,7 +82,10 @@ private:
     QList<usage::UsageGroup> m_groups;
 };
 
-// "$12.34", "$0.0042": dollars with cents, or four decimals below a dollar.
+// "$12.34", "$0.0042", "$0.000029", "-$1.20": dollars with cents; below a dollar four decimals,
+// or two significant digits when that shows nothing.
 QString formatUsd(double usd);
+// "1,200 input tokens read from the prompt cache, 300 written to it": a range's or a row's.
+QString promptCacheText(qint64 readTokens, qint64 writeTokens);
 
 } // namespace switchyard::ui

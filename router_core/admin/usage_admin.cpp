@@ -21,7 +21,10 @@ QJsonObject groupJson(const usage::UsageGroup &group)
                        {u"estimated_requests"_s, double(group.estimatedRequests)},
                        {u"estimated_share"_s, group.estimatedShare()},
                        {u"unpriced_requests"_s, double(group.unpricedRequests)},
-                       {u"cost_usd"_s, group.costUsd}};
+                       {u"cache_read_tokens"_s, double(group.cacheReadTokens)},
+                       {u"cache_write_tokens"_s, double(group.cacheWriteTokens)},
+                       {u"cost_usd"_s, group.costUsd},
+                       {u"cache_saved_usd"_s, group.cacheSavedUsd}};
 }
 
 } // namespace
@@ -38,12 +41,7 @@ QJsonObject usageReportJson(const usage::UsageReport &report, const usage::Usage
         for (qsizetype i = 0; i < group.keys.size() && i < groupBy.size(); ++i)
             row.insert(groupBy[i].toString(), group.keys[i]);
         data.append(row);
-        total.requests += group.requests;
-        total.inputTokens += group.inputTokens;
-        total.outputTokens += group.outputTokens;
-        total.estimatedRequests += group.estimatedRequests;
-        total.unpricedRequests += group.unpricedRequests;
-        total.costUsd += group.costUsd;
+        total.addSums(group);
     }
     return QJsonObject{
         {u"object"_s, u"usage.report"_s},

@@ -11,6 +11,10 @@ namespace switchyard::config {
 struct ModelPrice {
     double inputPerMillionUsd = 0.0;
     double outputPerMillionUsd = 0.0;
+    // Input tokens read from or written to the provider's prompt cache. Not set: they cost the
+    // input price, and no saving is claimed for them.
+    std::optional<double> cacheReadPerMillionUsd;
+    std::optional<double> cacheWritePerMillionUsd;
 };
 
 // The `pricing` section: the price table the usage ledger costs each request with

@@ -9,7 +9,8 @@ using namespace Qt::StringLiterals;
 namespace {
 
 const QList<QLatin1StringView> pricingKeys{"currency"_L1, "models"_L1};
-const QList<QLatin1StringView> priceKeys{"input_per_million"_L1, "output_per_million"_L1};
+const QList<QLatin1StringView> priceKeys{"input_per_million"_L1, "output_per_million"_L1,
+                                         "cache_read_per_million"_L1, "cache_write_per_million"_L1};
 const QList<QLatin1StringView> budgetKeys{"name"_L1, "tenant"_L1, "key"_L1, "daily_usd"_L1,
                                           "monthly_usd"_L1};
 
@@ -17,20 +18,38 @@ const QList<QLatin1StringView> budgetKeys{"name"_L1, "tenant"_L1, "key"_L1, "dai
 // a typo, and a million dollars per million tokens is beyond any provider's list.
 constexpr double kHighestPricePerMillion = 1'000'000.0;
 
-std::optional<double> readPrice(YamlReader &reader, const KeyedMap &price, QLatin1StringView name)
+// A price that is written; nullopt when it is not, or is wrong (reported).
+std::optional<double> readPrice(YamlReader &reader, const MapEntry &entry)
 {
-    const MapEntry *entry = price.find(name);
-    if (!entry)
-        return 0.0;
-    const std::optional<double> value = reader.readNumber(*entry);
+    const std::optional<double> value = reader.readNumber(entry);
     if (!value)
         return std::nullopt;
     if (*value < 0.0 || *value > kHighestPricePerMillion) {
-        reader.reportValue(*entry, u"`%1` must be from 0 to 1000000 US dollars per million "
-                                   u"tokens, got %2"_s.arg(entry->name, describe(entry->value)));
+        reader.reportValue(entry, u"`%1` must be from 0 to 1000000 US dollars per million "
+                                  u"tokens, got %2"_s.arg(entry.name, describe(entry.value)));
         return std::nullopt;
     }
     return value;
+}
+
+// Reads each price `price` has into `read`; false when one is wrong (reported).
+bool readPrices(YamlReader &reader, const KeyedMap &price, ModelPrice &read)
+{
+    bool ok = true;
+    const auto take = [&](QLatin1StringView name, auto &into) {
+        const MapEntry *entry = price.find(name);
+        if (!entry)
+            return;
+        if (const std::optional<double> value = readPrice(reader, *entry))
+            into = *value;
+        else
+            ok = false;
+    };
+    take("input_per_million"_L1, read.inputPerMillionUsd);
+    take("output_per_million"_L1, read.outputPerMillionUsd);
+    take("cache_read_per_million"_L1, read.cacheReadPerMillionUsd);
+    take("cache_write_per_million"_L1, read.cacheWritePerMillionUsd);
+    return ok;
 }
 
 void checkPricing(YamlReader &reader, const MapEntry &entry, const Config &config,
@@ -111,11 +130,10 @@ void checkPricing(YamlReader &reader, const MapEntry &entry, const Config &confi
                           u"or both"_s.arg(model));
             continue;
         }
-        const std::optional<double> input = readPrice(reader, price, "input_per_million"_L1);
-        const std::optional<double> output = readPrice(reader, price, "output_per_million"_L1);
-        if (!input || !output)
+        ModelPrice read;
+        if (!readPrices(reader, price, read))
             continue;
-        pricing.models.insert(model, ModelPrice{*input, *output});
+        pricing.models.insert(model, read);
     }
 }
 

@@ -30,6 +30,7 @@
 #include "timing/deadline_scheduler.h"
 #include "upstream/curl_transport.h"
 #include "usage/budget_tracker.h"
+#include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 
 #include <QLoggingCategory>
@@ -142,8 +143,13 @@ Engine::Engine(config::Config config, QObject *parent)
     usage::LedgerOptions ledgerOptions;
     ledgerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
     m_usageLedger =
-        new usage::UsageLedger(*m_store, *m_budgets, ledgerOptions, usage::systemUtcClock(), this);
+        new usage::UsageLedger(*m_budgets, ledgerOptions, usage::systemUtcClock(), this);
     m_recorder->addSink(m_usageLedger);
+    // Each request is priced once, by the table in force as it finishes, before any sink reads
+    // it: the trace, the ledger and the budgets see the same cost.
+    m_recorder->setPricer([store = m_store](telemetry::RequestRecord &record) {
+        usage::priceRecord(record, store->config().usage.pricing);
+    });
     m_admission->setSpendCheck([budgets = m_budgets](const QString &tenant, const QString &keyId) {
         return budgets->refusal(tenant, keyId);
     });

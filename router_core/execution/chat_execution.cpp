@@ -930,12 +930,26 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
 {
     if (!usage.isKnown())
         return;
-    m_trace.trace().inputTokens = usage.promptTokens;
-    m_trace.trace().outputTokens = usage.completionTokens;
-    m_trace.pointEvent(QStringLiteral("usage"),
-                       QString::number(std::max<qint64>(usage.promptTokens, 0)) + u" prompt + "_s +
-                           QString::number(std::max<qint64>(usage.completionTokens, 0)) +
-                           u" completion tokens"_s);
+    telemetry::RequestRecord &record = m_trace.trace();
+    record.inputTokens = usage.promptTokens;
+    record.outputTokens = usage.completionTokens;
+    // The cache's counts are parts of the prompt: a provider that says it cached more than the
+    // prompt held is held to the prompt, and without a prompt count (which countTokens then
+    // estimates) they stay unknown rather than guessed.
+    const qint64 prompt = usage.promptTokens;
+    record.cacheReadTokens = prompt < 0 ? -1 : std::min(usage.cachedPromptTokens, prompt);
+    record.cacheWriteTokens = prompt < 0
+                                  ? -1
+                                  : std::min(usage.cacheWritePromptTokens,
+                                             prompt - std::max<qint64>(record.cacheReadTokens, 0));
+    QString detail = QString::number(std::max<qint64>(prompt, 0)) + u" prompt + "_s +
+                     QString::number(std::max<qint64>(usage.completionTokens, 0)) +
+                     u" completion tokens"_s;
+    if (record.cacheReadTokens > 0 || record.cacheWriteTokens > 0)
+        detail += u" (prompt cache: %1 read, %2 written)"_s
+                      .arg(std::max<qint64>(record.cacheReadTokens, 0))
+                      .arg(std::max<qint64>(record.cacheWriteTokens, 0));
+    m_trace.pointEvent(QStringLiteral("usage"), detail);
 }
 
 void ChatExecution::countTokens(telemetry::RequestRecord &record) const

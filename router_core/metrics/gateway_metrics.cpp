@@ -104,7 +104,9 @@ GatewayMetrics::GatewayMetrics()
                   "Attempts sent to another provider, by the error class of the attempt before.",
                   {{"reason", &m_errorClasses}}),
       m_tokens("switchyard_tokens_total",
-               "Tokens the providers reported, by provider, model asked for and direction.",
+               "Tokens the providers reported, by provider, model asked for and type: input and "
+               "output, and the parts of input read from (cache_read) and written to "
+               "(cache_write) a prompt cache.",
                {{"provider", &m_providers}, {"model", &m_models}, {"type", &m_tokenTypes}}),
       m_addedLatency("switchyard_added_latency_seconds",
                      "Time the gateway added to an answered request: to the first byte for a "
@@ -167,6 +169,10 @@ GatewayMetrics::GatewayMetrics()
         m_admissionCodes.add(QString::fromLatin1(code));
     m_inputTokens = m_tokenTypes.add(u"input"_s);
     m_outputTokens = m_tokenTypes.add(u"output"_s);
+    // Only switchyard_tokens_total counts these: gen_ai.client.token.usage keeps to the
+    // convention's input and output, its input holding the cache's tokens as well.
+    m_cacheReadTokens = m_tokenTypes.add(u"cache_read"_s);
+    m_cacheWriteTokens = m_tokenTypes.add(u"cache_write"_s);
     for (const BreakerState state : kBreakerStates)
         m_breakerStates.add(health::breakerStateName(state));
     // Ids equal to the cause's value + 1.
@@ -243,6 +249,11 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
         m_genAiTokenUsage.observe({operation, provider, model, m_outputTokens},
                                   double(trace.outputTokens));
     }
+    // Parts of the input above, so left out with it when the request was estimated.
+    if (trace.cacheReadTokens >= 0 && !trace.tokensEstimated)
+        m_tokens.add({provider, model, m_cacheReadTokens}, quint64(trace.cacheReadTokens));
+    if (trace.cacheWriteTokens >= 0 && !trace.tokensEstimated)
+        m_tokens.add({provider, model, m_cacheWriteTokens}, quint64(trace.cacheWriteTokens));
     if (trace.status > 0 && !trace.isError())
         m_answers.add({std::clamp(trace.degradedLevel, 0, kHighestDegradationLevel)});
     if (trace.attempts == 0) {

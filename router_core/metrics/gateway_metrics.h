@@ -74,6 +74,8 @@ private:
     int m_noErrorType = 0;
     int m_inputTokens = 0;
     int m_outputTokens = 0;
+    int m_cacheReadTokens = 0;
+    int m_cacheWriteTokens = 0;
 
     CounterFamily m_requests;
     HistogramFamily m_requestDuration;

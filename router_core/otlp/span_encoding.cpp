@@ -120,6 +120,20 @@ int ownerOfEvent(const QList<Span> &spans, const Span &event)
     return owner;
 }
 
+// The request's token counts, as the request span and the answering attempt both carry them. The
+// cache's counts are parts of input_tokens, as the convention's gen_ai.usage.cache_* are.
+void addUsage(Attributes &attributes, const telemetry::RequestRecord &record)
+{
+    if (record.inputTokens >= 0)
+        attributes.integer(u"gen_ai.usage.input_tokens"_s, record.inputTokens);
+    if (record.outputTokens >= 0)
+        attributes.integer(u"gen_ai.usage.output_tokens"_s, record.outputTokens);
+    if (record.cacheReadTokens >= 0)
+        attributes.integer(u"gen_ai.usage.cache_read.input_tokens"_s, record.cacheReadTokens);
+    if (record.cacheWriteTokens >= 0)
+        attributes.integer(u"gen_ai.usage.cache_creation.input_tokens"_s, record.cacheWriteTokens);
+}
+
 QJsonObject serverSpan(const ExportedRequest &request, const QJsonArray &events)
 {
     const telemetry::RequestRecord &record = request.record;
@@ -128,10 +142,7 @@ QJsonObject serverSpan(const ExportedRequest &request, const QJsonArray &events)
         .text(u"gen_ai.provider.name"_s, record.provider)
         .text(u"gen_ai.request.model"_s, record.model)
         .text(u"gen_ai.response.model"_s, record.upstreamModel);
-    if (record.inputTokens >= 0)
-        attributes.integer(u"gen_ai.usage.input_tokens"_s, record.inputTokens);
-    if (record.outputTokens >= 0)
-        attributes.integer(u"gen_ai.usage.output_tokens"_s, record.outputTokens);
+    addUsage(attributes, record);
     if (!record.finishReason.isEmpty())
         attributes.texts(u"gen_ai.response.finish_reasons"_s, {record.finishReason});
     if (record.isError())
@@ -186,10 +197,7 @@ QJsonObject attemptSpan(const ExportedRequest &request, const Span &attempt, boo
         // The call whose answer the client got carries the answer's facts, so a view of
         // provider calls alone sees the tokens each provider was paid for.
         attributes.text(u"gen_ai.response.model"_s, attempt.upstreamModel);
-        if (record.inputTokens >= 0)
-            attributes.integer(u"gen_ai.usage.input_tokens"_s, record.inputTokens);
-        if (record.outputTokens >= 0)
-            attributes.integer(u"gen_ai.usage.output_tokens"_s, record.outputTokens);
+        addUsage(attributes, record);
         if (!record.finishReason.isEmpty())
             attributes.texts(u"gen_ai.response.finish_reasons"_s, {record.finishReason});
     }

@@ -144,4 +144,25 @@ QString ensureSchema(QSqlDatabase &database, const QStringList &statements)
     return {};
 }
 
+QString addMissingColumns(QSqlDatabase &database, const QString &table,
+                          const QList<AddedColumn> &columns)
+{
+    QSqlQuery info(database);
+    if (!info.exec(u"PRAGMA table_info(%1)"_s.arg(table)))
+        return u"%1 (in: PRAGMA table_info(%2))"_s.arg(info.lastError().text(), table);
+    QSet<QString> present;
+    while (info.next())
+        present.insert(info.value(1).toString()); // cid, name, type, notnull, default, pk
+    info.finish();
+    QStringList statements;
+    for (const AddedColumn &column : columns) {
+        if (!present.contains(column.name))
+            statements.append(
+                u"ALTER TABLE %1 ADD COLUMN %2 %3"_s.arg(table, column.name, column.definition));
+    }
+    if (statements.isEmpty())
+        return {};
+    return ensureSchema(database, statements);
+}
+
 } // namespace switchyard::storage

@@ -47,4 +47,19 @@ void closeStateDatabase(const QString &connectionName);
 // error with the statement that failed, empty on success.
 QString ensureSchema(QSqlDatabase &database, const QStringList &statements);
 
+// A column a table gained after its first release: its name, and its type and constraints with
+// the DEFAULT that an older release's rows take ("INTEGER NOT NULL DEFAULT 0").
+struct AddedColumn {
+    QString name;
+    QString definition;
+};
+
+// Migrates a table an older release made: adds each of `columns` it lacks, in one transaction.
+// A table that has them all is left alone, so this runs on every open. Returns the first error
+// with the statement that failed, empty on success. Two processes migrating the same file at
+// once: the loser's ALTER fails (the column exists by then) and its owner's retry finds nothing
+// left to do.
+QString addMissingColumns(QSqlDatabase &database, const QString &table,
+                          const QList<AddedColumn> &columns);
+
 } // namespace switchyard::storage

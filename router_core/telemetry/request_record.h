@@ -46,7 +46,16 @@ struct RequestRecord {
     qint64 inputTokens = -1;
     qint64 outputTokens = -1;
     bool tokensEstimated = false;
-    QString finishReason; // OpenAI's word, when the answer said it
+    // Parts of inputTokens the provider said it read from and wrote to its prompt cache; -1 when
+    // it said nothing of them (an estimate never guesses them).
+    qint64 cacheReadTokens = -1;
+    qint64 cacheWriteTokens = -1;
+    // What the request cost by the price table in force when it finished (usage/pricing.h), set
+    // as it is recorded: the trace, the usage ledger and the console read this one price.
+    double costUsd = 0.0;
+    double cacheSavedUsd = 0.0; // negative when cache writes cost more than the reads saved
+    bool priced = false;        // the model has a price; an unpriced request costs 0
+    QString finishReason;       // OpenAI's word, when the answer said it
 
     bool isError() const { return status >= 400; }
     // "2xx", "4xx", "5xx": the closed set metrics and filters use.

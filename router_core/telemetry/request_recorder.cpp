@@ -7,6 +7,8 @@ namespace switchyard::telemetry {
 void RequestRecorder::record(Trace trace)
 {
     trace.sequence = ++m_sequence;
+    if (m_pricer)
+        m_pricer(trace);
     for (TraceSink *sink : std::as_const(m_sinks))
         sink->traceFinished(trace);
     m_ring.add(std::move(trace));

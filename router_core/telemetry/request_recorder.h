@@ -4,6 +4,7 @@
 
 #include <QHash>
 #include <QList>
+#include <functional>
 
 namespace switchyard::telemetry {
 
@@ -23,6 +24,10 @@ class RequestRecorder {
 public:
     explicit RequestRecorder(TraceRing &ring) : m_ring(ring) {}
 
+    // Prices each record before any sink sees it (the engine's pricer reads `pricing`), so every
+    // sink and the ring read one cost. Without a pricer, records stay unpriced.
+    using Pricer = std::function<void(RequestRecord &)>;
+    void setPricer(Pricer pricer) { m_pricer = std::move(pricer); }
     void addSink(TraceSink *sink) { m_sinks.append(sink); }
     void removeSink(TraceSink *sink) { m_sinks.removeAll(sink); }
     void record(Trace trace);
@@ -55,6 +60,7 @@ public:
 
 private:
     TraceRing &m_ring;
+    Pricer m_pricer;
     QList<TraceSink *> m_sinks;
     quint64 m_sequence = 0;
     QHash<QByteArray, TraceBuilder *> m_live;

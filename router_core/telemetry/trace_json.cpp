@@ -134,6 +134,13 @@ QJsonObject recordJson(const RequestRecord &record)
         // The provider reported no usage: the counts are estimated from the text
         // (docs/operations.md).
         {QStringLiteral("tokens_estimated"), record.tokensEstimated},
+        // Parts of input_tokens; null when the provider did not say.
+        {QStringLiteral("cache_read_tokens"), countOrNull(record.cacheReadTokens)},
+        {QStringLiteral("cache_write_tokens"), countOrNull(record.cacheWriteTokens)},
+        // By `pricing` as the request finished; null for a model without a price.
+        {QStringLiteral("cost_usd"), record.priced ? QJsonValue(record.costUsd) : QJsonValue()},
+        {QStringLiteral("cache_saved_usd"),
+         record.priced ? QJsonValue(record.cacheSavedUsd) : QJsonValue()},
         {QStringLiteral("finish_reason"), textOrNull(record.finishReason)},
     };
 }

@@ -1,7 +1,6 @@
 #include "usage/usage_ledger.h"
 
 #include "storage/state_database.h"
-#include "usage/pricing.h"
 #include "usage/usage_query.h"
 
 #include <QLoggingCategory>
@@ -37,13 +36,24 @@ const QStringList kSchema{
     u" cost_usd REAL NOT NULL,"
     u" priced INTEGER NOT NULL,"
     u" status INTEGER NOT NULL,"
-    u" latency_ms INTEGER NOT NULL)"_s,
+    u" latency_ms INTEGER NOT NULL,"
+    u" cache_read_tokens INTEGER NOT NULL DEFAULT 0,"
+    u" cache_write_tokens INTEGER NOT NULL DEFAULT 0,"
+    u" cache_saved_usd REAL NOT NULL DEFAULT 0)"_s,
     // Every report and the budgets' seed read a time range; the tenant's and the model's
     // indexes serve the reports grouped or filtered by them, the key's the seed by key.
     u"CREATE INDEX IF NOT EXISTS usage_ledger_time ON usage_ledger(finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_tenant ON usage_ledger(tenant, finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_model ON usage_ledger(model, finished_at_ms)"_s,
     u"CREATE INDEX IF NOT EXISTS usage_ledger_key ON usage_ledger(key_id, finished_at_ms)"_s,
+};
+
+// Columns the table gained since its first release. A file an older release wrote gets them on
+// open; its rows read as no cache used and nothing saved, which is what those releases counted.
+const QList<storage::AddedColumn> kAddedColumns{
+    {u"cache_read_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
+    {u"cache_write_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
+    {u"cache_saved_usd"_s, u"REAL NOT NULL DEFAULT 0"_s},
 };
 
 QString sqlExpression(UsageDimension dimension)
@@ -202,10 +212,11 @@ public:
             const QString grouping = columns.join(u", "_s);
             QSqlQuery sql(m_database);
             sql.setForwardOnly(true);
-            sql.prepare(
-                u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
-                u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd) FROM usage_ledger "
-                u"WHERE finished_at_ms >= ? AND finished_at_ms < ? GROUP BY %1"_s.arg(grouping));
+            sql.prepare(u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
+                        u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd), "
+                        u"SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cache_saved_usd) "
+                        u"FROM usage_ledger WHERE finished_at_ms >= ? AND finished_at_ms < ? "
+                        u"GROUP BY %1"_s.arg(grouping));
             sql.addBindValue(fromMs);
             sql.addBindValue(toMs);
             if (sql.exec()) {
@@ -220,6 +231,9 @@ public:
                     group.estimatedRequests = sql.value(dimensions + 3).toLongLong();
                     group.unpricedRequests = sql.value(dimensions + 4).toLongLong();
                     group.costUsd = sql.value(dimensions + 5).toDouble();
+                    group.cacheReadTokens = sql.value(dimensions + 6).toLongLong();
+                    group.cacheWriteTokens = sql.value(dimensions + 7).toLongLong();
+                    group.cacheSavedUsd = sql.value(dimensions + 8).toDouble();
                     aggregate.add(group);
                 }
             } else {
@@ -279,7 +293,10 @@ private:
             return false;
         }
         m_database = std::exchange(opened.database, QSqlDatabase());
-        if (const QString error = storage::ensureSchema(m_database, kSchema); !error.isEmpty()) {
+        QString error = storage::ensureSchema(m_database, kSchema);
+        if (error.isEmpty())
+            error = storage::addMissingColumns(m_database, u"usage_ledger"_s, kAddedColumns);
+        if (!error.isEmpty()) {
             failed(u"cannot prepare the usage ledger's table: %1"_s.arg(error));
             closeDatabase();
             return false;
@@ -349,8 +366,9 @@ private:
         QSqlQuery insert(m_database);
         insert.prepare(u"INSERT INTO usage_ledger (finished_at_ms, request_id, tenant, key_id, "
                        u"model, provider, route, tier, input_tokens, output_tokens, "
-                       u"tokens_estimated, cost_usd, priced, status, latency_ms) "
-                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
+                       u"tokens_estimated, cost_usd, priced, status, latency_ms, "
+                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd) "
+                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
         for (const LedgerRow &row : std::as_const(m_pending)) {
             insert.addBindValue(row.finishedAtMs);
             insert.addBindValue(QString::fromLatin1(row.requestId));
@@ -365,6 +383,9 @@ private:
             insert.addBindValue(row.priced ? 1 : 0);
             insert.addBindValue(row.status);
             insert.addBindValue(row.latencyMs);
+            insert.addBindValue(row.cacheReadTokens);
+            insert.addBindValue(row.cacheWriteTokens);
+            insert.addBindValue(row.cacheSavedUsd);
             if (!insert.exec()) {
                 const QString error = insert.lastError().text();
                 insert.finish();
@@ -466,9 +487,9 @@ private:
     std::function<void(SpendSeed)> m_lateSeed;
 };
 
-UsageLedger::UsageLedger(const config::ConfigStore &store, BudgetTracker &budgets,
-                         LedgerOptions options, UtcClock clock, QObject *parent)
-    : QObject(parent), m_store(store), m_budgets(budgets),
+UsageLedger::UsageLedger(BudgetTracker &budgets, LedgerOptions options, UtcClock clock,
+                         QObject *parent)
+    : QObject(parent), m_budgets(budgets),
       m_writer(new LedgerWriter(std::move(options), std::move(clock)))
 {
     qRegisterMetaType<switchyard::usage::UsageReport>();
@@ -503,8 +524,7 @@ UsageLedger::~UsageLedger()
     delete m_writer;
 }
 
-LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
-                              const config::PricingConfig &pricing)
+LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record)
 {
     LedgerRow row;
     row.finishedAtMs = record.startedAtUtc.toMSecsSinceEpoch() + record.totalMicros / 1000;
@@ -519,9 +539,11 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record,
     row.inputTokens = std::max<qint64>(record.inputTokens, 0);
     row.outputTokens = std::max<qint64>(record.outputTokens, 0);
     row.tokensEstimated = record.tokensEstimated;
-    const Cost cost = costOf(pricing, record.model, row.inputTokens, row.outputTokens);
-    row.costUsd = cost.usd;
-    row.priced = cost.priced;
+    row.cacheReadTokens = std::max<qint64>(record.cacheReadTokens, 0);
+    row.cacheWriteTokens = std::max<qint64>(record.cacheWriteTokens, 0);
+    row.costUsd = record.costUsd;
+    row.cacheSavedUsd = record.cacheSavedUsd;
+    row.priced = record.priced;
     row.status = record.status;
     row.latencyMs = record.totalMicros / 1000;
     return row;
@@ -546,7 +568,7 @@ void UsageLedger::traceFinished(const telemetry::Trace &trace)
 {
     if (refusedAtAuthentication(trace))
         return;
-    LedgerRow row = rowFor(trace, m_store.config().usage.pricing);
+    LedgerRow row = rowFor(trace);
     m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
     if (m_writer->append(std::move(row)))
         flushSoon();

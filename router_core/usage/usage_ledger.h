@@ -1,6 +1,5 @@
 #pragma once
 
-#include "config/config_store.h"
 #include "telemetry/request_recorder.h"
 #include "usage/budget_tracker.h"
 #include "usage/usage_types.h"
@@ -32,9 +31,9 @@ struct LedgerOptions {
 class LedgerWriter;
 
 // The usage ledger (docs/operations.md, "Usage, cost and budgets"): a trace sink that turns each
-// finished request into one row (tokens, the cost by the price table in force, status, latency)
+// finished request into one row (tokens, the cost the recorder priced it at, status, latency)
 // and hands it to a writer on a thread of its own, which writes batches into the state
-// database's `usage_ledger` table. The engine thread only prices the row, adds it to the
+// database's `usage_ledger` table. The engine thread only makes the row, adds it to the
 // budgets' spend and pushes it into a queue under a short lock: it never touches SQLite. A
 // database that is damaged, locked or gone leaves the gateway serving: the rows wait in memory
 // (bounded), a warning is logged once, state() says why, and the writer tries again every
@@ -44,17 +43,17 @@ class UsageLedger final : public QObject, public telemetry::TraceSink {
 public:
     // Opens the database on the writer's thread and waits for that (at most the busy timeout),
     // so the budgets start seeded with what earlier runs spent this day and month.
-    UsageLedger(const config::ConfigStore &store, BudgetTracker &budgets, LedgerOptions options,
-                UtcClock clock = systemUtcClock(), QObject *parent = nullptr);
+    UsageLedger(BudgetTracker &budgets, LedgerOptions options, UtcClock clock = systemUtcClock(),
+                QObject *parent = nullptr);
     // Writes what is still in memory (when the database takes it), then stops the thread.
     ~UsageLedger() override;
 
     // Engine thread.
     void traceFinished(const telemetry::Trace &trace) override;
 
-    // The row a finished request makes, priced by `pricing`.
-    static LedgerRow rowFor(const telemetry::RequestRecord &record,
-                            const config::PricingConfig &pricing);
+    // The row a finished request makes, with the cost its record was priced at
+    // (usage::priceRecord).
+    static LedgerRow rowFor(const telemetry::RequestRecord &record);
 
     // Any thread.
     UsageLedgerState state() const;
@@ -66,7 +65,6 @@ public:
     void flushSoon();
 
 private:
-    const config::ConfigStore &m_store;
     BudgetTracker &m_budgets;
     LedgerWriter *m_writer = nullptr; // lives on m_thread; deleted there
     QThread m_thread;

@@ -142,6 +142,19 @@ QString dimensionValue(const LedgerRow &row, UsageDimension dimension)
     return {};
 }
 
+void UsageGroup::addSums(const UsageGroup &other)
+{
+    requests += other.requests;
+    inputTokens += other.inputTokens;
+    outputTokens += other.outputTokens;
+    estimatedRequests += other.estimatedRequests;
+    unpricedRequests += other.unpricedRequests;
+    cacheReadTokens += other.cacheReadTokens;
+    cacheWriteTokens += other.cacheWriteTokens;
+    costUsd += other.costUsd;
+    cacheSavedUsd += other.cacheSavedUsd;
+}
+
 UsageGroup &UsageAggregate::groupFor(const QStringList &keys)
 {
     const auto found = m_index.constFind(keys);
@@ -165,18 +178,15 @@ void UsageAggregate::add(const LedgerRow &row)
     group.outputTokens += row.outputTokens;
     group.estimatedRequests += row.tokensEstimated ? 1 : 0;
     group.unpricedRequests += row.priced ? 0 : 1;
+    group.cacheReadTokens += row.cacheReadTokens;
+    group.cacheWriteTokens += row.cacheWriteTokens;
     group.costUsd += row.costUsd;
+    group.cacheSavedUsd += row.cacheSavedUsd;
 }
 
 void UsageAggregate::add(const UsageGroup &other)
 {
-    UsageGroup &group = groupFor(other.keys);
-    group.requests += other.requests;
-    group.inputTokens += other.inputTokens;
-    group.outputTokens += other.outputTokens;
-    group.estimatedRequests += other.estimatedRequests;
-    group.unpricedRequests += other.unpricedRequests;
-    group.costUsd += other.costUsd;
+    groupFor(other.keys).addSums(other);
 }
 
 QList<UsageGroup> UsageAggregate::groups() const

@@ -24,8 +24,11 @@ struct LedgerRow {
     qint64 inputTokens = 0;
     qint64 outputTokens = 0;
     bool tokensEstimated = false; // no provider count: estimated from the text (RequestRecord)
+    qint64 cacheReadTokens = 0;   // parts of inputTokens read from the provider's prompt cache
+    qint64 cacheWriteTokens = 0;  // and written to it
     double costUsd = 0.0;
-    bool priced = false; // the model has a price in `pricing`; unpriced rows cost 0
+    double cacheSavedUsd = 0.0; // what the cache saved at the input price; negative: it cost more
+    bool priced = false;        // the model has a price in `pricing`; unpriced rows cost 0
     int status = 0;
     qint64 latencyMs = 0;
 };
@@ -51,9 +54,14 @@ struct UsageGroup {
     qint64 outputTokens = 0;
     qint64 estimatedRequests = 0; // requests whose tokens were estimated
     qint64 unpricedRequests = 0;  // requests of a model without a price
+    qint64 cacheReadTokens = 0;   // of inputTokens, read from prompt caches
+    qint64 cacheWriteTokens = 0;  // of inputTokens, written to them
     double costUsd = 0.0;
+    double cacheSavedUsd = 0.0;
 
     double estimatedShare() const { return requests ? double(estimatedRequests) / requests : 0.0; }
+    // Adds `other`'s sums (not its keys) to this group's.
+    void addSums(const UsageGroup &other);
 };
 
 // A query's answer: groups ordered by time when the first dimension is a time, else by cost,

@@ -137,7 +137,7 @@ void GatewayMetricsTest::initTestCase()
                              R"("choices":[{"index":0,"message":{"role":"assistant",)"
                              R"("content":"hi"},"finish_reason":"stop"}],)"
                              R"("usage":{"prompt_tokens":7,"completion_tokens":2,)"
-                             R"("total_tokens":9}})";
+                             R"("total_tokens":9,"prompt_tokens_details":{"cached_tokens":3}}})";
     QCOMPARE(send(chatBody(kModel, false)), 200);
     QCOMPARE(send(chatBody(kModel, true)), 200);
     // Two failures of `first` in a row, each answered by `second`, open first's breaker.
@@ -269,6 +269,12 @@ void GatewayMetricsTest::tokensAreCountedFromTheProvidersUsage()
     QCOMPARE(m_samples.value(R"(switchyard_tokens_total{provider="first",model="test-model",)"
                              R"(type="output"})"),
              2.0);
+    // OpenAI's cached_tokens are part of prompt_tokens: counted as a part, not added.
+    QCOMPARE(m_samples.value(R"(switchyard_tokens_total{provider="first",model="test-model",)"
+                             R"(type="cache_read"})"),
+             3.0);
+    QVERIFY(!m_samples.contains(R"(switchyard_tokens_total{provider="first",)"
+                                R"(model="test-model",type="cache_write"})"));
 }
 
 void GatewayMetricsTest::genAiFamiliesFollowTheConventions()

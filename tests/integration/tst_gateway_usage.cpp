@@ -64,7 +64,8 @@ Answer chat(quint16 port, const QByteArray &tenant, bool stream = false,
 config::Config pricedConfig(const FakeUpstream &fake, const QString &stateDirectory = {})
 {
     config::Config config = gatewayConfig({providerFor(u"primary"_s, fake, {u"test-model"_s})});
-    config.usage.pricing.models.insert(u"test-model"_s, {100000.0, 100000.0});
+    config.usage.pricing.models.insert(u"test-model"_s,
+                                       {100000.0, 100000.0, std::nullopt, std::nullopt});
     config.state.directory = stateDirectory;
     return config;
 }
@@ -118,6 +119,41 @@ private Q_SLOTS:
         QVERIFY(!trace->tokensEstimated);
         QCOMPARE(trace->inputTokens, 11);
         QCOMPARE(trace->outputTokens, 7);
+    }
+
+    // $0.10 a token in and out, $0.01 a cache read: 11 prompt tokens of which 6 were cached
+    // and 7 completion tokens cost 5 × 0.1 + 6 × 0.01 + 7 × 0.1 = $1.26 and saved 6 × 0.09.
+    void promptCacheTokensArePricedAndReportedEverywhere()
+    {
+        FakeUpstream fake;
+        fake.completionBody =
+            R"({"id":"c","object":"chat.completion","model":"fake","choices":[{"index":0,)"
+            R"("message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
+            R"("usage":{"prompt_tokens":11,"completion_tokens":7,"total_tokens":18,)"
+            R"("prompt_tokens_details":{"cached_tokens":6}}})";
+        config::Config config = pricedConfig(fake);
+        config.usage.pricing.models[u"test-model"_s].cacheReadPerMillionUsd = 10000.0;
+        auto engine = startEngine(config);
+        QVERIFY(engine);
+        QCOMPARE(chat(engine->port(), "a", false, "cached").status, 200);
+
+        const Answer trace = get(engine->port(), "traces/cached");
+        QCOMPARE(trace.status, 200);
+        QCOMPARE(trace.body[u"input_tokens"_s].toInt(), 11);
+        QCOMPARE(trace.body[u"cache_read_tokens"_s].toInt(), 6);
+        QVERIFY(trace.body[u"cache_write_tokens"_s].isNull()); // OpenAI counts no writes
+        QVERIFY(qAbs(trace.body[u"cost_usd"_s].toDouble() - 1.26) < 1e-9);
+        QVERIFY(qAbs(trace.body[u"cache_saved_usd"_s].toDouble() - 0.54) < 1e-9);
+
+        const Answer usage = get(engine->port(), "usage?group_by=tenant");
+        QCOMPARE(usage.status, 200);
+        for (const QJsonValue &group : {usage.body[u"data"_s][0], usage.body[u"total"_s]}) {
+            QCOMPARE(group[u"input_tokens"_s].toInt(), 11);
+            QCOMPARE(group[u"cache_read_tokens"_s].toInt(), 6);
+            QCOMPARE(group[u"cache_write_tokens"_s].toInt(), 0);
+            QVERIFY(qAbs(group[u"cost_usd"_s].toDouble() - 1.26) < 1e-9);
+            QVERIFY(qAbs(group[u"cache_saved_usd"_s].toDouble() - 0.54) < 1e-9);
+        }
     }
 
     void aFailedRequestUsedNoTokens()

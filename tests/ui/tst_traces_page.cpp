@@ -28,6 +28,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocumentFragment>
 
 using namespace switchyard;
 using namespace switchyard::ui;
@@ -318,6 +319,8 @@ private Q_SLOTS:
     void filtersComeFromWhatTheListHolds();
     void copyAsCurlLeavesCredentialsOut();
     void bodiesNotKeptAreExplained();
+    void theDetailShowsThePromptCacheAndTheCost_data();
+    void theDetailShowsThePromptCacheAndTheCost();
     void liveStreamScreenshot();
     void failoverScreenshot();
 
@@ -336,6 +339,56 @@ void TracesPageTest::initTestCase()
 QString TracesPageTest::screenshotPath(const QString &fileName) const
 {
     return switchyard::testing::screenshotPath(m_scratch.path(), fileName);
+}
+
+void TracesPageTest::theDetailShowsThePromptCacheAndTheCost_data()
+{
+    QTest::addColumn<qint64>("cacheRead");
+    QTest::addColumn<qint64>("cacheWrite");
+    QTest::addColumn<bool>("priced");
+    QTest::addColumn<double>("saved");
+    QTest::addColumn<QString>("facts"); // the end of the facts line
+    QTest::newRow("read from the cache")
+        << qint64(384) << qint64(-1) << true << 0.0002
+        << u"412 → 96 tokens  ·  384 cached  ·  cost $0.0011, saved $0.0002"_s;
+    QTest::newRow("written to it, at a premium")
+        << qint64(0) << qint64(400) << true << -0.0001
+        << u"412 → 96 tokens  ·  0 cached, 400 written to the cache  ·  cost $0.0011, $0.0001 "
+           u"more for cache writes"_s;
+    QTest::newRow("a tiny saving keeps two digits")
+        << qint64(384) << qint64(-1) << true << 0.0000288
+        << u"384 cached  ·  cost $0.0011, saved $0.000029"_s;
+    QTest::newRow("no cache prices")
+        << qint64(384) << qint64(-1) << true << 0.0 << u"384 cached  ·  cost $0.0011"_s;
+    QTest::newRow("no cache, no price")
+        << qint64(-1) << qint64(-1) << false << 0.0 << u"412 → 96 tokens"_s;
+}
+
+void TracesPageTest::theDetailShowsThePromptCacheAndTheCost()
+{
+    QFETCH(qint64, cacheRead);
+    QFETCH(qint64, cacheWrite);
+    QFETCH(bool, priced);
+    QFETCH(double, saved);
+    QFETCH(QString, facts);
+    telemetry::Trace trace = failedOver();
+    trace.cacheReadTokens = cacheRead;
+    trace.cacheWriteTokens = cacheWrite;
+    trace.priced = priced;
+    trace.costUsd = priced ? 0.0011 : 0.0;
+    trace.cacheSavedUsd = saved;
+    testing::FakeEngineBridge bridge;
+    bridge.traces.insert(trace.requestId, trace);
+    TracesPage page(bridge);
+    telemetry::TraceFeed feed;
+    feed.finished.append(trace);
+    bridge.publishFeed(feed);
+    QVERIFY(page.selectRequest(trace.requestId));
+    const QString shown =
+        QTextDocumentFragment::fromHtml(page.findChild<QLabel *>(u"traceDetailFacts"_s)->text())
+            .toPlainText()
+            .replace(QChar::Nbsp, u' ');
+    QVERIFY2(shown.endsWith(facts), qPrintable(shown));
 }
 
 void TracesPageTest::selectionWatchesAndLoadsAndDeselectionUnwatches()

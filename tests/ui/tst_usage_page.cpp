@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocumentFragment>
 #include <cmath>
 
 using namespace switchyard;
@@ -51,6 +52,15 @@ usage::UsageGroup group(QStringList keys, double usd, qint64 requests, qint64 in
     return group;
 }
 
+// `group` with a prompt cache: `read` and `written` of its input tokens, and what that saved.
+usage::UsageGroup cached(usage::UsageGroup group, qint64 read, qint64 written, double saved)
+{
+    group.cacheReadTokens = read;
+    group.cacheWriteTokens = written;
+    group.cacheSavedUsd = saved;
+    return group;
+}
+
 // A working day of a team's gateway: each tenant's spend follows office hours.
 usage::UsageReport demoReport(const usage::UsageQuery &query)
 {
@@ -68,9 +78,10 @@ usage::UsageReport demoReport(const usage::UsageQuery &query)
     const auto &names = byTenant ? tenants : models;
     if (query.groupBy.size() == 1) { // today's top spenders
         for (const auto &[name, weight] : tenants)
-            report.groups.append(group({name}, 18.4 * weight, qint64(2400 * weight),
-                                       qint64(3.1e6 * weight), qint64(6.2e5 * weight),
-                                       qint64(310 * weight)));
+            report.groups.append(
+                cached(group({name}, 18.4 * weight, qint64(2400 * weight), qint64(3.1e6 * weight),
+                             qint64(6.2e5 * weight), qint64(310 * weight)),
+                       qint64(1.24e6 * weight), qint64(6.2e4 * weight), 2.79 * weight));
         return report;
     }
     const bool hourly = query.groupBy.value(0) == usage::UsageDimension::Hour;
@@ -87,8 +98,10 @@ usage::UsageReport demoReport(const usage::UsageQuery &query)
             hourly ? bucket.toString(Qt::ISODate) : bucket.date().toString(Qt::ISODate);
         for (const auto &[name, weight] : names) {
             const double usd = (hourly ? 2.2 : 24.0) * load * weight;
-            report.groups.append(group({key, name}, usd, qint64(usd * 130), qint64(usd * 170000),
-                                       qint64(usd * 34000), qint64(usd * 13)));
+            report.groups.append(
+                cached(group({key, name}, usd, qint64(usd * 130), qint64(usd * 170000),
+                             qint64(usd * 34000), qint64(usd * 13)),
+                       qint64(usd * 68000), qint64(usd * 3400), usd * 0.15));
         }
     }
     return report;
@@ -186,6 +199,59 @@ private Q_SLOTS:
         QVERIFY(page.spendChart()->axisMaximum() >= data.spendUsd / 24.0);
         QVERIFY2(page.totalsLabel()->text().contains(formatUsd(data.spendUsd)),
                  qPrintable(page.totalsLabel()->text()));
+    }
+
+    void thePromptCacheSavingsAreShown_data()
+    {
+        QTest::addColumn<double>("saved");
+        QTest::addColumn<QString>("line");
+        QTest::newRow("saved") << 41.2
+                               << u"Prompt-cache savings: $41.20  ·  21,000,000 input tokens "
+                                  u"read from the prompt cache, 1,000,000 written to it"_s;
+        QTest::newRow("writes cost more than the reads saved")
+            << -1.2
+            << u"Prompt-cache savings: -$1.20, as cache writes cost more than the reads saved  "
+               u"·  21,000,000 input tokens read from the prompt cache, 1,000,000 written to it"_s;
+    }
+    void thePromptCacheSavingsAreShown()
+    {
+        QFETCH(double, saved);
+        QFETCH(QString, line);
+        FakeEngineBridge bridge(bridgeConfig());
+        bridge.usageReportFor = [saved](const usage::UsageQuery &query) {
+            usage::UsageReport report;
+            const QString bucket = query.groupBy.value(0) == usage::UsageDimension::Hour
+                                       ? u"2026-12-01T09:00:00Z"_s
+                                       : u"2026-12-01"_s;
+            const QStringList keys = query.groupBy.size() == 1 ? QStringList{u"checkout"_s}
+                                                               : QStringList{bucket, u"checkout"_s};
+            report.groups.append(cached(group(keys, 120.0, 900, 30'000'000, 2'000'000), 21'000'000,
+                                        1'000'000, saved));
+            return report;
+        };
+        UsagePage page(bridge, [] { return kNow; });
+        QAbstractItemModelTester tester(page.topSpenders(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        page.show();
+        QCOMPARE(page.chartData().cacheReadTokens, 21'000'000);
+        QCOMPARE(page.chartData().cacheWriteTokens, 1'000'000);
+        QCOMPARE(page.chartData().cacheSavedUsd, saved);
+        const QStringList lines = QTextDocumentFragment::fromHtml(page.totalsLabel()->text())
+                                      .toPlainText()
+                                      .replace(QChar::Nbsp, u' ')
+                                      .split(u'\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[1], line);
+        QVERIFY(page.totalsLabel()->toolTip().startsWith(u"Prompt-cache savings: what the input "
+                                                         u"tokens read from or written to"_s));
+
+        // Each tenant's, in its spend's tooltip.
+        const QModelIndex spend = page.topSpenders()->index(0, TopSpendersModel::SpendColumn);
+        QCOMPARE(spend.data().toString(), u"$120.00"_s);
+        QCOMPARE(spend.data(Qt::ToolTipRole).toString(),
+                 u"Prompt-cache savings: "_s + formatUsd(saved) +
+                     u"\n21,000,000 input tokens read from the prompt cache, 1,000,000 written "
+                     u"to it"_s);
     }
 
     void anOlderAnswerIsDropped()

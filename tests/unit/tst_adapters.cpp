@@ -8,6 +8,7 @@
 #include "config/config_loader.h"
 #include "ingress/anthropic_ingress.h"
 #include "stream_splits.h"
+#include "upstream/adapters/anthropic_adapter.h"
 #include "upstream/adapters/openai_adapter.h"
 #include "upstream/adapters/provider_adapter.h"
 #include "upstream/adapters/provider_endpoint.h"
@@ -114,7 +115,8 @@ QJsonObject usageJson(const Usage &usage)
 {
     return {{u"prompt_tokens"_s, usage.promptTokens},
             {u"completion_tokens"_s, usage.completionTokens},
-            {u"cached_prompt_tokens"_s, usage.cachedPromptTokens}};
+            {u"cached_prompt_tokens"_s, usage.cachedPromptTokens},
+            {u"cache_write_prompt_tokens"_s, usage.cacheWritePromptTokens}};
 }
 
 QJsonObject eventJson(const SseEvent &event)
@@ -320,6 +322,8 @@ private slots:
     void goldenErrors();
     void goldenStreams_data();
     void goldenStreams();
+    void anthropicCacheCountsAreAddedOnce_data();
+    void anthropicCacheCountsAreAddedOnce();
 
     void ingressRequests_data();
     void ingressRequests();
@@ -484,6 +488,60 @@ void TestAdapters::goldenStreams()
             QFAIL("stream translation depends on where the bytes were split");
         }
     }
+}
+
+// The golden files (anthropic/prompt_cached, cache_counted_once; openai/prompt_cached) prove it
+// on whole answers and streams; these are Anthropic's counts alone, event by event: the cache's
+// on top of input_tokens, and a later event's counts replacing an earlier one's rather than
+// adding to them.
+void TestAdapters::anthropicCacheCountsAreAddedOnce_data()
+{
+    QTest::addColumn<QStringList>("usages"); // one `usage` object per event, in order
+    QTest::addColumn<qint64>("prompt");
+    QTest::addColumn<qint64>("cacheRead");
+    QTest::addColumn<qint64>("cacheWrite");
+    QTest::newRow("reads and writes on top of input_tokens")
+        << QStringList{uR"({"input_tokens":6,"cache_creation_input_tokens":1000,)"
+                       uR"("cache_read_input_tokens":2000,"output_tokens":50})"_s}
+        << qint64(3006) << qint64(2000) << qint64(1000);
+    QTest::newRow("no cache counts") << QStringList{uR"({"input_tokens":6,"output_tokens":50})"_s}
+                                     << qint64(6) << qint64(-1) << qint64(-1);
+    QTest::newRow("message_delta repeats every count")
+        << QStringList{uR"({"input_tokens":6,"cache_creation_input_tokens":1000,)"
+                       uR"("cache_read_input_tokens":2000,"output_tokens":1})"_s,
+                       uR"({"input_tokens":6,"cache_creation_input_tokens":1000,)"
+                       uR"("cache_read_input_tokens":2000,"output_tokens":50})"_s}
+        << qint64(3006) << qint64(2000) << qint64(1000);
+    QTest::newRow("message_delta counts the output alone")
+        << QStringList{uR"({"input_tokens":6,"cache_creation_input_tokens":1000,)"
+                       uR"("cache_read_input_tokens":2000,"output_tokens":1})"_s,
+                       uR"({"output_tokens":50})"_s}
+        << qint64(3006) << qint64(2000) << qint64(1000);
+    QTest::newRow("a later cache count without input_tokens")
+        << QStringList{uR"({"input_tokens":6,"cache_read_input_tokens":2000})"_s,
+                       uR"({"cache_read_input_tokens":2500,"output_tokens":50})"_s}
+        << qint64(2506) << qint64(2500) << qint64(-1);
+    QTest::newRow("a later input_tokens without cache counts")
+        << QStringList{uR"({"input_tokens":6,"cache_read_input_tokens":2000})"_s,
+                       uR"({"input_tokens":6,"output_tokens":50})"_s}
+        << qint64(2006) << qint64(2000) << qint64(-1);
+}
+
+void TestAdapters::anthropicCacheCountsAreAddedOnce()
+{
+    QFETCH(QStringList, usages);
+    QFETCH(qint64, prompt);
+    QFETCH(qint64, cacheRead);
+    QFETCH(qint64, cacheWrite);
+    Usage usage;
+    for (const QString &text : usages) {
+        const QJsonObject object = QJsonDocument::fromJson(text.toUtf8()).object();
+        QVERIFY2(!object.isEmpty(), qPrintable(text));
+        usage = upstream::adapters::usageFromAnthropic(object, usage);
+    }
+    QCOMPARE(usage.promptTokens, prompt);
+    QCOMPARE(usage.cachedPromptTokens, cacheRead);
+    QCOMPARE(usage.cacheWritePromptTokens, cacheWrite);
 }
 
 void TestAdapters::ingressRequests_data()

@@ -139,6 +139,8 @@ private Q_SLOTS:
     void addedLatencyLeavesOutAttemptsAndWaits();
     void addedLatencyOfAStreamEndsAtItsFirstByte();
     void errorTypeLabelOnlyOnErrors();
+    void promptCacheTokensAreTypesOfTheTokenCounterOnly_data();
+    void promptCacheTokensAreTypesOfTheTokenCounterOnly();
     void breakerTransitionsCountByCause();
     void closedSetsAreThereAtZero();
     void recordingARequestSeenBeforeAllocatesNothing();
@@ -378,6 +380,48 @@ void MetricsTest::errorTypeLabelOnlyOnErrors()
                                R"(gen_ai_provider_name="p1",gen_ai_request_model="m1",)"
                                R"(gen_ai_token_type="input",le="16"})"),
              2.0);
+}
+
+void MetricsTest::promptCacheTokensAreTypesOfTheTokenCounterOnly_data()
+{
+    QTest::addColumn<qint64>("cacheRead");
+    QTest::addColumn<qint64>("cacheWrite");
+    QTest::addColumn<bool>("estimated");
+    QTest::addColumn<double>("readSample"); // -1: no sample
+    QTest::addColumn<double>("writeSample");
+    QTest::newRow("OpenAI: reads only") << qint64(8) << qint64(-1) << false << 8.0 << -1.0;
+    QTest::newRow("Anthropic: reads and writes") << qint64(5) << qint64(2) << false << 5.0 << 2.0;
+    QTest::newRow("no cache counts") << qint64(-1) << qint64(-1) << false << -1.0 << -1.0;
+    QTest::newRow("an estimate counts nothing") << qint64(5) << qint64(2) << true << -1.0 << -1.0;
+}
+
+void MetricsTest::promptCacheTokensAreTypesOfTheTokenCounterOnly()
+{
+    QFETCH(qint64, cacheRead);
+    QFETCH(qint64, cacheWrite);
+    QFETCH(bool, estimated);
+    QFETCH(double, readSample);
+    QFETCH(double, writeSample);
+    GatewayMetrics metrics;
+    metrics.learnNames(configWith({QStringLiteral("p1")}, {QStringLiteral("m1")}, {}));
+    telemetry::Trace trace = answeredTrace();
+    trace.cacheReadTokens = cacheRead;
+    trace.cacheWriteTokens = cacheWrite;
+    trace.tokensEstimated = estimated;
+    metrics.traceFinished(trace);
+
+    const QByteArray text = metrics.render({});
+    const auto tokens = [&text](const QByteArray &type) {
+        return sampleValue(text, "switchyard_tokens_total{provider=\"p1\",model=\"m1\",type=\"" +
+                                     type + "\"}");
+    };
+    QCOMPARE(tokens("cache_read"), readSample);
+    QCOMPARE(tokens("cache_write"), writeSample);
+    // The cache's tokens are parts of the input, which still counts them all.
+    QCOMPARE(tokens("input"), estimated ? -1.0 : 12.0);
+    // The OpenTelemetry histogram keeps to the convention's two types.
+    QVERIFY(!text.contains("gen_ai_token_type=\"cache_read\""));
+    QVERIFY(!text.contains("gen_ai_token_type=\"cache_write\""));
 }
 
 void MetricsTest::breakerTransitionsCountByCause()

@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest>
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
@@ -210,6 +211,8 @@ private Q_SLOTS:
     void encodesTheResourceAndScope();
     void encodesTheRequestAsAServerSpan();
     void encodesEachAttemptAsAClientSpan();
+    void promptCacheTokensAreUsageAttributes_data();
+    void promptCacheTokensAreUsageAttributes();
     void encodesStepsAndWaitsAsInternalSpans();
     void putsEachEventOnTheSpanItHappenedIn();
     void encodesAnErrorAnswer();
@@ -316,6 +319,40 @@ void TestOtlpExport::encodesEachAttemptAsAClientSpan()
     QCOMPARE(integerOf(answered, u"gen_ai.usage.output_tokens"_s), u"34"_s);
     QCOMPARE(integerOf(answered, u"switchyard.attempt"_s), u"2"_s);
     QVERIFY(attributeValue(answered, u"error.type"_s).isEmpty());
+}
+
+void TestOtlpExport::promptCacheTokensAreUsageAttributes_data()
+{
+    QTest::addColumn<qint64>("cacheRead");
+    QTest::addColumn<qint64>("cacheWrite");
+    QTest::addColumn<QString>("read"); // the attribute's value; empty: absent
+    QTest::addColumn<QString>("written");
+    QTest::newRow("OpenAI: reads only") << qint64(8) << qint64(-1) << u"8"_s << QString();
+    QTest::newRow("Anthropic: reads and writes") << qint64(5) << qint64(2) << u"5"_s << u"2"_s;
+    QTest::newRow("no cache counts") << qint64(-1) << qint64(-1) << QString() << QString();
+}
+
+void TestOtlpExport::promptCacheTokensAreUsageAttributes()
+{
+    QFETCH(qint64, cacheRead);
+    QFETCH(qint64, cacheWrite);
+    QFETCH(QString, read);
+    QFETCH(QString, written);
+    Trace trace = failedOverTrace();
+    trace.cacheReadTokens = cacheRead;
+    trace.cacheWriteTokens = cacheWrite;
+    const QJsonArray spans =
+        spansOf(switchyard::otlp::encodeExportRequest({ExportedRequest::from(trace)}, {}));
+    // The request's span and the attempt that answered carry the usage; the failed one none.
+    for (const QString &spanId : {u"aaaaaaaaaaaaaaaa"_s, u"2222222222222222"_s}) {
+        const auto span = std::find_if(spans.begin(), spans.end(), [&](const QJsonValue &each) {
+            return each[u"spanId"_s].toString() == spanId;
+        });
+        QVERIFY(span != spans.end());
+        QCOMPARE(integerOf(*span, u"gen_ai.usage.input_tokens"_s), u"12"_s);
+        QCOMPARE(integerOf(*span, u"gen_ai.usage.cache_read.input_tokens"_s), read);
+        QCOMPARE(integerOf(*span, u"gen_ai.usage.cache_creation.input_tokens"_s), written);
+    }
 }
 
 void TestOtlpExport::encodesStepsAndWaitsAsInternalSpans()

@@ -77,11 +77,65 @@ private Q_SLOTS:
         QFETCH(double, usd);
         QFETCH(bool, priced);
         config::PricingConfig pricing;
-        pricing.models.insert(u"gpt-4o"_s, {2.5, 10.0});
-        pricing.models.insert(u"small"_s, {0.0, 0.0});
-        const usage::Cost cost = usage::costOf(pricing, model, input, output);
+        pricing.models.insert(u"gpt-4o"_s, {2.5, 10.0, std::nullopt, std::nullopt});
+        pricing.models.insert(u"small"_s, {0.0, 0.0, std::nullopt, std::nullopt});
+        const usage::Cost cost = usage::costOf(pricing, model, {input, output, 0, 0});
         QVERIFY2(qAbs(cost.usd - usd) < 1e-12, qPrintable(QString::number(cost.usd, 'g', 17)));
         QCOMPARE(cost.priced, priced);
+        QCOMPARE(cost.cacheSavedUsd, 0.0);
+    }
+
+    // Anthropic's list prices per million: $3 input, $0.30 a cache read, $3.75 a cache write,
+    // $15 output. 10,000 prompt tokens of which 8,000 read from the cache and 1,000 written.
+    void cachedTokensCostTheirOwnPrice_data()
+    {
+        QTest::addColumn<std::optional<double>>("readPrice");
+        QTest::addColumn<std::optional<double>>("writePrice");
+        QTest::addColumn<qint64>("cacheRead");
+        QTest::addColumn<qint64>("cacheWrite");
+        QTest::addColumn<double>("usd");
+        QTest::addColumn<double>("saved");
+        const std::optional<double> none;
+        // 1,000 uncached × $3 + 500 out × $15 = $0.003 + $0.0075 whatever the cache.
+        constexpr double kRest = 1000 * 3.0 / 1e6 + 500 * 15.0 / 1e6;
+        QTest::newRow("no cache prices: the input price, nothing saved")
+            << none << none << qint64(8000) << qint64(1000) << kRest + 9000 * 3.0 / 1e6 << 0.0;
+        QTest::newRow("both cache prices")
+            << std::optional(0.3) << std::optional(3.75) << qint64(8000) << qint64(1000)
+            << kRest + 8000 * 0.3 / 1e6 + 1000 * 3.75 / 1e6
+            << 8000 * (3.0 - 0.3) / 1e6 - 1000 * (3.75 - 3.0) / 1e6;
+        QTest::newRow("a read price alone: writes cost the input price")
+            << std::optional(0.3) << none << qint64(8000) << qint64(1000)
+            << kRest + 8000 * 0.3 / 1e6 + 1000 * 3.0 / 1e6 << 8000 * (3.0 - 0.3) / 1e6;
+        QTest::newRow("writes alone cost more than the input: saved is negative")
+            << std::optional(0.3) << std::optional(3.75) << qint64(0) << qint64(9000)
+            << kRest + 9000 * 3.75 / 1e6 << -9000 * (3.75 - 3.0) / 1e6;
+        QTest::newRow("unknown cache counts are none")
+            << std::optional(0.3) << std::optional(3.75) << qint64(-1) << qint64(-1)
+            << kRest + 9000 * 3.0 / 1e6 << 0.0;
+        QTest::newRow("a miscount beyond the prompt is held to it")
+            << std::optional(0.3) << std::optional(3.75) << qint64(12000) << qint64(500)
+            << 10000 * 0.3 / 1e6 + 500 * 15.0 / 1e6 << 10000 * (3.0 - 0.3) / 1e6;
+    }
+    void cachedTokensCostTheirOwnPrice()
+    {
+        QFETCH(std::optional<double>, readPrice);
+        QFETCH(std::optional<double>, writePrice);
+        QFETCH(qint64, cacheRead);
+        QFETCH(qint64, cacheWrite);
+        QFETCH(double, usd);
+        QFETCH(double, saved);
+        config::PricingConfig pricing;
+        pricing.models.insert(u"claude"_s, {3.0, 15.0, readPrice, writePrice});
+        const usage::Cost cost =
+            usage::costOf(pricing, u"claude"_s, {10000, 500, cacheRead, cacheWrite});
+        QVERIFY2(qAbs(cost.usd - usd) < 1e-12, qPrintable(QString::number(cost.usd, 'g', 17)));
+        QVERIFY2(qAbs(cost.cacheSavedUsd - saved) < 1e-12,
+                 qPrintable(QString::number(cost.cacheSavedUsd, 'g', 17)));
+        // What was paid plus what was saved is what the same tokens cost with no cache at all.
+        QVERIFY(qAbs(cost.usd + cost.cacheSavedUsd -
+                     usage::costOf(pricing, u"claude"_s, {10000, 500, 0, 0}).usd) < 1e-12);
+        QVERIFY(cost.priced);
     }
 
     void pricingAndBudgetsLoad()
@@ -89,7 +143,7 @@ private Q_SLOTS:
         const config::Config config = configWith(R"(pricing:
   currency: USD
   models:
-    gpt-4o: {input_per_million: 2.5, output_per_million: 10}
+    gpt-4o: {input_per_million: 2.5, output_per_million: 10, cache_read_per_million: 1.25}
     small: {output_per_million: 0.2}
 budgets:
   - tenant: team-a
@@ -102,7 +156,13 @@ budgets:
         QCOMPARE(config.usage.pricing.models.size(), 2);
         QCOMPARE(config.usage.pricing.models.value(u"gpt-4o"_s).inputPerMillionUsd, 2.5);
         QCOMPARE(config.usage.pricing.models.value(u"gpt-4o"_s).outputPerMillionUsd, 10.0);
+        QCOMPARE(config.usage.pricing.models.value(u"gpt-4o"_s).cacheReadPerMillionUsd,
+                 std::optional(1.25));
+        QCOMPARE(config.usage.pricing.models.value(u"gpt-4o"_s).cacheWritePerMillionUsd,
+                 std::nullopt);
         QCOMPARE(config.usage.pricing.models.value(u"small"_s).inputPerMillionUsd, 0.0);
+        QCOMPARE(config.usage.pricing.models.value(u"small"_s).cacheReadPerMillionUsd,
+                 std::nullopt);
         QCOMPARE(config.usage.budgets.size(), 2);
         const config::BudgetConfig &team = config.usage.budgets[0];
         QCOMPARE(team.scope, config::BudgetConfig::Scope::Tenant);
@@ -141,6 +201,20 @@ budgets:
             << QByteArray("pricing:\n  models:\n    gpt-4o: {input_per_milion: 1}\n")
             << u"gateway.yaml:7:14: unknown key `input_per_milion` (did you mean "
                u"`input_per_million`?)"_s;
+        QTest::newRow("a misspelt cache price key")
+            << QByteArray("pricing:\n  models:\n    gpt-4o: {input_per_million: 1, "
+                          "cache_reads_per_million: 0.1}\n")
+            << u"gateway.yaml:7:36: unknown key `cache_reads_per_million` (did you mean "
+               u"`cache_read_per_million`?)"_s;
+        QTest::newRow("a negative cache write price")
+            << QByteArray("pricing:\n  models:\n    gpt-4o: {input_per_million: 1, "
+                          "cache_write_per_million: -0.5}\n")
+            << u"gateway.yaml:7:61: `cache_write_per_million` must be from 0 to 1000000 US "
+               u"dollars per million tokens, got \"-0.5\""_s;
+        QTest::newRow("cache prices alone")
+            << QByteArray("pricing:\n  models:\n    gpt-4o: {cache_read_per_million: 0.1}\n")
+            << u"gateway.yaml:7:13: the price of `gpt-4o` needs `input_per_million`, "
+               u"`output_per_million` or both"_s;
         QTest::newRow("a price that is not a map")
             << QByteArray("pricing:\n  models:\n    gpt-4o: 2.5\n")
             << u"gateway.yaml:7:13: the price of `gpt-4o` must be a map with `input_per_million` "

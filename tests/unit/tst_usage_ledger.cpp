@@ -7,6 +7,7 @@
 #include "config/config_store.h"
 #include "storage/state_database.h"
 #include "telemetry/trace.h"
+#include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 #include "usage/usage_query.h"
 
@@ -33,7 +34,8 @@ config::Config pricedConfig()
     models: [gpt-4o, small]
 pricing:
   models:
-    gpt-4o: {input_per_million: 2, output_per_million: 10}
+    gpt-4o: {input_per_million: 2, output_per_million: 10, cache_read_per_million: 0.5,
+             cache_write_per_million: 2.5}
 budgets:
   - {tenant: team-a, daily_usd: 1}
 )",
@@ -43,6 +45,13 @@ budgets:
     return *result.config;
 }
 
+const config::PricingConfig &pricing()
+{
+    static const config::PricingConfig table = pricedConfig().usage.pricing;
+    return table;
+}
+
+// A finished request as the recorder hands it to its sinks: priced.
 telemetry::Trace finished(const QString &tenant, const QString &model, qint64 input, qint64 output,
                           const QDateTime &at = QDateTime::currentDateTimeUtc(),
                           bool estimated = false)
@@ -60,6 +69,19 @@ telemetry::Trace finished(const QString &tenant, const QString &model, qint64 in
     trace.inputTokens = input;
     trace.outputTokens = output;
     trace.tokensEstimated = estimated;
+    usage::priceRecord(trace, pricing());
+    return trace;
+}
+
+// The same, with `cacheRead` and `cacheWrite` of its input tokens from a prompt cache.
+telemetry::Trace finishedCached(const QString &tenant, qint64 input, qint64 cacheRead,
+                                qint64 cacheWrite, qint64 output,
+                                const QDateTime &at = QDateTime::currentDateTimeUtc())
+{
+    telemetry::Trace trace = finished(tenant, u"gpt-4o"_s, input, output, at);
+    trace.cacheReadTokens = cacheRead;
+    trace.cacheWriteTokens = cacheWrite;
+    usage::priceRecord(trace, pricing());
     return trace;
 }
 
@@ -123,27 +145,43 @@ class UsageLedgerTest : public QObject {
 private Q_SLOTS:
     void initTestCase() { QLoggingCategory::setFilterRules(u"switchyard.usage.info=false"_s); }
 
-    void aRowIsPricedFromTheRecord()
+    void aRowTakesItsRecordsCountsAndCost()
     {
-        const config::Config config = pricedConfig();
         telemetry::Trace trace = finished(u"team-a"_s, u"gpt-4o"_s, 1000, 200, {}, true);
         trace.startedAtUtc = QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC);
         trace.keyId = u"k1"_s;
-        const usage::LedgerRow row = usage::UsageLedger::rowFor(trace, config.usage.pricing);
+        const usage::LedgerRow row = usage::UsageLedger::rowFor(trace);
         QCOMPARE(row.finishedAtMs, trace.startedAtUtc.toMSecsSinceEpoch() + 250);
         QCOMPARE(row.latencyMs, 250);
         QCOMPARE(row.keyId, u"k1"_s);
         QVERIFY(row.tokensEstimated);
         QVERIFY(row.priced);
         QVERIFY(qAbs(row.costUsd - (1000 * 2.0 + 200 * 10.0) / 1e6) < 1e-12);
+        QCOMPARE(row.cacheReadTokens, 0); // an estimate says nothing of the cache
+        QCOMPARE(row.cacheWriteTokens, 0);
+        QCOMPARE(row.cacheSavedUsd, 0.0);
 
         telemetry::Trace refused = finished(u"team-a"_s, u"other"_s, -1, -1);
         refused.status = 429;
-        const usage::LedgerRow unpriced = usage::UsageLedger::rowFor(refused, config.usage.pricing);
+        const usage::LedgerRow unpriced = usage::UsageLedger::rowFor(refused);
         QCOMPARE(unpriced.inputTokens, 0);
         QCOMPARE(unpriced.outputTokens, 0);
         QVERIFY(!unpriced.priced);
         QCOMPARE(unpriced.costUsd, 0.0);
+    }
+
+    void aRowKeepsThePromptCacheAndWhatItSaved()
+    {
+        // 10,000 prompt tokens: 1,000 uncached at $2, 8,000 read at $0.50, 1,000 written at
+        // $2.50; 500 output at $10 per million.
+        const usage::LedgerRow row =
+            usage::UsageLedger::rowFor(finishedCached(u"team-a"_s, 10000, 8000, 1000, 500));
+        QCOMPARE(row.inputTokens, 10000);
+        QCOMPARE(row.cacheReadTokens, 8000);
+        QCOMPARE(row.cacheWriteTokens, 1000);
+        QVERIFY(qAbs(row.costUsd - (1000 * 2.0 + 8000 * 0.5 + 1000 * 2.5 + 500 * 10.0) / 1e6) <
+                1e-12);
+        QVERIFY(qAbs(row.cacheSavedUsd - (8000 * 1.5 - 1000 * 0.5) / 1e6) < 1e-12);
     }
 
     void rowsLandInBatchesNotPerRequest()
@@ -154,7 +192,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.flushRows = 5;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         for (int i = 0; i < 3; ++i)
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         roundTrip(ledger);
@@ -182,7 +220,7 @@ private Q_SLOTS:
         const QString path = storage::stateDatabasePath(dir.path());
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         const auto refused = [](int status, const QString &outcome) {
             telemetry::Trace trace = finished({}, u"gpt-4o"_s, -1, -1);
             trace.provider.clear();
@@ -216,7 +254,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.flushInterval = 50ms;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 1, 10000);
     }
@@ -228,7 +266,7 @@ private Q_SLOTS:
         config::ConfigStore store(pricedConfig());
         {
             usage::BudgetTracker budgets(store);
-            usage::UsageLedger ledger(store, budgets, optionsAt(path));
+            usage::UsageLedger ledger(budgets, optionsAt(path));
             // 0.6 US dollars each: 100k input tokens at 2 and 40k output tokens at 10 per million.
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
             ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 100000, 40000));
@@ -238,7 +276,7 @@ private Q_SLOTS:
 
         usage::BudgetTracker budgets(store);
         QVERIFY(!budgets.refusal(u"team-a"_s, {}));
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         QVERIFY(budgets.refusal(u"team-a"_s, {})); // seeded before the first request
         QVERIFY(qAbs(budgets.tenantSpentUsd(u"team-a"_s, u"day"_s) - 1.2) < 1e-9);
         const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Model}));
@@ -247,6 +285,122 @@ private Q_SLOTS:
         QCOMPARE(seen.groups[0].requests, 2);
         QCOMPARE(seen.groups[0].inputTokens, 200000);
         QVERIFY(seen.problem.isEmpty());
+    }
+
+    void reportsSumThePromptCacheAndItsSavings()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(budgets, optionsAt(path));
+        // Saves 8,000 × $1.50 − 1,000 × $0.50 per million: $0.0115.
+        ledger.traceFinished(finishedCached(u"team-a"_s, 10000, 8000, 1000, 500));
+        // Writes alone cost more than the input price: −2,000 × $0.50 per million.
+        ledger.traceFinished(finishedCached(u"team-a"_s, 3000, 0, 2000, 100));
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 2, 10000);
+        // One more still in memory: the report adds it to the database's sums.
+        ledger.traceFinished(finishedCached(u"team-b"_s, 4000, 4000, 0, 0));
+        ledger.traceFinished(finished(u"team-b"_s, u"gpt-4o"_s, 700, 70));
+
+        const usage::UsageReport seen = report(ledger, today({usage::UsageDimension::Tenant}));
+        QCOMPARE(seen.rowsInMemory, 2);
+        QCOMPARE(seen.groups.size(), 2);
+        const usage::UsageGroup &a = seen.groups[0];
+        QCOMPARE(a.keys, QStringList{u"team-a"_s});
+        QCOMPARE(a.inputTokens, 13000);
+        QCOMPARE(a.cacheReadTokens, 8000);
+        QCOMPARE(a.cacheWriteTokens, 3000);
+        QVERIFY(qAbs(a.cacheSavedUsd - (0.0115 - 0.001)) < 1e-12);
+        // (1,000 × $2 + 8,000 × $0.50 + 1,000 × $2.50 + 500 × $10) + (1,000 × $2 + 2,000 × $2.50
+        // + 100 × $10) per million.
+        QVERIFY(qAbs(a.costUsd - (0.0135 + 0.008)) < 1e-12);
+        const usage::UsageGroup &b = seen.groups[1];
+        QCOMPARE(b.keys, QStringList{u"team-b"_s});
+        QCOMPARE(b.inputTokens, 4700);
+        QCOMPARE(b.cacheReadTokens, 4000);
+        QCOMPARE(b.cacheWriteTokens, 0);
+        QVERIFY(qAbs(b.cacheSavedUsd - 4000 * 1.5 / 1e6) < 1e-12);
+    }
+
+    // tests/data/state/previous_release.db: the state file as the release before prompt-cache
+    // pricing left it (its .sql beside it says how it was made), with three ledger rows of
+    // 2026-11-30, a config version and a client key.
+    void aPreviousReleasesDatabaseOpensAndMigrates()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        QVERIFY(QFile::copy(qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") +
+                                u"/tests/data/state/previous_release.db"_s,
+                            path));
+        QVERIFY(QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner));
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(budgets, optionsAt(path));
+        QVERIFY2(ledger.state().writable, qPrintable(ledger.state().problem));
+
+        usage::UsageQuery lastDay;
+        lastDay.groupBy = {usage::UsageDimension::Tenant, usage::UsageDimension::Model};
+        lastDay.from = QDateTime(QDate(2026, 11, 30), QTime(0, 0), Qt::UTC);
+        lastDay.to = lastDay.from.addDays(1);
+        usage::UsageReport old = report(ledger, lastDay);
+        QVERIFY2(old.problem.isEmpty(), qPrintable(old.problem));
+        QCOMPARE(old.groups.size(), 2);
+        QCOMPARE(old.groups[0].keys, (QStringList{u"checkout"_s, u"gpt-4o"_s}));
+        QCOMPARE(old.groups[0].requests, 2);
+        QCOMPARE(old.groups[0].inputTokens, 2000);
+        QCOMPARE(old.groups[0].outputTokens, 300);
+        QCOMPARE(old.groups[0].estimatedRequests, 1);
+        QVERIFY(qAbs(old.groups[0].costUsd - 0.008) < 1e-12);
+        QCOMPARE(old.groups[0].cacheReadTokens, 0); // that release counted no cache
+        QCOMPARE(old.groups[0].cacheWriteTokens, 0);
+        QCOMPARE(old.groups[0].cacheSavedUsd, 0.0);
+        QCOMPARE(old.groups[1].keys, (QStringList{u"search"_s, u"local"_s}));
+        QCOMPARE(old.groups[1].unpricedRequests, 1);
+
+        // New rows land beside the old ones, with their cache counts.
+        ledger.traceFinished(finishedCached(u"checkout"_s, 10000, 8000, 1000, 500,
+                                            QDateTime(QDate(2026, 11, 30), QTime(12, 0), Qt::UTC)));
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 4, 10000);
+        const usage::UsageReport both = report(ledger, lastDay);
+        QCOMPARE(both.rowsInMemory, 0);
+        QCOMPARE(both.groups[0].requests, 3);
+        QCOMPARE(both.groups[0].inputTokens, 12000);
+        QCOMPARE(both.groups[0].cacheReadTokens, 8000);
+        QCOMPARE(both.groups[0].cacheWriteTokens, 1000);
+        QVERIFY(qAbs(both.groups[0].cacheSavedUsd - 0.0115) < 1e-12);
+
+        // The other owners' tables are as the old release left them.
+        const QString name = u"test-reader"_s;
+        {
+            storage::OpenedDatabase opened = storage::openStateDatabase(path, name, 100);
+            QVERIFY2(opened.ok(), qPrintable(opened.error));
+            QSqlQuery query(opened.database);
+            QVERIFY(query.exec(u"SELECT request_id, cache_read_tokens, cache_write_tokens, "
+                               u"cache_saved_usd FROM usage_ledger ORDER BY id"_s));
+            QStringList rows;
+            while (query.next())
+                rows.append(u"%1 %2 %3 %4"_s.arg(query.value(0).toString())
+                                .arg(query.value(1).toLongLong())
+                                .arg(query.value(2).toLongLong())
+                                .arg(query.value(3).toDouble()));
+            QCOMPARE(rows.size(), 4);
+            QCOMPARE(rows.mid(0, 3), (QStringList{u"req-old-1 0 0 0"_s, u"req-old-2 0 0 0"_s,
+                                                  u"req-old-3 0 0 0"_s}));
+            QVERIFY2(rows[3].endsWith(u" 8000 1000 0.0115"_s), qPrintable(rows[3]));
+            QVERIFY(query.exec(u"SELECT COUNT(*) FROM config_versions"_s) && query.next());
+            QCOMPARE(query.value(0).toInt(), 1);
+            QVERIFY(query.exec(u"SELECT id, tenant FROM api_keys"_s) && query.next());
+            QCOMPARE(query.value(0).toString(), u"ci-runner"_s);
+        }
+        storage::closeStateDatabase(name);
+
+        // Migrated once: the next start finds nothing left to add.
+        usage::UsageLedger restarted(budgets, optionsAt(path));
+        QVERIFY2(restarted.state().writable, qPrintable(restarted.state().problem));
+        QCOMPARE(report(restarted, lastDay).groups.value(0).requests, 3);
     }
 
     void reportsGroupByEachDimensionWithinTheirDates_data()
@@ -282,8 +436,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets,
-                                  optionsAt(storage::stateDatabasePath(dir.path())));
+        usage::UsageLedger ledger(budgets, optionsAt(storage::stateDatabasePath(dir.path())));
         const QDate day(2026, 11, 10);
         const auto at = [&](int dayOffset, int hour) {
             return QDateTime(day.addDays(dayOffset), QTime(hour, 0), Qt::UTC);
@@ -329,7 +482,7 @@ private Q_SLOTS:
         }
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(path));
+        usage::UsageLedger ledger(budgets, optionsAt(path));
         usage::UsageLedgerState state = ledger.state();
         QVERIFY(!state.writable);
         QVERIFY2(state.problem.contains(u"damaged or not a database"_s), qPrintable(state.problem));
@@ -358,7 +511,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.memoryCapacityRows = 4;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         QVERIFY(ledger.state().writable);
 
         // Another process holds the file with an exclusive transaction.
@@ -408,7 +561,7 @@ private Q_SLOTS:
         usage::BudgetTracker budgets(store);
         usage::LedgerOptions options = optionsAt(path);
         options.memoryCapacityRows = 4;
-        usage::UsageLedger ledger(store, budgets, options);
+        usage::UsageLedger ledger(budgets, options);
         QVERIFY(!ledger.state().writable);
         // Three rows the writer has taken, then three that wait for it to take them.
         for (int i = 0; i < 3; ++i)
@@ -440,7 +593,7 @@ private Q_SLOTS:
     {
         config::ConfigStore store(pricedConfig());
         usage::BudgetTracker budgets(store);
-        usage::UsageLedger ledger(store, budgets, optionsAt(QString()));
+        usage::UsageLedger ledger(budgets, optionsAt(QString()));
         ledger.traceFinished(finished(u"team-a"_s, u"gpt-4o"_s, 10, 10));
         bool called = false;
         auto context = std::make_unique<QObject>();

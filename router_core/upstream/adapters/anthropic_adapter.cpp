@@ -614,17 +614,24 @@ Usage usageFromAnthropic(const QJsonObject &usage, Usage known)
         const QJsonValue value = usage.value(name);
         return value.isDouble() ? value.toInteger() : qint64(-1);
     };
-    const qint64 input = count(u"input_tokens"_s);
-    const qint64 cacheWrite = count(u"cache_creation_input_tokens"_s);
-    const qint64 cacheRead = count(u"cache_read_input_tokens"_s);
-    if (input >= 0) {
-        known.promptTokens =
-            input + std::max<qint64>(cacheWrite, 0) + std::max<qint64>(cacheRead, 0);
-    }
-    if (cacheRead >= 0)
+    // A stream counts in message_start and may count again, whole, in message_delta: a count an
+    // event leaves out keeps what an earlier event said, and the prompt is always the uncached
+    // input plus the cache's reads and writes as they stand, so none of them is added twice.
+    const qint64 knownUncached = known.promptTokens < 0
+                                     ? qint64(-1)
+                                     : known.promptTokens -
+                                           std::max<qint64>(known.cachedPromptTokens, 0) -
+                                           std::max<qint64>(known.cacheWritePromptTokens, 0);
+    const qint64 reportedInput = count(u"input_tokens"_s);
+    const qint64 uncached = reportedInput >= 0 ? reportedInput : knownUncached;
+    if (const qint64 cacheRead = count(u"cache_read_input_tokens"_s); cacheRead >= 0)
         known.cachedPromptTokens = cacheRead;
-    if (cacheWrite >= 0)
+    if (const qint64 cacheWrite = count(u"cache_creation_input_tokens"_s); cacheWrite >= 0)
         known.cacheWritePromptTokens = cacheWrite;
+    if (uncached >= 0) {
+        known.promptTokens = uncached + std::max<qint64>(known.cachedPromptTokens, 0) +
+                             std::max<qint64>(known.cacheWritePromptTokens, 0);
+    }
     if (const qint64 output = count(u"output_tokens"_s); output >= 0)
         known.completionTokens = output;
     return known;

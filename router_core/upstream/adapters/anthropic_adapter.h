@@ -38,7 +38,9 @@ private:
 QString finishReasonFromStopReason(const QString &stopReason);
 // The HTTP status an Anthropic error type stands for, for errors that arrive inside a stream.
 int statusOfAnthropicErrorType(const QString &type);
-// Usage from an Anthropic `usage` object: cache reads and writes count as prompt tokens.
+// Usage from an Anthropic `usage` object over what earlier events of the same answer said
+// (`known`): Anthropic's input_tokens leave the cache out, so its reads and writes are added to
+// the prompt tokens and kept apart as well.
 Usage usageFromAnthropic(const QJsonObject &usage, Usage known = {});
 
 } // namespace switchyard::upstream::adapters
