@@ -11,17 +11,11 @@
 //
 // Prints one line per check and `N passed, N failed`; exits 1 when any check failed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-// ctest's own timeout is longer: this one still stops Switchyard and says which check hung.
-const wholeRunLimitMs = 150_000;
-const checkLimitMs = 20_000;
 const sdkPackage = '@anthropic-ai/sdk';
 
 // The names and secrets of the configuration, chosen so that each one can be told apart.
@@ -57,31 +51,13 @@ const fake = {
     chatUsage: { prompt_tokens: 13, completion_tokens: 9, total_tokens: 22 },
 };
 
-function failEarly(message) {
-    console.error(`anthropic_sdk_check: ${message}`);
-    process.exit(1);
-}
-
-const binary = process.argv[2];
-if (!binary || !fs.existsSync(binary))
-    failEarly(`usage: node anthropic_sdk_check.mjs PATH/TO/switchyard (got ${binary ?? 'nothing'})`);
-
-// The SDK that npm ci installed must be the one package.json pins, or the checks prove nothing.
-function installedSdk() {
-    const pinned = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'))
-        .dependencies[sdkPackage];
-    const installedFile = path.join(here, 'node_modules', ...sdkPackage.split('/'), 'package.json');
-    if (!fs.existsSync(installedFile))
-        failEarly(`the ${sdkPackage} SDK is not installed in ${here}/node_modules: run \`npm ci\` there`);
-    const installed = JSON.parse(fs.readFileSync(installedFile, 'utf8')).version;
-    if (installed !== pinned)
-        failEarly(`node_modules holds ${sdkPackage} ${installed} but package.json pins ${pinned}: run \`npm ci\``);
-    return installed;
-}
-const sdkVersion = installedSdk();
+const run = new SdkRun('anthropic_sdk_check');
+const sdkVersion = run.installedSdk(sdkPackage);
 const { default: Anthropic } = await import(sdkPackage);
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+run.describeErrorsWith((error) => (error instanceof Anthropic.APIError
+    ? `${error.constructor.name} (HTTP ${error.status}): ${error.message}`
+    : String(error?.message ?? error)));
+const check = (name, body) => run.check(name, body);
 
 // --- Fake providers --------------------------------------------------------------------------
 
@@ -281,52 +257,6 @@ providers:
     return file;
 }
 
-class Switchyard {
-    #child;
-    #stderr = '';
-    #exit;
-
-    start(configFile) {
-        this.#child = spawn(binary, ['--headless', '--config', configFile, '--listen', '127.0.0.1:0'], {
-            stdio: ['ignore', 'pipe', 'pipe'],
-            env: { ...process.env, [setup.keyVariable]: setup.providerKey },
-        });
-        this.#exit = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
-        // Kept for the failure message; the tail is what says why it stopped.
-        this.#child.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk).slice(-4000); });
-        let stdout = '';
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(
-                `no "OpenAI base URL" line on stdout within 30 s; stdout: ${stdout}\nstderr: ${this.#stderr}`)), 30_000);
-            this.#child.stdout.on('data', (chunk) => {
-                stdout += chunk;
-                const match = /OpenAI base URL http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(stdout);
-                if (match) {
-                    clearTimeout(timer);
-                    resolve(Number(match[1]));
-                }
-            });
-            this.#child.once('error', (error) => { clearTimeout(timer); reject(error); });
-            this.#exit.then(({ code, signal }) => {
-                clearTimeout(timer);
-                reject(new Error(`switchyard exited (code ${code}, signal ${signal}) before it listened:\n${this.#stderr}`));
-            });
-        });
-    }
-
-    async stop() {
-        this.#child.kill('SIGTERM');
-        const stopped = await Promise.race([this.#exit, pause(30_000).then(() => null)]);
-        assert.ok(stopped, 'switchyard did not exit within 30 s of SIGTERM');
-        assert.deepEqual(stopped, { code: 0, signal: null }, `switchyard's exit after SIGTERM; stderr:\n${this.#stderr}`);
-    }
-
-    kill() {
-        if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null)
-            this.#child.kill('SIGKILL');
-    }
-}
-
 // --- What the SDK sent -----------------------------------------------------------------------
 
 // The SDK's own fetch, wrapped: every request's URL, headers and body exactly as the SDK wrote
@@ -352,32 +282,6 @@ class SentRequests {
 }
 
 // --- Checks ----------------------------------------------------------------------------------
-
-let passed = 0;
-let failed = 0;
-
-function describe(error) {
-    if (error instanceof Anthropic.APIError)
-        return `${error.constructor.name} (HTTP ${error.status}): ${error.message}`;
-    return String(error?.message ?? error);
-}
-
-async function check(name, body) {
-    let timer;
-    const limit = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no result within ${checkLimitMs / 1000} s`)), checkLimitMs);
-    });
-    try {
-        await Promise.race([body(), limit]);
-        passed += 1;
-        console.log(`ok   ${name}`);
-    } catch (error) {
-        failed += 1;
-        console.log(`FAIL ${name}\n     ${describe(error).replaceAll('\n', '\n     ')}`);
-    } finally {
-        clearTimeout(timer);
-    }
-}
 
 // Every object in a JSON value that carries a prompt-cache marker.
 function cacheMarkers(value) {
@@ -676,18 +580,13 @@ async function runChecks(client, sdk, baseUrl, anthropic, openai) {
 
 // --- Main ------------------------------------------------------------------------------------
 
-const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-sdk-'));
 const anthropic = new FakeAnthropic();
 const openai = new FakeOpenAi();
-const switchyard = new Switchyard();
-process.on('exit', () => {
-    switchyard.kill();
-    fs.rmSync(directory, { recursive: true, force: true });
-});
-setTimeout(() => failEarly(`gave up after ${wholeRunLimitMs / 1000} s`), wholeRunLimitMs).unref();
 
 try {
-    const port = await switchyard.start(writeConfig(directory, await anthropic.start(), await openai.start()));
+    const port = await run.switchyard.start(
+        writeConfig(run.directory, await anthropic.start(), await openai.start()),
+        { [setup.keyVariable]: setup.providerKey });
     const baseUrl = `http://127.0.0.1:${port}`;
     const sdk = new SentRequests();
     const client = new Anthropic({
@@ -695,12 +594,11 @@ try {
         maxRetries: 0, timeout: checkLimitMs, fetch: sdk.fetch,
     });
     await runChecks(client, sdk, baseUrl, anthropic, openai);
-    await check('switchyard exits 0 on SIGTERM', () => switchyard.stop());
+    await check('switchyard exits 0 on SIGTERM', () => run.switchyard.stop());
 } catch (error) {
-    failEarly(describe(error));
+    run.failEarly(run.describe(error));
 } finally {
     anthropic.stop();
     openai.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+run.finish();

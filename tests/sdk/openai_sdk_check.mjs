@@ -7,17 +7,10 @@
 //
 // Prints one line per check and `N passed, N failed`; exits 1 when any check failed.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-// ctest's own timeout is longer: this one still stops Switchyard and says which check hung.
-const wholeRunLimitMs = 150_000;
-const checkLimitMs = 20_000;
+import { SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
 
 // What the fake upstream answers. The vector's numbers are exact in float32, so the base64 form
 // (little-endian float32, what the SDK asks for by default) decodes to the very same numbers.
@@ -30,33 +23,15 @@ const fake = {
     chatUsage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
 };
 
-function failEarly(message) {
-    console.error(`openai_sdk_check: ${message}`);
-    process.exit(1);
-}
-
-const binary = process.argv[2];
-if (!binary || !fs.existsSync(binary))
-    failEarly(`usage: node openai_sdk_check.mjs PATH/TO/switchyard (got ${binary ?? 'nothing'})`);
-
-// The SDK that npm ci installed must be the one package.json pins, or the checks prove nothing.
-function installedSdk() {
-    const pinned = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'))
-        .dependencies.openai;
-    const installedFile = path.join(here, 'node_modules', 'openai', 'package.json');
-    if (!fs.existsSync(installedFile))
-        failEarly(`the openai SDK is not installed in ${here}/node_modules: run \`npm ci\` there`);
-    const installed = JSON.parse(fs.readFileSync(installedFile, 'utf8')).version;
-    if (installed !== pinned)
-        failEarly(`node_modules holds openai ${installed} but package.json pins ${pinned}: run \`npm ci\``);
-    return installed;
-}
-const sdkVersion = installedSdk();
+const run = new SdkRun('openai_sdk_check');
+const sdkVersion = run.installedSdk('openai');
 const { default: OpenAI } = await import('openai');
+run.describeErrorsWith((error) => (error instanceof OpenAI.APIError
+    ? `${error.constructor.name} (HTTP ${error.status}): ${error.message}`
+    : String(error?.message ?? error)));
+const check = (name, body) => run.check(name, body);
 
 // --- The fake OpenAI-compatible upstream -----------------------------------------------------
-
-const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function textOf(content) {
     if (typeof content === 'string')
@@ -275,77 +250,7 @@ providers:
     return file;
 }
 
-class Switchyard {
-    #child;
-    #stderr = '';
-    #exit;
-
-    start(configFile) {
-        this.#child = spawn(binary, ['--headless', '--config', configFile, '--listen', '127.0.0.1:0'],
-            { stdio: ['ignore', 'pipe', 'pipe'] });
-        this.#exit = new Promise((resolve) => this.#child.once('exit', (code, signal) => resolve({ code, signal })));
-        // Kept for the failure message; the tail is what says why it stopped.
-        this.#child.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk).slice(-4000); });
-        let stdout = '';
-        return new Promise((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(
-                `no "OpenAI base URL" line on stdout within 30 s; stdout: ${stdout}\nstderr: ${this.#stderr}`)), 30_000);
-            this.#child.stdout.on('data', (chunk) => {
-                stdout += chunk;
-                const match = /OpenAI base URL http:\/\/127\.0\.0\.1:(\d+)\/v1/.exec(stdout);
-                if (match) {
-                    clearTimeout(timer);
-                    resolve(Number(match[1]));
-                }
-            });
-            this.#child.once('error', (error) => { clearTimeout(timer); reject(error); });
-            this.#exit.then(({ code, signal }) => {
-                clearTimeout(timer);
-                reject(new Error(`switchyard exited (code ${code}, signal ${signal}) before it listened:\n${this.#stderr}`));
-            });
-        });
-    }
-
-    async stop() {
-        this.#child.kill('SIGTERM');
-        const stopped = await Promise.race([this.#exit, pause(30_000).then(() => null)]);
-        assert.ok(stopped, 'switchyard did not exit within 30 s of SIGTERM');
-        assert.deepEqual(stopped, { code: 0, signal: null }, `switchyard's exit after SIGTERM; stderr:\n${this.#stderr}`);
-    }
-
-    kill() {
-        if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null)
-            this.#child.kill('SIGKILL');
-    }
-}
-
 // --- Checks ----------------------------------------------------------------------------------
-
-let passed = 0;
-let failed = 0;
-
-function describe(error) {
-    if (error instanceof OpenAI.APIError)
-        return `${error.constructor.name} (HTTP ${error.status}): ${error.message}`;
-    return String(error?.message ?? error);
-}
-
-async function check(name, body) {
-    let timer;
-    const limit = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no result within ${checkLimitMs / 1000} s`)), checkLimitMs);
-    });
-    try {
-        await Promise.race([body(), limit]);
-        passed += 1;
-        console.log(`ok   ${name}`);
-    } catch (error) {
-        failed += 1;
-        console.log(`FAIL ${name}\n     ${describe(error).replaceAll('\n', '\n     ')}`);
-    } finally {
-        clearTimeout(timer);
-    }
-}
 
 const outputText = (response) => response.output
     .filter((item) => item.type === 'message')
@@ -378,7 +283,7 @@ function assertResponseStream(events) {
 }
 
 function assertNotServed(error, errorClass, status, code) {
-    assert.ok(error instanceof errorClass, `expected ${errorClass.name}, got ${describe(error)}`);
+    assert.ok(error instanceof errorClass, `expected ${errorClass.name}, got ${run.describe(error)}`);
     assert.equal(error.status, status);
     assert.equal(error.code, code);
     return true;
@@ -511,24 +416,16 @@ async function runChecks(client, upstream) {
 
 // --- Main ------------------------------------------------------------------------------------
 
-const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-sdk-'));
 const upstream = new FakeUpstream();
-const switchyard = new Switchyard();
-process.on('exit', () => {
-    switchyard.kill();
-    fs.rmSync(directory, { recursive: true, force: true });
-});
-setTimeout(() => failEarly(`gave up after ${wholeRunLimitMs / 1000} s`), wholeRunLimitMs).unref();
 
 try {
-    const port = await switchyard.start(writeConfig(directory, await upstream.start()));
+    const port = await run.switchyard.start(writeConfig(run.directory, await upstream.start()));
     const client = new OpenAI({ baseURL: `http://127.0.0.1:${port}/v1`, apiKey: 'test', maxRetries: 0, timeout: checkLimitMs });
     await runChecks(client, upstream);
-    await check('switchyard exits 0 on SIGTERM', () => switchyard.stop());
+    await check('switchyard exits 0 on SIGTERM', () => run.switchyard.stop());
 } catch (error) {
-    failEarly(describe(error));
+    run.failEarly(run.describe(error));
 } finally {
     upstream.stop();
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+run.finish();
