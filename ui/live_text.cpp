@@ -60,6 +60,15 @@ void LiveText::setResponseBody(QByteArrayView body)
         m_error = errorText(answer.value(QLatin1String("error")).toObject());
         return;
     }
+    if (answer.value(QLatin1String("type")).toString() == QLatin1String("message")) {
+        // An Anthropic message an anthropic provider gave: its text blocks, its stop reason.
+        for (const QJsonValue &block : answer.value(QLatin1String("content")).toArray()) {
+            if (block[QLatin1String("type")].toString() == QLatin1String("text"))
+                m_text += block[QLatin1String("text")].toString();
+        }
+        m_finishReason = answer.value(QLatin1String("stop_reason")).toString();
+        return;
+    }
     const QJsonObject choice = answer.value(QLatin1String("choices")).toArray().at(0).toObject();
     if (!choice.isEmpty()) {
         const QJsonObject message = choice.value(QLatin1String("message")).toObject();
@@ -113,6 +122,18 @@ void LiveText::appendEvent(QByteArrayView data)
                                     .toObject()
                                     .value(QLatin1String("error"))
                                     .toObject());
+        } else if (type == QLatin1String("content_block_delta")) {
+            // Anthropic's own stream: text deltas (thinking and tool input are not the answer).
+            const QJsonObject delta = event.value(QLatin1String("delta")).toObject();
+            if (delta.value(QLatin1String("type")).toString() == QLatin1String("text_delta"))
+                m_text += delta.value(QLatin1String("text")).toString();
+        } else if (type == QLatin1String("message_delta")) {
+            const QString reason = event.value(QLatin1String("delta"))
+                                       .toObject()
+                                       .value(QLatin1String("stop_reason"))
+                                       .toString();
+            if (!reason.isEmpty())
+                m_finishReason = reason;
         } else if (type == QLatin1String("error")) {
             m_error = errorText(event);
         }

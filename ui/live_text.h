@@ -7,10 +7,11 @@
 namespace switchyard::ui {
 
 // The text of one answer as the client saw it arrive, assembled from the data of the stream's
-// events: chat chunks (`choices[0].delta.content`), legacy completions (`choices[0].text`) and
-// the Responses API's `response.output_text.delta` events. It ends in the finish reason of the
-// last chunk that gave one, or in the error event the client was sent. Lines that are not JSON
-// (the closing "[DONE]", keep-alives) add nothing.
+// events: chat chunks (`choices[0].delta.content`), legacy completions (`choices[0].text`), the
+// Responses API's `response.output_text.delta` events and Anthropic's `text_delta` blocks (an
+// answer an anthropic provider gave a Messages client, passed through). It ends in the finish
+// reason of the last chunk that gave one, or in the error event the client was sent. Lines that are
+// not JSON (the closing "[DONE]", keep-alives) add nothing.
 class LiveText {
 public:
     // One event's data per line, as the trace feed carries the watched request's stream.

@@ -146,10 +146,10 @@ OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
         table = std::make_shared<const routing::RoutingTable>(std::move(trial), m_health);
     }
     // Read as the gateway reads it: the same translation, parse, model check and context.
-    auto read = ingress::readClientRequest(operation, headers, body, *table);
-    if (const auto *error = std::get_if<protocol::ApiError>(&read))
+    ingress::ClientRequest client;
+    if (std::optional<protocol::ApiError> error =
+            ingress::readClientRequest(client, operation, headers, body, *table))
         return *error;
-    ingress::ClientRequest client = std::get<ingress::ClientRequest>(std::move(read));
     return m_router.explain(*table, std::move(client.context), client.chat.hasRoutingObject);
 }
 

@@ -955,12 +955,9 @@ void ChatExecution::noteUsage(const upstream::adapters::Usage &usage)
 void ChatExecution::countTokens(telemetry::RequestRecord &record) const
 {
     // Counting tokens costs nothing at the provider, and the count it answers is its result,
-    // not usage: the request used no tokens anyone pays for.
-    if (m_operation == protocol::Operation::CountTokens) {
-        record.inputTokens = 0;
-        record.outputTokens = 0;
+    // not usage: the request has no token counts at all, reported or estimated.
+    if (m_operation == protocol::Operation::CountTokens)
         return;
-    }
     if (record.inputTokens >= 0 && record.outputTokens >= 0)
         return;
     // Without a provider's answer nothing was billed: a request that failed everywhere, or one

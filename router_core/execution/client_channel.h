@@ -21,15 +21,17 @@ public:
 
 // What an answer handed to a ClientChannel is written in. The executor's own protocol is OpenAI's
 // chat; an operation passed through to a provider that speaks it (the Responses API to a
-// provider that has it, embeddings, legacy completions) comes back in that operation's own
-// shapes, which a channel for that operation sends on as they are.
+// provider that has it, Anthropic's Messages to an anthropic provider, embeddings, legacy
+// completions) comes back in that operation's own shapes, which a channel for that operation
+// sends on as they are.
 enum class Dialect { Chat, Native };
 
 // The seam between execution and the client's protocol. The executor speaks OpenAI's shapes
 // (a chat.completion, chat.completion.chunk events, an OpenAI error) and nothing else; each
-// client protocol (OpenAI, Anthropic's Messages, later the Responses API) implements this once
+// client protocol (OpenAI's chat, Anthropic's Messages, the Responses API) implements this once
 // in http/ and translates on the way out, keeping whatever state a translated stream needs
-// (typed events, sequence numbers). An operation other than chat (embeddings) uses the same
+// (typed events, sequence numbers); an answer a provider gave in the client's own protocol
+// (Dialect::Native) goes out as it came. An operation other than chat (embeddings) uses the same
 // calls: a whole answer, an error, or a stream. There is no protocol test in the executor.
 class ClientChannel {
 public:

@@ -111,14 +111,14 @@ void MessagesChannel::sendAnswer(int status, const HeaderList &headers,
         OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
         return;
     }
-    const MessagesIngress::WholeAnswer answer = m_messages.answer(status, openAiJson);
+    const MessagesAnswers::WholeAnswer answer = m_messages.answer(status, openAiJson);
     m_writer.sendWhole(answer.status, withIgnoredFields(headers, m_ignoredFields),
                        "application/json", answer.body);
 }
 
 void MessagesChannel::sendError(const protocol::ApiError &error, const HeaderList &headers)
 {
-    MessagesIngress::sendError(m_writer, error, headers);
+    MessagesAnswers::sendError(m_writer, error, headers);
 }
 
 void MessagesChannel::beginStream(const HeaderList &headers, execution::Dialect dialect)
@@ -141,7 +141,7 @@ void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, 
 void MessagesChannel::failStream(const protocol::ApiError &error)
 {
     m_writer.writeStreamData(m_streamDialect == execution::Dialect::Native
-                                 ? MessagesIngress::passedThroughStreamError(error)
+                                 ? MessagesAnswers::passedThroughStreamError(error)
                                  : m_messages.streamError(error));
     m_writer.endEventStream();
 }

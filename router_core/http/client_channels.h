@@ -1,7 +1,7 @@
 #pragma once
 
 #include "execution/client_channel.h"
-#include "http/messages_ingress.h"
+#include "http/messages_answers.h"
 #include "http/response_writer.h"
 #include "ingress/responses_ingress.h"
 
@@ -58,7 +58,7 @@ public:
 
 private:
     QStringList m_ignoredFields;
-    MessagesIngress m_messages;
+    MessagesAnswers m_messages;
     execution::Dialect m_streamDialect = execution::Dialect::Chat;
 };
 

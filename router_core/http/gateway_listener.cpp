@@ -1,6 +1,7 @@
 #include "http/gateway_listener.h"
 
 #include "http/chunked_encoding.h"
+#include "http/messages_answers.h"
 #include "http/request_head.h"
 #include "http/status_line.h"
 #include "protocol/openai_error.h"
@@ -370,6 +371,7 @@ private:
         }
         RequestHead &head = std::get<RequestHead>(parsed);
         if (head.contentLength > m_limits.maxBodyBytes) {
+            m_current.path = head.request.path; // the refusal answers in the path's protocol
             refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
             return false;
         }
@@ -452,6 +454,8 @@ private:
         m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
         m_continueOwed = false; // the refusal answers that request
         m_state = State::Unframed;
+        // Anthropic's clients read Anthropic's errors on every path of its API.
+        m_refusalInAnthropicShape = m_current.path.startsWith(QLatin1String("/v1/messages"));
         m_current = IncomingRequest();
         // Nothing more is read as requests: this body is never buffered, and the rest of a
         // request that timed out never reaches a handler.
@@ -469,7 +473,8 @@ private:
 
     void sendAndClose(const protocol::ApiError &error)
     {
-        const QByteArray body = error.toJson();
+        const QByteArray body =
+            m_refusalInAnthropicShape ? MessagesAnswers::errorBody(error) : error.toJson();
         // Refused before the request was handed on, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
         QByteArray answer;
@@ -519,6 +524,7 @@ private:
     quint64 m_answersBeforeContinue = 0; // ... this many of them
     // Waiting for earlier answers to leave; held apart, as nearly no connection has one.
     std::unique_ptr<protocol::ApiError> m_refusal;
+    bool m_refusalInAnthropicShape = false; // the refused request was on /v1/messages
     bool m_sendingSideClosed = false;
     qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;         // a header block split across reads

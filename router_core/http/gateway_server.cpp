@@ -5,7 +5,7 @@
 #include "health/health_registry.h"
 #include "http/client_channels.h"
 #include "http/gateway_listener.h"
-#include "http/messages_ingress.h"
+#include "http/messages_answers.h"
 #include "http/trace_stream.h"
 #include "ingress/client_request.h"
 #include "protocol/chat_request.h"
@@ -286,7 +286,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         const protocol::ApiError error =
             protocol::ApiError::methodNotAllowed(methodName(method), path);
         if (speaksAnthropic(shape))
-            MessagesIngress::sendError(writer, error, headers);
+            MessagesAnswers::sendError(writer, error, headers);
         else
             writer.sendError(error, headers);
         return false;
@@ -306,7 +306,7 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
                             protocol::Operation::CountTokens);
     } else if (path.startsWith(QLatin1String("/v1/messages/"))) {
         // Anthropic's clients read Anthropic's errors on every path of its API.
-        MessagesIngress::sendError(writer, protocol::ApiError::notFound(methodName(method), path),
+        MessagesAnswers::sendError(writer, protocol::ApiError::notFound(methodName(method), path),
                                    identity);
     } else if (path == QLatin1String("/v1/responses")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
@@ -438,15 +438,16 @@ void GatewayServer::answerTokenEstimate(ResponseWriter &writer, telemetry::Trace
     // No provider of the model counts Anthropic's way: the gateway's own estimate, the one
     // routing uses, said to be one. Nothing was sent anywhere, and nothing is billed.
     HeaderList headers = identityHeaders(trace.trace());
+    headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
+    headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
     headers.append({QByteArray("x-switchyard-tokens-estimated"), QByteArray("true")});
     const qint64 estimate = chat.estimatedInputTokens;
     writer.sendWhole(200, headers, "application/json",
                      compactJson({{QStringLiteral("input_tokens"), estimate}}));
     trace.pointEvent(QStringLiteral("token count"),
                      QStringLiteral("estimated %1 input tokens").arg(estimate));
-    telemetry::Trace &record = trace.trace();
-    record.inputTokens = 0;
-    record.outputTokens = 0;
     m_services.recorder.record(trace.finish(200, QStringLiteral("ok")));
 }
 
@@ -461,7 +462,7 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
     headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
     headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
     if (speaksAnthropic(operation))
-        MessagesIngress::sendError(writer, error, headers);
+        MessagesAnswers::sendError(writer, error, headers);
     else
         writer.sendError(error, headers);
     trace.pointEvent(QStringLiteral("completion"), error.code.isEmpty() ? error.type : error.code);
@@ -492,12 +493,13 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         return refuse(writer, trace, *caller.refusal, operation);
     if (const qint64 limit = table->config().server.maxBodyBytes; request.body.size() > limit)
         return refuse(writer, trace, protocol::ApiError::payloadTooLarge(limit), operation);
-    auto read = ingress::readClientRequest(operation, request.headers, request.body, *table);
-    if (const auto *error = std::get_if<protocol::ApiError>(&read))
-        return refuse(writer, trace, *error, operation);
-    ingress::ClientRequest client = std::get<ingress::ClientRequest>(std::move(read));
+    ingress::ClientRequest client;
+    const std::optional<protocol::ApiError> unreadable =
+        ingress::readClientRequest(client, operation, request.headers, request.body, *table);
     request.body = QByteArray(); // the client request holds what is needed of it
     closeIngressSpan(trace, ingressSpan, client);
+    if (unreadable)
+        return refuse(writer, trace, *unreadable, operation);
     if (const std::optional<protocol::ApiError> refusal = bindCaller(trace, client, caller))
         return refuse(writer, trace, *refusal, operation);
     if (client.answeredByEstimate)
@@ -554,6 +556,8 @@ void GatewayServer::closeIngressSpan(telemetry::TraceBuilder &trace, int span,
                                      const ingress::ClientRequest &client)
 {
     const protocol::ChatRequest &chat = client.chat;
+    if (chat.model.isEmpty())
+        return; // refused before it could be parsed: nothing to say of it yet
     telemetry::Trace &record = trace.trace();
     record.model = chat.model;
     record.streamed = chat.stream;

@@ -21,6 +21,22 @@ QByteArray compact(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
+// Usage in Anthropic's words: its input_tokens leave out what the prompt cache served, which it
+// counts apart (OpenAI's prompt_tokens include its cached_tokens). Nothing is counted twice.
+QJsonObject anthropicUsage(const Usage &usage)
+{
+    const qint64 cached = std::max<qint64>(usage.cachedPromptTokens, 0);
+    const qint64 written = std::max<qint64>(usage.cacheWritePromptTokens, 0);
+    QJsonObject counts{
+        {u"input_tokens"_s, std::max<qint64>(usage.promptTokens - cached - written, 0)},
+        {u"output_tokens"_s, std::max<qint64>(usage.completionTokens, 0)}};
+    if (usage.cachedPromptTokens >= 0)
+        counts.insert(u"cache_read_input_tokens"_s, usage.cachedPromptTokens);
+    if (usage.cacheWritePromptTokens >= 0)
+        counts.insert(u"cache_creation_input_tokens"_s, usage.cacheWritePromptTokens);
+    return counts;
+}
+
 protocol::ApiError unsupported(const QString &what, const QString &param)
 {
     return protocol::ApiError::invalidRequest(
@@ -391,19 +407,17 @@ std::variant<QByteArray, protocol::ApiError> messageFromCompletion(QByteArrayVie
     }
     const Usage usage = usageFromOpenAi(completion.value(u"usage"_s).toObject());
     const QJsonValue finish = choice.value(u"finish_reason"_s);
-    return compact(QJsonObject{
-        {u"id"_s, completion.value(u"id"_s)},
-        {u"type"_s, u"message"_s},
-        {u"role"_s, u"assistant"_s},
-        {u"model"_s, completion.value(u"model"_s)},
-        {u"content"_s, content},
-        {u"stop_reason"_s, finish.isString()
-                               ? QJsonValue(stopReasonFromFinishReason(finish.toString()))
-                               : QJsonValue()},
-        {u"stop_sequence"_s, QJsonValue::Null},
-        {u"usage"_s,
-         QJsonObject{{u"input_tokens"_s, std::max<qint64>(usage.promptTokens, 0)},
-                     {u"output_tokens"_s, std::max<qint64>(usage.completionTokens, 0)}}}});
+    return compact(
+        QJsonObject{{u"id"_s, completion.value(u"id"_s)},
+                    {u"type"_s, u"message"_s},
+                    {u"role"_s, u"assistant"_s},
+                    {u"model"_s, completion.value(u"model"_s)},
+                    {u"content"_s, content},
+                    {u"stop_reason"_s,
+                     finish.isString() ? QJsonValue(stopReasonFromFinishReason(finish.toString()))
+                                       : QJsonValue()},
+                    {u"stop_sequence"_s, QJsonValue::Null},
+                    {u"usage"_s, anthropicUsage(usage)}});
 }
 
 QString anthropicErrorType(int status)
@@ -494,9 +508,9 @@ void MessagesStreamWriter::openBlock(Block kind, const QJsonObject &contentBlock
 void MessagesStreamWriter::finishMessage(QList<SseEvent> &events)
 {
     closeBlock(events);
-    QJsonObject usage{{u"output_tokens"_s, std::max<qint64>(m_usage.completionTokens, 0)}};
-    if (m_usage.promptTokens >= 0)
-        usage.insert(u"input_tokens"_s, m_usage.promptTokens);
+    QJsonObject usage = anthropicUsage(m_usage);
+    if (m_usage.promptTokens < 0)
+        usage.remove(u"input_tokens"_s);
     events.append(anthropicEvent(
         u"message_delta"_s,
         {{u"delta"_s,

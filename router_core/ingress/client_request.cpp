@@ -121,28 +121,31 @@ bool anthropicProviderServes(const config::Config &config, const QString &model)
                        });
 }
 
-std::variant<ClientRequest, protocol::ApiError>
-readClientRequest(protocol::Operation operation,
+std::optional<protocol::ApiError>
+readClientRequest(ClientRequest &request, protocol::Operation operation,
                   const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body,
                   const routing::RoutingTable &table)
 {
     const config::Config &config = table.config();
-    ClientRequest request;
     request.operation = operation;
     std::optional<protocol::ApiError> untranslatable;
     if (std::optional<protocol::ApiError> error = translate(config, request, body, untranslatable))
-        return *error;
+        return error;
     auto parsed = parse(operation, request.chatBody);
     if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
         return *error;
     request.chat = std::get<protocol::ChatRequest>(std::move(parsed));
-    if (const std::optional<protocol::Operations> served =
-            routing::Router::modelEndpoints(table, request.chat.model);
-        served && !(*served & protocol::operationBit(protocol::endpointOf(operation))))
+    const std::optional<protocol::Operations> served =
+        routing::Router::modelEndpoints(table, request.chat.model);
+    if (served && !(*served & protocol::operationBit(protocol::endpointOf(operation))))
         return endpointNotServed(request.chat.model, operation, *served);
+    // What only an anthropic provider can take needs a model the config knows; for any other
+    // model (a typo, or one only a registered agent serves) routing would answer 404 anyway.
+    if (!served && (operation == protocol::Operation::CountTokens || untranslatable))
+        return protocol::ApiError::modelNotFound(request.chat.model);
     if (std::optional<protocol::ApiError> error =
             settleAnthropicOnly(config, request, untranslatable))
-        return *error;
+        return error;
 
     auto built = routing::buildRequestContext(headers, request.chat);
     if (const auto *error = std::get_if<protocol::ApiError>(&built))
@@ -155,7 +158,7 @@ readClientRequest(protocol::Operation operation,
         request.operationBody = routing::forwardedBody(request.chat, request.operationBody);
     else if (operation != protocol::Operation::Chat)
         request.operationBody = request.chatBody; // embeddings and completions have no chat form
-    return request;
+    return std::nullopt;
 }
 
 } // namespace switchyard::ingress

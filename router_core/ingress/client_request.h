@@ -51,12 +51,14 @@ struct ClientRequest {
     QStringList messagesIgnoredFields;
 };
 
-// Reads a client's request to `operation`'s endpoint (the protocol follows from it: Messages
-// and count_tokens are Anthropic's, the others OpenAI's): translates it to chat where providers
-// may need that, parses it, checks its model serves the endpoint, and builds its routing
-// context. The error is the one the client gets, in the words its protocol uses for the field.
-std::variant<ClientRequest, protocol::ApiError>
-readClientRequest(protocol::Operation operation,
+// Reads a client's request to `operation`'s endpoint into `request` (the protocol follows from
+// the operation: Messages and count_tokens are Anthropic's, the others OpenAI's): translates it
+// to chat where providers may need that, parses it, checks its model serves the endpoint, and
+// builds its routing context. A refusal is the error the client gets, in the words its protocol
+// uses for the field; what was read before it stays in `request` (the model, once parsed, for
+// the trace of a refused request).
+std::optional<protocol::ApiError>
+readClientRequest(ClientRequest &request, protocol::Operation operation,
                   const QList<QPair<QByteArray, QByteArray>> &headers, const QByteArray &body,
                   const routing::RoutingTable &table);
 

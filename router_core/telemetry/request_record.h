@@ -55,7 +55,8 @@ struct RequestRecord {
     double costUsd = 0.0;
     double cacheSavedUsd = 0.0; // negative when cache writes cost more than the reads saved
     bool priced = false;        // the model has a price; an unpriced request costs 0
-    QString finishReason;       // OpenAI's word, when the answer said it
+    QString finishReason;       // as the answer said it: OpenAI's word, or Anthropic's
+                                // stop_reason for a Messages answer passed through
 
     bool isError() const { return status >= 400; }
     // "2xx", "4xx", "5xx": the closed set metrics and filters use.

@@ -566,7 +566,8 @@ bool refusedAtAuthentication(const telemetry::RequestRecord &record)
 
 void UsageLedger::traceFinished(const telemetry::Trace &trace)
 {
-    if (refusedAtAuthentication(trace))
+    // Counting a prompt's tokens is free at every provider and uses none: no usage to record.
+    if (refusedAtAuthentication(trace) || trace.operation == QLatin1String("count_tokens"))
         return;
     LedgerRow row = rowFor(trace);
     m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);

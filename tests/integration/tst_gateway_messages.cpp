@@ -86,6 +86,16 @@ QByteArray renamed(QByteArray body, const QByteArray &from, const QByteArray &to
     return body.replace("\"" + from + "\"", "\"" + to + "\"");
 }
 
+// The fake answers every request with `body`: Anthropic's whole answer, or its event stream.
+void answersWith(FakeUpstream &fake, const QByteArray &body,
+                 const QByteArray &contentType = "application/json")
+{
+    fake.mode = FakeUpstream::Mode::Status;
+    fake.status = 200;
+    fake.statusContentType = contentType;
+    fake.statusBody = body;
+}
+
 FakeUpstream::ReceivedRequest onlyRequest(const FakeUpstream &fake)
 {
     return fake.requests().value(0);
@@ -114,6 +124,8 @@ private slots:
     void countTokensIsPassedThrough();
     void countTokensIsEstimatedWithoutAnAnthropicProvider();
     void unknownMessagesPathAnswersInAnthropicShape();
+    void oversizeMessagesBodyAnswersInAnthropicShape();
+    void countTokensForAnUnknownModelIsNotFound();
 };
 
 void GatewayMessagesTest::initTestCase()
@@ -125,9 +137,7 @@ void GatewayMessagesTest::initTestCase()
 void GatewayMessagesTest::anthropicProviderGetsTheClientsBytes()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = kAnthropicAnswer;
+    answersWith(fake, kAnthropicAnswer);
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -147,9 +157,7 @@ void GatewayMessagesTest::anthropicProviderGetsTheClientsBytes()
 void GatewayMessagesTest::anthropicProviderGetsTheClientsVersionAndBetas()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = kAnthropicAnswer;
+    answersWith(fake, kAnthropicAnswer);
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -179,9 +187,7 @@ void GatewayMessagesTest::anthropicProviderGetsTheClientsVersionAndBetas()
 void GatewayMessagesTest::providersVersionWhenTheClientSendsNone()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = kAnthropicAnswer;
+    answersWith(fake, kAnthropicAnswer);
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -199,9 +205,7 @@ void GatewayMessagesTest::providersVersionWhenTheClientSendsNone()
 void GatewayMessagesTest::anthropicAnswerReachesTheClientAsItCame()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = kAnthropicAnswer;
+    answersWith(fake, kAnthropicAnswer);
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -220,10 +224,7 @@ void GatewayMessagesTest::anthropicAnswerReachesTheClientAsItCame()
 void GatewayMessagesTest::anthropicStreamIsRelayedEventByEvent()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusContentType = "text/event-stream";
-    fake.statusBody = kThinkingStream;
+    answersWith(fake, kThinkingStream, "text/event-stream");
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -244,12 +245,9 @@ void GatewayMessagesTest::passedThroughStreamCutEndsWithAnthropicErrorEvent()
 {
     // The provider stops after its thinking block, without message_stop.
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusContentType = "text/event-stream";
     const qsizetype cut =
         kThinkingStream.indexOf("event: content_block_start\n", kThinkingStream.indexOf("Sig+/=="));
-    fake.statusBody = kThinkingStream.left(cut);
+    answersWith(fake, kThinkingStream.left(cut), "text/event-stream");
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -276,17 +274,13 @@ void GatewayMessagesTest::passedThroughErrorEventBeforeTheFirstByteFailsOver()
 {
     // The first provider is overloaded before it says anything; the second answers.
     FakeUpstream overloaded, healthy;
-    overloaded.mode = FakeUpstream::Mode::Status;
-    overloaded.status = 200;
-    overloaded.statusContentType = "text/event-stream";
-    overloaded.statusBody =
+    answersWith(
+        overloaded,
         "event: error\n"
         R"(data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"
-        "\n\n";
-    healthy.mode = FakeUpstream::Mode::Status;
-    healthy.status = 200;
-    healthy.statusContentType = "text/event-stream";
-    healthy.statusBody = kThinkingStream;
+        "\n\n",
+        "text/event-stream");
+    answersWith(healthy, kThinkingStream, "text/event-stream");
     config::Config config =
         gatewayConfig({anthropicAt(u"busy"_s, overloaded), anthropicAt(u"spare"_s, healthy)});
     config.routing.fallbackChain = {u"spare"_s};
@@ -349,9 +343,7 @@ void GatewayMessagesTest::passedThroughAttemptAfterATranslatedOneSaysNothingIgno
     FakeUpstream openai, anthropic;
     openai.mode = FakeUpstream::Mode::Status;
     openai.status = 500;
-    anthropic.mode = FakeUpstream::Mode::Status;
-    anthropic.status = 200;
-    anthropic.statusBody = kAnthropicAnswer;
+    answersWith(anthropic, kAnthropicAnswer);
     config::Config config = gatewayConfig(
         {providerFor(u"openai"_s, openai, {u"gpt-x"_s}), anthropicAt(u"claude"_s, anthropic)});
     config.routing.fallbackChain = {u"claude"_s};
@@ -376,9 +368,7 @@ void GatewayMessagesTest::serverToolGoesToAnthropicProvidersOnly()
     // A web search runs at Anthropic: no chat provider can be given it. With both kinds behind
     // the model, only the anthropic one is tried.
     FakeUpstream openai, anthropic;
-    anthropic.mode = FakeUpstream::Mode::Status;
-    anthropic.status = 200;
-    anthropic.statusBody = kAnthropicAnswer;
+    answersWith(anthropic, kAnthropicAnswer);
     config::ProviderConfig chat = providerFor(u"openai"_s, openai, {u"claude-fast"_s});
     chat.weight = 100; // preferred, were it able to serve the request
     auto engine = startEngine(gatewayConfig({chat, anthropicAt(u"claude"_s, anthropic)}));
@@ -421,9 +411,7 @@ void GatewayMessagesTest::routingObjectIsReadAndNotForwarded()
 {
     // The gateway's own `switchyard` object routes the request and never reaches the provider.
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = kAnthropicAnswer;
+    answersWith(fake, kAnthropicAnswer);
     config::Config config = gatewayConfig({anthropicAt(u"claude"_s, fake)});
     auto engine = startEngine(config);
     QVERIFY(engine);
@@ -441,9 +429,7 @@ void GatewayMessagesTest::routingObjectIsReadAndNotForwarded()
 void GatewayMessagesTest::countTokensIsPassedThrough()
 {
     FakeUpstream fake;
-    fake.mode = FakeUpstream::Mode::Status;
-    fake.status = 200;
-    fake.statusBody = R"({"input_tokens":1234})";
+    answersWith(fake, R"({"input_tokens":1234})");
     auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
     QVERIFY(engine);
 
@@ -498,6 +484,46 @@ void GatewayMessagesTest::unknownMessagesPathAnswersInAnthropicShape()
     QCOMPARE(answer.value(u"type"_s).toString(), u"error"_s);
     QCOMPARE(answer.value(u"error"_s).toObject().value(u"type"_s).toString(), u"not_found_error"_s);
     QVERIFY(!answer.value(u"error"_s).toObject().value(u"message"_s).toString().isEmpty());
+    QCOMPARE(fake.requests().size(), 0);
+}
+
+void GatewayMessagesTest::oversizeMessagesBodyAnswersInAnthropicShape()
+{
+    // Refused by the listener before any handler runs, and still in the client's protocol.
+    FakeUpstream fake;
+    config::Config config = gatewayConfig({anthropicAt(u"claude"_s, fake)});
+    config.server.maxBodyBytes = 1024;
+    auto engine = startEngine(config);
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/messages", R"({"model":"claude-fast","max_tokens":5,"messages":[{"role":)"
+                                R"("user","content":")" +
+                                    QByteArray(2048, 'a') + R"("}]})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 413);
+    const QJsonObject answer = jsonOf(client.body());
+    QCOMPARE(answer.value(u"type"_s).toString(), u"error"_s);
+    QCOMPARE(answer.value(u"error"_s).toObject().value(u"type"_s).toString(),
+             u"request_too_large"_s);
+    QCOMPARE(fake.requests().size(), 0);
+}
+
+void GatewayMessagesTest::countTokensForAnUnknownModelIsNotFound()
+{
+    // A typo is a 404, not an estimate of a model nobody serves.
+    FakeUpstream fake;
+    auto engine = startEngine(gatewayConfig({anthropicAt(u"claude"_s, fake)}));
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/messages/count_tokens",
+                R"({"model":"claude-fsat","messages":[{"role":"user","content":"x"}]})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 404);
+    QVERIFY(client.header("x-switchyard-tokens-estimated").isEmpty());
+    QCOMPARE(jsonOf(client.body()).value(u"error"_s).toObject().value(u"type"_s).toString(),
+             u"not_found_error"_s);
     QCOMPARE(fake.requests().size(), 0);
 }
 

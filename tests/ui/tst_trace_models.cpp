@@ -94,6 +94,7 @@ private Q_SLOTS:
 
     void liveTextFromChatChunks();
     void liveTextFromResponsesEvents();
+    void liveTextFromAnthropicEvents();
     void liveTextEndsInTheErrorEventTheClientSaw();
     void liveTextFromAKeptBody_data();
     void liveTextFromAKeptBody();
@@ -466,6 +467,31 @@ void TraceModelsTest::liveTextFromResponsesEvents()
     QCOMPARE(cut.finishReason(), u"max_output_tokens"_s);
 }
 
+void TraceModelsTest::liveTextFromAnthropicEvents()
+{
+    LiveText text;
+    text.appendEventData(
+        R"({"type":"message_start","message":{"id":"msg_1","content":[],"stop_reason":null}})"
+        "\n"
+        R"({"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Hmm"}})"
+        "\n"
+        R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"Hi"}})"
+        "\n"
+        R"({"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":" there"}})"
+        "\n"
+        R"({"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}})"
+        "\n"
+        R"({"type":"message_stop"})"
+        "\n");
+    QCOMPARE(text.text(), u"Hi there"_s);
+    QCOMPARE(text.finishReason(), u"end_turn"_s);
+
+    LiveText failed;
+    failed.appendEventData(
+        R"({"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})");
+    QCOMPARE(failed.error(), u"overloaded_error: Overloaded"_s);
+}
+
 void TraceModelsTest::liveTextEndsInTheErrorEventTheClientSaw()
 {
     LiveText text;
@@ -498,6 +524,11 @@ void TraceModelsTest::liveTextFromAKeptBody_data()
         << QByteArray(R"({"status":"completed","output":[{"type":"message","content":)"
                       R"([{"type":"output_text","text":"Yes."}]}]})")
         << u"Yes."_s << u"completed"_s << QString();
+    QTest::newRow("anthropic message")
+        << QByteArray(R"({"type":"message","role":"assistant","content":[{"type":"thinking",)"
+                      R"("thinking":"Hmm","signature":"s"},{"type":"text","text":"Yes."}],)"
+                      R"("stop_reason":"max_tokens"})")
+        << u"Yes."_s << u"max_tokens"_s << QString();
     QTest::newRow("error answer")
         << QByteArray(R"({"error":{"message":"No provider could answer.","code":"no_provider"}})")
         << QString() << QString() << u"no_provider: No provider could answer."_s;

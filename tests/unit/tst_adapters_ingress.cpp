@@ -1,16 +1,17 @@
-// MessagesIngress, the /v1/messages door: what an Anthropic client sends becomes a chat request
-// the gateway's own parser accepts, and every answer the executor writes for OpenAI clients
-// leaves as the bytes an Anthropic client expects. The translations themselves have golden
-// files (tst_adapters); this checks the wire bytes and the hand-off to parseChatRequest.
+// The /v1/messages door (ingress::chatRequestFromMessages and MessagesAnswers): what an
+// Anthropic client sends becomes a chat request the gateway's own parser accepts, and every
+// answer the executor writes for OpenAI clients leaves as the bytes an Anthropic client expects.
+// The translations themselves have golden files (tst_adapters); this checks the wire bytes and
+// the hand-off to parseChatRequest.
 
-#include "http/messages_ingress.h"
+#include "http/messages_answers.h"
 #include "protocol/chat_request.h"
 #include "upstream/sse_parser.h"
 
 #include <QtTest>
 
 using namespace Qt::StringLiterals;
-using switchyard::http::MessagesIngress;
+using switchyard::http::MessagesAnswers;
 using switchyard::protocol::ApiError;
 using switchyard::protocol::ChatRequest;
 using switchyard::upstream::SseEvent;
@@ -80,15 +81,15 @@ void TestAdaptersIngress::refusesInAnthropicsShape()
     QVERIFY(std::holds_alternative<ApiError>(converted));
     const ApiError &error = std::get<ApiError>(converted);
     QCOMPARE(error.status, 400);
-    QCOMPARE(MessagesIngress::errorBody(error),
+    QCOMPARE(MessagesAnswers::errorBody(error),
              R"({"error":{"message":"Invalid type for 'messages': expected an array, but got an )"
              R"(object instead.","type":"invalid_request_error"},"type":"error"})"_ba);
 }
 
 void TestAdaptersIngress::wholeAnswer()
 {
-    const MessagesIngress ingress;
-    const MessagesIngress::WholeAnswer answer =
+    const MessagesAnswers ingress;
+    const MessagesAnswers::WholeAnswer answer =
         ingress.answer(200, R"({"id":"chatcmpl-1","model":"m","choices":[{"index":0,"message":)"
                             R"({"role":"assistant","content":"Hi"},"finish_reason":"stop"}],)"
                             R"("usage":{"prompt_tokens":3,"completion_tokens":1}})");
@@ -101,8 +102,8 @@ void TestAdaptersIngress::wholeAnswer()
 
 void TestAdaptersIngress::unconvertibleAnswerBecomesAnError()
 {
-    const MessagesIngress ingress;
-    const MessagesIngress::WholeAnswer answer = ingress.answer(
+    const MessagesAnswers ingress;
+    const MessagesAnswers::WholeAnswer answer = ingress.answer(
         200, R"({"id":"c","model":"m","choices":[{"index":0,"message":{"role":"assistant",)"
              R"("tool_calls":[{"id":"t","type":"function","function":{"name":"f",)"
              R"("arguments":"nope"}}]},"finish_reason":"tool_calls"}]})");
@@ -115,7 +116,7 @@ void TestAdaptersIngress::unconvertibleAnswerBecomesAnError()
 
 void TestAdaptersIngress::streamWireBytes()
 {
-    MessagesIngress ingress;
+    MessagesAnswers ingress;
     const QByteArray first = ingress.streamEvents(
         {dataEvent(R"({"id":"c1","model":"m","choices":[{"index":0,"delta":{"content":"Hi"},)"
                    R"("finish_reason":null}]})")});
@@ -153,7 +154,7 @@ void TestAdaptersIngress::streamWireBytes()
 
 void TestAdaptersIngress::streamFailureAfterItBegan()
 {
-    MessagesIngress ingress;
+    MessagesAnswers ingress;
     QVERIFY(
         !ingress.streamEvents({dataEvent(R"({"id":"c1","model":"m","choices":[]})")}).isEmpty());
     const ApiError error{504, u"Provider `p` timed out."_s, u"upstream_error"_s, {}, {}, {}};

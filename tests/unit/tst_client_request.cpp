@@ -50,7 +50,11 @@ struct Fixture {
     read(Operation operation, const QByteArray &body,
          const QList<QPair<QByteArray, QByteArray>> &headers = {})
     {
-        return ingress::readClientRequest(operation, headers, body, *router.table());
+        ingress::ClientRequest request;
+        if (std::optional<protocol::ApiError> error =
+                ingress::readClientRequest(request, operation, headers, body, *router.table()))
+            return *error;
+        return request;
     }
 
     timing::ManualClock clock;
@@ -74,6 +78,8 @@ private slots:
     void untranslatableMessagesNeedAnAnthropicProvider();
     void embeddingsAreTheirOwnBodyEverywhere();
     void aModelOnAnotherEndpointIsRefused();
+    void anthropicOnlyRequestsForAnUnknownModelAreNotFound();
+    void aRefusalKeepsWhatWasReadBeforeIt();
     void explainRoutesAsTrafficWould();
 };
 
@@ -179,6 +185,34 @@ void TestClientRequest::aModelOnAnotherEndpointIsRefused()
     QCOMPARE(
         error.message,
         u"The model `embed-small` is not served on /v1/messages; it is served on /v1/embeddings."_s);
+}
+
+void TestClientRequest::anthropicOnlyRequestsForAnUnknownModelAreNotFound()
+{
+    // A typo in the model must not be answered with an estimate, nor blamed on its providers.
+    Fixture fixture;
+    const auto counted =
+        fixture.read(Operation::CountTokens,
+                     R"({"model":"claude-fsat","messages":[{"role":"user","content":"x"}]})");
+    QCOMPARE(std::get<protocol::ApiError>(counted).code, u"model_not_found"_s);
+    const auto tooled = fixture.read(
+        Operation::Messages,
+        R"({"model":"claude-fsat","max_tokens":5,"messages":[{"role":"user","content":"x"}],)"
+        R"("tools":[{"type":"web_search_20250305","name":"web_search"}]})");
+    QCOMPARE(std::get<protocol::ApiError>(tooled).code, u"model_not_found"_s);
+}
+
+void TestClientRequest::aRefusalKeepsWhatWasReadBeforeIt()
+{
+    Fixture fixture;
+    ingress::ClientRequest request;
+    const std::optional<protocol::ApiError> error = ingress::readClientRequest(
+        request, Operation::Chat, {{"x-switchyard-depth", "deep"}},
+        R"({"model":"gpt-x","stream":true,"messages":[{"role":"user","content":"x"}]})",
+        *fixture.router.table());
+    QVERIFY(error);
+    QCOMPARE(request.chat.model, u"gpt-x"_s);
+    QVERIFY(request.chat.stream);
 }
 
 void TestClientRequest::explainRoutesAsTrafficWould()

@@ -246,6 +246,23 @@ private Q_SLOTS:
         QCOMPARE(ledger.state().rowsInMemory, 0);
     }
 
+    void tokenCountsLeaveNoRow()
+    {
+        // POST /v1/messages/count_tokens uses no tokens at any provider: not usage.
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(budgets, optionsAt(path));
+        telemetry::Trace counted = finished({}, u"gpt-4o"_s, -1, -1);
+        counted.operation = u"count_tokens"_s;
+        ledger.traceFinished(counted);
+        ledger.traceFinished(finished({}, u"gpt-4o"_s, 10, 5));
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 1, 10000);
+        QCOMPARE(ledger.state().rowsInMemory, 0);
+    }
+
     void theIntervalWritesABatchThatIsNotFull()
     {
         QTemporaryDir dir;

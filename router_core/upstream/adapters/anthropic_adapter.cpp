@@ -688,8 +688,10 @@ PreparedRequest AnthropicAdapter::buildPassThrough(const AdapterRequest &request
     QByteArray version = headerValue(request.clientProtocolHeaders, "anthropic-version");
     if (version.isEmpty())
         version = m_provider.adapter.anthropic.version.toUtf8();
+    // A token count is never streamed, whatever its body says.
+    const bool streams = request.stream && request.operation == protocol::Operation::Messages;
     call.headers = {{"Content-Type", "application/json"},
-                    {"Accept", request.stream ? "text/event-stream" : "application/json"},
+                    {"Accept", streams ? "text/event-stream" : "application/json"},
                     {"anthropic-version", version}};
     if (const QByteArray betas =
             mergedBetas(request.clientProtocolHeaders, m_provider.adapter.anthropic.betas);
@@ -704,8 +706,8 @@ PreparedRequest AnthropicAdapter::buildPassThrough(const AdapterRequest &request
     shape.upstreamModel = request.upstreamModel;
     shape.answerId = "msg_" + request.requestId;
     shape.createdSecs = request.createdSecs;
-    shape.clientStreams = request.stream;
-    shape.upstreamStreams = request.stream;
+    shape.clientStreams = streams;
+    shape.upstreamStreams = streams;
     return prepared;
 }
 

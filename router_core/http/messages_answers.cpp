@@ -1,13 +1,13 @@
-#include "http/messages_ingress.h"
+#include "http/messages_answers.h"
 
 namespace switchyard::http {
 
-QByteArray MessagesIngress::errorBody(const protocol::ApiError &error)
+QByteArray MessagesAnswers::errorBody(const protocol::ApiError &error)
 {
     return ingress::anthropicErrorJson(error);
 }
 
-void MessagesIngress::sendError(ResponseWriter &writer, const protocol::ApiError &error,
+void MessagesAnswers::sendError(ResponseWriter &writer, const protocol::ApiError &error,
                                 HeaderList headers)
 {
     if (!error.retryAfter.isEmpty())
@@ -15,7 +15,7 @@ void MessagesIngress::sendError(ResponseWriter &writer, const protocol::ApiError
     writer.sendWhole(error.status, headers, "application/json", errorBody(error));
 }
 
-MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
+MessagesAnswers::WholeAnswer MessagesAnswers::answer(int status,
                                                      const QByteArray &completionJson) const
 {
     auto converted = ingress::messageFromCompletion(completionJson);
@@ -24,7 +24,7 @@ MessagesIngress::WholeAnswer MessagesIngress::answer(int status,
     return {status, std::get<QByteArray>(std::move(converted))};
 }
 
-QByteArray MessagesIngress::streamEvents(const QList<upstream::SseEvent> &openAiEvents)
+QByteArray MessagesAnswers::streamEvents(const QList<upstream::SseEvent> &openAiEvents)
 {
     QByteArray wire;
     for (const upstream::SseEvent &event : openAiEvents) {
@@ -34,7 +34,7 @@ QByteArray MessagesIngress::streamEvents(const QList<upstream::SseEvent> &openAi
     return wire;
 }
 
-QByteArray MessagesIngress::passedThroughStreamError(const protocol::ApiError &error)
+QByteArray MessagesAnswers::passedThroughStreamError(const protocol::ApiError &error)
 {
     upstream::SseEvent event;
     event.event = "error";
@@ -42,7 +42,7 @@ QByteArray MessagesIngress::passedThroughStreamError(const protocol::ApiError &e
     return event.toWire();
 }
 
-QByteArray MessagesIngress::streamError(const protocol::ApiError &error)
+QByteArray MessagesAnswers::streamError(const protocol::ApiError &error)
 {
     QByteArray wire;
     for (const upstream::SseEvent &event : m_stream.fail(error))

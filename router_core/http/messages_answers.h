@@ -11,13 +11,12 @@
 
 namespace switchyard::http {
 
-// POST /v1/messages: clients that speak Anthropic's Messages API, served by the same router,
-// executor and adapters as /v1/chat/completions. An anthropic provider gets the client's own
-// request (only the model replaced) and its answer goes back as it came; for every other kind
-// the request becomes an OpenAI chat body, and what the executor would write to an OpenAI
-// client passes through here on the way out and leaves in Anthropic's shapes. One per request;
-// it keeps the state of a streamed answer being translated.
-class MessagesIngress {
+// The answers of POST /v1/messages and its count_tokens, in Anthropic's shapes. The request was
+// read by ingress/ (passed through to an anthropic provider, translated to chat for the others);
+// what the executor writes for a translated attempt passes through here on the way out: the
+// whole answer, the event stream and every error. One per request; it keeps the state of a
+// streamed answer being translated.
+class MessagesAnswers {
 public:
     // {"type":"error","error":{"type","message"}} with the same HTTP status as `error`; the
     // caller keeps its Retry-After header.
