@@ -28,12 +28,10 @@ void registerAlertsAdmin(http::AdminEndpoints &api, const alerts::AlertEvaluator
                     bool ok = false;
                     limit = limitText.toInt(&ok);
                     if (!ok || limit < 0 || limit > 100'000) {
-                        protocol::ApiError error = protocol::ApiError::invalidRequest(
+                        return http::AdminReply::error(http::invalidAdminRequest(
                             u"`limit` must be a whole number from 0 to 100000, got `%1`."_s.arg(
                                 limitText),
-                            u"limit"_s);
-                        error.code = u"invalid_admin_request"_s;
-                        return http::AdminReply::error(error);
+                            u"limit"_s));
                     }
                 }
                 QJsonArray active;

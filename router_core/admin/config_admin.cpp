@@ -104,10 +104,8 @@ std::optional<quint64> versionNumber(const QString &text)
 
 http::AdminReply badVersion(const QString &text, const QString &param)
 {
-    protocol::ApiError error = protocol::ApiError::invalidRequest(
-        u"'%1' is not a config version number (1, 2, 3...)."_s.arg(text), param);
-    error.code = u"invalid_admin_request"_s;
-    return errorReply(error);
+    return errorReply(http::invalidAdminRequest(
+        u"'%1' is not a config version number (1, 2, 3...)."_s.arg(text), param));
 }
 
 } // namespace
@@ -136,9 +134,8 @@ void registerConfigAdmin(http::AdminEndpoints &api, lifecycle::ConfigLifecycle &
                         return badVersion(baseText, u"base_version"_s);
                 }
                 if (request.body.trimmed().isEmpty())
-                    return errorReply(configError(
-                        400, u"The request body must be the whole config as YAML text."_s,
-                        u"invalid_admin_request"_s));
+                    return errorReply(http::invalidAdminRequest(
+                        u"The request body must be the whole config as YAML text."_s));
                 return changeReply(target->apply(request.body, originOf(request), base));
             });
     api.add(Method::Get, u"config/versions"_s,

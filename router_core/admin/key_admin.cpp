@@ -21,11 +21,6 @@ const QStringList kCreateFields{u"tenant"_s, u"id"_s, u"requests_per_minute"_s,
 // A tenant lands in logs, traces and metrics: the same bound as the config file's.
 constexpr qsizetype kLongestTenantBytes = 256;
 
-protocol::ApiError invalid(const QString &message, const QString &param)
-{
-    return {400, message, u"invalid_request_error"_s, param, u"invalid_key_request"_s, {}};
-}
-
 QJsonObject keyJson(const auth::ClientKey &key)
 {
     return {{u"id"_s, key.id},
@@ -48,8 +43,8 @@ std::variant<int, protocol::ApiError> perMinute(const QJsonObject &body, const Q
     const double number = value.toDouble(-1);
     if (!value.isDouble() || number < 0 || number != std::floor(number) ||
         number > std::numeric_limits<int>::max())
-        return invalid(u"`%1` must be a whole number of at least 0 (0: no limit)."_s.arg(field),
-                       field);
+        return http::invalidAdminRequest(
+            u"`%1` must be a whole number of at least 0 (0: no limit)."_s.arg(field), field);
     return int(number);
 }
 
@@ -59,24 +54,24 @@ http::AdminReply create(auth::ClientAuthenticator &keys, const config::ConfigSto
     QJsonParseError parseError{};
     const QJsonDocument document = QJsonDocument::fromJson(request.body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return http::AdminReply::error(
-            invalid(u"The body must be a JSON object such as {\"tenant\": \"team-a\"}."_s, {}));
+        return http::AdminReply::error(http::invalidAdminRequest(
+            u"The body must be a JSON object such as {\"tenant\": \"team-a\"}."_s, {}));
     const QJsonObject body = document.object();
     for (auto it = body.begin(); it != body.end(); ++it) {
         if (!kCreateFields.contains(it.key()))
-            return http::AdminReply::error(invalid(
+            return http::AdminReply::error(http::invalidAdminRequest(
                 u"Unknown field `%1`; a key takes %2."_s.arg(it.key(), kCreateFields.join(u", "_s)),
                 it.key()));
     }
     const QString tenant = body.value(u"tenant"_s).toString().trimmed();
     if (tenant.isEmpty() || tenant.toUtf8().size() > kLongestTenantBytes)
-        return http::AdminReply::error(invalid(
+        return http::AdminReply::error(http::invalidAdminRequest(
             u"`tenant` is required: the tenant every request with this key belongs to (1 to "
             u"%1 bytes)."_s.arg(kLongestTenantBytes),
             u"tenant"_s));
     const QJsonValue id = body.value(u"id"_s);
     if (!id.isUndefined() && !id.isString())
-        return http::AdminReply::error(invalid(u"`id` must be text."_s, u"id"_s));
+        return http::AdminReply::error(http::invalidAdminRequest(u"`id` must be text."_s, u"id"_s));
     config::ClientKeyLimits limits;
     auto requests = perMinute(body, u"requests_per_minute"_s);
     if (const auto *error = std::get_if<protocol::ApiError>(&requests))
@@ -88,7 +83,7 @@ http::AdminReply create(auth::ClientAuthenticator &keys, const config::ConfigSto
     limits.tokensPerMinute = std::get<int>(tokens);
     const QJsonValue models = body.value(u"models"_s);
     if (!models.isUndefined() && !models.isNull()) {
-        const auto notList = invalid(
+        const auto notList = http::invalidAdminRequest(
             u"`models` must be a list of model names or patterns (`*` and `?`)."_s, u"models"_s);
         if (!models.isArray())
             return http::AdminReply::error(notList);

@@ -2,7 +2,6 @@
 
 #include "control/operator_commands.h"
 #include "health/health_registry.h"
-#include "sim/simulated_provider.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -39,11 +38,6 @@ QString providerStateName(ProviderState state)
         return u"down"_s;
     }
     return {};
-}
-
-protocol::ApiError invalid(const QString &message, const QString &param, const QString &code)
-{
-    return {400, message, u"invalid_request_error"_s, param, code, {}};
 }
 
 protocol::ApiError providerNotFound(const QString &id)
@@ -94,7 +88,7 @@ QString modeList()
     for (SimulatorKnobs::Mode mode : {SimulatorKnobs::Mode::Ok, SimulatorKnobs::Mode::ServerError,
                                       SimulatorKnobs::Mode::RateLimited, SimulatorKnobs::Mode::Hang,
                                       SimulatorKnobs::Mode::Reset, SimulatorKnobs::Mode::CutStream})
-        names.append(sim::simulatorModeName(mode));
+        names.append(simulatorModeName(mode));
     return names.join(u", "_s);
 }
 
@@ -135,14 +129,14 @@ QJsonObject providerJson(const ProviderHealth &provider)
                                                            : QJsonValue(provider.lastFailure)},
         {u"simulated"_s, provider.simulated}};
     if (provider.simulated)
-        json.insert(u"simulator_mode"_s, sim::simulatorModeName(provider.simulatorMode));
+        json.insert(u"simulator_mode"_s, simulatorModeName(provider.simulatorMode));
     return json;
 }
 
 QJsonObject simulatorKnobsJson(const QString &providerId, const SimulatorKnobs &knobs)
 {
     return {{u"id"_s, providerId},
-            {u"mode"_s, sim::simulatorModeName(knobs.mode)},
+            {u"mode"_s, simulatorModeName(knobs.mode)},
             {u"latency_ms"_s,
              knobs.latencyMs < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(knobs.latencyMs)},
             {u"error_rate"_s,
@@ -155,17 +149,17 @@ std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByte
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        return invalid(u"The body must be a JSON object with `mode`, `latency_ms` or "
-                       u"`error_rate`, such as {\"mode\": \"500\"}."_s,
-                       {}, u"invalid_body"_s);
+        return http::invalidAdminRequest(
+            u"The body must be a JSON object with `mode`, `latency_ms` or "
+            u"`error_rate`, such as {\"mode\": \"500\"}."_s);
     }
     const QJsonObject object = document.object();
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!kKnobFields.contains(it.key())) {
-            return invalid(
+            return http::invalidAdminRequest(
                 u"Unknown field `%1`; expected `mode`, `latency_ms` or `error_rate`."_s.arg(
                     it.key()),
-                it.key(), u"unknown_field"_s);
+                it.key());
         }
     }
 
@@ -173,10 +167,10 @@ std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByte
     if (object.contains(u"mode"_s)) {
         const QJsonValue value = object.value(u"mode"_s);
         const std::optional<SimulatorKnobs::Mode> mode =
-            value.isString() ? sim::simulatorModeFromName(value.toString()) : std::nullopt;
+            value.isString() ? simulatorModeFromName(value.toString()) : std::nullopt;
         if (!mode) {
-            return invalid(u"`mode` must be one of %1; got %2."_s.arg(modeList(), shown(value)),
-                           u"mode"_s, u"invalid_value"_s);
+            return http::invalidAdminRequest(
+                u"`mode` must be one of %1; got %2."_s.arg(modeList(), shown(value)), u"mode"_s);
         }
         knobs.mode = *mode;
     }
@@ -189,10 +183,11 @@ std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByte
                    std::floor(number) == number) {
             knobs.latencyMs = int(number);
         } else {
-            return invalid(u"`latency_ms` must be a whole number of milliseconds from 0 to %1, "
-                           u"or null for the configured latency; got %2."_s.arg(
-                               QString::number(kMaxSimulatedLatencyMs), shown(value)),
-                           u"latency_ms"_s, u"invalid_value"_s);
+            return http::invalidAdminRequest(
+                u"`latency_ms` must be a whole number of milliseconds from 0 to %1, "
+                u"or null for the configured latency; got %2."_s.arg(
+                    QString::number(kMaxSimulatedLatencyMs), shown(value)),
+                u"latency_ms"_s);
         }
     }
     if (object.contains(u"error_rate"_s)) {
@@ -203,9 +198,10 @@ std::variant<SimulatorKnobs, protocol::ApiError> parseSimulatorKnobs(const QByte
         } else if (value.isDouble() && number >= 0.0 && number <= 1.0) {
             knobs.errorRate = number;
         } else {
-            return invalid(u"`error_rate` must be a number from 0 to 1, or null for the "
-                           u"configured rate; got %1."_s.arg(shown(value)),
-                           u"error_rate"_s, u"invalid_value"_s);
+            return http::invalidAdminRequest(
+                u"`error_rate` must be a number from 0 to 1, or null for the "
+                u"configured rate; got %1."_s.arg(shown(value)),
+                u"error_rate"_s);
         }
     }
     return knobs;
@@ -238,10 +234,10 @@ void registerProviderAdmin(http::AdminEndpoints &api, control::OperatorCommands 
                 const std::optional<ProviderAction> action =
                     health::providerActionFromName(captures[1]);
                 if (!action) {
-                    return http::AdminReply::error(invalid(
+                    return http::AdminReply::error(http::invalidAdminRequest(
                         u"Unknown action `%1`; use enable, disable, drain, trip or reset."_s.arg(
                             captures[1]),
-                        {}, u"unknown_action"_s));
+                        u"action"_s));
                 }
                 commands.applyProviderAction(id, *action);
                 return http::AdminReply::json(QJsonDocument(providerJson(*commands.provider(id))));

@@ -25,13 +25,6 @@ QJsonValue textOrNull(const QString &text)
     return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
 }
 
-protocol::ApiError invalid(const QString &message, const QString &param = {})
-{
-    protocol::ApiError error = protocol::ApiError::invalidRequest(message, param);
-    error.code = u"invalid_admin_request"_s;
-    return error;
-}
-
 protocol::ApiError notFound(const QString &message, const QString &code)
 {
     return {404, message, u"invalid_request_error"_s, {}, code, {}};
@@ -43,12 +36,12 @@ std::variant<QJsonObject, protocol::ApiError> objectBody(const QByteArray &body,
     if (body.trimmed().isEmpty()) {
         if (emptyAllowed)
             return QJsonObject();
-        return invalid(u"The request body must be a JSON object."_s);
+        return http::invalidAdminRequest(u"The request body must be a JSON object."_s);
     }
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return invalid(u"The request body must be a JSON object."_s);
+        return http::invalidAdminRequest(u"The request body must be a JSON object."_s);
     return document.object();
 }
 
@@ -56,7 +49,7 @@ std::optional<protocol::ApiError> unknownField(const QJsonObject &object, const 
 {
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
-            return invalid(
+            return http::invalidAdminRequest(
                 u"Unknown field '%1'; expected one of %2."_s.arg(it.key(), known.join(u", "_s)),
                 it.key());
     }
@@ -112,7 +105,8 @@ http::AdminReply rulesRefused(const QList<config::ConfigError> &errors, const QS
         }
         problems.append(problem);
     }
-    protocol::ApiError refusal = invalid(u"%1: %2"_s.arg(lead, lines.join(u"; "_s)), u"routes"_s);
+    protocol::ApiError refusal =
+        http::invalidAdminRequest(u"%1: %2"_s.arg(lead, lines.join(u"; "_s)), u"routes"_s);
     refusal.code = u"invalid_routes"_s;
     http::AdminReply reply = http::AdminReply::error(refusal);
     QJsonObject body = reply.body.object();
@@ -174,29 +168,29 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
     if (auto error = unknownField(body, {u"request"_s, u"headers"_s, u"routes"_s, u"endpoint"_s}))
         return http::AdminReply::error(*error);
     if (!body.value(u"request"_s).isObject())
-        return http::AdminReply::error(
-            invalid(u"'request' must be a request object for the endpoint."_s, u"request"_s));
+        return http::AdminReply::error(http::invalidAdminRequest(
+            u"'request' must be a request object for the endpoint."_s, u"request"_s));
     // The request is for /v1/chat/completions unless `endpoint` names another client path.
     protocol::Operation operation = protocol::Operation::Chat;
     if (body.contains(u"endpoint"_s)) {
         const std::optional<protocol::Operation> named =
             protocol::operationFromPath(body.value(u"endpoint"_s).toString());
         if (!named)
-            return http::AdminReply::error(
-                invalid(u"'endpoint' must be one of /v1/chat/completions, /v1/responses, "
-                        u"/v1/embeddings and /v1/completions."_s,
-                        u"endpoint"_s));
+            return http::AdminReply::error(http::invalidAdminRequest(
+                u"'endpoint' must be one of /v1/chat/completions, /v1/responses, "
+                u"/v1/embeddings and /v1/completions."_s,
+                u"endpoint"_s));
         operation = *named;
     }
     control::HeaderList headers;
     if (body.contains(u"headers"_s)) {
         if (!body.value(u"headers"_s).isObject())
-            return http::AdminReply::error(
-                invalid(u"'headers' must be an object of header names to values."_s, u"headers"_s));
+            return http::AdminReply::error(http::invalidAdminRequest(
+                u"'headers' must be an object of header names to values."_s, u"headers"_s));
         const QJsonObject given = body.value(u"headers"_s).toObject();
         for (auto it = given.begin(); it != given.end(); ++it) {
             if (!it.value().isString())
-                return http::AdminReply::error(invalid(
+                return http::AdminReply::error(http::invalidAdminRequest(
                     u"Header '%1' must have a string value."_s.arg(it.key()), u"headers"_s));
             headers.append({it.key().toLatin1(), it.value().toString().toUtf8()});
         }
@@ -255,7 +249,7 @@ http::AdminReply changeCanary(control::OperatorCommands &commands,
     const QString rule = body.value(u"rule"_s).toString();
     if (rule.isEmpty())
         return http::AdminReply::error(
-            invalid(u"'rule' must name a route with a split."_s, u"rule"_s));
+            http::invalidAdminRequest(u"'rule' must name a route with a split."_s, u"rule"_s));
 
     std::optional<routing::CanarySplitState> current;
     for (const routing::CanarySplitState &split : commands.canarySplits()) {
@@ -270,8 +264,8 @@ http::AdminReply changeCanary(control::OperatorCommands &commands,
 
     if (body.value(u"reset"_s).toBool()) {
         if (body.contains(u"weights"_s))
-            return http::AdminReply::error(
-                invalid(u"Give either 'weights' or 'reset', not both."_s, u"reset"_s));
+            return http::AdminReply::error(http::invalidAdminRequest(
+                u"Give either 'weights' or 'reset', not both."_s, u"reset"_s));
         commands.resetCanaryWeights(rule);
     } else {
         const QJsonValue given = body.value(u"weights"_s);
@@ -287,7 +281,7 @@ http::AdminReply changeCanary(control::OperatorCommands &commands,
             for (const QJsonValue &value : given.toArray()) {
                 const auto weight = asWeight(value);
                 if (!weight)
-                    return http::AdminReply::error(invalid(
+                    return http::AdminReply::error(http::invalidAdminRequest(
                         u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
                 weights.append(*weight);
             }
@@ -298,10 +292,10 @@ http::AdminReply changeCanary(control::OperatorCommands &commands,
                 targets.append(branch.target);
             for (auto it = byTarget.begin(); it != byTarget.end(); ++it) {
                 if (!targets.contains(it.key()))
-                    return http::AdminReply::error(
-                        invalid(u"Route `%1` has no split target `%2`; its targets are %3."_s.arg(
-                                    rule, it.key(), targets.join(u", "_s)),
-                                u"weights"_s));
+                    return http::AdminReply::error(http::invalidAdminRequest(
+                        u"Route `%1` has no split target `%2`; its targets are %3."_s.arg(
+                            rule, it.key(), targets.join(u", "_s)),
+                        u"weights"_s));
             }
             for (const routing::CanaryBranchState &branch : current->branches) {
                 // A target left out keeps the weight it has now.
@@ -309,19 +303,19 @@ http::AdminReply changeCanary(control::OperatorCommands &commands,
                                         ? asWeight(byTarget.value(branch.target))
                                         : std::optional<int>(branch.weight);
                 if (!weight)
-                    return http::AdminReply::error(invalid(
+                    return http::AdminReply::error(http::invalidAdminRequest(
                         u"'weights' must hold whole numbers of at least 0."_s, u"weights"_s));
                 weights.append(*weight);
             }
         } else {
-            return http::AdminReply::error(
-                invalid(u"'weights' must be an object of target: weight, or a list of weights "
-                        u"in the order of the split."_s,
-                        u"weights"_s));
+            return http::AdminReply::error(http::invalidAdminRequest(
+                u"'weights' must be an object of target: weight, or a list of weights "
+                u"in the order of the split."_s,
+                u"weights"_s));
         }
         const QString problem = commands.setCanaryWeights(rule, weights);
         if (!problem.isEmpty())
-            return http::AdminReply::error(invalid(problem + u'.', u"weights"_s));
+            return http::AdminReply::error(http::invalidAdminRequest(problem + u'.', u"weights"_s));
     }
     for (const routing::CanarySplitState &split : commands.canarySplits()) {
         if (split.rule == rule)
@@ -345,7 +339,7 @@ http::AdminReply refusalReply(const routing::AgentRefusal &refusal)
 {
     switch (refusal.reason) {
     case routing::AgentRefusal::Reason::Invalid:
-        return http::AdminReply::error(invalid(refusal.message + u'.'));
+        return http::AdminReply::error(http::invalidAdminRequest(refusal.message + u'.'));
     case routing::AgentRefusal::Reason::IdTaken:
         return http::AdminReply::error({409,
                                         refusal.message + u'.',
@@ -521,29 +515,32 @@ parseAgentRegistration(const QByteArray &body)
         return *error;
     health::AgentRegistration registration;
     if (!object.value(u"id"_s).isString())
-        return invalid(u"'id' must be a string."_s, u"id"_s);
+        return http::invalidAdminRequest(u"'id' must be a string."_s, u"id"_s);
     registration.id = object.value(u"id"_s).toString();
     if (!object.value(u"base_url"_s).isString())
-        return invalid(u"'base_url' must be a string such as \"http://127.0.0.1:9001/v1\"."_s,
-                       u"base_url"_s);
+        return http::invalidAdminRequest(
+            u"'base_url' must be a string such as \"http://127.0.0.1:9001/v1\"."_s, u"base_url"_s);
     registration.baseUrl = QUrl(object.value(u"base_url"_s).toString(), QUrl::StrictMode);
     const auto capabilities = stringList(object.value(u"capabilities"_s));
     if (!capabilities)
-        return invalid(u"'capabilities' must be a list of \"domain/action/attribute\" tags."_s,
-                       u"capabilities"_s);
+        return http::invalidAdminRequest(
+            u"'capabilities' must be a list of \"domain/action/attribute\" tags."_s,
+            u"capabilities"_s);
     registration.capabilities = *capabilities;
     if (object.contains(u"capacity"_s)) {
         const QJsonValue capacity = object.value(u"capacity"_s);
         const double value = capacity.toDouble(-1.0);
         if (!capacity.isDouble() || value < 1 || value > std::numeric_limits<int>::max() ||
             value != double(qint64(value)))
-            return invalid(u"'capacity' must be a whole number of at least 1."_s, u"capacity"_s);
+            return http::invalidAdminRequest(u"'capacity' must be a whole number of at least 1."_s,
+                                             u"capacity"_s);
         registration.capacity = int(value);
     }
     if (object.contains(u"models"_s)) {
         const auto models = stringList(object.value(u"models"_s));
         if (!models)
-            return invalid(u"'models' must be a list of model names."_s, u"models"_s);
+            return http::invalidAdminRequest(u"'models' must be a list of model names."_s,
+                                             u"models"_s);
         registration.models = *models;
     }
     return registration;
@@ -603,8 +600,8 @@ void registerRoutingAdmin(http::AdminEndpoints &api, control::OperatorCommands &
                 std::optional<bool> busy;
                 if (body.contains(u"busy"_s)) {
                     if (!body.value(u"busy"_s).isBool())
-                        return http::AdminReply::error(
-                            invalid(u"'busy' must be true or false."_s, u"busy"_s));
+                        return http::AdminReply::error(http::invalidAdminRequest(
+                            u"'busy' must be true or false."_s, u"busy"_s));
                     busy = body.value(u"busy"_s).toBool();
                 }
                 if (auto refusal = target->agentHeartbeat(captures[0], busy))

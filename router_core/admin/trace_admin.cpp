@@ -16,13 +16,6 @@ namespace {
 constexpr int kDefaultPage = 50;
 constexpr int kLargestPage = 500;
 
-protocol::ApiError invalid(const QString &message, const QString &param)
-{
-    protocol::ApiError error = protocol::ApiError::invalidRequest(message, param);
-    error.code = u"invalid_admin_request"_s;
-    return error;
-}
-
 std::optional<qint64> wholeNumber(const QUrlQuery &query, const char *name, qint64 fallback)
 {
     const QString text = query.queryItemValue(QLatin1String(name));
@@ -40,17 +33,17 @@ http::AdminReply listTraces(const telemetry::RequestRecorder &recorder,
     const std::optional<telemetry::TraceFilter> filter =
         telemetry::TraceFilter::fromQuery(request.query, &problem);
     if (!filter)
-        return http::AdminReply::error(invalid(problem, {}));
+        return http::AdminReply::error(http::invalidAdminRequest(problem, {}));
     const std::optional<qint64> limit = wholeNumber(request.query, "limit", kDefaultPage);
     if (!limit || *limit < 1 || *limit > kLargestPage) {
-        return http::AdminReply::error(invalid(
+        return http::AdminReply::error(http::invalidAdminRequest(
             u"`limit` must be a whole number from 1 to %1."_s.arg(kLargestPage), u"limit"_s));
     }
     const std::optional<qint64> before = wholeNumber(request.query, "before", 0);
     if (!before) {
-        return http::AdminReply::error(
-            invalid(u"`before` must be the `next_before` of an earlier page, a whole number."_s,
-                    u"before"_s));
+        return http::AdminReply::error(http::invalidAdminRequest(
+            u"`before` must be the `next_before` of an earlier page, a whole number."_s,
+            u"before"_s));
     }
     QJsonArray data;
     bool more = false;

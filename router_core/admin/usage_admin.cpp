@@ -83,10 +83,8 @@ void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
                                              const http::AdminEndpoints::Answer &answer) {
                        const auto parsed = usage::parseUsageQuery(request.query, clock());
                        if (const auto *problem = std::get_if<usage::QueryProblem>(&parsed)) {
-                           protocol::ApiError error =
-                               protocol::ApiError::invalidRequest(problem->message, problem->param);
-                           error.code = u"invalid_admin_request"_s;
-                           answer(http::AdminReply::error(error));
+                           answer(http::AdminReply::error(
+                               http::invalidAdminRequest(problem->message, problem->param)));
                            return;
                        }
                        ledger.query(std::get<usage::UsageQuery>(parsed), context,

@@ -80,9 +80,9 @@ bool isKeyId(const QString &id)
 
 ClientAuthenticator::ClientAuthenticator(const config::ConfigStore &store, ApiKeyStore &apiKeys,
                                          const timing::Clock &clock,
-                                         std::unique_ptr<resilience::TenantQuota> quota)
+                                         std::unique_ptr<limits::TenantQuota> quota)
     : m_store(store), m_apiKeys(apiKeys), m_clock(clock),
-      m_quota(quota ? std::move(quota) : std::make_unique<resilience::InMemoryTenantQuota>())
+      m_quota(quota ? std::move(quota) : std::make_unique<limits::InMemoryTenantQuota>())
 {}
 
 ClientAuthenticator::~ClientAuthenticator() = default;

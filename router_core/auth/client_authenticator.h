@@ -3,8 +3,8 @@
 #include "auth/api_key_store.h"
 #include "auth/credentials.h"
 #include "config/config_store.h"
+#include "limits/tenant_quota.h"
 #include "protocol/openai_error.h"
-#include "resilience/admission.h"
 #include "telemetry/request_recorder.h"
 #include "timing/clock.h"
 
@@ -25,7 +25,7 @@ public:
     // Everything borrowed must outlive the authenticator.
     ClientAuthenticator(const config::ConfigStore &store, ApiKeyStore &apiKeys,
                         const timing::Clock &clock = timing::SteadyClock::instance(),
-                        std::unique_ptr<resilience::TenantQuota> quota = nullptr);
+                        std::unique_ptr<limits::TenantQuota> quota = nullptr);
     ~ClientAuthenticator() override;
 
     // Whether requests need a key under `config`: a key is in its file or was created through
@@ -78,7 +78,7 @@ private:
     const config::ConfigStore &m_store;
     ApiKeyStore &m_apiKeys;
     const timing::Clock &m_clock;
-    std::unique_ptr<resilience::TenantQuota> m_quota;
+    std::unique_ptr<limits::TenantQuota> m_quota;
 };
 
 // What the admin token guards.

@@ -1,4 +1,5 @@
 #include "config/config_sections.h"
+#include "config/glob_pattern.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -276,30 +277,6 @@ void checkTls(YamlReader &reader, const MapEntry &entry, TlsConfig &tls)
     tls.keyFile = keyPath;
 }
 
-// `*` any run of characters, `?` any one; everything else literal. Iterative with one
-// backtracking point, so no pattern can make it slow.
-bool wildcardMatches(QStringView pattern, QStringView text)
-{
-    qsizetype p = 0, t = 0, starAt = -1, resumeAt = 0;
-    while (t < text.size()) {
-        if (p < pattern.size() && (pattern[p] == u'?' || pattern[p] == text[t])) {
-            ++p;
-            ++t;
-        } else if (p < pattern.size() && pattern[p] == u'*') {
-            starAt = p++;
-            resumeAt = t;
-        } else if (starAt >= 0) {
-            p = starAt + 1;
-            t = ++resumeAt;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == u'*')
-        ++p;
-    return p == pattern.size();
-}
-
 } // namespace
 
 bool ClientKeyLimits::allowsModel(const QString &model) const
@@ -307,7 +284,7 @@ bool ClientKeyLimits::allowsModel(const QString &model) const
     if (models.isEmpty())
         return true;
     return std::any_of(models.begin(), models.end(),
-                       [&](const QString &pattern) { return wildcardMatches(pattern, model); });
+                       [&](const QString &pattern) { return globMatches(pattern, model); });
 }
 
 bool isLoopbackHost(const QString &host)

@@ -4,6 +4,7 @@
 #include <QMetaType>
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 namespace switchyard {
 
@@ -23,10 +24,16 @@ enum class ProviderAction { Enable, Disable, Drain, Trip, Reset };
 // Live knobs of a built-in simulated provider, for failover drills.
 struct SimulatorKnobs {
     enum class Mode { Ok, ServerError, RateLimited, Hang, Reset, CutStream };
+
     Mode mode = Mode::Ok;
     int latencyMs = -1;      // negative keeps the configured latency
     double errorRate = -1.0; // negative keeps the configured error rate; else 0..1
 };
+
+// The words the admin API, the console and the log use for a simulator mode: "ok", "500", "429",
+// "hang", "reset", "cut-stream"; empty for none.
+QString simulatorModeName(SimulatorKnobs::Mode mode);
+std::optional<SimulatorKnobs::Mode> simulatorModeFromName(const QString &name);
 
 // A copy of one provider's health, made on the engine thread and handed to the console by value.
 struct ProviderHealth {

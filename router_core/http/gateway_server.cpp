@@ -366,9 +366,7 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
         const std::optional<telemetry::TraceFilter> filter =
             telemetry::TraceFilter::fromQuery(query, &problem);
         if (!filter) {
-            protocol::ApiError error = protocol::ApiError::invalidRequest(problem);
-            error.code = QStringLiteral("invalid_admin_request");
-            writer.sendError(error, identity);
+            writer.sendError(invalidAdminRequest(problem), identity);
             return;
         }
         m_traceStream->subscribe(std::move(writer), identity, *filter);

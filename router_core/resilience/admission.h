@@ -2,6 +2,7 @@
 
 #include "config/config_store.h"
 #include "config/resilience_config.h"
+#include "limits/tenant_quota.h"
 #include "protocol/openai_error.h"
 #include "timing/clock.h"
 
@@ -15,54 +16,6 @@
 #include <optional>
 
 namespace switchyard::resilience {
-
-// Per-tenant request counters. Their first implementation is in memory; a fleet of gateways
-// would count in a shared store instead.
-class TenantQuota {
-public:
-    virtual ~TenantQuota() = default;
-    // Takes one request from the tenant's allowance. Empty when admitted; otherwise how long
-    // until the tenant may send the next one.
-    virtual std::optional<std::chrono::milliseconds>
-    take(const QString &tenant, const config::TenantLimit &limit, timing::Clock::TimePoint now) = 0;
-
-    // For allowances charged after the fact, such as tokens, known only when a request is over:
-    // how long until the bucket holds a whole unit again, taking nothing; empty when it does.
-    virtual std::optional<std::chrono::milliseconds> waitFor(const QString &bucket,
-                                                             const config::TenantLimit &limit,
-                                                             timing::Clock::TimePoint now) = 0;
-    // Takes `amount` units. The bucket may go below zero: a large request is paid for by the
-    // wait before the next one.
-    virtual void spend(const QString &bucket, const config::TenantLimit &limit, qint64 amount,
-                       timing::Clock::TimePoint now) = 0;
-};
-
-// A token bucket per tenant: it holds up to `burst` requests and refills at the per-minute rate.
-class InMemoryTenantQuota final : public TenantQuota {
-public:
-    std::optional<std::chrono::milliseconds> take(const QString &tenant,
-                                                  const config::TenantLimit &limit,
-                                                  timing::Clock::TimePoint now) override;
-    std::optional<std::chrono::milliseconds> waitFor(const QString &bucket,
-                                                     const config::TenantLimit &limit,
-                                                     timing::Clock::TimePoint now) override;
-    void spend(const QString &bucket, const config::TenantLimit &limit, qint64 amount,
-               timing::Clock::TimePoint now) override;
-    int bucketCount() const { return int(m_buckets.size()); }
-
-private:
-    struct Bucket {
-        double tokens = 0.0;
-        timing::Clock::TimePoint refilledAt;
-    };
-    void dropFullBuckets(timing::Clock::TimePoint now);
-    // The bucket, created full and refilled up to `now`.
-    Bucket &refilled(const QString &bucket, const config::TenantLimit &limit,
-                     timing::Clock::TimePoint now);
-
-    QHash<QString, Bucket> m_buckets;
-    QHash<QString, config::TenantLimit> m_limits; // each bucket's limit, for pruning
-};
 
 // Whether a request may enter, and if not, the fast OpenAI-shaped refusal it gets.
 struct AdmissionVerdict {
@@ -84,7 +37,7 @@ public:
     // The store and the clock (the health registry's seam for time) must outlive the controller.
     explicit AdmissionController(const config::ConfigStore &store,
                                  const timing::Clock &clock = timing::SteadyClock::instance(),
-                                 std::unique_ptr<TenantQuota> quota = nullptr);
+                                 std::unique_ptr<limits::TenantQuota> quota = nullptr);
     ~AdmissionController();
 
     const config::AdmissionConfig &rules() const { return m_store.config().resilience.admission; }
@@ -114,7 +67,7 @@ private:
 
     const config::ConfigStore &m_store;
     const timing::Clock &m_clock;
-    std::unique_ptr<TenantQuota> m_quota;
+    std::unique_ptr<limits::TenantQuota> m_quota;
     SpendCheck m_spendCheck;
 };
 

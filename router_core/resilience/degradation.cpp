@@ -1,38 +1,13 @@
 #include "resilience/degradation.h"
 
+#include "config/glob_pattern.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <algorithm>
 
 namespace switchyard::resilience {
-
-bool globMatches(QStringView glob, QStringView text)
-{
-    // The classic greedy match with one backtrack point: linear for patterns with one `*`,
-    // never exponential.
-    qsizetype g = 0;
-    qsizetype t = 0;
-    qsizetype starAt = -1;
-    qsizetype textAtStar = 0;
-    while (t < text.size()) {
-        if (g < glob.size() && (glob[g] == u'?' || glob[g] == text[t])) {
-            ++g;
-            ++t;
-        } else if (g < glob.size() && glob[g] == u'*') {
-            starAt = g++;
-            textAtStar = t;
-        } else if (starAt >= 0) {
-            g = starAt + 1;
-            t = ++textAtStar;
-        } else {
-            return false;
-        }
-    }
-    while (g < glob.size() && glob[g] == u'*')
-        ++g;
-    return g == glob.size();
-}
 
 QString lastUserMessageText(const QByteArray &body)
 {
@@ -60,7 +35,7 @@ const config::CannedAnswer *matchCannedAnswer(const config::DegradationConfig &c
                                               const QString &model, const QString &lastUserMessage)
 {
     for (const config::CannedAnswer &answer : config.canned) {
-        if (!answer.modelGlob.isEmpty() && !globMatches(answer.modelGlob, model))
+        if (!answer.modelGlob.isEmpty() && !config::globMatches(answer.modelGlob, model))
             continue;
         if (!answer.contains.isEmpty()) {
             const bool found = std::any_of(

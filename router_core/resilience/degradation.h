@@ -18,10 +18,6 @@ enum DegradationLevel {
     kFailSafeMessage = 3,
 };
 
-// `*` matches any run of characters, `?` one; everything else matches itself. Model names hold
-// `/` and `.`, so path-style wildcards would surprise.
-bool globMatches(QStringView glob, QStringView text);
-
 // The text of the last message with role "user" in an OpenAI chat body: its string content, or
 // the text parts of an array content joined by newlines. Empty when there is none.
 QString lastUserMessageText(const QByteArray &body);

@@ -1,5 +1,7 @@
 #include "routing/rule_matcher.h"
 
+#include "config/glob_pattern.h"
+
 #include <cmath>
 
 namespace switchyard::routing {
@@ -7,33 +9,6 @@ namespace switchyard::routing {
 using namespace Qt::StringLiterals;
 using config::ConditionOperator;
 using config::RouteCondition;
-
-bool globMatches(QStringView pattern, QStringView text)
-{
-    // The classic two-pointer match: on a mismatch, go back to the last `*` and let it take one
-    // more character. Linear in practice, no allocation.
-    qsizetype p = 0;
-    qsizetype t = 0;
-    qsizetype starAt = -1;
-    qsizetype textAtStar = 0;
-    while (t < text.size()) {
-        if (p < pattern.size() && (pattern[p] == u'?' || pattern[p] == text[t])) {
-            ++p;
-            ++t;
-        } else if (p < pattern.size() && pattern[p] == u'*') {
-            starAt = p++;
-            textAtStar = t;
-        } else if (starAt >= 0) {
-            p = starAt + 1;
-            t = ++textAtStar;
-        } else {
-            return false;
-        }
-    }
-    while (p < pattern.size() && pattern[p] == u'*')
-        ++p;
-    return p == pattern.size();
-}
 
 CompiledCondition CompiledCondition::compile(const RouteCondition &condition)
 {
@@ -209,7 +184,7 @@ bool CompiledCondition::compare(const RequestContext &context) const
     case ConditionOperator::In:
         return m_values.contains(*value);
     case ConditionOperator::Glob:
-        return globMatches(m_value, *value);
+        return config::globMatches(m_value, *value);
     case ConditionOperator::Regex:
         return m_regex.isValid() && m_regex.match(*value).hasMatch();
     case ConditionOperator::Lt:

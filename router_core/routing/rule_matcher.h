@@ -50,8 +50,4 @@ private:
     QString m_text;
 };
 
-// Shell-style wildcard match of the whole text: `*` any run of characters (including none and
-// `/`), `?` exactly one; every other character stands for itself.
-bool globMatches(QStringView pattern, QStringView text);
-
 } // namespace switchyard::routing

@@ -46,9 +46,4 @@ private:
     QRandomGenerator m_random;
 };
 
-// The word for a mode in the admin API and logs: "ok", "500", "429", "hang", "reset",
-// "cut-stream".
-QString simulatorModeName(SimulatorKnobs::Mode mode);
-std::optional<SimulatorKnobs::Mode> simulatorModeFromName(const QString &name);
-
 } // namespace switchyard::sim

@@ -312,7 +312,7 @@ void ProviderAdminTest::unknownActionIsABadRequest()
     QCOMPARE(answer.status, 400);
     QCOMPARE(answer.body.value(u"error"_s).toObject(),
              openAiError(u"Unknown action `explode`; use enable, disable, drain, trip or reset."_s,
-                         u"unknown_action"_s));
+                         u"invalid_admin_request"_s, u"action"_s));
     QCOMPARE(m_engine->snapshot().recentBreakerEvents.size(), 0);
 }
 
@@ -496,31 +496,32 @@ void ProviderAdminTest::badSimulatorKnobsAreRefused_data()
     const QString badRate =
         u"`error_rate` must be a number from 0 to 1, or null for the configured rate; got %1."_s;
     QTest::newRow("not JSON") << QByteArray("mode=500") << notAnObject
-                              << QJsonValue(QJsonValue::Null) << u"invalid_body"_s;
+                              << QJsonValue(QJsonValue::Null) << u"invalid_admin_request"_s;
     QTest::newRow("a list") << QByteArray("[]") << notAnObject << QJsonValue(QJsonValue::Null)
-                            << u"invalid_body"_s;
+                            << u"invalid_admin_request"_s;
     QTest::newRow("empty body") << QByteArray() << notAnObject << QJsonValue(QJsonValue::Null)
-                                << u"invalid_body"_s;
+                                << u"invalid_admin_request"_s;
     QTest::newRow("unknown mode") << QByteArray(R"({"mode":"explode"})")
                                   << badMode.arg(u"\"explode\""_s) << QJsonValue(u"mode"_s)
-                                  << u"invalid_value"_s;
+                                  << u"invalid_admin_request"_s;
     QTest::newRow("mode as a number") << QByteArray(R"({"mode":500})") << badMode.arg(u"500"_s)
-                                      << QJsonValue(u"mode"_s) << u"invalid_value"_s;
+                                      << QJsonValue(u"mode"_s) << u"invalid_admin_request"_s;
     QTest::newRow("negative latency")
         << QByteArray(R"({"latency_ms":-5})") << badLatency.arg(u"-5"_s)
-        << QJsonValue(u"latency_ms"_s) << u"invalid_value"_s;
+        << QJsonValue(u"latency_ms"_s) << u"invalid_admin_request"_s;
     QTest::newRow("fractional latency")
         << QByteArray(R"({"latency_ms":1.5})") << badLatency.arg(u"1.5"_s)
-        << QJsonValue(u"latency_ms"_s) << u"invalid_value"_s;
+        << QJsonValue(u"latency_ms"_s) << u"invalid_admin_request"_s;
     QTest::newRow("latency as text")
         << QByteArray(R"({"latency_ms":"5s"})") << badLatency.arg(u"\"5s\""_s)
-        << QJsonValue(u"latency_ms"_s) << u"invalid_value"_s;
-    QTest::newRow("error rate above 1") << QByteArray(R"({"error_rate":2})") << badRate.arg(u"2"_s)
-                                        << QJsonValue(u"error_rate"_s) << u"invalid_value"_s;
+        << QJsonValue(u"latency_ms"_s) << u"invalid_admin_request"_s;
+    QTest::newRow("error rate above 1")
+        << QByteArray(R"({"error_rate":2})") << badRate.arg(u"2"_s) << QJsonValue(u"error_rate"_s)
+        << u"invalid_admin_request"_s;
     QTest::newRow("unknown field")
         << QByteArray(R"({"mode":"ok","speed":1})")
         << u"Unknown field `speed`; expected `mode`, `latency_ms` or `error_rate`."_s
-        << QJsonValue(u"speed"_s) << u"unknown_field"_s;
+        << QJsonValue(u"speed"_s) << u"invalid_admin_request"_s;
 }
 
 void ProviderAdminTest::badSimulatorKnobsAreRefused()

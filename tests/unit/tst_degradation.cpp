@@ -17,8 +17,6 @@ class TestDegradation : public QObject {
     Q_OBJECT
 
 private slots:
-    void matchesGlobs_data();
-    void matchesGlobs();
     void findsTheLastUserMessage_data();
     void findsTheLastUserMessage();
     void picksTheFirstMatchingCannedAnswer_data();
@@ -26,34 +24,6 @@ private slots:
     void writesAWholeCompletion();
     void writesAStreamEndingWithDone();
 };
-
-void TestDegradation::matchesGlobs_data()
-{
-    QTest::addColumn<QString>("glob");
-    QTest::addColumn<QString>("text");
-    QTest::addColumn<bool>("matches");
-
-    QTest::newRow("exact") << u"gpt-4o"_s << u"gpt-4o"_s << true;
-    QTest::newRow("exact, different") << u"gpt-4o"_s << u"gpt-4"_s << false;
-    QTest::newRow("star suffix") << u"gpt-*"_s << u"gpt-4o-mini"_s << true;
-    QTest::newRow("star crosses slashes") << u"*/llama*"_s << u"meta/llama-3.1-8b"_s << true;
-    QTest::newRow("star matches nothing") << u"gpt-*"_s << u"gpt-"_s << true;
-    QTest::newRow("question mark") << u"qwen?"_s << u"qwen2"_s << true;
-    QTest::newRow("question mark needs a character") << u"qwen?"_s << u"qwen"_s << false;
-    QTest::newRow("star in the middle") << u"a*c"_s << u"abbbc"_s << true;
-    QTest::newRow("star needs the rest") << u"a*c"_s << u"abbb"_s << false;
-    QTest::newRow("backtracking") << u"*ab*ab"_s << u"xabyabab"_s << true;
-    QTest::newRow("only a star") << u"*"_s << u""_s << true;
-    QTest::newRow("case matters") << u"GPT-*"_s << u"gpt-4"_s << false;
-}
-
-void TestDegradation::matchesGlobs()
-{
-    QFETCH(QString, glob);
-    QFETCH(QString, text);
-    QFETCH(bool, matches);
-    QCOMPARE(resilience::globMatches(glob, text), matches);
-}
 
 void TestDegradation::findsTheLastUserMessage_data()
 {

@@ -3,6 +3,7 @@
 // the same words a console form gets from validateRule.
 
 #include "config/config_loader.h"
+#include "config/glob_pattern.h"
 #include "config/rule_validation.h"
 #include "config_error_lines.h"
 #include "routing/request_context.h"
@@ -152,13 +153,26 @@ private Q_SLOTS:
         QTest::newRow("question needs one") << u"a?"_s << u"a"_s << false;
         QTest::newRow("regex characters are plain") << u"a.b"_s << u"axb"_s << false;
         QTest::newRow("only stars") << u"**"_s << u""_s << true;
+        QTest::newRow("model: exact") << u"gpt-4o"_s << u"gpt-4o"_s << true;
+        QTest::newRow("model: exact, different") << u"gpt-4o"_s << u"gpt-4"_s << false;
+        QTest::newRow("model: star suffix") << u"gpt-*"_s << u"gpt-4o-mini"_s << true;
+        QTest::newRow("model: star crosses slashes")
+            << u"*/llama*"_s << u"meta/llama-3.1-8b"_s << true;
+        QTest::newRow("model: star matches nothing") << u"gpt-*"_s << u"gpt-"_s << true;
+        QTest::newRow("model: question mark") << u"qwen?"_s << u"qwen2"_s << true;
+        QTest::newRow("model: question mark needs a character") << u"qwen?"_s << u"qwen"_s << false;
+        QTest::newRow("model: star in the middle") << u"a*c"_s << u"abbbc"_s << true;
+        QTest::newRow("model: star needs the rest") << u"a*c"_s << u"abbb"_s << false;
+        QTest::newRow("model: backtracking") << u"*ab*ab"_s << u"xabyabab"_s << true;
+        QTest::newRow("model: only a star") << u"*"_s << u""_s << true;
+        QTest::newRow("model: case matters") << u"GPT-*"_s << u"gpt-4"_s << false;
     }
     void globMatches()
     {
         QFETCH(QString, pattern);
         QFETCH(QString, text);
         QFETCH(bool, matches);
-        QCOMPARE(routing::globMatches(pattern, text), matches);
+        QCOMPARE(config::globMatches(pattern, text), matches);
     }
 
     void loadsEveryRoutingSection()
