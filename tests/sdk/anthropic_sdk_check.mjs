@@ -12,9 +12,8 @@
 // Prints one line per check and `N passed, N failed`; exits 1 when any check failed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
+import { LoopbackServer, SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
 
 const sdkPackage = '@anthropic-ai/sdk';
 
@@ -66,21 +65,18 @@ const check = (name, body) => run.check(name, body);
 class FakeProvider {
     requests = [];
     #route;
-    #server = http.createServer((request, response) => this.#handle(request, response));
+    #server = new LoopbackServer((request, response) => this.#handle(request, response));
 
     constructor(route) {
         this.#route = route;
     }
 
-    async start() {
-        this.#server.listen(0, '127.0.0.1');
-        await new Promise((resolve) => this.#server.once('listening', resolve));
-        return `http://127.0.0.1:${this.#server.address().port}/v1`;
+    start() {
+        return this.#server.start();
     }
 
     stop() {
-        this.#server.closeAllConnections?.();
-        this.#server.close();
+        this.#server.stop();
     }
 
     lastRequest(pathName) {

@@ -8,9 +8,8 @@
 // Prints one line per check and `N passed, N failed`; exits 1 when any check failed.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
+import { LoopbackServer, SdkRun, checkLimitMs, pause } from './sdk_harness.mjs';
 
 // What the fake upstream answers. The vector's numbers are exact in float32, so the base64 form
 // (little-endian float32, what the SDK asks for by default) decodes to the very same numbers.
@@ -48,17 +47,14 @@ function float32Base64(numbers) {
 class FakeUpstream {
     requests = [];        // { path, body } of every request, oldest first
     nativeAnswers = [];   // each native Responses answer as written: a response, or its events
-    #server = http.createServer((request, response) => this.#handle(request, response));
+    #server = new LoopbackServer((request, response) => this.#handle(request, response));
 
-    async start() {
-        this.#server.listen(0, '127.0.0.1');
-        await new Promise((resolve) => this.#server.once('listening', resolve));
-        return `http://127.0.0.1:${this.#server.address().port}/v1`;
+    start() {
+        return this.#server.start();
     }
 
     stop() {
-        this.#server.closeAllConnections?.();
-        this.#server.close();
+        this.#server.stop();
     }
 
     lastRequest(pathName) {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -136,5 +137,26 @@ export class Switchyard {
     kill() {
         if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null)
             this.#child.kill('SIGKILL');
+    }
+}
+
+// An HTTP server on a free loopback port, for a fake provider; `handler` takes each request.
+export class LoopbackServer {
+    #server;
+
+    constructor(handler) {
+        this.#server = http.createServer(handler);
+    }
+
+    // Resolves to the base URL a provider entry names: http://127.0.0.1:PORT/v1.
+    async start() {
+        this.#server.listen(0, '127.0.0.1');
+        await new Promise((resolve) => this.#server.once('listening', resolve));
+        return `http://127.0.0.1:${this.#server.address().port}/v1`;
+    }
+
+    stop() {
+        this.#server.closeAllConnections?.();
+        this.#server.close();
     }
 }
