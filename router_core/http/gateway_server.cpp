@@ -84,6 +84,12 @@ QByteArray compactJson(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
+protocol::ApiError shuttingDown()
+{
+    return protocol::ApiError::serviceUnavailable(
+        QStringLiteral("Switchyard is shutting down and takes no new requests."));
+}
+
 } // namespace
 
 void RequestRateMeter::record()
@@ -476,10 +482,7 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     const int ingressSpan = trace.openSpan(QStringLiteral("ingress"));
     describeEndpoint(trace.trace(), request.path, operation);
     if (!m_accepting)
-        return refuse(writer, trace,
-                      protocol::ApiError::serviceUnavailable(
-                          QStringLiteral("Switchyard is shutting down and takes no new requests.")),
-                      operation);
+        return refuse(writer, trace, shuttingDown(), operation);
     ++m_totalRequests;
     m_rate.record();
     // The one moment this request takes the config: everything that serves it reads this
