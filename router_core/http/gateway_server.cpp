@@ -84,6 +84,18 @@ QByteArray compactJson(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
+// The headers of an answer given before any routing or attempt: the same names every answer
+// carries, saying that nothing was routed or tried.
+HeaderList notRoutedHeaders(const telemetry::Trace &trace)
+{
+    HeaderList headers = identityHeaders(trace);
+    headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
+    headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
+    headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
+    return headers;
+}
+
 protocol::ApiError shuttingDown()
 {
     return protocol::ApiError::serviceUnavailable(
@@ -441,11 +453,7 @@ void GatewayServer::answerTokenEstimate(ResponseWriter &writer, telemetry::Trace
 {
     // No provider of the model counts Anthropic's way: the gateway's own estimate, the one
     // routing uses, said to be one. Nothing was sent anywhere, and nothing is billed.
-    HeaderList headers = identityHeaders(trace.trace());
-    headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
-    headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
-    headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
-    headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
+    HeaderList headers = notRoutedHeaders(trace.trace());
     headers.append({QByteArray("x-switchyard-tokens-estimated"), QByteArray("true")});
     const qint64 estimate = chat.estimatedInputTokens;
     writer.sendWhole(200, headers, "application/json",
@@ -460,11 +468,7 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
 {
     // A request refused before any attempt (its body, its model, admission) carries the same
     // headers as every answer, saying that nothing was routed or tried.
-    HeaderList headers = identityHeaders(trace.trace());
-    headers.append({QByteArray("x-switchyard-route"), QByteArray("none")});
-    headers.append({QByteArray("x-switchyard-tier"), QByteArray("none")});
-    headers.append({QByteArray("x-switchyard-attempts"), QByteArray("0")});
-    headers.append({QByteArray("x-switchyard-degraded"), QByteArray("0")});
+    HeaderList headers = notRoutedHeaders(trace.trace());
     if (speaksAnthropic(operation))
         MessagesAnswers::sendError(writer, error, headers);
     else

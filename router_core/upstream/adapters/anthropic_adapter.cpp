@@ -1,7 +1,6 @@
 #include "upstream/adapters/anthropic_adapter.h"
 
 #include "config/config.h"
-#include "protocol/chat_request.h"
 #include "upstream/adapters/openai_shapes.h"
 #include "upstream/adapters/provider_endpoint.h"
 
@@ -354,6 +353,18 @@ private:
     const QJsonObject &m_chat;
 };
 
+// An `error` event of Anthropic's stream, `{"type":"error","error":{"type","message"}}`, as the
+// provider's failure: classified by its type as the HTTP status it stands for would be.
+StreamFailure streamErrorEvent(const QString &providerId, const QJsonObject &event)
+{
+    const QJsonObject error = event.value(u"error"_s).toObject();
+    const QString errorType = error.value(u"type"_s).toString();
+    return StreamFailure{
+        StreamFailure::Kind::ProviderError,
+        providerStreamError(providerId, statusOfAnthropicErrorType(errorType),
+                            u"%1 (%2)"_s.arg(error.value(u"message"_s).toString(), errorType))};
+}
+
 // Anthropic's event stream as OpenAI chunks. The message id from message_start names every chunk.
 class AnthropicStreamTranslator final : public StreamTranslator {
 public:
@@ -381,14 +392,8 @@ public:
             type = QString::fromUtf8(event.event);
 
         if (type == u"error"_s) {
-            const QJsonObject error = data.value(u"error"_s).toObject();
-            const QString errorType = error.value(u"type"_s).toString();
             m_ended = true;
-            output.failure = StreamFailure{
-                StreamFailure::Kind::ProviderError,
-                providerStreamError(
-                    m_providerId, statusOfAnthropicErrorType(errorType),
-                    u"%1 (%2)"_s.arg(error.value(u"message"_s).toString(), errorType))};
+            output.failure = streamErrorEvent(m_providerId, data);
             return output;
         }
         if (type == u"message_start"_s) {
@@ -512,15 +517,9 @@ public:
         }
         if (type == "error") {
             // Like every other failure, the executor words it and sends it once.
-            const QJsonObject error =
-                QJsonDocument::fromJson(event.data).object().value(u"error"_s).toObject();
-            const QString errorType = error.value(u"type"_s).toString();
             m_ended = true;
-            output.failure = StreamFailure{
-                StreamFailure::Kind::ProviderError,
-                providerStreamError(
-                    m_providerId, statusOfAnthropicErrorType(errorType),
-                    u"%1 (%2)"_s.arg(error.value(u"message"_s).toString(), errorType))};
+            output.failure =
+                streamErrorEvent(m_providerId, QJsonDocument::fromJson(event.data).object());
             return output;
         }
         // Two events a stream carry usage: parsed again as objects, the rest never are.
@@ -682,9 +681,7 @@ PreparedRequest AnthropicAdapter::buildPassThrough(const AdapterRequest &request
         providerUrl(m_provider, protocol::upstreamPath(request.operation), request.upstreamModel);
     // The client's bytes: cache_control markers, thinking and its signatures, fields this
     // gateway has never heard of. Only the model is replaced, token for token.
-    call.body = request.upstreamModel == request.bodyModel
-                    ? request.openAiBody
-                    : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+    call.body = withUpstreamModel(request.openAiBody, request.bodyModel, request.upstreamModel);
     QByteArray version = headerValue(request.clientProtocolHeaders, "anthropic-version");
     if (version.isEmpty())
         version = m_provider.adapter.anthropic.version.toUtf8();

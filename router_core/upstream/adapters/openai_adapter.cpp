@@ -1,7 +1,6 @@
 #include "upstream/adapters/openai_adapter.h"
 
 #include "config/config.h"
-#include "protocol/chat_request.h"
 #include "upstream/adapters/provider_endpoint.h"
 
 #include <QJsonDocument>
@@ -240,10 +239,7 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     UpstreamRequest &call = prepared.request;
     call.url =
         providerUrl(m_provider, protocol::upstreamPath(request.operation), request.upstreamModel);
-    // The fast path: the client's bytes as they came unless the model is renamed.
-    call.body = request.upstreamModel == request.bodyModel
-                    ? request.openAiBody
-                    : protocol::ChatRequest().withModel(request.openAiBody, request.upstreamModel);
+    call.body = withUpstreamModel(request.openAiBody, request.bodyModel, request.upstreamModel);
     prepared.bodyIsOpenAiBodyRenamed = true;
     call.headers.reserve(2 + request.extraHeaders.size() + m_provider.headers.size() + 1);
     call.headers.emplaceBack("Content-Type", "application/json");

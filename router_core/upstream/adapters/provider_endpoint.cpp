@@ -1,6 +1,7 @@
 #include "upstream/adapters/provider_endpoint.h"
 
 #include "config/config.h"
+#include "protocol/chat_request.h"
 
 #include <algorithm>
 #include <array>
@@ -181,6 +182,13 @@ QString withoutSecrets(const config::ProviderConfig &provider, QString text)
             redact(item.value);
     }
     return text;
+}
+
+QByteArray withUpstreamModel(const QByteArray &body, const QString &bodyModel,
+                             const QString &upstreamModel)
+{
+    return upstreamModel == bodyModel ? body
+                                      : protocol::ChatRequest().withModel(body, upstreamModel);
 }
 
 } // namespace switchyard::upstream::adapters

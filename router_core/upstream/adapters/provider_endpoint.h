@@ -27,6 +27,11 @@ QUrl providerUrl(const config::ProviderConfig &provider, QStringView operationPa
 // when the config loaded.
 HeaderList providerHeaders(const config::ProviderConfig &provider);
 
+// A body passed through as the client sent it: the same bytes (shared, not copied) unless the
+// provider knows the model by another name, then only the model's JSON token is replaced.
+QByteArray withUpstreamModel(const QByteArray &body, const QString &bodyModel,
+                             const QString &upstreamModel);
+
 // The provider's proxy and CA file onto the request.
 void applyConnectionOptions(const config::ProviderConfig &provider, UpstreamRequest &request);
 
