@@ -26,6 +26,9 @@ packages=(
     libqt6sql6-sqlite
     # C++20 coroutines for Qt: the executor's attempt loop (docs/architecture.md).
     qcoro-qt6-dev
+    # The fleet's Redis client (docs/fleet.md), and the Redis server the fleet tests start on a
+    # loopback port of their own (never as a service of the machine).
+    libhiredis-dev redis-server
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
