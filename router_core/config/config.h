@@ -2,6 +2,7 @@
 
 #include "config/adapter_config.h"
 #include "config/auth_config.h"
+#include "config/fleet_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
 #include "config/usage_config.h"
@@ -299,9 +300,10 @@ struct Config {
     AlertsConfig alerts;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
-    RoutingConfig routing;       // tiers, rules, fallback chain: see routing_config.h
-    ResilienceConfig resilience; // breakers, retries, admission, probes, degradation
-    UsageConfig usage;           // `pricing` and `budgets`: what requests cost, who may spend
+    RoutingConfig routing;            // tiers, rules, fallback chain: see routing_config.h
+    ResilienceConfig resilience;      // breakers, retries, admission, probes, degradation
+    UsageConfig usage;                // `pricing` and `budgets`: what requests cost, who may spend
+    std::optional<FleetConfig> fleet; // set: this node shares its state with others on Redis
 
     const ProviderConfig *provider(const QString &id) const;
 };

@@ -28,7 +28,8 @@ const QList<QLatin1StringView> serverRootKeys{"listen"_L1, "limits"_L1, "trace"_
 QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
-           logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys();
+           logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys() +
+           fleetRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,
                                          "shutdown_grace"_L1,
@@ -596,6 +597,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkAlertsSection(*this, m_environment, keys, config);
     checkAuthSections(*this, m_environment, keys, config);
     checkUsageSections(*this, keys, config);
+    checkFleetSection(*this, m_environment, keys, config);
     return config;
 }
 

@@ -44,6 +44,11 @@ void checkAlertsSection(YamlReader &reader, const EnvironmentLookup &environment
 QList<QLatin1StringView> authRootKeys();
 void checkAuthSections(YamlReader &reader, const EnvironmentLookup &environment,
                        const KeyedMap &root, Config &config);
+// The `fleet` root key (fleet_section.cpp): the Redis this node shares its state through. The
+// password is `{env: NAME}`, read from `environment`.
+QList<QLatin1StringView> fleetRootKeys();
+void checkFleetSection(YamlReader &reader, const EnvironmentLookup &environment,
+                       const KeyedMap &root, Config &config);
 // The `pricing` and `budgets` root keys (usage_section.cpp). Runs after providers are checked:
 // a price names a model they serve.
 QList<QLatin1StringView> usageRootKeys();

@@ -83,6 +83,7 @@ private slots:
 
     void readsTheLogSection_data();
     void readsTheLogSection();
+    void readsTheFleetSection();
 };
 
 void TestConfigLoader::reportsEveryError_data()
@@ -414,6 +415,36 @@ void TestConfigLoader::reportsEveryError_data()
     QTest::newRow("log key unknown")
         << QByteArray(oneSimulatedProvider) + "log:\n  formt: json\n"_ba
         << QStringList{u"test.yaml:6:3: unknown key `formt` (did you mean `format`?)"_s};
+    const QByteArray fleet = QByteArray(oneSimulatedProvider) + "fleet:\n"_ba;
+    QTest::newRow("fleet over TLS")
+        << fleet + "  redis: rediss://127.0.0.1:6379\n"_ba
+        << QStringList{u"test.yaml:6:10: rediss:// (Redis over TLS) is not supported: this "
+                       u"build's Redis client has no TLS. Keep Redis on loopback or a private "
+                       u"network and use redis://"_s};
+    QTest::newRow("fleet off loopback without a password")
+        << fleet + "  redis: redis://10.1.2.3:6379\n"_ba
+        << QStringList{u"test.yaml:6:10: a Redis off loopback needs `password: {env: NAME}`: "
+                       u"keep Redis on loopback or a private network, behind a password"_s};
+    QTest::newRow("fleet password in the file")
+        << fleet + "  redis: redis://127.0.0.1\n  password: hunter2\n"_ba
+        << QStringList{u"test.yaml:7:13: `password` must be written `{env: NAME}`: the config "
+                       u"file is shown in the console and kept in its versions"_s};
+    QTest::newRow("fleet password variable unset")
+        << fleet + "  redis: redis://127.0.0.1\n  password: {env: NOT_SET}\n"_ba
+        << QStringList{u"test.yaml:7:19: environment variable NOT_SET is not set"_s};
+    QTest::newRow("fleet without redis")
+        << fleet + "  node: a\n"_ba
+        << QStringList{u"test.yaml:6:3: `fleet` is missing required key `redis`"_s};
+    QTest::newRow("fleet node name")
+        << fleet + "  redis: redis://127.0.0.1\n  node: \"a b\"\n"_ba
+        << QStringList{u"test.yaml:7:9: `node` must be 1 to 63 letters, digits, `.`, `_` or `-`, "
+                       u"starting with a letter or digit"_s};
+    QTest::newRow("fleet key unknown")
+        << fleet + "  redis: redis://127.0.0.1\n  sync: 1s\n"_ba
+        << QStringList{u"test.yaml:7:3: unknown key `sync` (did you mean `sync_interval`?)"_s};
+    QTest::newRow("fleet timeout out of range")
+        << fleet + "  redis: redis://127.0.0.1\n  timeout: 1ms\n"_ba
+        << QStringList{u"test.yaml:7:12: `timeout` must be between 10 ms and 10000 ms"_s};
     QTest::newRow("log not a map") << QByteArray(oneSimulatedProvider) + "log: json\n"_ba
                                    << QStringList{u"test.yaml:5:6: `log` must be a map, got "
                                                   u"\"json\""_s};
@@ -1027,6 +1058,45 @@ void TestConfigLoader::readsTheLogSection()
     QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
     QCOMPARE(result.config->log.format, format);
     QCOMPARE(result.config->log.level, level);
+}
+
+void TestConfigLoader::readsTheFleetSection()
+{
+    const LoadResult none = load(QByteArray(oneSimulatedProvider));
+    QVERIFY(none.ok());
+    QVERIFY(!none.config->fleet.has_value()); // a single node, as before fleets existed
+
+    const LoadResult defaults =
+        load(QByteArray(oneSimulatedProvider) + "fleet: {redis: redis://127.0.0.1:7001}\n"_ba);
+    QVERIFY2(defaults.ok(), qPrintable(errorLines(defaults).join(u'\n')));
+    const switchyard::config::FleetConfig &plain = *defaults.config->fleet;
+    QCOMPARE(plain.redis, u"redis://127.0.0.1:7001"_s);
+    QCOMPARE(plain.name, u"default"_s);
+    QVERIFY(!plain.node.isEmpty()); // the host name
+    QVERIFY(plain.password.isEmpty());
+    QCOMPARE(plain.timeout, std::chrono::milliseconds(500));
+    QCOMPARE(plain.syncInterval, std::chrono::milliseconds(100));
+    QCOMPARE(plain.membershipTtl, std::chrono::milliseconds(3000));
+
+    const LoadResult full =
+        load(QByteArray(oneSimulatedProvider) + "fleet:\n"
+                                                "  redis: redis://10.1.2.3:6380/4\n"
+                                                "  name: staging\n"
+                                                "  node: gw-2\n"
+                                                "  password: {env: TEAM_SECRET}\n"
+                                                "  timeout: 250ms\n"
+                                                "  sync_interval: 50ms\n"
+                                                "  membership_ttl: 10s\n"_ba);
+    QVERIFY2(full.ok(), qPrintable(errorLines(full).join(u'\n')));
+    const switchyard::config::FleetConfig &fleet = *full.config->fleet;
+    QCOMPARE(fleet.redis, u"redis://10.1.2.3:6380/4"_s);
+    QCOMPARE(fleet.name, u"staging"_s);
+    QCOMPARE(fleet.node, u"gw-2"_s);
+    QCOMPARE(fleet.password, "team-secret+/="_ba);
+    QCOMPARE(fleet.passwordVariable, u"TEAM_SECRET"_s);
+    QCOMPARE(fleet.timeout, std::chrono::milliseconds(250));
+    QCOMPARE(fleet.syncInterval, std::chrono::milliseconds(50));
+    QCOMPARE(fleet.membershipTtl, std::chrono::milliseconds(10000));
 }
 
 QTEST_GUILESS_MAIN(TestConfigLoader)
