@@ -29,6 +29,8 @@ packages=(
     # The fleet's Redis client (docs/fleet.md), and the Redis server the fleet tests start on a
     # loopback port of their own (never as a service of the machine).
     libhiredis-dev redis-server
+    # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command.
+    curl
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.

@@ -83,6 +83,19 @@ void InMemoryTenantQuota::spend(const QString &bucketName, const config::TenantL
     refilled(bucketName, limit, now).tokens -= double(std::max<qint64>(0, amount));
 }
 
+double InMemoryTenantQuota::level(const QString &bucketName, const config::TenantLimit &limit,
+                                  timing::Clock::TimePoint now)
+{
+    return refilled(bucketName, limit, now).tokens;
+}
+
+void InMemoryTenantQuota::lowerTo(const QString &bucketName, const config::TenantLimit &limit,
+                                  double tokens, timing::Clock::TimePoint now)
+{
+    Bucket &bucket = refilled(bucketName, limit, now);
+    bucket.tokens = std::min(bucket.tokens, tokens);
+}
+
 void InMemoryTenantQuota::dropFullBuckets(timing::Clock::TimePoint now)
 {
     for (auto it = m_buckets.begin(); it != m_buckets.end();) {

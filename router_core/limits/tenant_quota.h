@@ -10,8 +10,8 @@
 
 namespace switchyard::limits {
 
-// Per-tenant request counters. Their first implementation is in memory; a fleet of gateways
-// would count in a shared store instead.
+// Per-tenant request counters: in memory for one node (InMemoryTenantQuota), shared through
+// Redis for a fleet (FleetQuota).
 class TenantQuota {
 public:
     virtual ~TenantQuota() = default;
@@ -43,6 +43,12 @@ public:
     void spend(const QString &bucket, const config::TenantLimit &limit, qint64 amount,
                timing::Clock::TimePoint now) override;
     int bucketCount() const { return int(m_buckets.size()); }
+    // The tokens the bucket holds at `now` (created full when new).
+    double level(const QString &bucket, const config::TenantLimit &limit,
+                 timing::Clock::TimePoint now);
+    // Lowers the bucket to `tokens` when it holds more: what a fleet says is left of it.
+    void lowerTo(const QString &bucket, const config::TenantLimit &limit, double tokens,
+                 timing::Clock::TimePoint now);
 
 private:
     struct Bucket {
