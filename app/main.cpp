@@ -13,6 +13,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QIcon>
+#include <QLockFile>
 #include <QLoggingCategory>
 #include <QMessageBox>
 #include <QStandardPaths>
@@ -166,6 +167,26 @@ int main(int argc, char **argv)
     }
     const QString stateDirectory = resolveStateDirectory(*loaded.config, *line);
     qCInfo(lcApp).noquote() << "state directory" << stateDirectory;
+    // Nodes of a fleet each keep their last applied config and keys in their state directory:
+    // two sharing one would overwrite each other's.
+    std::unique_ptr<QLockFile> stateLock;
+    if (loaded.config->fleet) {
+        QDir().mkpath(stateDirectory);
+        stateLock = std::make_unique<QLockFile>(
+            QDir(stateDirectory).filePath(QStringLiteral("switchyard.lock")));
+        if (!stateLock->tryLock(0)) {
+            qint64 pid = 0;
+            QString host;
+            QString application;
+            stateLock->getLockInfo(&pid, &host, &application);
+            std::fprintf(stderr,
+                         "switchyard: not starting: the state directory %s is in use by another "
+                         "Switchyard (pid %lld on %s); give each fleet node its own state "
+                         "directory (--state-dir)\n",
+                         qPrintable(stateDirectory), static_cast<long long>(pid), qPrintable(host));
+            return 1;
+        }
+    }
     // What the command line says wins over the file, at start and at every reload after it.
     const auto overrides = [listen, stateDirectory](config::Config &config) {
         if (listen) {
@@ -220,6 +241,11 @@ int main(int argc, char **argv)
                      [&bridge] { bridge.reloadConfig(QStringLiteral("SIGHUP")); });
     QObject::connect(&bridge, &EngineHost::stopped, application.get(),
                      [] { QCoreApplication::exit(0); });
+    QObject::connect(&bridge, &EngineHost::fatalError, application.get(),
+                     [](const QString &message) {
+                         std::fprintf(stderr, "switchyard: stopping: %s\n", qPrintable(message));
+                         QCoreApplication::exit(1);
+                     });
 
     const QString baseUrl = QStringLiteral("http://%1/v1").arg(bridge.listenAddress());
     std::unique_ptr<ui::MainWindow> window;

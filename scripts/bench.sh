@@ -7,7 +7,9 @@
 #   scripts/bench.sh
 #
 # Environment: BENCH_BUILD_DIR (default build-bench), BENCH_DURATION_S (5), BENCH_WARMUP_S (1),
-# BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores).
+# BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores),
+# BENCH_FLEET (unset; 1: Switchyard joins a fleet on a Redis the script starts, so the figures
+# show what fleet mode costs a request; docs/fleet.md).
 set -euo pipefail
 
 # shellcheck source=scripts/bench-common.sh
@@ -48,6 +50,26 @@ upstream_pid=$!
 pids+=("$upstream_pid")
 upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]+')"
 
+# Fleet mode: a Redis of the run's own on a free loopback port.
+fleet_section=""
+if [[ "${BENCH_FLEET:-}" == 1 ]]; then
+    for _ in $(seq 20); do
+        candidate=$(( 20000 + RANDOM % 40000 ))
+        redis-server --port "$candidate" --bind 127.0.0.1 --save "" --appendonly no \
+            --dir "$work" --daemonize no >"$work/redis.out" 2>&1 &
+        redis_pid=$!
+        sleep 0.3
+        if redis-cli -p "$candidate" ping 2>/dev/null | grep -q PONG; then
+            pids+=("$redis_pid")
+            fleet_section="fleet: {redis: redis://127.0.0.1:$candidate/0, node: bench}"
+            break
+        fi
+        kill "$redis_pid" 2>/dev/null || true
+    done
+    [[ -n "$fleet_section" ]] || { echo "bench: could not start redis-server" >&2; exit 1; }
+    echo "bench: fleet mode, Redis on 127.0.0.1:$candidate" >&2
+fi
+
 cat >"$work/bench.yaml" <<YAML
 # One OpenAI-compatible provider: the fast local upstream of the load benchmark.
 listen: 127.0.0.1:0
@@ -55,6 +77,7 @@ limits:
   # Every benchmark connection comes from 127.0.0.1: no per-address cap (default 1024), so a
   # BENCH_CONNECTIONS above it measures the gateway rather than its refusals.
   max_connections_per_address: 0
+$fleet_section
 providers:
   - id: bench-upstream
     kind: openai

@@ -142,6 +142,8 @@ std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
         return query.lastError().text();
     m_keys.append(key);
     syncMarker();
+    if (m_listener.inserted)
+        m_listener.inserted(key);
     return std::nullopt;
 }
 
@@ -156,7 +158,50 @@ std::variant<bool, QString> ApiKeyStore::remove(const QString &id)
         return query.lastError().text();
     const qsizetype removed = m_keys.removeIf([&](const ClientKey &key) { return key.id == id; });
     syncMarker();
-    return removed > 0 || query.numRowsAffected() > 0;
+    const bool existed = removed > 0 || query.numRowsAffected() > 0;
+    if (existed && m_listener.removed)
+        m_listener.removed(id);
+    return existed;
+}
+
+QString ApiKeyStore::replaceAll(const QList<ClientKey> &keys)
+{
+    const QString openError = open();
+    QStringList problems;
+    if (openError.isEmpty()) {
+        QSqlDatabase database = QSqlDatabase::database(m_connectionName, false);
+        database.transaction();
+        QSqlQuery clear(database);
+        if (!clear.exec(u"DELETE FROM api_keys"_s))
+            problems.append(clear.lastError().text());
+        for (const ClientKey &key : keys) {
+            QSqlQuery query(database);
+            query.prepare(u"INSERT OR REPLACE INTO api_keys (id, tenant, sha256_hex, "
+                          u"requests_per_minute, tokens_per_minute, models, created_at) "
+                          u"VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
+            query.addBindValue(key.id);
+            query.addBindValue(key.tenant);
+            query.addBindValue(QString::fromLatin1(key.sha256.toHex()));
+            query.addBindValue(key.limits.requestsPerMinute);
+            query.addBindValue(key.limits.tokensPerMinute);
+            query.addBindValue(modelsText(key.limits.models));
+            query.addBindValue(key.createdAtUtc.toString(Qt::ISODateWithMs));
+            if (!query.exec())
+                problems.append(query.lastError().text());
+        }
+        if (problems.isEmpty())
+            database.commit();
+        else
+            database.rollback();
+    } else {
+        problems.append(openError);
+    }
+    m_keys = keys;
+    for (ClientKey &key : m_keys)
+        key.source = KeySource::Api;
+    if (problems.isEmpty())
+        syncMarker();
+    return problems.join(u"; "_s);
 }
 
 } // namespace switchyard::auth

@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <functional>
 #include <optional>
 #include <variant>
 
@@ -51,6 +52,18 @@ public:
     // Removes key `id`; false when there is no such API key. The error says why it could not be.
     std::variant<bool, QString> remove(const QString &id);
 
+    // Told of each key insert() stored and remove() removed, after it was: a fleet publishes
+    // them. Not told of what replaceAll() brings.
+    struct Listener {
+        std::function<void(const ClientKey &key)> inserted;
+        std::function<void(const QString &id)> removed;
+    };
+    void setListener(Listener listener) { m_listener = std::move(listener); }
+    // Makes the API keys exactly `keys` (the fleet's), in memory and in the database, which keeps
+    // them for a start without the fleet. Empty on success, else why the database could not
+    // follow (memory does regardless: the fleet is the truth).
+    QString replaceAll(const QList<ClientKey> &keys);
+
 private:
     // `<database>.api-keys`: exists while the database holds at least one API key, so a store
     // that cannot be read still tells whether keys may be lost in it. Empty in memory.
@@ -61,6 +74,7 @@ private:
     QString m_connectionName;
     std::optional<QString> m_openError; // unset until open() ran
     QList<ClientKey> m_keys;
+    Listener m_listener;
 };
 
 } // namespace switchyard::auth

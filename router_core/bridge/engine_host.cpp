@@ -269,6 +269,7 @@ bool EngineHost::start(QString *errorMessage)
     });
     connect(m_engine, &Engine::traceFeedReady, this, &EngineBridge::traceFeedUpdated);
     connect(m_engine, &Engine::drained, this, [this] { emit stopped(); });
+    connect(m_engine, &Engine::fatalError, this, &EngineHost::fatalError);
     if (isSignalConnected(QMetaMethod::fromSignal(&EngineBridge::snapshotUpdated)) ||
         isSignalConnected(QMetaMethod::fromSignal(&EngineBridge::traceFeedUpdated)))
         startPublishing();

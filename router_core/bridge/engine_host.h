@@ -106,6 +106,11 @@ private:
     bool m_publishing = false; // the engine publishes snapshots and the trace feed
     bool m_demoRunning = false;
     double m_demoRate = 0.0;
+
+Q_SIGNALS:
+    // The engine cannot serve as configured (another live node of its fleet holds its name):
+    // the app stops, saying why.
+    void fatalError(const QString &message);
 };
 
 } // namespace switchyard

@@ -2,6 +2,7 @@
 
 #include "admin/alerts_admin.h"
 #include "admin/config_admin.h"
+#include "admin/fleet_admin.h"
 #include "admin/key_admin.h"
 #include "admin/provider_admin.h"
 #include "admin/routing_admin.h"
@@ -12,9 +13,13 @@
 #include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
+#include "fleet/fleet_node.h"
+#include "fleet/shared_config.h"
+#include "fleet/shared_keys.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
 #include "lifecycle/config_lifecycle.h"
+#include "limits/fleet_quota.h"
 #include "metrics/gateway_metrics.h"
 #include "metrics/loop_lag_monitor.h"
 #include "otlp/span_exporter.h"
@@ -33,6 +38,7 @@
 #include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 
+#include <QElapsedTimer>
 #include <QLoggingCategory>
 #include <QThreadPool>
 
@@ -65,7 +71,57 @@ private:
     quint64 m_leftOut = 0;
 };
 
+// Counts finished requests: the fleet's listing shows each node's requests per second.
+class Engine::FinishedCounter final : public telemetry::TraceSink {
+public:
+    FinishedCounter() { m_since.start(); }
+    void traceFinished(const telemetry::Trace &) override { ++m_finished; }
+    // Requests per second since the last call.
+    double rate()
+    {
+        const qint64 elapsedMs = m_since.restart();
+        const quint64 finished = std::exchange(m_finished, 0);
+        return elapsedMs > 0 ? double(finished) * 1000.0 / double(elapsedMs) : 0.0;
+    }
+
+private:
+    quint64 m_finished = 0;
+    QElapsedTimer m_since; // a rate for display, which no test needs to control
+};
+
 namespace {
+// This node's membership of its fleet, or nullptr without a `fleet` section. Its facts are read
+// at each heartbeat, once the engine is whole.
+fleet::FleetNode *makeFleetNode(const config::Config &config, Engine &engine,
+                                std::function<double()> requestsPerSecond)
+{
+    if (!config.fleet)
+        return nullptr;
+    return new fleet::FleetNode(
+        *config.fleet, QStringLiteral(SWITCHYARD_VERSION),
+        [&engine, requestsPerSecond = std::move(requestsPerSecond)] {
+            fleet::NodeFacts facts;
+            facts.address = engine.listenAddress();
+            facts.inFlight = engine.inFlight();
+            facts.requestsPerSecond = requestsPerSecond();
+            facts.configVersion = engine.announcedConfigVersion();
+            return facts;
+        },
+        &engine);
+}
+
+// Limits counted across the fleet when there is one (nullptr: the owner counts alone).
+std::unique_ptr<limits::TenantQuota> quotaFor(fleet::FleetNode *fleet, const QByteArray &scope)
+{
+    if (!fleet)
+        return nullptr;
+    auto quota = std::make_unique<limits::FleetQuota>(
+        fleet->link(), fleet->keyPrefix(), scope, [fleet] { return fleet->liveNodes(); },
+        timing::SteadyClock::instance());
+    fleet->onSync([shared = quota.get()] { shared->sync(); });
+    return quota;
+}
+
 // How soon the console sees a breaker become half-open once its open period is over.
 constexpr std::chrono::milliseconds kHealthTimerInterval{250};
 // The alert events each console snapshot carries: the Alerts page's list.
@@ -77,17 +133,22 @@ static_assert(alerts::kCannedAnswerLevel == resilience::kCannedAnswer);
 
 Engine::Engine(config::Config config, QObject *parent)
     : QObject(parent), m_store(new config::ConfigStore(std::move(config), this)),
+      m_fleet(
+          makeFleetNode(m_store->config(), *this, [this] { return m_finishedCounter->rate(); })),
       m_health(std::make_unique<health::HealthRegistry>(*m_store)),
       m_metrics(std::make_unique<metrics::GatewayMetrics>()),
       m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().trace.capacity,
                                                       m_store->config().trace.maxBytes)),
       m_recorder(std::make_unique<telemetry::RequestRecorder>(*m_traces)),
       m_finishedFeed(std::make_unique<FinishedFeed>()),
-      m_admission(std::make_unique<resilience::AdmissionController>(*m_store)),
+      m_admission(std::make_unique<resilience::AdmissionController>(
+          *m_store, timing::SteadyClock::instance(), quotaFor(m_fleet, "tenants"))),
       m_retryBudget(std::make_unique<resilience::RetryBudget>(*m_store)),
       m_apiKeys(std::make_unique<auth::ApiKeyStore>(
           storage::stateDatabasePath(m_store->config().state.directory))),
-      m_authenticator(std::make_unique<auth::ClientAuthenticator>(*m_store, *m_apiKeys)),
+      m_authenticator(std::make_unique<auth::ClientAuthenticator>(
+          *m_store, *m_apiKeys, timing::SteadyClock::instance(), quotaFor(m_fleet, "keys"))),
+      m_finishedCounter(std::make_unique<FinishedCounter>()),
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
@@ -137,6 +198,12 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
     admin::registerKeyAdmin(m_server->admin(), *m_authenticator, *m_store);
     m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
+    m_recorder->addSink(m_finishedCounter.get());
+    if (m_fleet) {
+        m_sharedKeys = new fleet::SharedKeys(*m_fleet, *m_apiKeys, this);
+        connect(m_fleet, &fleet::FleetNode::nameTaken, this, &Engine::fatalError);
+    }
+    admin::registerFleetAdmin(m_server->admin(), [this] { return fleetStatus(); });
     // The ledger: a row per finished request, written by its own thread; the budgets it feeds
     // are checked at admission.
     m_budgets = new usage::BudgetTracker(*m_store, usage::systemUtcClock(), this);
@@ -225,11 +292,14 @@ Engine::~Engine()
     m_admission->setSpendCheck({});
     delete m_usageLedger;
     m_usageLedger = nullptr;
+    delete m_sharedConfig; // it follows the lifecycle
+    m_sharedConfig = nullptr;
     delete m_lifecycle; // it is the commands' config recorder
     m_lifecycle = nullptr;
     m_recorder->removeSink(m_alerts);
     m_alertWebhook.reset();
     m_recorder->removeSink(m_authenticator.get());
+    m_recorder->removeSink(m_finishedCounter.get());
     delete m_commands;
     m_commands = nullptr;
     delete m_router;
@@ -274,6 +344,8 @@ bool Engine::listen(QString *errorMessage)
     if (m_prober)
         m_prober->start();
     m_alerts->start();
+    if (m_fleet)
+        m_fleet->start();
     return true;
 }
 
@@ -284,6 +356,27 @@ void Engine::startConfigLifecycle(lifecycle::ConfigSource source)
     m_lifecycle = new lifecycle::ConfigLifecycle(std::move(source), *m_store, *m_commands, this);
     m_lifecycle->start();
     admin::registerConfigAdmin(m_server->admin(), *m_lifecycle);
+    if (m_fleet)
+        m_sharedConfig = new fleet::SharedConfig(*m_fleet, *m_lifecycle, this);
+}
+
+fleet::FleetStatus Engine::fleetStatus() const
+{
+    if (!m_fleet)
+        return {};
+    fleet::FleetStatus status = m_fleet->status();
+    if (m_sharedConfig) {
+        status.configVersion = m_sharedConfig->fleetVersion();
+        status.configProblem = m_sharedConfig->problem();
+    }
+    return status;
+}
+
+quint64 Engine::announcedConfigVersion() const
+{
+    if (m_sharedConfig)
+        return m_sharedConfig->fleetVersion();
+    return m_lifecycle ? m_lifecycle->runningVersion() : 0;
 }
 
 const config::Config &Engine::config() const
@@ -366,6 +459,15 @@ QByteArray Engine::metricsText() const
     state.connections = m_server->connectionCounts();
     state.providers = m_health->snapshot();
     state.spanExport = spanExportCounts();
+    if (m_fleet) {
+        const fleet::FleetStatus fleet = m_fleet->status();
+        state.fleet = {true,
+                       fleet.linkUp,
+                       fleet.linkDownSinceMs,
+                       m_fleet->liveNodes(),
+                       fleet.commandsSent,
+                       fleet.commandsFailed};
+    }
     return m_metrics->render(state);
 }
 

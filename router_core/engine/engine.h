@@ -60,6 +60,12 @@ namespace switchyard::lifecycle {
 class ConfigLifecycle;
 struct ConfigSource;
 } // namespace switchyard::lifecycle
+namespace switchyard::fleet {
+class FleetNode;
+class SharedConfig;
+class SharedKeys;
+struct FleetStatus;
+} // namespace switchyard::fleet
 namespace switchyard::metrics {
 class GatewayMetrics;
 class LoopLagMonitor;
@@ -127,6 +133,13 @@ public:
     alerts::AlertEvaluator &alerts() { return *m_alerts; }
     // The alert webhook's counts (alerts.webhook); all zero and not enabled when off.
     alerts::WebhookCounts alertWebhookCounts() const;
+    // This node's fleet (docs/fleet.md); nullptr without a `fleet` section.
+    fleet::FleetNode *fleet() { return m_fleet; }
+    // The config version the fleet's listing shows for this node: the fleet's number in a fleet
+    // that follows a config file, else the node's own.
+    quint64 announcedConfigVersion() const;
+    // The fleet as this node sees it; not enabled without a `fleet` section.
+    fleet::FleetStatus fleetStatus() const;
 
 public Q_SLOTS:
     // Emits snapshotReady and traceFeedReady every `interval` (100 ms keeps views at the 10 Hz
@@ -142,6 +155,9 @@ Q_SIGNALS:
     void drained(int abandonedRequests);
     // Every breaker, operator or probe-health change, as the health registry publishes it.
     void breakerEvent(const switchyard::BreakerEvent &event);
+    // The engine cannot go on serving as configured (another live node of its fleet holds its
+    // name): the process should stop, saying why.
+    void fatalError(const QString &message);
 
 private:
     void checkDrained();
@@ -151,6 +167,8 @@ private:
     // Built in this order. QObjects are children, so moveToThread() takes them along; the
     // destructor deletes those that borrow others first, and the store goes last of all.
     config::ConfigStore *m_store = nullptr; // child
+    // Before the limits and keys it shares; null without a `fleet` section.
+    fleet::FleetNode *m_fleet = nullptr; // child
     std::unique_ptr<health::HealthRegistry> m_health;
     // Before the recorder, which borrows it as a sink, so it is destroyed after it.
     std::unique_ptr<metrics::GatewayMetrics> m_metrics;
@@ -167,8 +185,12 @@ private:
     // Client keys: those created through the admin API live in the state database.
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
-    routing::Router *m_router = nullptr;                        // child
-    control::OperatorCommands *m_commands = nullptr;            // child
+    fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
+    fleet::SharedConfig *m_sharedConfig = nullptr; // child; with m_fleet and m_lifecycle
+    class FinishedCounter;
+    std::unique_ptr<FinishedCounter> m_finishedCounter; // requests/s for the fleet's listing
+    routing::Router *m_router = nullptr;                // child
+    control::OperatorCommands *m_commands = nullptr;    // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
     timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it

@@ -383,6 +383,32 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
         writer.sample("switchyard_otlp_failed_exports_total", {}, spans.failedExports);
     }
 
+    // The fleet's link to Redis: while it is down every node serves alone from what it holds.
+    if (const FleetScrape &fleet = state.fleet; fleet.enabled) {
+        writer.family("switchyard_fleet_link_up",
+                      "1 while this node's link to the fleet's Redis is up, 0 while it is down.",
+                      "gauge");
+        writer.sample("switchyard_fleet_link_up", {}, quint64(fleet.linkUp ? 1 : 0));
+        writer.family("switchyard_fleet_link_down_since_seconds",
+                      "When the link to the fleet's Redis went down, as Unix time; 0 while up.",
+                      "gauge");
+        writer.sample("switchyard_fleet_link_down_since_seconds", {},
+                      double(fleet.linkDownSinceMs) / 1000.0);
+        writer.family("switchyard_fleet_nodes",
+                      "Live nodes of the fleet as this node last listed "
+                      "them, itself included.",
+                      "gauge");
+        writer.sample("switchyard_fleet_nodes", {}, quint64(fleet.liveNodes));
+        writer.family("switchyard_fleet_redis_commands_total",
+                      "Commands this node sent to the fleet's Redis, and those that failed "
+                      "without an answer (down, lost, timed out).",
+                      "counter");
+        writer.sample("switchyard_fleet_redis_commands_total", R"(outcome="sent")",
+                      fleet.commandsSent);
+        writer.sample("switchyard_fleet_redis_commands_total", R"(outcome="failed")",
+                      fleet.commandsFailed);
+    }
+
     m_genAiDuration.render(writer);
     m_genAiFirstToken.render(writer);
     m_genAiTokenUsage.render(writer);

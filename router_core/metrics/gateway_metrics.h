@@ -19,11 +19,22 @@ namespace switchyard::metrics {
 // What a scrape reads from the parts that own it at that moment, rather than a second copy kept
 // here: breakers from the health registry, in-flight from the server, connections from the
 // listener, the loop's lateness from its monitor.
+// The fleet link as /metrics shows it (docs/fleet.md); rendered only in a fleet.
+struct FleetScrape {
+    bool enabled = false;
+    bool linkUp = false;
+    qint64 linkDownSinceMs = 0; // UTC; 0 while up
+    int liveNodes = 0;
+    quint64 commandsSent = 0;
+    quint64 commandsFailed = 0;
+};
+
 struct ScrapeState {
     int inFlight = 0;
     telemetry::ConnectionCounts connections;
     QList<ProviderHealth> providers;
     telemetry::SpanExportCounts spanExport; // rendered only when trace.otlp is configured
+    FleetScrape fleet;
 };
 
 // The gateway's Prometheus metrics (docs/observability.md lists every family). It reads every

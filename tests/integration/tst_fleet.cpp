@@ -1,0 +1,503 @@
+// A fleet for real: three Switchyard processes (the shipped binary, headless) on one Redis
+// (Debian's redis-server, started by the test on a free loopback port), in front of one fake
+// provider. Membership, keys and limits shared across the nodes; Redis killed under traffic and
+// brought back empty; a node killed; a name or a state directory taken twice.
+#include "fake_upstream.h"
+#include "redis_server.h"
+#include "test_client.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QFile>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+#include <vector>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
+
+QByteArray chatBody()
+{
+    return R"({"model":"test-model","messages":[{"role":"user","content":"hi"}]})"_ba;
+}
+
+// One node: the binary, headless, with its own state directory.
+class Node {
+public:
+    Node(const QString &name, const QString &configPath, const QString &stateDirectory,
+         const QHash<QString, QString> &environment = {})
+        : m_name(name)
+    {
+        QProcessEnvironment variables = QProcessEnvironment::systemEnvironment();
+        for (auto it = environment.begin(); it != environment.end(); ++it)
+            variables.insert(it.key(), it.value());
+        m_process.setProcessEnvironment(variables);
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
+                         [this] { m_output += m_process.readAllStandardOutput(); });
+        QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
+                         [this] { m_errors += m_process.readAllStandardError(); });
+        m_process.start(kBinary, {u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
+                                  stateDirectory, u"--log-level"_s, u"info"_s});
+    }
+    ~Node() { kill(); }
+
+    // The port it listens on; 0 when it did not say in time (or exited).
+    quint16 waitForPort()
+    {
+        const QRegularExpression baseUrl(u"OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
+        QDeadlineTimer deadline(30000);
+        while (!baseUrl.match(QString::fromUtf8(m_output)).hasMatch() && !deadline.hasExpired() &&
+               m_process.state() != QProcess::NotRunning)
+            QTest::qWait(20);
+        m_port = baseUrl.match(QString::fromUtf8(m_output)).captured(1).toUShort();
+        return m_port;
+    }
+    bool waitForExit(int timeoutMs)
+    {
+        return QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; },
+                               timeoutMs);
+    }
+    void kill()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        m_process.kill();
+        m_process.waitForFinished(10000);
+    }
+    quint16 port() const { return m_port; }
+    const QString &name() const { return m_name; }
+    int exitCode() const { return m_process.exitCode(); }
+    QByteArray errors() const { return m_errors; }
+
+private:
+    QString m_name;
+    QProcess m_process;
+    QByteArray m_output;
+    QByteArray m_errors;
+    quint16 m_port = 0;
+};
+
+QJsonObject getJson(quint16 port, const QByteArray &path)
+{
+    TestClient client(port);
+    client.send("GET", path);
+    if (!client.waitForFinished(10000) || client.status() != 200)
+        return {};
+    return QJsonDocument::fromJson(client.body()).object();
+}
+
+QStringList liveNodes(quint16 port)
+{
+    QStringList names;
+    for (const QJsonValue &node : getJson(port, "/admin/v1/fleet").value(u"nodes"_s).toArray())
+        names.append(node.toObject().value(u"node"_s).toString());
+    return names;
+}
+
+// The status of one chat request for `model`, without a key.
+int modelStatus(quint16 port, const QByteArray &model)
+{
+    TestClient client(port);
+    client.post("/v1/chat/completions",
+                R"({"model":")" + model + R"(","messages":[{"role":"user","content":"hi"}]})");
+    if (!client.waitForFinished(15000))
+        return 0;
+    return client.status();
+}
+
+// Applies `text` as the running config through the admin API; the answer's status.
+int applyConfig(quint16 port, const QByteArray &text)
+{
+    TestClient client(port);
+    client.post("/admin/v1/config/apply", text, {{"x-switchyard-author", "test"}});
+    if (!client.waitForFinished(15000))
+        return 0;
+    return client.status();
+}
+
+quint64 fleetConfigVersion(quint16 port)
+{
+    return quint64(getJson(port, "/admin/v1/fleet")
+                       .value(u"config"_s)
+                       .toObject()
+                       .value(u"version"_s)
+                       .toDouble());
+}
+
+// The status of one chat request with `key`.
+int chatStatus(quint16 port, const QByteArray &key)
+{
+    TestClient client(port);
+    client.post("/v1/chat/completions", chatBody(), {{"Authorization", "Bearer " + key}});
+    if (!client.waitForFinished(15000))
+        return 0;
+    return client.status();
+}
+
+} // namespace
+
+class TestFleet : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void membershipListsEveryNodeAndForgetsAKilledOne();
+    void aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo();
+    void aLimitHoldsAcrossTheFleet();
+    void redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty();
+    void aNameOrAStateDirectoryTakenTwiceIsRefused();
+    void aRequestMakesNoRedisRoundTrip();
+    void aConfigAppliedOnOneNodeServesOnEveryNode();
+    void aVersionANodeCannotLoadLeavesItOnItsOwn();
+
+private:
+    QString writeConfig(const QString &node, const QByteArray &timing);
+    Node &startNode(const QString &name, const QString &stateName = {},
+                    const QByteArray &timing = kQuickTiming,
+                    const QHash<QString, QString> &environment = {});
+    static constexpr const char *kQuickTiming = "  sync_interval: 50ms\n"
+                                                "  membership_ttl: 1500ms\n";
+    QByteArray createKey(quint16 port, const QByteArray &body);
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<RedisServer> m_redis;
+    std::unique_ptr<FakeUpstream> m_fake;
+    std::vector<std::unique_ptr<Node>> m_nodes;
+};
+
+void TestFleet::initTestCase()
+{
+    QVERIFY2(QFile::exists(kBinary), qPrintable(kBinary));
+}
+
+void TestFleet::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_redis = std::make_unique<RedisServer>();
+    QVERIFY(m_redis->start());
+    m_fake = std::make_unique<FakeUpstream>();
+}
+
+void TestFleet::cleanup()
+{
+    m_nodes.clear();
+    m_fake.reset();
+    m_redis.reset();
+    m_dir.reset();
+}
+
+QString TestFleet::writeConfig(const QString &node, const QByteArray &timing)
+{
+    const QByteArray text = "listen: 127.0.0.1:0\n"
+                            "fleet:\n"
+                            "  redis: " +
+                            m_redis->url().toUtf8() +
+                            "\n"
+                            "  node: " +
+                            node.toUtf8() + "\n" + timing +
+                            "  timeout: 300ms\n"
+                            "providers:\n"
+                            "  - id: fake\n"
+                            "    kind: openai\n"
+                            "    base_url: " +
+                            m_fake->baseUrl() +
+                            "\n"
+                            "    models: [test-model]\n"
+                            "    capacity: 256\n";
+    const QString path = m_dir->filePath(node + u".yaml"_s);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+        return {};
+    return path;
+}
+
+Node &TestFleet::startNode(const QString &name, const QString &stateName, const QByteArray &timing,
+                           const QHash<QString, QString> &environment)
+{
+    const QString state = m_dir->filePath(u"state-"_s + (stateName.isEmpty() ? name : stateName));
+    m_nodes.push_back(std::make_unique<Node>(name, writeConfig(name, timing), state, environment));
+    return *m_nodes.back();
+}
+
+QByteArray TestFleet::createKey(quint16 port, const QByteArray &body)
+{
+    TestClient client(port);
+    client.post("/admin/v1/keys", body);
+    if (!client.waitForFinished(10000) || client.status() != 201)
+        return {};
+    return QJsonDocument::fromJson(client.body()).object().value(u"key"_s).toString().toUtf8();
+}
+
+void TestFleet::membershipListsEveryNodeAndForgetsAKilledOne()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    Node &c = startNode(u"c"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
+
+    const QStringList all{u"a"_s, u"b"_s, u"c"_s};
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()), all, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(c.port()), all, 10000);
+    const QJsonObject fleet = getJson(b.port(), "/admin/v1/fleet");
+    QCOMPARE(fleet.value(u"enabled"_s).toBool(), true);
+    QCOMPARE(fleet.value(u"node"_s).toString(), u"b"_s);
+    QCOMPARE(fleet.value(u"link"_s).toObject().value(u"up"_s).toBool(), true);
+    for (const QJsonValue &value : fleet.value(u"nodes"_s).toArray()) {
+        const QJsonObject node = value.toObject();
+        QVERIFY(node.value(u"address"_s).toString().startsWith(u"127.0.0.1:"_s));
+        QCOMPARE(node.value(u"self"_s).toBool(), node.value(u"node"_s).toString() == u"b"_s);
+    }
+
+    c.kill(); // SIGKILL: no goodbye, its entry expires
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()), (QStringList{u"a"_s, u"b"_s}), 10000);
+    QCOMPARE(m_redis->command({"EXISTS", "switchyard:default:node:c"}), "0"_ba);
+}
+
+void TestFleet::aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    Node &c = startNode(u"c"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
+
+    // A second key keeps the gateway closed once the first is revoked: without any key it
+    // would let every request in, as a single node does.
+    QVERIFY(!createKey(a.port(), R"({"tenant":"team","id":"other-bot"})").isEmpty());
+    const QByteArray key = createKey(a.port(), R"({"tenant":"team","id":"shared-bot"})");
+    QVERIFY(!key.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(c.port(), key), 200, 5000);
+    QCOMPARE(chatStatus(b.port(), key), 200);
+    // Never the key's text in Redis: its SHA-256 only.
+    const QByteArray stored = m_redis->command({"HGET", "switchyard:default:keys", "shared-bot"});
+    QVERIFY(stored.contains("\"sha256\""));
+    QVERIFY(!stored.contains(key));
+
+    TestClient revoke(b.port());
+    revoke.send("DELETE", "/admin/v1/keys/shared-bot");
+    QVERIFY(revoke.waitForFinished());
+    QCOMPARE(revoke.status(), 200);
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(a.port(), key), 401, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(c.port(), key), 401, 5000);
+}
+
+void TestFleet::aLimitHoldsAcrossTheFleet()
+{
+    // At the default sync interval, as an operator runs it.
+    const QByteArray defaults = "  membership_ttl: 1500ms\n";
+    Node &a = startNode(u"a"_s, {}, defaults);
+    Node &b = startNode(u"b"_s, {}, defaults);
+    Node &c = startNode(u"c"_s, {}, defaults);
+    QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
+    const QByteArray key =
+        createKey(a.port(), R"({"tenant":"team","id":"limited","requests_per_minute":600})");
+    QVERIFY(!key.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(c.port(), key), 200, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(b.port(), key), 200, 5000);
+
+    // 1,200 requests, a third to each node, 24 at a time: twice the key's allowance.
+    const QList<quint16> ports{a.port(), b.port(), c.port()};
+    int admitted = 2; // the two above
+    int refused = 0;
+    int sent = 0;
+    constexpr int kRequests = 1200;
+    constexpr int kParallel = 24;
+    std::vector<std::unique_ptr<TestClient>> running;
+    while (sent < kRequests || !running.empty()) {
+        while (sent < kRequests && int(running.size()) < kParallel) {
+            auto client = std::make_unique<TestClient>(ports[sent % 3]);
+            client->post("/v1/chat/completions", chatBody(), {{"Authorization", "Bearer " + key}});
+            running.push_back(std::move(client));
+            ++sent;
+        }
+        QTest::qWait(1);
+        for (auto it = running.begin(); it != running.end();) {
+            if (!(*it)->finished() && !(*it)->connectionClosed()) {
+                ++it;
+                continue;
+            }
+            if ((*it)->status() == 200)
+                ++admitted;
+            else if ((*it)->status() == 429)
+                ++refused;
+            it = running.erase(it);
+        }
+    }
+    qInfo("admitted %d and refused %d of %d requests at 600 requests per minute", admitted, refused,
+          kRequests + 2);
+    QCOMPARE(admitted + refused, kRequests + 2);
+    QVERIFY2(admitted >= 540 && admitted <= 660, qPrintable(QString::number(admitted)));
+}
+
+void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+    const QByteArray key = createKey(a.port(), R"({"tenant":"team","id":"kept"})");
+    QVERIFY(!key.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(b.port(), key), 200, 5000);
+
+    int answered = 0;
+    for (int i = 0; i < 40; ++i) {
+        if (i == 10)
+            m_redis->kill();
+        if (i == 30)
+            QVERIFY(m_redis->restart()); // empty: no persistence
+        const int status = chatStatus(i % 2 ? a.port() : b.port(), key);
+        QVERIFY2(status == 200, qPrintable(u"request %1 got %2"_s.arg(i).arg(status)));
+        ++answered;
+        if (i == 10) {
+            QTRY_VERIFY_WITH_TIMEOUT(!getJson(a.port(), "/admin/v1/fleet")
+                                          .value(u"link"_s)
+                                          .toObject()
+                                          .value(u"up"_s)
+                                          .toBool(),
+                                     5000);
+            const QJsonObject link =
+                getJson(b.port(), "/admin/v1/fleet").value(u"link"_s).toObject();
+            QVERIFY(!link.value(u"down_since"_s).isNull());
+            QVERIFY(!link.value(u"problem"_s).toString().isEmpty());
+            TestClient scrape(a.port());
+            scrape.send("GET", "/metrics");
+            QVERIFY(scrape.waitForFinished());
+            QVERIFY(scrape.body().contains("\nswitchyard_fleet_link_up 0\n"));
+        }
+    }
+    QCOMPARE(answered, 40);
+    // Back and empty: the nodes announce themselves and republish the keys they hold.
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_redis->command({"HLEN", "switchyard:default:keys"}), "1"_ba, 10000);
+    QCOMPARE(chatStatus(b.port(), key), 200);
+}
+
+void TestFleet::aNameOrAStateDirectoryTakenTwiceIsRefused()
+{
+    Node &a = startNode(u"a"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
+
+    Node &twin = startNode(u"a"_s, u"twin"_s);
+    QVERIFY(twin.waitForExit(20000));
+    QCOMPARE(twin.exitCode(), 1);
+    QVERIFY2(twin.errors().contains("fleet node name \"a\" is taken by a live node at 127.0.0.1:"),
+             twin.errors().constData());
+
+    Node &sharing = startNode(u"d"_s, u"a"_s);
+    QVERIFY(sharing.waitForExit(20000));
+    QCOMPARE(sharing.exitCode(), 1);
+    QVERIFY2(sharing.errors().contains("is in use by another Switchyard"),
+             sharing.errors().constData());
+    QCOMPARE(liveNodes(a.port()), QStringList{u"a"_s});
+}
+
+void TestFleet::aRequestMakesNoRedisRoundTrip()
+{
+    // Syncs ten seconds apart and heartbeats minutes apart: between two syncs, whatever Redis
+    // hears comes from the requests.
+    Node &a = startNode(u"a"_s, {}, "  sync_interval: 10s\n  membership_ttl: 10m\n");
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
+    const QByteArray key =
+        createKey(a.port(), R"({"tenant":"team","id":"counted","requests_per_minute":6000})");
+    QVERIFY(!key.isEmpty());
+    // A machine slow enough for a sync to fall inside the burst gets another try.
+    bool measured = false;
+    for (int attempt = 0; attempt < 5 && !measured; ++attempt) {
+        const QJsonObject before = getJson(a.port(), "/admin/v1/fleet");
+        for (int i = 0; i < 50; ++i)
+            QCOMPARE(chatStatus(a.port(), key), 200);
+        const QJsonObject after = getJson(a.port(), "/admin/v1/fleet");
+        if (after.value(u"sync_rounds"_s) != before.value(u"sync_rounds"_s))
+            continue;
+        measured = true;
+        QCOMPARE(after.value(u"redis_commands"_s).toObject().value(u"sent"_s).toDouble(),
+                 before.value(u"redis_commands"_s).toObject().value(u"sent"_s).toDouble());
+    }
+    QVERIFY(measured);
+}
+
+void TestFleet::aConfigAppliedOnOneNodeServesOnEveryNode()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    Node &c = startNode(u"c"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(c.port()), fleetConfigVersion(a.port()), 10000);
+    const quint64 before = fleetConfigVersion(b.port());
+    QCOMPARE(modelStatus(a.port(), "other-model"), 404);
+
+    // B's own file with one more model: B's listen and fleet sections stay B's.
+    QFile file(m_dir->filePath(u"b.yaml"_s));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text =
+        file.readAll().replace("models: [test-model]", "models: [test-model, other-model]");
+    QCOMPARE(applyConfig(b.port(), text), 200);
+    QTRY_COMPARE_WITH_TIMEOUT(modelStatus(a.port(), "other-model"), 200, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(modelStatus(c.port(), "other-model"), 200, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(a.port()), before + 1, 5000);
+    QCOMPARE(fleetConfigVersion(c.port()), before + 1);
+    // Each node kept its own name and listener: the fleet shares what is not a node's own.
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(c.port()), (QStringList{u"a"_s, u"b"_s, u"c"_s}), 5000);
+    const QByteArray shared = m_redis->command({"GET", "switchyard:default:config:head"});
+    QVERIFY(shared.contains("other-model"));
+    QVERIFY(!shared.contains("listen"));
+    QVERIFY(!shared.contains("fleet"));
+}
+
+void TestFleet::aVersionANodeCannotLoadLeavesItOnItsOwn()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s, {}, kQuickTiming, {{u"EXTRA_HEADER"_s, u"only-on-b"_s}});
+    QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(b.port()), fleetConfigVersion(a.port()), 10000);
+    const quint64 before = fleetConfigVersion(a.port());
+
+    // A header from a variable that only B's environment has: A cannot load the version.
+    QFile file(m_dir->filePath(u"b.yaml"_s));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll().replace(
+        "    capacity: 256\n", "    capacity: 256\n    headers: {x-extra: {env: EXTRA_HEADER}}\n");
+    QCOMPARE(applyConfig(b.port(), text), 200);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(b.port()), before + 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!getJson(a.port(), "/admin/v1/fleet")
+                                  .value(u"config"_s)
+                                  .toObject()
+                                  .value(u"problem"_s)
+                                  .isNull(),
+                             5000);
+    const QString problem = getJson(a.port(), "/admin/v1/fleet")
+                                .value(u"config"_s)
+                                .toObject()
+                                .value(u"problem"_s)
+                                .toString();
+    QVERIFY2(problem.contains(u"does not load here"_s) && problem.contains(u"EXTRA_HEADER"_s),
+             qPrintable(problem));
+    QCOMPARE(fleetConfigVersion(a.port()), before); // it keeps its own, and serves
+    QCOMPARE(modelStatus(a.port(), "test-model"), 200);
+}
+
+QTEST_GUILESS_MAIN(TestFleet)
+#include "tst_fleet.moc"
