@@ -10,7 +10,6 @@
 
 #include <QDateTime>
 #include <QLoggingCategory>
-#include <QSet>
 #include <QStringBuilder>
 
 Q_LOGGING_CATEGORY(lcExecution, "switchyard.execution", QtInfoMsg)
@@ -72,31 +71,6 @@ constexpr milliseconds kEndAfterDoneGrace{500};
 
 // An upstream answer larger than this is a fault, not something to hold in memory.
 constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
-
-// How soon a client refused for want of an endpoint may usefully ask again, when no endpoint
-// says when it will be back.
-constexpr milliseconds kRetryAfterNoEndpoint{1000};
-
-protocol::ApiError upstreamError(int status, const QString &code, const QString &message)
-{
-    return protocol::ApiError{status, message, QStringLiteral("upstream_error"), {}, code, {}};
-}
-
-QString millisecondsText(milliseconds duration)
-{
-    return QStringLiteral("%1 ms").arg(duration.count());
-}
-
-// Retry-After counts whole seconds: rounded up, so a client never comes back too early.
-QByteArray retryAfterSeconds(milliseconds wait)
-{
-    return QByteArray::number(protocol::ApiError::retryAfterSeconds(wait));
-}
-
-QString secondsText(milliseconds wait)
-{
-    return QStringLiteral("%1 s").arg(protocol::ApiError::retryAfterSeconds(wait));
-}
 
 // Config text (a rule name) made safe for a response header: visible ASCII only.
 QByteArray headerSafe(const QString &text)
@@ -287,7 +261,7 @@ void ChatExecution::start()
     // there is nothing to protect.
     if (!m_decision.candidates.isEmpty() && tierIsDegraded() &&
         !m_services.admission.admitsToDegradedFallback(m_trace.trace().requestId)) {
-        m_shed = true;
+        m_failures.shed = true;
         m_trace.pointEvent(
             QStringLiteral("shed"),
             QStringLiteral("every endpoint of tier `%1` is unavailable; its fallbacks take %2 % "
@@ -327,7 +301,7 @@ QCoro::Task<> ChatExecution::run()
             if (wait.action == RetryAction::GiveUp) {
                 m_trace.pointEvent(QStringLiteral("no retry"), wait.reason);
                 if (wait.stop == RetryStop::AttemptsExhausted)
-                    m_retryStop = wait.stop;
+                    m_failures.retryStop = wait.stop;
                 finishWithoutAnswer();
                 co_return;
             }
@@ -352,7 +326,7 @@ QCoro::Task<> ChatExecution::run()
                     QStringLiteral("skipped endpoint"),
                     QStringLiteral("%1: %2").arg(
                         target.providerId, m_services.health.unavailableReason(target.endpoint)));
-                m_skips.append({cooling, resilience::SkipReason::BreakerOpen});
+                m_failures.skips.append({cooling, resilience::SkipReason::BreakerOpen});
                 releaseRetrySlot();
                 continue; // nothing else can take it: the next round ends the request
             }
@@ -382,7 +356,7 @@ QCoro::Task<> ChatExecution::run()
         }
         if (decision.action == RetryAction::GiveUp) {
             m_trace.pointEvent(QStringLiteral("no retry"), decision.reason);
-            m_retryStop = decision.stop;
+            m_failures.retryStop = decision.stop;
             finishWithoutAnswer();
             co_return;
         }
@@ -444,9 +418,9 @@ int ChatExecution::takeNextCandidate(bool *tookFailoverSlot)
             QStringLiteral("%1: %2").arg(m_plan.candidates()[skip.candidateIndex].providerId,
                                          resilience::skipReasonText(skip.reason)));
         if (skip.reason == resilience::SkipReason::CoolingDown)
-            m_coolingCandidates.append(skip.candidateIndex);
+            m_failures.coolingCandidates.append(skip.candidateIndex);
     }
-    m_skips.append(skipped);
+    m_failures.skips.append(skipped);
     return next;
 }
 
@@ -454,7 +428,7 @@ int ChatExecution::soonestCoolingCandidate() const
 {
     int soonest = -1;
     milliseconds soonestLeft = milliseconds::max();
-    for (int index : m_coolingCandidates) {
+    for (int index : m_failures.coolingCandidates) {
         const milliseconds left =
             m_services.health.coolDownLeft(m_plan.candidates()[index].endpoint);
         if (left < soonestLeft) {
@@ -625,10 +599,10 @@ void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
                        QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
     // On a failover the request was fine for the provider that failed first: its error is what
     // ended the request, and a 400 blaming the client would hide it.
-    if (!m_lastError) {
-        m_lastError = std::make_unique<protocol::ApiError>(refusal);
-        m_lastErrorProvider = chosen.providerId;
-        m_lastErrorClass = ErrorClass::RequestRejected;
+    if (!m_failures.lastError) {
+        m_failures.lastError = std::make_unique<protocol::ApiError>(refusal);
+        m_failures.lastErrorProvider = chosen.providerId;
+        m_failures.lastErrorClass = ErrorClass::RequestRejected;
     }
     releaseRetrySlot();
     finishWithoutAnswer();
@@ -1049,8 +1023,8 @@ void ChatExecution::onWatchDue()
         // The client's time budget ran out while its answer streamed: it learns so in the
         // stream. The provider was not slow by its own contract: not its failure.
         m_call.reset();
-        m_budgetRanOut = true;
-        const protocol::ApiError error = budgetError();
+        m_failures.budgetRanOut = true;
+        const protocol::ApiError error = errorWording().budgetError();
         endAttempt(CallOutcome::Cancelled, QStringLiteral("time budget ran out mid-stream"));
         m_finishing = true;
         m_client->failStream(error);
@@ -1132,7 +1106,8 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
                    : resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
                QStringLiteral("%1 (%2)").arg(failure.description,
                                              resilience::errorClassName(failure.errorClass)));
-    m_attemptSummaries.append(QStringLiteral("`%1` (%2)").arg(provider, failure.description));
+    m_failures.attemptSummaries.append(
+        QStringLiteral("`%1` (%2)").arg(provider, failure.description));
     // A single failure is debug: the request's own line (info) says how it ended, and a
     // breaker that trips says so at info too.
     if (lcExecution().isDebugEnabled()) {
@@ -1144,15 +1119,15 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
             .add("detail"_L1, failure.description);
         logging::write(lcExecution(), QtDebugMsg, QStringLiteral("attempt failed"), fields);
     }
-    m_lastErrorProvider = provider;
-    m_lastErrorClass = failure.errorClass;
-    m_budgetRanOut = m_budgetRanOut || failure.cutByBudget;
+    m_failures.lastErrorProvider = provider;
+    m_failures.lastErrorClass = failure.errorClass;
+    m_failures.budgetRanOut = m_failures.budgetRanOut || failure.cutByBudget;
     if (failure.errorClass == ErrorClass::RateLimited) {
         // A rate limit is a state of the endpoint, not a failure: no calls until it passes.
         const milliseconds coolDown =
             failure.retryAfter.value_or(m_config->resilience.retries.defaultCoolDown);
         m_services.health.coolDown(candidate().endpoint, coolDown);
-        m_coolingCandidates.append(m_attempt.candidate);
+        m_failures.coolingCandidates.append(m_attempt.candidate);
         m_trace.pointEvent(QStringLiteral("cool-down"),
                            QStringLiteral("%1 for %2").arg(provider, millisecondsText(coolDown)));
     }
@@ -1170,7 +1145,7 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
         complete(failure.error.status, failure.error.code);
         return;
     }
-    m_lastError = std::make_unique<protocol::ApiError>(failure.error);
+    m_failures.lastError = std::make_unique<protocol::ApiError>(failure.error);
     m_failure = std::make_unique<AttemptFailure>(std::move(failure));
     resumeRun();
 }
@@ -1272,12 +1247,13 @@ bool ChatExecution::takeRetrySlot()
     if (m_holdsRetrySlot)
         return true;
     if (!m_services.retryBudget.tryStartRetry()) {
-        m_retryStop = RetryStop::RetryBudgetSpent;
-        m_retryStopReason = QStringLiteral("the retry budget is spent: %1 retries in flight, %2 "
-                                           "allowed")
-                                .arg(m_services.retryBudget.retriesInFlight())
-                                .arg(m_services.retryBudget.allowedRetriesInFlight());
-        m_trace.pointEvent(QStringLiteral("no retry"), m_retryStopReason);
+        m_failures.retryStop = RetryStop::RetryBudgetSpent;
+        m_failures.retryStopReason =
+            QStringLiteral("the retry budget is spent: %1 retries in flight, %2 "
+                           "allowed")
+                .arg(m_services.retryBudget.retriesInFlight())
+                .arg(m_services.retryBudget.allowedRetriesInFlight());
+        m_trace.pointEvent(QStringLiteral("no retry"), m_failures.retryStopReason);
         return false;
     }
     m_holdsRetrySlot = true;
@@ -1294,10 +1270,10 @@ void ChatExecution::releaseRetrySlot()
 
 void ChatExecution::finishWithoutAnswer()
 {
-    const protocol::ApiError error = finalError();
+    const protocol::ApiError error = errorWording().finalError();
     // The ladder's lower rungs answer for providers that failed, never for a request that
     // every provider would refuse.
-    if (m_lastErrorClass != ErrorClass::RequestRejected && operationHasTextAnswer()) {
+    if (m_failures.lastErrorClass != ErrorClass::RequestRejected && operationHasTextAnswer()) {
         const config::DegradationConfig &degradation = m_config->resilience.degradation;
         if (m_context.fallbackLevel >= resilience::kCannedAnswer && !degradation.canned.isEmpty()) {
             const config::CannedAnswer *canned = resilience::matchCannedAnswer(
@@ -1314,7 +1290,7 @@ void ChatExecution::finishWithoutAnswer()
         }
     }
     m_finishing = true;
-    m_client->sendError(error, responseHeaders(m_lastErrorProvider, 0));
+    m_client->sendError(error, responseHeaders(m_failures.lastErrorProvider, 0));
     complete(error.status, error.code.isEmpty() ? error.type : error.code);
 }
 
@@ -1390,8 +1366,8 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
     record.degradedLevel = m_degradedLevel >= 0                       ? m_degradedLevel
                            : m_attempt.candidate >= 0 && status < 400 ? candidate().degradationLevel
                                                                       : 0;
-    if (m_lastErrorClass != ErrorClass::None)
-        record.errorClass = resilience::errorClassName(m_lastErrorClass);
+    if (m_failures.lastErrorClass != ErrorClass::None)
+        record.errorClass = resilience::errorClassName(m_failures.lastErrorClass);
     countTokens(record);
     m_services.recorder.endLive(&m_trace);
     // The request's log line is written from this record by its sink (telemetry/request_log).
@@ -1403,11 +1379,6 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
 
 // ---- the client's error when nothing answered ---------------------------------------------------
 
-QString ChatExecution::triedProviders() const
-{
-    return m_attemptSummaries.join(QStringLiteral(", "));
-}
-
 protocol::ApiError ChatExecution::budgetCutError() const
 {
     return upstreamError(504, QStringLiteral("upstream_timeout"),
@@ -1416,137 +1387,10 @@ protocol::ApiError ChatExecution::budgetCutError() const
                              .arg(providerId()));
 }
 
-protocol::ApiError ChatExecution::budgetError() const
+FinalErrorWording ChatExecution::errorWording() const
 {
-    const QString last =
-        m_lastError ? m_lastError->message : QStringLiteral("no provider answered in time.");
-    return upstreamError(
-        504, QStringLiteral("timeout_budget_exhausted"),
-        QStringLiteral("The request's time budget of %1 "
-                       "(x-switchyard-timeout-budget-ms) ran out after %2 "
-                       "attempt(s); the last: %3")
-            .arg(millisecondsText(m_context.timeoutBudget.value_or(milliseconds(0))))
-            .arg(m_plan.attempts())
-            .arg(last));
-}
-
-protocol::ApiError ChatExecution::retriesStoppedError() const
-{
-    // The last provider's status and type (a 429 stays a rate limit for the client's SDK),
-    // with the limit that ended the retries as the code.
-    protocol::ApiError error =
-        m_lastError ? *m_lastError
-                    : upstreamError(502, QString(), QStringLiteral("no provider answered."));
-    const QString limit =
-        m_retryStop == RetryStop::AttemptsExhausted
-            ? QStringLiteral("the attempt cap of %1 (retries.max_attempts) was reached")
-                  .arg(m_config->resilience.retries.maxAttempts)
-            : m_retryStopReason;
-    error.code = resilience::retryStopCode(m_retryStop);
-    error.message = QStringLiteral("No answer after %1 attempt(s): %2. Tried %3; the last: %4")
-                        .arg(m_plan.attempts())
-                        .arg(limit, triedProviders(),
-                             m_lastError ? m_lastError->message : QStringLiteral("none"));
-    if (m_retryStop == RetryStop::RetryBudgetSpent && error.retryAfter.isEmpty())
-        error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
-    return error;
-}
-
-std::optional<protocol::ApiError> ChatExecution::rateLimitedError() const
-{
-    QStringList cooling;
-    milliseconds soonest = milliseconds::max();
-    QSet<int> named;
-    for (int index : m_coolingCandidates) {
-        const routing::RouteCandidate &cooled = m_plan.candidates()[index];
-        const milliseconds left = m_services.health.coolDownLeft(cooled.endpoint);
-        if (left.count() <= 0 || named.contains(cooled.endpoint))
-            continue;
-        named.insert(cooled.endpoint);
-        soonest = std::min(soonest, left);
-        cooling.append(QStringLiteral("`%1` for %2").arg(cooled.providerId, secondsText(left)));
-    }
-    if (cooling.isEmpty())
-        return std::nullopt;
-    QString message = QStringLiteral("Every endpoint for model `%1` that could take the request "
-                                     "is rate limited: %2 more.")
-                          .arg(m_request.model, cooling.join(QStringLiteral(", ")));
-    if (m_lastError && m_lastError->status == 429)
-        message += QStringLiteral(" The last said: %1").arg(m_lastError->message);
-    return protocol::ApiError{429,
-                              message,
-                              QStringLiteral("rate_limit_error"),
-                              {},
-                              QStringLiteral("upstream_rate_limited"),
-                              retryAfterSeconds(soonest)};
-}
-
-protocol::ApiError ChatExecution::unavailableError() const
-{
-    // Every endpoint that could serve is down: when the soonest comes back, and why each is out.
-    QStringList reasons;
-    milliseconds soonest = milliseconds::max();
-    const auto describe = [&](int endpoint, const QString &id, const QString &fallback) {
-        const qint64 untilAdmit = m_services.health.msUntilAdmit(endpoint);
-        if (untilAdmit >= 0)
-            soonest = std::min(soonest, milliseconds(untilAdmit));
-        const QString reason = m_services.health.unavailableReason(endpoint);
-        reasons.append(QStringLiteral("`%1` (%2%3)")
-                           .arg(id, reason.isEmpty() ? fallback : reason,
-                                untilAdmit > 0 ? QStringLiteral("; half-open in %1")
-                                                     .arg(secondsText(milliseconds(untilAdmit)))
-                                               : QString()));
-    };
-    protocol::ApiError error;
-    if (m_decision.candidates.isEmpty()) {
-        // The router found no endpoint it could choose (all unavailable, or no agent idle).
-        for (int endpoint : m_decision.unavailable)
-            describe(endpoint, m_services.health.providerConfig(endpoint).id, {});
-        error = protocol::ApiError::serviceUnavailable(
-            reasons.isEmpty()
-                ? QStringLiteral("No endpoint can take this request now: %1.")
-                      .arg(m_decision.steps.isEmpty() ? QString() : m_decision.steps.last().detail)
-                : QStringLiteral("No endpoint for model `%1` can take the request now: %2.")
-                      .arg(m_request.model, reasons.join(QStringLiteral(", "))));
-        error.code = QStringLiteral("no_route_candidate");
-    } else {
-        for (const resilience::CandidateSkip &skip : m_skips) {
-            const routing::RouteCandidate &skipped = m_plan.candidates()[skip.candidateIndex];
-            describe(skipped.endpoint, skipped.providerId, resilience::skipReasonText(skip.reason));
-        }
-        error = protocol::ApiError::serviceUnavailable(
-            QStringLiteral("No endpoint for model `%1` could take the request: %2.")
-                .arg(m_request.model, reasons.join(QStringLiteral(", "))));
-        error.code = QStringLiteral("no_endpoint_available");
-    }
-    error.retryAfter = retryAfterSeconds(
-        soonest == milliseconds::max() || soonest.count() == 0 ? kRetryAfterNoEndpoint : soonest);
-    return error;
-}
-
-protocol::ApiError ChatExecution::finalError() const
-{
-    if (m_budgetRanOut && m_deadlineIsClientBudget)
-        return budgetError();
-    if (m_retryStop == RetryStop::AttemptsExhausted || m_retryStop == RetryStop::RetryBudgetSpent)
-        return retriesStoppedError();
-    if (m_lastErrorClass != ErrorClass::RequestRejected) {
-        if (std::optional<protocol::ApiError> limited = rateLimitedError())
-            return *limited;
-    }
-    if (m_lastError)
-        return *m_lastError;
-    if (m_shed) {
-        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
-            QStringLiteral("Every endpoint of tier `%1` is unavailable and its fallbacks take "
-                           "only part of its traffic; this request was not admitted. Retry "
-                           "shortly.")
-                .arg(m_decision.tier));
-        error.code = QStringLiteral("tier_degraded");
-        error.retryAfter = retryAfterSeconds(kRetryAfterNoEndpoint);
-        return error;
-    }
-    return unavailableError();
+    return FinalErrorWording(m_failures, m_plan, m_decision, m_services.health, *m_config,
+                             m_context, m_request.model, m_deadlineIsClientBudget);
 }
 
 } // namespace switchyard::execution

@@ -2,6 +2,7 @@
 
 #include "config/config.h"
 #include "execution/client_channel.h"
+#include "execution/final_error.h"
 #include "health/health_registry.h"
 #include "protocol/chat_request.h"
 #include "protocol/token_estimate.h"
@@ -239,13 +240,8 @@ private:
     void streamAnswerComplete();
     void complete(int status, const QString &outcomeCode);
 
-    protocol::ApiError finalError() const;
-    protocol::ApiError budgetError() const;
     protocol::ApiError budgetCutError() const; // the attempt the budget cut short
-    protocol::ApiError retriesStoppedError() const;
-    std::optional<protocol::ApiError> rateLimitedError() const;
-    protocol::ApiError unavailableError() const;
-    QString triedProviders() const;
+    FinalErrorWording errorWording() const;
 
     const routing::RouteCandidate &candidate() const;
     QString providerId() const;
@@ -268,8 +264,8 @@ private:
 
     std::optional<QCoro::Task<>> m_run;
     std::coroutine_handle<> m_suspended;
-    // The attempt that just ended, for run(). Held apart, as m_lastError: a held stream has
-    // neither, and inline they were a tenth of the object.
+    // The attempt that just ended, for run(). Held apart, as FailureHistory::lastError: a held
+    // stream has neither, and inline they were a tenth of the object.
     std::unique_ptr<AttemptFailure> m_failure;
     timing::Deadline m_wait; // a backoff or a cool-down being waited out
 
@@ -285,18 +281,8 @@ private:
 
     bool m_countedInRetryBudget = false;
     bool m_holdsRetrySlot = false;
-    bool m_shed = false; // a degraded tier's fallbacks did not admit this request
-    bool m_budgetRanOut = false;
     bool m_waitedForCoolDown = false;
-    resilience::RetryStop m_retryStop = resilience::RetryStop::None;
-    QString m_retryStopReason;
-    QList<resilience::CandidateSkip> m_skips;
-    QList<int> m_coolingCandidates; // answered 429 or passed over while cooling down
-    // Each attempt's provider and how it ended, for errors that name them.
-    QStringList m_attemptSummaries;
-    std::unique_ptr<protocol::ApiError> m_lastError;
-    QString m_lastErrorProvider;
-    resilience::ErrorClass m_lastErrorClass = resilience::ErrorClass::None;
+    FailureHistory m_failures;
 
     bool m_sawDone = false;
     // What providers relayed to the client, for the token estimate when none reported usage;
