@@ -45,7 +45,7 @@ struct ClientRequest;
 }
 
 namespace switchyard::execution {
-class ChatExecution;
+class RequestExecution;
 }
 
 namespace switchyard::http {
@@ -176,7 +176,7 @@ private:
     std::function<QByteArray()> m_metricsText;
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
-    QHash<execution::ChatExecution *, bool> m_executions;
+    QHash<execution::RequestExecution *, bool> m_executions;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate;

@@ -1,4 +1,4 @@
-#include "execution/chat_execution.h"
+#include "execution/request_execution.h"
 
 #include "health/health_registry.h"
 #include "logging/log_line.h"
@@ -72,12 +72,12 @@ QByteArray headerSafe(const QString &text)
 
 } // namespace
 
-ChatExecution::ChatExecution(ExecutionServices services,
-                             std::shared_ptr<const config::Config> config,
-                             protocol::ChatRequest request, QByteArray body,
-                             routing::RequestContext context, routing::RouteDecision decision,
-                             telemetry::TraceBuilder trace, std::unique_ptr<ClientChannel> client,
-                             QObject *parent)
+RequestExecution::RequestExecution(ExecutionServices services,
+                                   std::shared_ptr<const config::Config> config,
+                                   protocol::ChatRequest request, QByteArray body,
+                                   routing::RequestContext context, routing::RouteDecision decision,
+                                   telemetry::TraceBuilder trace,
+                                   std::unique_ptr<ClientChannel> client, QObject *parent)
     : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
       m_request(std::move(request)), m_body(std::move(body)), m_bodyModel(m_request.model),
       m_context(std::move(context)), m_decision(std::move(decision)), m_trace(std::move(trace)),
@@ -90,7 +90,7 @@ ChatExecution::ChatExecution(ExecutionServices services,
       m_wait(m_services.scheduler, [this] { resumeRun(); })
 {}
 
-ChatExecution::~ChatExecution()
+RequestExecution::~RequestExecution()
 {
     // Deleted while it runs (the engine shutting down): stop the call, give back what the
     // attempt holds, and let the coroutine reach its end so its frame is freed.
@@ -107,7 +107,7 @@ ChatExecution::~ChatExecution()
     resumeRun();
 }
 
-HeaderList ChatExecution::responseHeaders(const QString &provider, int degradedLevel) const
+HeaderList RequestExecution::responseHeaders(const QString &provider, int degradedLevel) const
 {
     const telemetry::Trace &trace = m_trace.trace();
     HeaderList headers =
@@ -124,15 +124,15 @@ HeaderList ChatExecution::responseHeaders(const QString &provider, int degradedL
 
 // ---- the run ------------------------------------------------------------------------------------
 
-void ChatExecution::setOperation(protocol::Operation operation, QByteArray operationBody,
-                                 bool nativeOnly)
+void RequestExecution::setOperation(protocol::Operation operation, QByteArray operationBody,
+                                    bool nativeOnly)
 {
     m_operation = operation;
     m_operationBody = std::move(operationBody);
     m_nativeOnly = nativeOnly;
 }
 
-void ChatExecution::start()
+void RequestExecution::start()
 {
     m_client->setListener(this);
     if (!m_client->connected()) {
@@ -183,13 +183,13 @@ void ChatExecution::start()
     m_run.emplace(run());
 }
 
-void ChatExecution::resumeRun()
+void RequestExecution::resumeRun()
 {
     if (std::coroutine_handle<> waiting = std::exchange(m_suspended, {}))
         waiting.resume();
 }
 
-QCoro::Task<> ChatExecution::run()
+QCoro::Task<> RequestExecution::run()
 {
     const config::RetryConfig &retries = m_config->resilience.retries;
     while (!m_done) {
@@ -296,7 +296,7 @@ QCoro::Task<> ChatExecution::run()
     }
 }
 
-int ChatExecution::takeNextCandidate(bool *tookFailoverSlot)
+int RequestExecution::takeNextCandidate(bool *tookFailoverSlot)
 {
     const resilience::AttemptPlan::Gate gate =
         [this, tookFailoverSlot](const routing::RouteCandidate &next,
@@ -333,7 +333,7 @@ int ChatExecution::takeNextCandidate(bool *tookFailoverSlot)
     return next;
 }
 
-int ChatExecution::soonestCoolingCandidate() const
+int RequestExecution::soonestCoolingCandidate() const
 {
     int soonest = -1;
     milliseconds soonestLeft = milliseconds::max();
@@ -349,7 +349,7 @@ int ChatExecution::soonestCoolingCandidate() const
 }
 
 std::optional<resilience::SkipReason>
-ChatExecution::operationMismatch(const routing::RouteCandidate &next)
+RequestExecution::operationMismatch(const routing::RouteCandidate &next)
 {
     if (m_operation == protocol::Operation::Chat)
         return std::nullopt;
@@ -366,7 +366,7 @@ ChatExecution::operationMismatch(const routing::RouteCandidate &next)
     return std::nullopt;
 }
 
-bool ChatExecution::tierIsDegraded() const
+bool RequestExecution::tierIsDegraded() const
 {
     const config::TierConfig *tier =
         m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
@@ -382,7 +382,7 @@ bool ChatExecution::tierIsDegraded() const
 
 // ---- starting an attempt ------------------------------------------------------------------------
 
-bool ChatExecution::startAttempt(int candidateIndex, bool failover)
+bool RequestExecution::startAttempt(int candidateIndex, bool failover)
 {
     const routing::RouteCandidate &chosen = m_plan.candidates()[candidateIndex];
     const int earlierInTier = m_plan.attemptsInTier(chosen.tier);
@@ -419,9 +419,9 @@ bool ChatExecution::startAttempt(int candidateIndex, bool failover)
 }
 
 upstream::adapters::AdapterRequest
-ChatExecution::providerRequest(const routing::RouteCandidate &chosen,
-                               const config::ProviderConfig &provider, bool passThrough,
-                               const QByteArray &attemptSpanId) const
+RequestExecution::providerRequest(const routing::RouteCandidate &chosen,
+                                  const config::ProviderConfig &provider, bool passThrough,
+                                  const QByteArray &attemptSpanId) const
 {
     upstream::adapters::AdapterRequest request{
         passThrough ? m_operation : protocol::Operation::Chat,
@@ -442,7 +442,7 @@ ChatExecution::providerRequest(const routing::RouteCandidate &chosen,
     return request;
 }
 
-AttemptScope ChatExecution::attemptScope()
+AttemptScope RequestExecution::attemptScope()
 {
     return AttemptScope{m_services.transport,
                         m_services.health,
@@ -455,7 +455,7 @@ AttemptScope ChatExecution::attemptScope()
                         m_deadline};
 }
 
-void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
+void RequestExecution::refuseForProvider(const protocol::ApiError &refusal)
 {
     // The request asks for something this provider's protocol cannot express: the client's
     // fault, so nothing is sent and the endpoint's health is untouched.
@@ -476,7 +476,7 @@ void ChatExecution::refuseForProvider(const protocol::ApiError &refusal)
 
 // ---- what the client and the attempt report ----------------------------------------------------
 
-void ChatExecution::onClientGone()
+void RequestExecution::onClientGone()
 {
     // While an ending path writes the final answer (or drops a stalled client), a disconnect it
     // causes must not replace the outcome that path records.
@@ -488,14 +488,14 @@ void ChatExecution::onClientGone()
     complete(499, QStringLiteral("client_disconnected"));
 }
 
-void ChatExecution::onClientDrained()
+void RequestExecution::onClientDrained()
 {
     if (m_done || !m_attempt)
         return;
     m_attempt->clientDrained();
 }
 
-void ChatExecution::streamCommitted()
+void RequestExecution::streamCommitted()
 {
     // No other attempt can follow, so the client's request is not needed again. An agent's
     // request carries its whole conversation; held streams would otherwise keep it, besides the
@@ -506,29 +506,29 @@ void ChatExecution::streamCommitted()
     m_context.headers = {};
 }
 
-HeaderList ChatExecution::answerHeaders() const
+HeaderList RequestExecution::answerHeaders() const
 {
     return responseHeaders(m_attempt->providerId(), m_attempt->candidate().degradationLevel);
 }
 
-void ChatExecution::providerAnswerRelayed(QByteArrayView text)
+void RequestExecution::providerAnswerRelayed(QByteArrayView text)
 {
     m_providerAnswered = true;
     m_answerText.add(text);
 }
 
-void ChatExecution::answerFinishing()
+void RequestExecution::answerFinishing()
 {
     m_finishing = true;
 }
 
-void ChatExecution::answered(int status)
+void RequestExecution::answered(int status)
 {
     endAttempt(CallOutcome::Success, QStringLiteral("ok"));
     complete(status, QStringLiteral("ok"));
 }
 
-void ChatExecution::budgetRanOutMidStream()
+void RequestExecution::budgetRanOutMidStream()
 {
     m_failures.budgetRanOut = true;
     const protocol::ApiError error = errorWording().budgetError();
@@ -538,7 +538,7 @@ void ChatExecution::budgetRanOutMidStream()
     complete(error.status, error.code);
 }
 
-void ChatExecution::clientStalled()
+void RequestExecution::clientStalled()
 {
     m_finishing = true;
     m_client->abort();
@@ -546,7 +546,7 @@ void ChatExecution::clientStalled()
     complete(499, QStringLiteral("client_stalled"));
 }
 
-void ChatExecution::attemptFailed(AttemptFailure failure)
+void RequestExecution::attemptFailed(AttemptFailure failure)
 {
     const QString provider = m_attempt->providerId();
     // The gateway's own overload says nothing about the provider, whatever the error's class.
@@ -601,7 +601,7 @@ void ChatExecution::attemptFailed(AttemptFailure failure)
 
 // ---- endings ------------------------------------------------------------------------------------
 
-void ChatExecution::countTokens(telemetry::RequestRecord &record) const
+void RequestExecution::countTokens(telemetry::RequestRecord &record) const
 {
     // Counting tokens costs nothing at the provider, and the count it answers is its result,
     // not usage: the request has no token counts at all, reported or estimated.
@@ -626,13 +626,13 @@ void ChatExecution::countTokens(telemetry::RequestRecord &record) const
     record.tokensEstimated = true;
 }
 
-void ChatExecution::endAttempt(CallOutcome outcome, const QString &detail)
+void RequestExecution::endAttempt(CallOutcome outcome, const QString &detail)
 {
     if (m_attempt && m_attempt->end(outcome, detail))
         releaseRetrySlot();
 }
 
-bool ChatExecution::takeRetrySlot()
+bool RequestExecution::takeRetrySlot()
 {
     if (m_holdsRetrySlot)
         return true;
@@ -649,7 +649,7 @@ bool ChatExecution::takeRetrySlot()
     return true;
 }
 
-void ChatExecution::releaseRetrySlot()
+void RequestExecution::releaseRetrySlot()
 {
     if (!m_holdsRetrySlot)
         return;
@@ -657,7 +657,7 @@ void ChatExecution::releaseRetrySlot()
     m_services.retryBudget.retryFinished();
 }
 
-void ChatExecution::finishWithoutAnswer()
+void RequestExecution::finishWithoutAnswer()
 {
     const protocol::ApiError error = errorWording().finalError();
     // The ladder's lower rungs answer for providers that failed, never for a request that
@@ -683,7 +683,7 @@ void ChatExecution::finishWithoutAnswer()
     complete(error.status, error.code.isEmpty() ? error.type : error.code);
 }
 
-void ChatExecution::answerDegraded(int level, const QString &content, const QString &reason)
+void RequestExecution::answerDegraded(int level, const QString &content, const QString &reason)
 {
     resilience::SyntheticAnswer answer;
     answer.id = "chatcmpl-" + m_trace.trace().requestId;
@@ -722,7 +722,7 @@ void ChatExecution::answerDegraded(int level, const QString &content, const QStr
     complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
 }
 
-void ChatExecution::complete(int status, const QString &outcomeCode)
+void RequestExecution::complete(int status, const QString &outcomeCode)
 {
     if (m_done)
         return;
@@ -758,7 +758,7 @@ void ChatExecution::complete(int status, const QString &outcomeCode)
     resumeRun(); // a run waiting for this attempt or a wait sees the request done and ends
 }
 
-FinalErrorWording ChatExecution::errorWording() const
+FinalErrorWording RequestExecution::errorWording() const
 {
     return FinalErrorWording(m_failures, m_plan, m_decision, m_services.health, *m_config,
                              m_context, m_request.model, m_deadline.isClientBudget);

@@ -34,7 +34,7 @@ class AdmissionController;
 
 namespace switchyard::execution {
 
-class ChatExecution;
+class RequestExecution;
 
 // What an execution borrows from the engine that owns it; all of it lives on the engine thread.
 struct ExecutionServices {
@@ -49,27 +49,30 @@ struct ExecutionServices {
     // Called once, when the client has its answer or is gone. The execution may still be inside
     // its own callbacks: delete it later. A callback, not a signal: a connection per request
     // cost each held stream about 270 bytes.
-    std::function<void(ChatExecution *)> finished;
+    std::function<void(RequestExecution *)> finished;
 };
 
-// The run of one chat completion, from the moment it was routed until the client has its answer
-// (or its error). run() is the attempt loop as a coroutine: take the next candidate that admits
-// the request, try it, classify the failure, maybe wait, go on; down the degradation ladder when
-// nothing answered. Each try is an Attempt, an observer of its upstream call that relays the
-// answer to the client; once its first byte has reached the client the provider is never
-// switched. Every timeout and wait is a Deadline of the engine's one scheduler, so tests run it
-// in simulated time. The client is reached only through its ClientChannel: no client protocol is
-// known here. When nothing answered, FinalErrorWording words the client's error.
-class ChatExecution final : public QObject, private ClientListener, private AttemptListener {
+// The run of one request that providers answer, whatever its endpoint (chat, legacy completions,
+// embeddings, the Responses API, Anthropic's Messages and their token count), from the moment it
+// was routed until the client has its answer (or its error). run() is the attempt loop as a
+// coroutine: take the next candidate that admits the request, try it, classify the failure, maybe
+// wait, go on; down the degradation ladder when nothing answered. Each try is an Attempt, an
+// observer of its upstream call that relays the answer to the client; once its first byte has
+// reached the client the provider is never switched. Every timeout and wait is a Deadline of the
+// engine's one scheduler, so tests run it in simulated time. The client is reached only through its
+// ClientChannel: no client protocol is known here. When nothing answered, FinalErrorWording words
+// the client's error.
+class RequestExecution final : public QObject, private ClientListener, private AttemptListener {
     Q_OBJECT
 public:
-    ChatExecution(ExecutionServices services, std::shared_ptr<const config::Config> config,
-                  protocol::ChatRequest request, QByteArray body, routing::RequestContext context,
-                  routing::RouteDecision decision, telemetry::TraceBuilder trace,
-                  std::unique_ptr<ClientChannel> client, QObject *parent = nullptr);
+    RequestExecution(ExecutionServices services, std::shared_ptr<const config::Config> config,
+                     protocol::ChatRequest request, QByteArray body,
+                     routing::RequestContext context, routing::RouteDecision decision,
+                     telemetry::TraceBuilder trace, std::unique_ptr<ClientChannel> client,
+                     QObject *parent = nullptr);
     // An execution deleted while it runs (the engine shutting down) aborts its upstream call
     // and records nothing more.
-    ~ChatExecution() override;
+    ~RequestExecution() override;
 
     // Before start(), for an operation other than chat: `request` and `body` given to the
     // constructor are then what a provider that does not speak the operation is sent (the
@@ -89,7 +92,7 @@ private:
     // The coroutine's one way to wait: for the attempt to end, or for m_wait. Whatever ends the
     // wait resumes it through resumeRun(); it then looks at m_done and m_failure.
     struct Suspend {
-        ChatExecution *execution;
+        RequestExecution *execution;
         bool await_ready() const noexcept { return false; }
         void await_suspend(std::coroutine_handle<> waiting) noexcept
         {
