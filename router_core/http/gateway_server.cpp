@@ -625,9 +625,9 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
     return decision;
 }
 
-std::unique_ptr<OpenAiChannel> GatewayServer::clientChannel(ResponseWriter writer,
-                                                            ingress::ClientRequest &client,
-                                                            const QByteArray &requestId)
+std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter writer,
+                                                                ingress::ClientRequest &client,
+                                                                const QByteArray &requestId)
 {
     switch (client.operation) {
     case protocol::Operation::Messages:
@@ -642,7 +642,7 @@ std::unique_ptr<OpenAiChannel> GatewayServer::clientChannel(ResponseWriter write
     case protocol::Operation::Completions:
         break;
     }
-    return std::make_unique<OpenAiChannel>(std::move(writer));
+    return std::make_unique<HttpClientChannel>(std::move(writer));
 }
 
 void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace,
@@ -664,7 +664,7 @@ void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace
                                                 m_services.loop,
                                                 jitter,
                                                 finished};
-    std::unique_ptr<OpenAiChannel> channel =
+    std::unique_ptr<HttpClientChannel> channel =
         clientChannel(std::move(writer), client, trace.trace().requestId);
     auto *execution = new execution::RequestExecution(
         services, table.snapshot(), std::move(client.chat), std::move(client.chatBody),
