@@ -2,12 +2,15 @@
 
 #include "execution/client_channel.h"
 #include "http/messages_answers.h"
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "ingress/responses_ingress.h"
 
 #include <QObject>
 
 namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
 
 // The client protocols the executor answers through, one per ingress. OpenAI's chat protocol
 // is the executor's own: what it writes goes out as it is.
