@@ -1,6 +1,6 @@
 #include "http/client_channels.h"
 
-#include "http/chunked_encoding.h"
+#include "httpwire/chunked_encoding.h"
 
 #include <QTcpSocket>
 #include <cctype>
@@ -55,11 +55,11 @@ void HttpClientChannel::sendStreamEvents(const QList<upstream::SseEvent> &events
 {
     // Framed in the thread's lent buffer: an event costs no allocation once it has grown, and a
     // held stream keeps no buffer of its own.
-    QByteArray wire = borrowFramingBuffer();
+    QByteArray wire = httpwire::borrowFramingBuffer();
     for (const upstream::SseEvent &event : events)
         event.appendWire(wire);
     writeStreamBytes(wire, sendNow);
-    giveBackFramingBuffer(std::move(wire));
+    httpwire::giveBackFramingBuffer(std::move(wire));
 }
 
 void HttpClientChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)

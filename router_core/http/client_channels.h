@@ -2,12 +2,15 @@
 
 #include "execution/client_channel.h"
 #include "http/messages_answers.h"
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "ingress/responses_ingress.h"
 
 #include <QObject>
 
 namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
 
 // The client protocols the executor answers through, one per ingress, all on this base: the
 // ClientChannel of an HTTP client's connection, which tells the listener when the socket goes or

@@ -76,7 +76,7 @@ QByteArray requestIdFrom(const IncomingRequest &request)
 
 HeaderList identityHeaders(const telemetry::Trace &trace)
 {
-    return http::identityHeaders(trace.requestId, trace.traceId, "none");
+    return protocol::identityHeaders(trace.requestId, trace.traceId, "none");
 }
 
 QByteArray compactJson(const QJsonObject &object)

@@ -5,7 +5,7 @@
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
 #include "http/request_head.h"
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
@@ -49,6 +49,9 @@ class RequestExecution;
 }
 
 namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
 
 class HttpClientChannel;
 
