@@ -1,6 +1,6 @@
 #include "http/client_channels.h"
 
-#include "http/chunked_encoding.h"
+#include "httpwire/chunked_encoding.h"
 
 #include <QTcpSocket>
 #include <cctype>
@@ -22,9 +22,9 @@ HeaderList withIgnoredFields(const HeaderList &headers, const QStringList &ignor
 
 } // namespace
 
-OpenAiChannel::OpenAiChannel(ResponseWriter writer) : m_writer(std::move(writer)) {}
+HttpClientChannel::HttpClientChannel(ResponseWriter writer) : m_writer(std::move(writer)) {}
 
-void OpenAiChannel::setListener(execution::ClientListener *listener)
+void HttpClientChannel::setListener(execution::ClientListener *listener)
 {
     QTcpSocket *socket = m_writer.socket();
     if (!socket)
@@ -34,35 +34,35 @@ void OpenAiChannel::setListener(execution::ClientListener *listener)
     connect(socket, &QIODevice::bytesWritten, this, [listener] { listener->onClientDrained(); });
 }
 
-void OpenAiChannel::sendAnswer(int status, const HeaderList &headers, const QByteArray &openAiJson,
-                               execution::Dialect)
+void HttpClientChannel::sendAnswer(int status, const HeaderList &headers,
+                                   const QByteArray &openAiJson, execution::Dialect)
 {
     m_writer.sendWhole(status, headers, "application/json", openAiJson);
 }
 
-void OpenAiChannel::sendError(const protocol::ApiError &error, const HeaderList &headers)
+void HttpClientChannel::sendError(const protocol::ApiError &error, const HeaderList &headers)
 {
     m_writer.sendError(error, headers);
 }
 
-void OpenAiChannel::beginStream(const HeaderList &headers, execution::Dialect)
+void HttpClientChannel::beginStream(const HeaderList &headers, execution::Dialect)
 {
     // The first events follow at once (ClientChannel's contract): the head leaves with them.
     m_writer.beginEventStream(headers, false);
 }
 
-void OpenAiChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
+void HttpClientChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
     // Framed in the thread's lent buffer: an event costs no allocation once it has grown, and a
     // held stream keeps no buffer of its own.
-    QByteArray wire = borrowFramingBuffer();
+    QByteArray wire = httpwire::borrowFramingBuffer();
     for (const upstream::SseEvent &event : events)
         event.appendWire(wire);
     writeStreamBytes(wire, sendNow);
-    giveBackFramingBuffer(std::move(wire));
+    httpwire::giveBackFramingBuffer(std::move(wire));
 }
 
-void OpenAiChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)
+void HttpClientChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)
 {
     m_writer.writeStreamData(bytes, sendNow);
     if (sendNow || m_heldSendPosted)
@@ -80,7 +80,7 @@ void OpenAiChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)
         Qt::QueuedConnection);
 }
 
-void OpenAiChannel::failStream(const protocol::ApiError &error)
+void HttpClientChannel::failStream(const protocol::ApiError &error)
 {
     // An error event the OpenAI SDKs raise as an error; no [DONE], so it never looks complete.
     upstream::SseEvent event;
@@ -89,26 +89,26 @@ void OpenAiChannel::failStream(const protocol::ApiError &error)
     m_writer.endEventStream();
 }
 
-void OpenAiChannel::endStream()
+void HttpClientChannel::endStream()
 {
     m_writer.endEventStream();
 }
 
-void OpenAiChannel::abort()
+void HttpClientChannel::abort()
 {
     if (QTcpSocket *socket = m_writer.socket())
         socket->abort();
 }
 
 MessagesChannel::MessagesChannel(ResponseWriter writer, QStringList ignoredFields)
-    : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(ignoredFields))
+    : HttpClientChannel(std::move(writer)), m_ignoredFields(std::move(ignoredFields))
 {}
 
 void MessagesChannel::sendAnswer(int status, const HeaderList &headers,
                                  const QByteArray &openAiJson, execution::Dialect dialect)
 {
     if (dialect == execution::Dialect::Native) {
-        OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
+        HttpClientChannel::sendAnswer(status, headers, openAiJson, dialect);
         return;
     }
     const MessagesAnswers::WholeAnswer answer = m_messages.answer(status, openAiJson);
@@ -132,7 +132,7 @@ void MessagesChannel::beginStream(const HeaderList &headers, execution::Dialect 
 void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow)
 {
     if (m_streamDialect == execution::Dialect::Native) {
-        OpenAiChannel::sendStreamEvents(events, sendNow);
+        HttpClientChannel::sendStreamEvents(events, sendNow);
         return;
     }
     writeStreamBytes(m_messages.streamEvents(events), sendNow);
@@ -148,7 +148,7 @@ void MessagesChannel::failStream(const protocol::ApiError &error)
 
 ResponsesChannel::ResponsesChannel(ResponseWriter writer, ingress::ResponsesChatRequest request,
                                    QByteArray responseId)
-    : OpenAiChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
+    : HttpClientChannel(std::move(writer)), m_ignoredFields(std::move(request.ignoredFields)),
       m_responseId(responseId), m_stream(std::move(request.echo), std::move(responseId))
 {}
 
@@ -156,7 +156,7 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
                                   const QByteArray &openAiJson, execution::Dialect dialect)
 {
     if (dialect == execution::Dialect::Native) {
-        OpenAiChannel::sendAnswer(status, headers, openAiJson, dialect);
+        HttpClientChannel::sendAnswer(status, headers, openAiJson, dialect);
         return;
     }
     auto translated = ingress::responseFromCompletion(openAiJson, m_stream.echo(), m_responseId);
@@ -192,7 +192,7 @@ void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events,
             if (ok)
                 m_lastNativeSequenceNumber = number;
         }
-        OpenAiChannel::sendStreamEvents(events, sendNow);
+        HttpClientChannel::sendStreamEvents(events, sendNow);
         return;
     }
     QByteArray wire;

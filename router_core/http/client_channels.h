@@ -2,19 +2,25 @@
 
 #include "execution/client_channel.h"
 #include "http/messages_answers.h"
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "ingress/responses_ingress.h"
 
 #include <QObject>
 
 namespace switchyard::http {
 
-// The client protocols the executor answers through, one per ingress. OpenAI's chat protocol
-// is the executor's own: what it writes goes out as it is.
-class OpenAiChannel : public QObject, public execution::ClientChannel {
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
+
+// The client protocols the executor answers through, one per ingress, all on this base: the
+// ClientChannel of an HTTP client's connection, which tells the listener when the socket goes or
+// drains and writes what it is given as it is. OpenAI's chat protocol is the executor's own, so
+// OpenAI's endpoints (chat, legacy completions, embeddings) use this channel itself; the
+// Messages and Responses channels derive from it and translate on the way out.
+class HttpClientChannel : public QObject, public execution::ClientChannel {
     Q_OBJECT
 public:
-    explicit OpenAiChannel(ResponseWriter writer);
+    explicit HttpClientChannel(ResponseWriter writer);
 
     void setListener(execution::ClientListener *listener) override;
     bool connected() const override { return m_writer.socket() != nullptr; }
@@ -44,7 +50,7 @@ private:
 // Anthropic's shapes. An answer an anthropic provider gave (Dialect::Native) leaves as it came;
 // one translated from chat names the request fields it did not apply in
 // x-switchyard-ignored-fields. Keeps the state of a streamed answer being translated.
-class MessagesChannel final : public OpenAiChannel {
+class MessagesChannel final : public HttpClientChannel {
     Q_OBJECT
 public:
     MessagesChannel(ResponseWriter writer, QStringList ignoredFields);
@@ -67,7 +73,7 @@ private:
 // (Dialect::Native) leaves as it came. Errors keep OpenAI's envelope, which the Responses API
 // shares. A translated answer names the request fields it did not apply in
 // x-switchyard-ignored-fields.
-class ResponsesChannel final : public OpenAiChannel {
+class ResponsesChannel final : public HttpClientChannel {
     Q_OBJECT
 public:
     ResponsesChannel(ResponseWriter writer, ingress::ResponsesChatRequest request,

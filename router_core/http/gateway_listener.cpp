@@ -1,9 +1,9 @@
 #include "http/gateway_listener.h"
 
-#include "http/chunked_encoding.h"
 #include "http/messages_answers.h"
 #include "http/request_head.h"
-#include "http/status_line.h"
+#include "httpwire/chunked_encoding.h"
+#include "httpwire/status_line.h"
 #include "protocol/openai_error.h"
 #include "telemetry/trace.h"
 
@@ -298,12 +298,12 @@ private:
                     refuse(protocol::ApiError::payloadTooLarge(m_limits.maxBodyBytes));
                     return;
                 }
-                if (status == ChunkedDecoder::Status::Malformed) {
+                if (status == httpwire::ChunkedDecoder::Status::Malformed) {
                     refuse(protocol::ApiError::invalidRequest(
                         QStringLiteral("The request body's chunked encoding is malformed.")));
                     return;
                 }
-                if (status == ChunkedDecoder::Status::Finished)
+                if (status == httpwire::ChunkedDecoder::Status::Finished)
                     requestRead();
                 continue;
             }
@@ -391,7 +391,7 @@ private:
         ++m_requestsRead;
         m_requestStarted = false;
         if (head.chunked) {
-            m_chunkedBody = ChunkedDecoder();
+            m_chunkedBody = httpwire::ChunkedDecoder();
             m_state = State::ChunkedBody;
             changePhaseWhileReading(Phase::Body);
         } else if (head.contentLength > 0) {
@@ -478,7 +478,7 @@ private:
         // Refused before the request was handed on, so no handler adds the identity headers every
         // answer carries; fresh ids still let a client quote the refusal in a report.
         QByteArray answer;
-        appendStatusLine(answer, error.status);
+        httpwire::appendStatusLine(answer, error.status);
         answer += "Content-Type: application/json\r\n";
         answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
         answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
@@ -532,7 +532,7 @@ private:
     bool m_closeAfterCurrent = false; // it asked to close the connection after its answer
     std::vector<IncomingRequest> m_read; // read whole in this read, not yet handed on
     qint64 m_bodyRemaining = 0;
-    ChunkedDecoder m_chunkedBody;
+    httpwire::ChunkedDecoder m_chunkedBody;
 };
 
 } // namespace

@@ -1,7 +1,7 @@
 #include "http/gateway_server.h"
 
 #include "auth/client_authenticator.h"
-#include "execution/chat_execution.h"
+#include "execution/request_execution.h"
 #include "health/health_registry.h"
 #include "http/client_channels.h"
 #include "http/gateway_listener.h"
@@ -76,7 +76,7 @@ QByteArray requestIdFrom(const IncomingRequest &request)
 
 HeaderList identityHeaders(const telemetry::Trace &trace)
 {
-    return http::identityHeaders(trace.requestId, trace.traceId, "none");
+    return protocol::identityHeaders(trace.requestId, trace.traceId, "none");
 }
 
 QByteArray compactJson(const QJsonObject &object)
@@ -179,9 +179,9 @@ GatewayServer::~GatewayServer()
     // to QObject's child cleanup they could outlive them, and a client socket closing in that
     // cleanup would call into a destroyed retry budget. Their destructors abort the upstream
     // calls.
-    const QList<execution::ChatExecution *> open = m_executions.keys();
+    const QList<execution::RequestExecution *> open = m_executions.keys();
     m_executions.clear();
-    for (execution::ChatExecution *execution : open)
+    for (execution::RequestExecution *execution : open)
         delete execution;
 }
 
@@ -625,9 +625,9 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
     return decision;
 }
 
-std::unique_ptr<OpenAiChannel> GatewayServer::clientChannel(ResponseWriter writer,
-                                                            ingress::ClientRequest &client,
-                                                            const QByteArray &requestId)
+std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter writer,
+                                                                ingress::ClientRequest &client,
+                                                                const QByteArray &requestId)
 {
     switch (client.operation) {
     case protocol::Operation::Messages:
@@ -642,7 +642,7 @@ std::unique_ptr<OpenAiChannel> GatewayServer::clientChannel(ResponseWriter write
     case protocol::Operation::Completions:
         break;
     }
-    return std::make_unique<OpenAiChannel>(std::move(writer));
+    return std::make_unique<HttpClientChannel>(std::move(writer));
 }
 
 void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace,
@@ -650,7 +650,7 @@ void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace
                             routing::RouteDecision decision)
 {
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
-    const auto finished = [this](execution::ChatExecution *execution) {
+    const auto finished = [this](execution::RequestExecution *execution) {
         m_executions.remove(execution);
         execution->deleteLater(); // it may still be inside its own callbacks
         emit inFlightChanged(int(m_executions.size()));
@@ -664,9 +664,9 @@ void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace
                                                 m_services.loop,
                                                 jitter,
                                                 finished};
-    std::unique_ptr<OpenAiChannel> channel =
+    std::unique_ptr<HttpClientChannel> channel =
         clientChannel(std::move(writer), client, trace.trace().requestId);
-    auto *execution = new execution::ChatExecution(
+    auto *execution = new execution::RequestExecution(
         services, table.snapshot(), std::move(client.chat), std::move(client.chatBody),
         std::move(client.context), std::move(decision), std::move(trace), std::move(channel), this);
     if (client.operation != protocol::Operation::Chat)

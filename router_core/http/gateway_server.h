@@ -5,7 +5,7 @@
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
 #include "http/request_head.h"
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
@@ -45,12 +45,15 @@ struct ClientRequest;
 }
 
 namespace switchyard::execution {
-class ChatExecution;
+class RequestExecution;
 }
 
 namespace switchyard::http {
 
-class OpenAiChannel;
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
+
+class HttpClientChannel;
 
 // What the server borrows from the engine that composes it; all of it lives on the engine thread
 // and outlives the server.
@@ -148,9 +151,9 @@ private:
                                         const routing::RoutingTable &table,
                                         const routing::RequestContext &context);
     // The channel that answers in the client's protocol.
-    static std::unique_ptr<OpenAiChannel> clientChannel(ResponseWriter writer,
-                                                        ingress::ClientRequest &client,
-                                                        const QByteArray &requestId);
+    static std::unique_ptr<HttpClientChannel> clientChannel(ResponseWriter writer,
+                                                            ingress::ClientRequest &client,
+                                                            const QByteArray &requestId);
     void execute(ResponseWriter writer, telemetry::TraceBuilder trace,
                  const routing::RoutingTable &table, ingress::ClientRequest client,
                  routing::RouteDecision decision);
@@ -176,7 +179,7 @@ private:
     std::function<QByteArray()> m_metricsText;
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
-    QHash<execution::ChatExecution *, bool> m_executions;
+    QHash<execution::RequestExecution *, bool> m_executions;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "ingress/anthropic_ingress.h"
 #include "protocol/openai_error.h"
 #include "upstream/sse_parser.h"
@@ -10,6 +10,9 @@
 #include <variant>
 
 namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
 
 // The answers of POST /v1/messages and its count_tokens, in Anthropic's shapes. The request was
 // read by ingress/ (passed through to an anthropic provider, translated to chat for the others);

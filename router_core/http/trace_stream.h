@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "telemetry/request_recorder.h"
 #include "telemetry/trace_json.h"
 
@@ -9,6 +9,9 @@
 #include <list>
 
 namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
 
 // GET /admin/v1/traces/stream: a text/event-stream of requests as they finish
 // (`trace.finished`, the record) and, every second, of those still running (`trace.running`),

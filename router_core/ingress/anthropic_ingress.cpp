@@ -467,19 +467,16 @@ SseEvent anthropicEvent(const QString &type, QJsonObject data)
 
 } // namespace
 
-void MessagesStreamWriter::start(const QJsonObject &chunk, QList<SseEvent> &events)
+void MessagesStreamWriter::startAnswer(const QJsonObject &firstChunk, QList<SseEvent> &events)
 {
-    if (m_started)
-        return;
-    m_started = true;
     events.append(anthropicEvent(
         u"message_start"_s,
         {{u"message"_s,
           QJsonObject{
-              {u"id"_s, chunk.value(u"id"_s).toString()},
+              {u"id"_s, firstChunk.value(u"id"_s).toString()},
               {u"type"_s, u"message"_s},
               {u"role"_s, u"assistant"_s},
-              {u"model"_s, chunk.value(u"model"_s).toString()},
+              {u"model"_s, firstChunk.value(u"model"_s).toString()},
               {u"content"_s, QJsonArray()},
               {u"stop_reason"_s, QJsonValue::Null},
               {u"stop_sequence"_s, QJsonValue::Null},
@@ -505,86 +502,66 @@ void MessagesStreamWriter::openBlock(Block kind, const QJsonObject &contentBlock
                                  {{u"index"_s, m_openIndex}, {u"content_block"_s, contentBlock}}));
 }
 
-void MessagesStreamWriter::finishMessage(QList<SseEvent> &events)
+void MessagesStreamWriter::appendText(const QString &text, QList<SseEvent> &events)
+{
+    if (m_openBlock != Block::Text)
+        openBlock(Block::Text, {{u"type"_s, u"text"_s}, {u"text"_s, u""_s}}, events);
+    events.append(anthropicEvent(
+        u"content_block_delta"_s,
+        {{u"index"_s, m_openIndex},
+         {u"delta"_s, QJsonObject{{u"type"_s, u"text_delta"_s}, {u"text"_s, text}}}}));
+}
+
+void MessagesStreamWriter::appendRefusal(const QString &, QList<SseEvent> &)
+{
+    // A Messages answer has no content block for the text of a chat refusal: it is left out.
+}
+
+std::optional<protocol::ApiError>
+MessagesStreamWriter::appendToolCallPiece(const ToolCallPiece &piece, QList<SseEvent> &events)
+{
+    if (piece.id || !m_blockOfToolCall.contains(piece.index)) {
+        openBlock(Block::Tool,
+                  {{u"type"_s, u"tool_use"_s},
+                   {u"id"_s, piece.id.value_or(QString())},
+                   {u"name"_s, piece.name},
+                   {u"input"_s, QJsonObject()}},
+                  events);
+        m_blockOfToolCall.insert(piece.index, m_openIndex);
+    }
+    if (!piece.arguments.isEmpty()) {
+        events.append(
+            anthropicEvent(u"content_block_delta"_s,
+                           {{u"index"_s, m_blockOfToolCall.value(piece.index)},
+                            {u"delta"_s, QJsonObject{{u"type"_s, u"input_json_delta"_s},
+                                                     {u"partial_json"_s, piece.arguments}}}}));
+    }
+    return std::nullopt;
+}
+
+void MessagesStreamWriter::finishAnswer(QList<SseEvent> &events)
 {
     closeBlock(events);
-    QJsonObject usage = anthropicUsage(m_usage);
-    if (m_usage.promptTokens < 0)
+    const Usage reported = usageFromOpenAi(m_reader.chatUsage().toObject());
+    QJsonObject usage = anthropicUsage(reported);
+    if (reported.promptTokens < 0)
         usage.remove(u"input_tokens"_s);
+    // A stream that gave no finish_reason ends as a whole answer would: end_turn.
     events.append(anthropicEvent(
         u"message_delta"_s,
         {{u"delta"_s,
-          QJsonObject{{u"stop_reason"_s, m_stopReason.isEmpty() ? u"end_turn"_s : m_stopReason},
+          QJsonObject{{u"stop_reason"_s, stopReasonFromFinishReason(m_reader.finishReason())},
                       {u"stop_sequence"_s, QJsonValue::Null}}},
          {u"usage"_s, usage}}));
     events.append(anthropicEvent(u"message_stop"_s, {}));
-    m_completed = true;
 }
 
-QList<SseEvent> MessagesStreamWriter::feed(const SseEvent &openAiEvent)
+void MessagesStreamWriter::failAnswer(const protocol::ApiError &error, QList<SseEvent> &events)
 {
-    QList<SseEvent> events;
-    if (m_completed || m_failed)
-        return events;
-    if (openAiEvent.isDone()) {
-        start({}, events);
-        finishMessage(events);
-        return events;
-    }
-    const QJsonObject chunk = QJsonDocument::fromJson(openAiEvent.data).object();
-    if (chunk.isEmpty())
-        return events;
-    start(chunk, events);
-    if (chunk.value(u"usage"_s).isObject())
-        m_usage = usageFromOpenAi(chunk.value(u"usage"_s).toObject());
-    const QJsonObject choice = chunk.value(u"choices"_s).toArray().at(0).toObject();
-    const QJsonObject delta = choice.value(u"delta"_s).toObject();
-
-    const QString text = delta.value(u"content"_s).toString();
-    if (!text.isEmpty()) {
-        if (m_openBlock != Block::Text)
-            openBlock(Block::Text, {{u"type"_s, u"text"_s}, {u"text"_s, u""_s}}, events);
-        events.append(anthropicEvent(
-            u"content_block_delta"_s,
-            {{u"index"_s, m_openIndex},
-             {u"delta"_s, QJsonObject{{u"type"_s, u"text_delta"_s}, {u"text"_s, text}}}}));
-    }
-    for (const QJsonValue &value : delta.value(u"tool_calls"_s).toArray()) {
-        const QJsonObject call = value.toObject();
-        const int callIndex = call.value(u"index"_s).toInt();
-        const QJsonObject function = call.value(u"function"_s).toObject();
-        if (call.contains(u"id"_s) || !m_blockOfToolCall.contains(callIndex)) {
-            openBlock(Block::Tool,
-                      {{u"type"_s, u"tool_use"_s},
-                       {u"id"_s, call.value(u"id"_s).toString()},
-                       {u"name"_s, function.value(u"name"_s).toString()},
-                       {u"input"_s, QJsonObject()}},
-                      events);
-            m_blockOfToolCall.insert(callIndex, m_openIndex);
-        }
-        const QString arguments = function.value(u"arguments"_s).toString();
-        if (!arguments.isEmpty()) {
-            events.append(
-                anthropicEvent(u"content_block_delta"_s,
-                               {{u"index"_s, m_blockOfToolCall.value(callIndex)},
-                                {u"delta"_s, QJsonObject{{u"type"_s, u"input_json_delta"_s},
-                                                         {u"partial_json"_s, arguments}}}}));
-        }
-    }
-    if (choice.value(u"finish_reason"_s).isString())
-        m_stopReason = stopReasonFromFinishReason(choice.value(u"finish_reason"_s).toString());
-    return events;
-}
-
-QList<SseEvent> MessagesStreamWriter::fail(const protocol::ApiError &error)
-{
-    if (m_completed || m_failed)
-        return {};
-    m_failed = true;
     SseEvent event;
     event.event = "error";
     event.data = anthropicErrorJson(error);
-    return {event};
+    events.append(event);
 }
 
 } // namespace switchyard::ingress

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "ingress/chat_chunk_reader.h"
 #include "protocol/openai_error.h"
-#include "upstream/adapters/provider_adapter.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -13,9 +13,6 @@
 #include <variant>
 
 namespace switchyard::ingress {
-
-using upstream::SseEvent;
-using upstream::adapters::Usage;
 
 // The reverse of AnthropicAdapter, for clients that speak Anthropic's Messages API to
 // POST /v1/messages: their request becomes an OpenAI chat request that any provider kind can
@@ -52,31 +49,34 @@ QString stopReasonFromFinishReason(const QString &finishReason);
 
 // OpenAI chunk events in, Anthropic's event stream out: message_start, then per content block
 // content_block_start / content_block_delta... / content_block_stop, then message_delta with
-// the stop reason and usage, and message_stop at [DONE]. One per streamed answer.
-class MessagesStreamWriter {
+// the stop reason and usage, and message_stop at [DONE]. One per streamed answer; the chat side
+// is read by ChatChunkReader.
+class MessagesStreamWriter final : private ChatChunkHandler {
 public:
-    QList<SseEvent> feed(const SseEvent &openAiEvent);
+    QList<SseEvent> feed(const SseEvent &openAiEvent) { return m_reader.feed(openAiEvent, *this); }
     // The stream failed after it began: Anthropic's `error` event. Nothing may follow it.
-    QList<SseEvent> fail(const protocol::ApiError &error);
-    bool completed() const { return m_completed; }
+    QList<SseEvent> fail(const protocol::ApiError &error) { return m_reader.fail(error, *this); }
+    bool completed() const { return m_reader.completed(); }
 
 private:
     enum class Block { None, Text, Tool };
 
-    void start(const QJsonObject &chunk, QList<SseEvent> &events);
+    void startAnswer(const QJsonObject &firstChunk, QList<SseEvent> &events) override;
+    void appendText(const QString &text, QList<SseEvent> &events) override;
+    void appendRefusal(const QString &refusal, QList<SseEvent> &events) override;
+    std::optional<protocol::ApiError> appendToolCallPiece(const ToolCallPiece &piece,
+                                                          QList<SseEvent> &events) override;
+    void finishAnswer(QList<SseEvent> &events) override;
+    void failAnswer(const protocol::ApiError &error, QList<SseEvent> &events) override;
+
     void closeBlock(QList<SseEvent> &events);
     void openBlock(Block kind, const QJsonObject &contentBlock, QList<SseEvent> &events);
-    void finishMessage(QList<SseEvent> &events);
 
-    bool m_started = false;
-    bool m_completed = false;
-    bool m_failed = false;
+    ChatChunkReader m_reader;
     Block m_openBlock = Block::None;
     int m_openIndex = -1;
     int m_nextIndex = 0;
     QHash<int, int> m_blockOfToolCall; // OpenAI tool call index -> content block index
-    QString m_stopReason;
-    Usage m_usage;
 };
 
 } // namespace switchyard::ingress

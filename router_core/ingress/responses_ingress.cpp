@@ -825,19 +825,17 @@ void ResponsesStreamWriter::append(QList<SseEvent> &events, const QString &type,
 
 QJsonObject ResponsesStreamWriter::response(const QString &status, const QJsonArray &output) const
 {
-    return responseObject(m_echo, m_responseId, m_createdAtSecs, m_model, status, output, m_usage,
-                          incompleteDetails(m_finishReason));
+    return responseObject(m_echo, m_responseId, m_createdAtSecs, m_model, status, output,
+                          responsesUsage(m_reader.chatUsage()),
+                          incompleteDetails(m_reader.finishReason()));
 }
 
-void ResponsesStreamWriter::start(const QJsonObject &chunk, QList<SseEvent> &events)
+void ResponsesStreamWriter::startAnswer(const QJsonObject &firstChunk, QList<SseEvent> &events)
 {
-    if (m_started)
-        return;
-    m_started = true;
-    m_createdAtSecs = createdAtOf(chunk);
-    m_model = chunk.value(u"model"_s).toString();
-    if (chunk.value(u"service_tier"_s).isString())
-        m_echo.insert(u"service_tier"_s, chunk.value(u"service_tier"_s));
+    m_createdAtSecs = createdAtOf(firstChunk);
+    m_model = firstChunk.value(u"model"_s).toString();
+    if (firstChunk.value(u"service_tier"_s).isString())
+        m_echo.insert(u"service_tier"_s, firstChunk.value(u"service_tier"_s));
     const QJsonObject snapshot = response(u"in_progress"_s, {});
     append(events, u"response.created"_s, {{u"response"_s, snapshot}});
     append(events, u"response.in_progress"_s, {{u"response"_s, snapshot}});
@@ -911,11 +909,11 @@ void ResponsesStreamWriter::closeMessage(const QString &status, QList<SseEvent> 
     m_message.reset();
 }
 
-ResponsesStreamWriter::OpenCall *ResponsesStreamWriter::openCall(const QJsonObject &toolCall,
+ResponsesStreamWriter::OpenCall *ResponsesStreamWriter::openCall(const ToolCallPiece &piece,
                                                                  QList<SseEvent> &events)
 {
-    const int chatIndex = toolCall.value(u"index"_s).toInt();
-    const QString callId = toolCall.value(u"id"_s).toString();
+    const int chatIndex = piece.index;
+    const QString callId = piece.id.value_or(QString());
     // Some providers repeat the id on every piece; a different id is a new call.
     if (m_call && m_call->chatIndex == chatIndex && (callId.isEmpty() || callId == m_call->callId))
         return &*m_call;
@@ -931,7 +929,7 @@ ResponsesStreamWriter::OpenCall *ResponsesStreamWriter::openCall(const QJsonObje
     call.chatIndex = chatIndex;
     call.itemId = callItemId(m_responseId, call.outputIndex);
     call.callId = callId;
-    call.name = toolCall.value(u"function"_s).toObject().value(u"name"_s).toString();
+    call.name = piece.name;
     const QJsonObject item =
         functionCallItem(call.itemId, u"in_progress"_s, call.callId, call.name, {});
     m_output.append(item);
@@ -959,80 +957,58 @@ void ResponsesStreamWriter::closeCall(const QString &status, QList<SseEvent> &ev
     m_call.reset();
 }
 
-void ResponsesStreamWriter::finish(QList<SseEvent> &events)
+void ResponsesStreamWriter::appendText(const QString &text, QList<SseEvent> &events)
 {
-    const bool incomplete = !incompleteDetails(m_finishReason).isNull();
+    openPart(Part::Text, events);
+    m_message->openPartText += text;
+    append(events, u"response.output_text.delta"_s,
+           {{u"item_id"_s, m_message->itemId},
+            {u"output_index"_s, m_message->outputIndex},
+            {u"content_index"_s, int(m_message->parts.size())},
+            {u"delta"_s, text},
+            {u"logprobs"_s, QJsonArray()}});
+}
+
+void ResponsesStreamWriter::appendRefusal(const QString &refusal, QList<SseEvent> &events)
+{
+    openPart(Part::Refusal, events);
+    m_message->openPartText += refusal;
+    append(events, u"response.refusal.delta"_s,
+           {{u"item_id"_s, m_message->itemId},
+            {u"output_index"_s, m_message->outputIndex},
+            {u"content_index"_s, int(m_message->parts.size())},
+            {u"delta"_s, refusal}});
+}
+
+std::optional<protocol::ApiError>
+ResponsesStreamWriter::appendToolCallPiece(const ToolCallPiece &piece, QList<SseEvent> &events)
+{
+    OpenCall *call = openCall(piece, events);
+    if (!call) {
+        // Its function_call item is already done: the arguments can no longer be told.
+        return unusableAnswer(
+            u"The provider interleaved the arguments of parallel tool calls, which cannot be "
+            u"streamed as Responses function_call items one after another."_s);
+    }
+    if (piece.arguments.isEmpty())
+        return std::nullopt;
+    call->arguments += piece.arguments;
+    append(events, u"response.function_call_arguments.delta"_s,
+           {{u"item_id"_s, call->itemId},
+            {u"output_index"_s, call->outputIndex},
+            {u"delta"_s, piece.arguments}});
+    return std::nullopt;
+}
+
+void ResponsesStreamWriter::finishAnswer(QList<SseEvent> &events)
+{
+    const bool incomplete = !incompleteDetails(m_reader.finishReason()).isNull();
     const QString status = incomplete ? u"incomplete"_s : u"completed"_s;
     // The item still open is the last one: the only one a limit can have cut short.
     closeMessage(status, events);
     closeCall(status, events);
     append(events, incomplete ? u"response.incomplete"_s : u"response.completed"_s,
            {{u"response"_s, response(status, m_output)}});
-    m_completed = true;
-}
-
-QList<SseEvent> ResponsesStreamWriter::feed(const SseEvent &openAiChunkEvent)
-{
-    QList<SseEvent> events;
-    if (m_completed || m_failed)
-        return events;
-    if (openAiChunkEvent.isDone()) {
-        start({}, events);
-        finish(events);
-        return events;
-    }
-    const QJsonObject chunk = QJsonDocument::fromJson(openAiChunkEvent.data).object();
-    if (chunk.isEmpty())
-        return events;
-    start(chunk, events);
-    if (chunk.value(u"usage"_s).isObject())
-        m_usage = responsesUsage(chunk.value(u"usage"_s));
-    const QJsonObject choice = chunk.value(u"choices"_s).toArray().at(0).toObject();
-    const QJsonObject delta = choice.value(u"delta"_s).toObject();
-
-    const QString text = delta.value(u"content"_s).toString();
-    if (!text.isEmpty()) {
-        openPart(Part::Text, events);
-        m_message->openPartText += text;
-        append(events, u"response.output_text.delta"_s,
-               {{u"item_id"_s, m_message->itemId},
-                {u"output_index"_s, m_message->outputIndex},
-                {u"content_index"_s, int(m_message->parts.size())},
-                {u"delta"_s, text},
-                {u"logprobs"_s, QJsonArray()}});
-    }
-    const QString refusal = delta.value(u"refusal"_s).toString();
-    if (!refusal.isEmpty()) {
-        openPart(Part::Refusal, events);
-        m_message->openPartText += refusal;
-        append(events, u"response.refusal.delta"_s,
-               {{u"item_id"_s, m_message->itemId},
-                {u"output_index"_s, m_message->outputIndex},
-                {u"content_index"_s, int(m_message->parts.size())},
-                {u"delta"_s, refusal}});
-    }
-    for (const QJsonValue &value : delta.value(u"tool_calls"_s).toArray()) {
-        OpenCall *call = openCall(value.toObject(), events);
-        if (!call) {
-            // Its function_call item is already done: the arguments can no longer be told.
-            events.append(fail(unusableAnswer(
-                u"The provider interleaved the arguments of parallel tool calls, which cannot be "
-                u"streamed as Responses function_call items one after another."_s)));
-            return events;
-        }
-        const QString piece =
-            value.toObject().value(u"function"_s).toObject().value(u"arguments"_s).toString();
-        if (piece.isEmpty())
-            continue;
-        call->arguments += piece;
-        append(events, u"response.function_call_arguments.delta"_s,
-               {{u"item_id"_s, call->itemId},
-                {u"output_index"_s, call->outputIndex},
-                {u"delta"_s, piece}});
-    }
-    if (choice.value(u"finish_reason"_s).isString())
-        m_finishReason = choice.value(u"finish_reason"_s).toString();
-    return events;
 }
 
 SseEvent responsesErrorEvent(const protocol::ApiError &error, qint64 sequenceNumber)
@@ -1056,15 +1032,11 @@ SseEvent responsesErrorEvent(const protocol::ApiError &error, qint64 sequenceNum
     return event;
 }
 
-QList<SseEvent> ResponsesStreamWriter::fail(const protocol::ApiError &error)
+void ResponsesStreamWriter::failAnswer(const protocol::ApiError &error, QList<SseEvent> &events)
 {
-    if (m_completed || m_failed)
-        return {};
-    m_failed = true;
-    QList<SseEvent> events;
     events.append(responsesErrorEvent(error, m_nextSequenceNumber++));
-    if (!m_started)
-        return events; // no response was announced, so none can fail
+    if (!m_reader.started())
+        return; // no response was announced, so none can fail
     QJsonArray output = m_output;
     if (m_message) {
         QJsonArray parts = m_message->parts;
@@ -1087,7 +1059,6 @@ QList<SseEvent> ResponsesStreamWriter::fail(const protocol::ApiError &error)
                                                                           : u"server_error"_s},
                                           {u"message"_s, error.message}});
     append(events, u"response.failed"_s, {{u"response"_s, failed}});
-    return events;
 }
 
 } // namespace switchyard::ingress

@@ -1,13 +1,12 @@
 #pragma once
 
+#include "ingress/chat_chunk_reader.h"
 #include "protocol/openai_error.h"
-#include "upstream/sse_parser.h"
 
 #include <QByteArray>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QJsonValue>
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -19,8 +18,6 @@ struct Config;
 }
 
 namespace switchyard::ingress {
-
-using upstream::SseEvent;
 
 // For clients that speak OpenAI's Responses API to POST /v1/responses: their request becomes an
 // OpenAI chat request that any provider kind can serve, and the chat answer, stream and errors go
@@ -76,8 +73,9 @@ SseEvent responsesErrorEvent(const protocol::ApiError &error, qint64 sequenceNum
 // output_text.done, content_part.done, (function calls) function_call_arguments.delta...,
 // function_call_arguments.done, then output_item.done; last response.completed or
 // response.incomplete with the whole response object. Nothing is emitted before the first chunk
-// arrives, so the executor may still fail over until then. One per streamed answer.
-class ResponsesStreamWriter {
+// arrives, so the executor may still fail over until then. One per streamed answer; the chat side
+// is read by ChatChunkReader.
+class ResponsesStreamWriter final : private ChatChunkHandler {
 public:
     // `responseId` is the request id, as for responseFromCompletion.
     ResponsesStreamWriter(QJsonObject echo, QByteArray responseId);
@@ -85,12 +83,15 @@ public:
     // One OpenAI chunk event; the last one is [DONE]. A provider that interleaves the pieces of
     // parallel tool calls gets the stream failed here (see fail()), since a function_call item
     // cannot take arguments after it is done.
-    QList<SseEvent> feed(const SseEvent &openAiChunkEvent);
+    QList<SseEvent> feed(const SseEvent &openAiChunkEvent)
+    {
+        return m_reader.feed(openAiChunkEvent, *this);
+    }
     // The stream failed after it began: an `error` event (which every OpenAI SDK raises), then
     // response.failed with the output so far, so a client that reads raw events still ends on a
     // terminal lifecycle event. Nothing may follow.
-    QList<SseEvent> fail(const protocol::ApiError &error);
-    bool completed() const { return m_completed; }
+    QList<SseEvent> fail(const protocol::ApiError &error) { return m_reader.fail(error, *this); }
+    bool completed() const { return m_reader.completed(); }
     // What the response object repeats back (ResponsesChatRequest::echo).
     const QJsonObject &echo() const { return m_echo; }
 
@@ -112,23 +113,27 @@ private:
         QString arguments;
     };
 
-    void start(const QJsonObject &chunk, QList<SseEvent> &events);
+    void startAnswer(const QJsonObject &firstChunk, QList<SseEvent> &events) override;
+    void appendText(const QString &text, QList<SseEvent> &events) override;
+    void appendRefusal(const QString &refusal, QList<SseEvent> &events) override;
+    std::optional<protocol::ApiError> appendToolCallPiece(const ToolCallPiece &piece,
+                                                          QList<SseEvent> &events) override;
+    void finishAnswer(QList<SseEvent> &events) override;
+    void failAnswer(const protocol::ApiError &error, QList<SseEvent> &events) override;
+
     void append(QList<SseEvent> &events, const QString &type, QJsonObject data);
     void openMessage(QList<SseEvent> &events);
     void openPart(Part kind, QList<SseEvent> &events);
     void closePart(QList<SseEvent> &events);
     void closeMessage(const QString &status, QList<SseEvent> &events);
     // The open call this piece belongs to, a new one, or null for a piece of a call already done.
-    OpenCall *openCall(const QJsonObject &toolCall, QList<SseEvent> &events);
+    OpenCall *openCall(const ToolCallPiece &piece, QList<SseEvent> &events);
     void closeCall(const QString &status, QList<SseEvent> &events);
-    void finish(QList<SseEvent> &events);
     QJsonObject response(const QString &status, const QJsonArray &output) const;
 
+    ChatChunkReader m_reader;
     QJsonObject m_echo;
     QString m_responseId;
-    bool m_started = false;
-    bool m_completed = false;
-    bool m_failed = false;
     qint64 m_nextSequenceNumber = 0;
     qint64 m_createdAtSecs = 0;
     QString m_model;
@@ -136,8 +141,6 @@ private:
     std::optional<OpenMessage> m_message; // at most one item is open: this message...
     std::optional<OpenCall> m_call;       // ...or this function call
     QHash<int, QString> m_closedCallIds;  // chat tool call index -> id, of calls already done
-    QString m_finishReason;
-    QJsonValue m_usage = QJsonValue::Null; // Responses usage, once the final chunk had it
 };
 
 } // namespace switchyard::ingress

@@ -1,6 +1,6 @@
 #include "sim/simulated_provider.h"
 
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
 #include "upstream/sse_parser.h"
 
@@ -77,7 +77,7 @@ struct AnswerPlan {
 // that shutting the simulator down deletes every answer still in progress.
 class SimulatedAnswer final : public QObject {
 public:
-    SimulatedAnswer(http::ResponseWriter writer, AnswerPlan plan, QObject *parent)
+    SimulatedAnswer(httpwire::ResponseWriter writer, AnswerPlan plan, QObject *parent)
         : QObject(parent), m_writer(std::move(writer)), m_plan(std::move(plan)),
           m_tokensLeft(m_plan.tokens),
           m_id("chatcmpl-sim" + QByteArray::number(QRandomGenerator::global()->generate64(), 36)),
@@ -226,7 +226,7 @@ private:
                                                   {QStringLiteral("total_tokens"), 12 + tokens}}}};
     }
 
-    http::ResponseWriter m_writer;
+    httpwire::ResponseWriter m_writer;
     AnswerPlan m_plan;
     int m_tokensLeft;
     int m_eventsSent = 0;
@@ -339,7 +339,7 @@ QList<float> SimulatedProvider::deterministicVector(const QString &model, QByteA
 
 bool SimulatedProvider::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
 {
-    http::ResponseWriter writer(socket);
+    httpwire::ResponseWriter writer(socket);
     const bool embeddings = request.url().path() == QLatin1String("/v1/embeddings");
     if ((request.url().path() != QLatin1String("/v1/chat/completions") && !embeddings) ||
         request.method() != QHttpServerRequest::Method::Post) {

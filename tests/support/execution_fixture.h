@@ -7,8 +7,8 @@
 
 #include "config/config_loader.h"
 #include "config/config_store.h"
-#include "execution/chat_execution.h"
 #include "execution/client_channel.h"
+#include "execution/request_execution.h"
 #include "health/health_registry.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
@@ -28,7 +28,7 @@
 namespace switchyard::testing {
 
 using namespace Qt::StringLiterals;
-using execution::ChatExecution;
+using execution::RequestExecution;
 using std::chrono::milliseconds;
 using timing::DeadlineScheduler;
 
@@ -254,8 +254,8 @@ struct Fixture {
     {}
 
     // Starts one request; `headers` are the client's request headers.
-    ChatExecution *send(bool stream = false, QList<QPair<QByteArray, QByteArray>> headers = {},
-                        const QByteArray &content = "hello")
+    RequestExecution *send(bool stream = false, QList<QPair<QByteArray, QByteArray>> headers = {},
+                           const QByteArray &content = "hello")
     {
         const QByteArray body =
             "{\"model\":\"m\",\"stream\":" + QByteArray(stream ? "true" : "false") +
@@ -277,16 +277,16 @@ struct Fixture {
                                                     scheduler,
                                                     loop,
                                                     [] { return 0.0; },
-                                                    [this](ChatExecution *run) {
+                                                    [this](RequestExecution *run) {
                                                         ++finished;
                                                         if (onFinished)
                                                             onFinished(run);
                                                     }};
-        auto *run =
-            new ChatExecution(services, table->snapshot(), chat, routing::forwardedBody(chat, body),
-                              std::move(context), std::move(decision),
-                              telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
-                              std::make_unique<FakeClient>(log), &owner);
+        auto *run = new RequestExecution(
+            services, table->snapshot(), chat, routing::forwardedBody(chat, body),
+            std::move(context), std::move(decision),
+            telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
+            std::make_unique<FakeClient>(log), &owner);
         run->start();
         return run;
     }
@@ -336,7 +336,7 @@ struct Fixture {
     std::shared_ptr<ClientLog> log;
     int sent = 0;
     int finished = 0;
-    std::function<void(ChatExecution *)> onFinished; // besides counting, for each that finished
+    std::function<void(RequestExecution *)> onFinished; // besides counting, for each that finished
 };
 
 } // namespace switchyard::testing

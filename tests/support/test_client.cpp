@@ -33,7 +33,7 @@ void TestClient::resetAnswer()
     m_headersDone = false;
     m_chunked = false;
     m_contentLength = -1;
-    m_decoder = http::ChunkedDecoder();
+    m_decoder = httpwire::ChunkedDecoder();
     m_sse = upstream::SseParser();
     m_body.clear();
     m_events.clear();
@@ -152,9 +152,9 @@ void TestClient::consumeBody(QByteArrayView bytes)
     QByteArray payload;
     if (m_chunked) {
         const auto status = m_decoder.feed(bytes, payload);
-        if (status == http::ChunkedDecoder::Status::Malformed)
+        if (status == httpwire::ChunkedDecoder::Status::Malformed)
             m_framingError = true;
-        if (status == http::ChunkedDecoder::Status::Finished)
+        if (status == httpwire::ChunkedDecoder::Status::Finished)
             m_finished = true;
     } else {
         payload = bytes.toByteArray();

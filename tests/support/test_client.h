@@ -1,6 +1,6 @@
 #pragma once
 
-#include "http/chunked_encoding.h"
+#include "httpwire/chunked_encoding.h"
 #include "upstream/sse_parser.h"
 
 #include <QByteArray>
@@ -74,7 +74,7 @@ private:
     bool m_headersDone = false;
     bool m_chunked = false;
     qint64 m_contentLength = -1;
-    http::ChunkedDecoder m_decoder;
+    httpwire::ChunkedDecoder m_decoder;
     upstream::SseParser m_sse;
     QByteArray m_body;
     QList<upstream::SseEvent> m_events;

@@ -1,16 +1,16 @@
 // Chunked transfer framing: what the gateway writes for streams, and the decoder that reads it.
 
-#include "http/chunked_encoding.h"
+#include "httpwire/chunked_encoding.h"
 
 #include <QTest>
 
-using switchyard::http::appendChunk;
-using switchyard::http::borrowFramingBuffer;
-using switchyard::http::ChunkedDecoder;
-using switchyard::http::encodeChunk;
-using switchyard::http::giveBackFramingBuffer;
-using switchyard::http::kLastChunk;
-using switchyard::http::resetFramingBuffer;
+using switchyard::httpwire::appendChunk;
+using switchyard::httpwire::borrowFramingBuffer;
+using switchyard::httpwire::ChunkedDecoder;
+using switchyard::httpwire::encodeChunk;
+using switchyard::httpwire::giveBackFramingBuffer;
+using switchyard::httpwire::kLastChunk;
+using switchyard::httpwire::resetFramingBuffer;
 
 class TestChunkedEncoding : public QObject {
     Q_OBJECT

@@ -46,7 +46,7 @@ public:
         int finished = 0;
         std::vector<std::shared_ptr<ClientLog>> logs(kRequests);
         std::vector<bool> streamed(kRequests);
-        m_fixture.onFinished = [&finished](ChatExecution *execution) {
+        m_fixture.onFinished = [&finished](RequestExecution *execution) {
             ++finished;
             execution->deleteLater();
         };

@@ -10,10 +10,9 @@
 #include <QTcpSocket>
 #include <functional>
 
-namespace switchyard::http {
+namespace switchyard::httpwire {
 
 using protocol::HeaderList;
-using protocol::identityHeaders;
 
 // Writes one answer to the client's socket, framing the bytes itself: Qt 6.4's
 // QHttpServerResponder has no chunked encoding, writes a status line and each header as several
@@ -92,4 +91,4 @@ private:
     std::function<void()> m_completionHook;
 };
 
-} // namespace switchyard::http
+} // namespace switchyard::httpwire

@@ -1,6 +1,6 @@
-#include "http/status_line.h"
+#include "httpwire/status_line.h"
 
-namespace switchyard::http {
+namespace switchyard::httpwire {
 
 QByteArrayView reasonPhrase(int status)
 {
@@ -72,4 +72,4 @@ void appendStatusLine(QByteArray &out, int status)
     out.append(reasonPhrase(status)).append("\r\n");
 }
 
-} // namespace switchyard::http
+} // namespace switchyard::httpwire

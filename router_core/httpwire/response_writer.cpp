@@ -1,14 +1,14 @@
-#include "http/response_writer.h"
+#include "httpwire/response_writer.h"
 
-#include "http/chunked_encoding.h"
-#include "http/status_line.h"
+#include "httpwire/chunked_encoding.h"
+#include "httpwire/status_line.h"
 
 #include <QSslSocket>
 #include <cerrno>
 #include <sys/socket.h>
 #include <utility>
 
-namespace switchyard::http {
+namespace switchyard::httpwire {
 
 namespace {
 
@@ -185,4 +185,4 @@ void ResponseWriter::endEventStream()
     markFinished();
 }
 
-} // namespace switchyard::http
+} // namespace switchyard::httpwire

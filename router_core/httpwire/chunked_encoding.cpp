@@ -1,10 +1,10 @@
-#include "http/chunked_encoding.h"
+#include "httpwire/chunked_encoding.h"
 
 #include <algorithm>
 #include <cctype>
 #include <utility>
 
-namespace switchyard::http {
+namespace switchyard::httpwire {
 
 QByteArray encodeChunk(QByteArrayView payload)
 {
@@ -127,4 +127,4 @@ ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &ou
     return m_status;
 }
 
-} // namespace switchyard::http
+} // namespace switchyard::httpwire

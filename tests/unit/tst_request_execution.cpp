@@ -13,7 +13,7 @@ using namespace std::chrono_literals;
 using namespace switchyard;
 using namespace switchyard::testing;
 
-class ChatExecutionTest : public QObject {
+class RequestExecutionTest : public QObject {
     Q_OBJECT
 
 private slots:
@@ -73,7 +73,7 @@ retries:
 
 } // namespace
 
-void ChatExecutionTest::answersFromTheFirstEndpoint()
+void RequestExecutionTest::answersFromTheFirstEndpoint()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -92,7 +92,7 @@ void ChatExecutionTest::answersFromTheFirstEndpoint()
     QCOMPARE(f.retryBudget.requestsInFlight(), 0);
 }
 
-void ChatExecutionTest::failsOverByErrorClass_data()
+void RequestExecutionTest::failsOverByErrorClass_data()
 {
     QTest::addColumn<QString>("failure");
     QTest::addColumn<QString>("errorClass");
@@ -104,7 +104,7 @@ void ChatExecutionTest::failsOverByErrorClass_data()
     QTest::newRow("no answer in time") << u"hang"_s << u"timeout"_s << true;
 }
 
-void ChatExecutionTest::failsOverByErrorClass()
+void RequestExecutionTest::failsOverByErrorClass()
 {
     QFETCH(QString, failure);
     QFETCH(QString, errorClass);
@@ -151,7 +151,7 @@ void ChatExecutionTest::failsOverByErrorClass()
     QCOMPARE(health[f.slot(u"alpha"_s)].consecutiveFailures, countsAgainstBreaker ? 1 : 0);
 }
 
-void ChatExecutionTest::requestFaultIsNeverRetried()
+void RequestExecutionTest::requestFaultIsNeverRetried()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -162,7 +162,7 @@ void ChatExecutionTest::requestFaultIsNeverRetried()
     QCOMPARE(f.log->attempts(), 1);
 }
 
-void ChatExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
+void RequestExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -174,7 +174,7 @@ void ChatExecutionTest::answerLimitWhileConnectingIsAConnectTimeout()
              u"10000 ms)."_s);
 }
 
-void ChatExecutionTest::timeoutsRunInSimulatedTime()
+void RequestExecutionTest::timeoutsRunInSimulatedTime()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -197,7 +197,7 @@ void ChatExecutionTest::timeoutsRunInSimulatedTime()
     QVERIFY(f.traceHas(u"retry"_s, u"backoff of 100 ms"_s));
 }
 
-void ChatExecutionTest::idleTimeoutCountsFromTheLastRead()
+void RequestExecutionTest::idleTimeoutCountsFromTheLastRead()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -216,7 +216,7 @@ void ChatExecutionTest::idleTimeoutCountsFromTheLastRead()
     QCOMPARE(f.log->streamedText(), u"abbbbb"_s);
 }
 
-void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
+void RequestExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -241,7 +241,7 @@ void ChatExecutionTest::rateLimitCoolsDownWithoutOpeningTheBreaker()
     QVERIFY(f.health.tryAdmit(f.slot(u"alpha"_s)));
 }
 
-void ChatExecutionTest::coolingEndpointIsPassedOverAtOnce()
+void RequestExecutionTest::coolingEndpointIsPassedOverAtOnce()
 {
     Fixture f(kTwoProviders);
     f.health.coolDown(f.slot(u"alpha"_s), 3s);
@@ -253,7 +253,7 @@ void ChatExecutionTest::coolingEndpointIsPassedOverAtOnce()
     QVERIFY(f.traceHas(u"skipped endpoint"_s, u"alpha: rate limited, cooling down"_s));
 }
 
-void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
+void RequestExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
 {
     Fixture f(kTwoProviders);
     f.health.applyAction(f.slot(u"beta"_s), ProviderAction::Disable);
@@ -289,7 +289,7 @@ void ChatExecutionTest::waitsOutACoolDownOnceWhenNothingElseCan()
     QCOMPARE(f.log->attempts(), 1);
 }
 
-void ChatExecutionTest::coolDownTooLongToWaitAnswers429_data()
+void RequestExecutionTest::coolDownTooLongToWaitAnswers429_data()
 {
     QTest::addColumn<QByteArray>("budgetMs"); // x-switchyard-timeout-budget-ms; empty: none
     QTest::addColumn<QByteArray>("retryAfter");
@@ -300,7 +300,7 @@ void ChatExecutionTest::coolDownTooLongToWaitAnswers429_data()
         << QByteArray() << QByteArray("60") << u"max_retry_after"_s;
 }
 
-void ChatExecutionTest::coolDownTooLongToWaitAnswers429()
+void RequestExecutionTest::coolDownTooLongToWaitAnswers429()
 {
     QFETCH(QByteArray, budgetMs);
     QFETCH(QByteArray, retryAfter);
@@ -319,7 +319,7 @@ void ChatExecutionTest::coolDownTooLongToWaitAnswers429()
     QVERIFY(f.traceHas(u"no retry"_s, why));
 }
 
-void ChatExecutionTest::coolDownWithoutRetryAfterIsTheConfiguredDefault()
+void RequestExecutionTest::coolDownWithoutRetryAfterIsTheConfiguredDefault()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -327,7 +327,7 @@ void ChatExecutionTest::coolDownWithoutRetryAfterIsTheConfiguredDefault()
     QCOMPARE(f.health.coolDownLeft(f.slot(u"alpha"_s)), 1500ms);
 }
 
-void ChatExecutionTest::attemptCapSaysSo()
+void RequestExecutionTest::attemptCapSaysSo()
 {
     // A config with the attempt cap at two and three endpoints.
     Fixture g(R"(
@@ -349,7 +349,7 @@ retries: {backoff_base: 10ms, backoff_jitter: 0ms, max_attempts: 2}
     QVERIFY(g.log->error->message.contains(u"`alpha` (HTTP 500), `beta` (HTTP 503)"_s));
 }
 
-void ChatExecutionTest::retryBudgetSaysSo()
+void RequestExecutionTest::retryBudgetSaysSo()
 {
     // The two providers, with a retry budget of `percent` and no floor under it.
     const auto withBudget = [](int percent) {
@@ -382,7 +382,7 @@ void ChatExecutionTest::retryBudgetSaysSo()
     QCOMPARE(g.log->status, 200);
 }
 
-void ChatExecutionTest::allDownAnswers503WithTheSoonestProbe()
+void RequestExecutionTest::allDownAnswers503WithTheSoonestProbe()
 {
     Fixture f(kTwoProviders);
     // Trip alpha's breaker by hand: five failures in a row (the default).
@@ -406,7 +406,7 @@ void ChatExecutionTest::allDownAnswers503WithTheSoonestProbe()
     QCOMPARE(f.log->attempts(), 0);
 }
 
-void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
+void RequestExecutionTest::cutBeforeTheFirstByteFailsOver()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -424,7 +424,7 @@ void ChatExecutionTest::cutBeforeTheFirstByteFailsOver()
     QCOMPARE(f.log->header("x-switchyard-provider"), QByteArray("beta"));
 }
 
-void ChatExecutionTest::aCommittedStreamLetsGoOfBothSidesHeaders()
+void RequestExecutionTest::aCommittedStreamLetsGoOfBothSidesHeaders()
 {
     Fixture f(kTwoProviders);
     const QList<QPair<QByteArray, QByteArray>> clientHeaders{{"x-switchyard-user", "u1"},
@@ -447,7 +447,7 @@ void ChatExecutionTest::aCommittedStreamLetsGoOfBothSidesHeaders()
     QCOMPARE(f.finished, 1);
 }
 
-void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
+void RequestExecutionTest::cutAfterTheFirstByteEndsTheStream()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -463,7 +463,7 @@ void ChatExecutionTest::cutAfterTheFirstByteEndsTheStream()
     QCOMPARE(f.finished, 1);
 }
 
-void ChatExecutionTest::clientBudgetEndsAStream()
+void RequestExecutionTest::clientBudgetEndsAStream()
 {
     Fixture f(kTwoProviders);
     f.send(true, {{"x-switchyard-timeout-budget-ms", "2500"}});
@@ -478,7 +478,7 @@ void ChatExecutionTest::clientBudgetEndsAStream()
     QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].errors, quint64(0));
 }
 
-void ChatExecutionTest::ladderLevels_data()
+void RequestExecutionTest::ladderLevels_data()
 {
     QTest::addColumn<QByteArray>("fallbackLevel");
     QTest::addColumn<QByteArray>("content");
@@ -495,7 +495,7 @@ void ChatExecutionTest::ladderLevels_data()
         << QByteArray("0") << QByteArray("hello") << 502 << QByteArray("0") << QString();
 }
 
-void ChatExecutionTest::ladderLevels()
+void RequestExecutionTest::ladderLevels()
 {
     QFETCH(QByteArray, fallbackLevel);
     QFETCH(QByteArray, content);
@@ -543,7 +543,7 @@ routes:
         QVERIFY(trace.provider.isEmpty());
 }
 
-void ChatExecutionTest::recordKeepsTheFinishReasonPastAUsageChunk()
+void RequestExecutionTest::recordKeepsTheFinishReasonPastAUsageChunk()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -566,7 +566,7 @@ void ChatExecutionTest::recordKeepsTheFinishReasonPastAUsageChunk()
     QVERIFY(trace.timeToFirstByteMicros >= 0);
 }
 
-void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider_data()
+void RequestExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider_data()
 {
     QTest::addColumn<double>("lagMs");
     QTest::addColumn<bool>("blamesTheGateway");
@@ -575,7 +575,7 @@ void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider_data()
     QTest::newRow("loop 400 ms late: the gateway's own backlog") << 400.0 << true;
 }
 
-void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
+void RequestExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
 {
     QFETCH(double, lagMs);
     QFETCH(bool, blamesTheGateway);
@@ -603,7 +603,7 @@ void ChatExecutionTest::gatewayOverloadIsNotBlamedOnTheProvider()
     }
 }
 
-void ChatExecutionTest::aSocketTheGatewayCannotOpenIsNotBlamedOnTheProvider()
+void RequestExecutionTest::aSocketTheGatewayCannotOpenIsNotBlamedOnTheProvider()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -625,7 +625,7 @@ void ChatExecutionTest::aSocketTheGatewayCannotOpenIsNotBlamedOnTheProvider()
     QVERIFY(f.traceHas(u"gateway overloaded"_s, u"the gateway's own limit, not alpha's"_s));
 }
 
-void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed_data()
+void RequestExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed_data()
 {
     QTest::addColumn<double>("lagMs");
     QTest::addColumn<bool>("timed");
@@ -633,7 +633,7 @@ void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed_data()
     QTest::newRow("loop 400 ms late: the gateway's backlog") << 400.0 << false;
 }
 
-void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed()
+void RequestExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed()
 {
     QFETCH(double, lagMs);
     QFETCH(bool, timed);
@@ -663,10 +663,10 @@ void ChatExecutionTest::answerReadWhileTheGatewayIsLateIsNotTimed()
     }
 }
 
-void ChatExecutionTest::drainedEndpointFinishesWhatItHas()
+void RequestExecutionTest::drainedEndpointFinishesWhatItHas()
 {
     Fixture f(kTwoProviders);
-    ChatExecution *streaming = f.send(true);
+    RequestExecution *streaming = f.send(true);
     Q_UNUSED(streaming);
     std::shared_ptr<ClientLog> first = f.log;
     f.transport.beginStream();
@@ -692,7 +692,7 @@ void ChatExecutionTest::drainedEndpointFinishesWhatItHas()
     QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
 }
 
-void ChatExecutionTest::backPressurePausesAndResumes()
+void RequestExecutionTest::backPressurePausesAndResumes()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -716,7 +716,7 @@ void ChatExecutionTest::backPressurePausesAndResumes()
     QVERIFY(f.traceHas(u"client back-pressure"_s, u"paused 1 time(s)"_s));
 }
 
-void ChatExecutionTest::stalledClientIsDropped()
+void RequestExecutionTest::stalledClientIsDropped()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -730,7 +730,7 @@ void ChatExecutionTest::stalledClientIsDropped()
     QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
 }
 
-void ChatExecutionTest::clientDisconnectStopsEverything()
+void RequestExecutionTest::clientDisconnectStopsEverything()
 {
     Fixture f(kTwoProviders);
     f.send(true);
@@ -744,7 +744,7 @@ void ChatExecutionTest::clientDisconnectStopsEverything()
     QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].errors, quint64(0));
 }
 
-void ChatExecutionTest::clientDisconnectDuringABackoff()
+void RequestExecutionTest::clientDisconnectDuringABackoff()
 {
     Fixture f(kTwoProviders);
     f.send();
@@ -758,10 +758,10 @@ void ChatExecutionTest::clientDisconnectDuringABackoff()
     QCOMPARE(f.transport.calls.size(), std::size_t(1)); // the backoff never led anywhere
 }
 
-void ChatExecutionTest::deletedWhileWaitingLeavesNothingBehind()
+void RequestExecutionTest::deletedWhileWaitingLeavesNothingBehind()
 {
     Fixture f(kTwoProviders);
-    ChatExecution *run = f.send();
+    RequestExecution *run = f.send();
     f.transport.status(500); // now in its backoff
     delete run;
     QCOMPARE(f.scheduler.pending(), std::size_t(0));
@@ -770,12 +770,12 @@ void ChatExecutionTest::deletedWhileWaitingLeavesNothingBehind()
     f.advance(1s);
     QCOMPARE(f.transport.calls.size(), std::size_t(1));
 
-    ChatExecution *streaming = f.send(true);
+    RequestExecution *streaming = f.send(true);
     f.transport.beginStream();
     delete streaming; // mid-attempt
     QVERIFY(!f.transport.last().live);
     QCOMPARE(f.health.inFlight(f.slot(u"alpha"_s)), 0);
 }
 
-QTEST_GUILESS_MAIN(ChatExecutionTest)
-#include "tst_chat_execution.moc"
+QTEST_GUILESS_MAIN(RequestExecutionTest)
+#include "tst_request_execution.moc"

@@ -3,7 +3,7 @@
 #include <QByteArray>
 #include <QByteArrayView>
 
-namespace switchyard::http {
+namespace switchyard::httpwire {
 
 // Qt 6.4's HTTP server does no chunked transfer encoding, so streamed answers frame their own
 // chunks (RFC 9112 section 7.1).
@@ -40,4 +40,4 @@ private:
     qint64 m_remaining = 0;
 };
 
-} // namespace switchyard::http
+} // namespace switchyard::httpwire

@@ -1,0 +1,767 @@
+#include "execution/request_execution.h"
+
+#include "health/health_registry.h"
+#include "logging/log_line.h"
+#include "protocol/gateway_headers.h"
+#include "resilience/admission.h"
+#include "resilience/degradation.h"
+#include "telemetry/request_recorder.h"
+
+#include <QDateTime>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcExecution, "switchyard.execution", QtInfoMsg)
+
+namespace switchyard::execution {
+
+using namespace Qt::StringLiterals;
+using health::CallOutcome;
+using resilience::ErrorClass;
+using resilience::RetryAction;
+using resilience::RetryStop;
+using std::chrono::milliseconds;
+
+namespace {
+
+// A provider with `forward_client_authorization` gets the client's own credential headers, for
+// deployments where each client holds its own provider key. Nothing else ever sends them on.
+// The provider's configured key, when it has one, keeps its header. The header that carried the
+// client's Switchyard key is Switchyard's secret, never the provider's: it is not forwarded.
+upstream::HeaderList clientCredentials(const config::ProviderConfig &provider,
+                                       const routing::RequestContext &context)
+{
+    upstream::HeaderList forwarded;
+    for (const QByteArrayView name :
+         {QByteArrayView("Authorization"), QByteArrayView("x-api-key")}) {
+        const QByteArray value = context.header(name);
+        if (value.isEmpty() || context.switchyardKeyHeader.compare(name, Qt::CaseInsensitive) == 0)
+            continue;
+        if (!provider.apiKey.isEmpty() &&
+            provider.keyHeaderName().compare(name, Qt::CaseInsensitive) == 0)
+            continue;
+        forwarded.append({name.toByteArray(), value});
+    }
+    return forwarded;
+}
+
+// The client's own protocol headers, which an operation passed through carries to a provider of
+// the same protocol (its adapter merges them with the provider's configured ones): Anthropic's
+// version and beta features. Nothing else of the client's reaches a provider this way.
+upstream::HeaderList clientProtocolHeaders(const routing::RequestContext &context)
+{
+    upstream::HeaderList forwarded;
+    for (const auto &[name, value] : context.headers) {
+        if (name.compare("anthropic-version", Qt::CaseInsensitive) == 0 ||
+            name.compare("anthropic-beta", Qt::CaseInsensitive) == 0)
+            forwarded.append({name.toLower(), value});
+    }
+    return forwarded;
+}
+
+// Config text (a rule name) made safe for a response header: visible ASCII only.
+QByteArray headerSafe(const QString &text)
+{
+    QByteArray value = text.toUtf8();
+    for (char &c : value) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte < 0x21 || byte > 0x7e)
+            c = '_';
+    }
+    return value;
+}
+
+} // namespace
+
+RequestExecution::RequestExecution(ExecutionServices services,
+                                   std::shared_ptr<const config::Config> config,
+                                   protocol::ChatRequest request, QByteArray body,
+                                   routing::RequestContext context, routing::RouteDecision decision,
+                                   telemetry::TraceBuilder trace,
+                                   std::unique_ptr<ClientChannel> client, QObject *parent)
+    : QObject(parent), m_services(std::move(services)), m_config(std::move(config)),
+      m_request(std::move(request)), m_body(std::move(body)), m_bodyModel(m_request.model),
+      m_context(std::move(context)), m_decision(std::move(decision)), m_trace(std::move(trace)),
+      m_client(std::move(client)),
+      m_plan(m_decision.candidates, m_context.fallbackLevel,
+             [config = m_config](const QString &tier) {
+                 const config::TierConfig *contract = config->routing.tier(tier);
+                 return contract ? contract->retries : -1;
+             }),
+      m_wait(m_services.scheduler, [this] { resumeRun(); })
+{}
+
+RequestExecution::~RequestExecution()
+{
+    // Deleted while it runs (the engine shutting down): stop the call, give back what the
+    // attempt holds, and let the coroutine reach its end so its frame is freed.
+    if (m_attempt)
+        m_attempt->stop();
+    m_services.recorder.endLive(&m_trace);
+    if (!m_done) {
+        m_done = true;
+        endAttempt(CallOutcome::Cancelled, QStringLiteral("abandoned at shutdown"));
+        releaseRetrySlot();
+        if (m_countedInRetryBudget)
+            m_services.retryBudget.requestFinished();
+    }
+    resumeRun();
+}
+
+HeaderList RequestExecution::responseHeaders(const QString &provider, int degradedLevel) const
+{
+    const telemetry::Trace &trace = m_trace.trace();
+    HeaderList headers =
+        protocol::identityHeaders(trace.requestId, trace.traceId,
+                                  provider.isEmpty() ? QByteArray("none") : provider.toUtf8());
+    headers.append({"x-switchyard-route", m_decision.rule.isEmpty() ? QByteArray("default")
+                                                                    : headerSafe(m_decision.rule)});
+    headers.append({"x-switchyard-tier",
+                    m_decision.tier.isEmpty() ? QByteArray("none") : headerSafe(m_decision.tier)});
+    headers.append({"x-switchyard-attempts", QByteArray::number(m_plan.attempts())});
+    headers.append({"x-switchyard-degraded", QByteArray::number(degradedLevel)});
+    return headers;
+}
+
+// ---- the run ------------------------------------------------------------------------------------
+
+void RequestExecution::setOperation(protocol::Operation operation, QByteArray operationBody,
+                                    bool nativeOnly)
+{
+    m_operation = operation;
+    m_operationBody = std::move(operationBody);
+    m_nativeOnly = nativeOnly;
+}
+
+void RequestExecution::start()
+{
+    m_client->setListener(this);
+    if (!m_client->connected()) {
+        onClientGone();
+        return;
+    }
+    telemetry::Trace &record = m_trace.trace();
+    record.model = m_request.model;
+    record.streamed = m_request.stream;
+    record.route = m_decision.rule;
+    record.tier = m_decision.tier;
+    m_services.recorder.beginLive(&m_trace);
+    m_trace.explainChoice(m_decision.explanation());
+    // The trace has the explanation now. Only a decision without candidates reads its steps
+    // again, for the refusal; a held stream keeps no second copy of them.
+    if (!m_decision.candidates.isEmpty())
+        m_decision.steps = {};
+    m_services.retryBudget.requestStarted();
+    m_countedInRetryBudget = true;
+
+    // The whole request's deadline, across attempts and waits: the client's budget, and for a
+    // non-streamed request the total timeout as well. A stream has no total cap of its own.
+    const TimePoint startedAt = now();
+    const milliseconds total = m_config->timeouts.total;
+    std::optional<milliseconds> budget = m_context.timeoutBudget;
+    m_deadline.isClientBudget = budget.has_value();
+    if (!m_request.stream && (!budget || *budget > total)) {
+        budget = total;
+        m_deadline.isClientBudget = false;
+    }
+    if (budget)
+        m_deadline.at = startedAt + *budget;
+
+    // Shedding thins the traffic a degraded tier sends to its fallbacks; with no fallback left
+    // there is nothing to protect.
+    if (!m_decision.candidates.isEmpty() && tierIsDegraded() &&
+        !m_services.admission.admitsToDegradedFallback(m_trace.trace().requestId)) {
+        m_failures.shed = true;
+        m_trace.pointEvent(
+            QStringLiteral("shed"),
+            QStringLiteral("every endpoint of tier `%1` is unavailable; its fallbacks take %2 % "
+                           "of its traffic and this request is not among it")
+                .arg(m_decision.tier)
+                .arg(m_config->resilience.admission.degradedAdmitShare * 100.0));
+        finishWithoutAnswer();
+        return;
+    }
+    m_run.emplace(run());
+}
+
+void RequestExecution::resumeRun()
+{
+    if (std::coroutine_handle<> waiting = std::exchange(m_suspended, {}))
+        waiting.resume();
+}
+
+QCoro::Task<> RequestExecution::run()
+{
+    const config::RetryConfig &retries = m_config->resilience.retries;
+    while (!m_done) {
+        bool failover = false;
+        int next = takeNextCandidate(&failover);
+        if (next < 0) {
+            // Nothing can take the request now. One endpoint cooling down after a 429 may be
+            // worth waiting for, once.
+            const int cooling = soonestCoolingCandidate();
+            if (cooling < 0) {
+                finishWithoutAnswer();
+                co_return;
+            }
+            const routing::RouteCandidate &target = m_plan.candidates()[cooling];
+            const resilience::RetryDecision wait = resilience::decideCoolDownWait(
+                m_services.health.coolDownLeft(target.endpoint), m_waitedForCoolDown,
+                m_plan.attempts(), remainingBudget(), retries);
+            if (wait.action == RetryAction::GiveUp) {
+                m_trace.pointEvent(QStringLiteral("no retry"), wait.reason);
+                if (wait.stop == RetryStop::AttemptsExhausted)
+                    m_failures.retryStop = wait.stop;
+                finishWithoutAnswer();
+                co_return;
+            }
+            if (m_plan.attempts() > 0 && !takeRetrySlot()) {
+                finishWithoutAnswer();
+                co_return;
+            }
+            m_waitedForCoolDown = true;
+            m_trace.pointEvent(QStringLiteral("retry"),
+                               QStringLiteral("%1: %2").arg(target.providerId, wait.reason));
+            const int waitSpan = m_trace.openSpan(
+                QStringLiteral("cool-down wait"),
+                QStringLiteral("%1 asked for a pause (Retry-After)").arg(target.providerId),
+                telemetry::SpanKind::Wait);
+            m_wait.armIn(wait.delay);
+            co_await suspend();
+            m_trace.closeSpan(waitSpan);
+            if (m_done)
+                co_return;
+            if (!m_services.health.tryAdmit(target.endpoint)) {
+                m_trace.pointEvent(
+                    QStringLiteral("skipped endpoint"),
+                    QStringLiteral("%1: %2").arg(
+                        target.providerId, m_services.health.unavailableReason(target.endpoint)));
+                m_failures.skips.append({cooling, resilience::SkipReason::BreakerOpen});
+                releaseRetrySlot();
+                continue; // nothing else can take it: the next round ends the request
+            }
+            next = cooling;
+            failover = false;
+        }
+
+        if (!startAttempt(next, failover))
+            co_return; // the provider's adapter refused the request: it has its answer
+        co_await suspend();
+        if (m_done)
+            co_return; // answered, or the client is gone
+        const AttemptFailure failure = std::move(*std::exchange(m_failure, nullptr));
+
+        resilience::RetryDecision decision;
+        if (failure.blamedOnGateway) {
+            decision.reason = QStringLiteral("the gateway itself is overloaded: another attempt "
+                                             "would add to the load");
+        } else if (failure.cutByBudget) {
+            decision.reason = QStringLiteral("the request's time budget ran out");
+            decision.stop = RetryStop::TimeBudget;
+        } else {
+            const resilience::RetryInput input{failure.errorClass, false, m_plan.attempts(),
+                                               remainingBudget(),
+                                               m_services.random ? m_services.random() : 0.0};
+            decision = resilience::decideRetry(input, retries);
+        }
+        if (decision.action == RetryAction::GiveUp) {
+            m_trace.pointEvent(QStringLiteral("no retry"), decision.reason);
+            m_failures.retryStop = decision.stop;
+            finishWithoutAnswer();
+            co_return;
+        }
+        if (!m_plan.anyCandidateLeft()) {
+            if (soonestCoolingCandidate() < 0) {
+                m_trace.pointEvent(QStringLiteral("no retry"),
+                                   QStringLiteral("no other endpoint is left to try"));
+                finishWithoutAnswer();
+                co_return;
+            }
+            continue; // no backoff: the next round waits out the cool-down, or ends
+        }
+        if (!takeRetrySlot()) {
+            finishWithoutAnswer();
+            co_return;
+        }
+        m_trace.pointEvent(QStringLiteral("retry"), decision.reason);
+        const int waitSpan = decision.delay.count() > 0
+                                 ? m_trace.openSpan(QStringLiteral("backoff"), decision.reason,
+                                                    telemetry::SpanKind::Wait)
+                                 : -1;
+        // Even a zero wait goes through the scheduler: the next attempt never starts from
+        // inside the callbacks of the one that failed.
+        m_wait.armIn(decision.delay);
+        co_await suspend();
+        if (waitSpan >= 0)
+            m_trace.closeSpan(waitSpan);
+    }
+}
+
+int RequestExecution::takeNextCandidate(bool *tookFailoverSlot)
+{
+    const resilience::AttemptPlan::Gate gate =
+        [this, tookFailoverSlot](const routing::RouteCandidate &next,
+                                 bool failover) -> std::optional<resilience::SkipReason> {
+        if (const auto mismatch = operationMismatch(next))
+            return mismatch;
+        // Reversible checks first: a half-open breaker's admission is its one probe call.
+        const int provider = next.endpoint;
+        if (m_services.health.coolDownLeft(provider).count() > 0)
+            return resilience::SkipReason::CoolingDown;
+        if (failover && !m_services.health.tryStartFailover(
+                            provider, m_services.admission.failoverLimit(
+                                          m_services.health.providerConfig(provider).capacity)))
+            return resilience::SkipReason::FailoverCapacityFull;
+        if (!m_services.health.tryAdmit(provider)) {
+            if (failover)
+                m_services.health.failoverFinished(provider);
+            return resilience::SkipReason::BreakerOpen;
+        }
+        *tookFailoverSlot = failover;
+        return std::nullopt;
+    };
+    QList<resilience::CandidateSkip> skipped;
+    const int next = m_plan.takeNext(gate, &skipped);
+    for (const resilience::CandidateSkip &skip : skipped) {
+        m_trace.pointEvent(
+            QStringLiteral("skipped endpoint"),
+            QStringLiteral("%1: %2").arg(m_plan.candidates()[skip.candidateIndex].providerId,
+                                         resilience::skipReasonText(skip.reason)));
+        if (skip.reason == resilience::SkipReason::CoolingDown)
+            m_failures.coolingCandidates.append(skip.candidateIndex);
+    }
+    m_failures.skips.append(skipped);
+    return next;
+}
+
+int RequestExecution::soonestCoolingCandidate() const
+{
+    int soonest = -1;
+    milliseconds soonestLeft = milliseconds::max();
+    for (int index : m_failures.coolingCandidates) {
+        const milliseconds left =
+            m_services.health.coolDownLeft(m_plan.candidates()[index].endpoint);
+        if (left < soonestLeft) {
+            soonest = index;
+            soonestLeft = left;
+        }
+    }
+    return soonest;
+}
+
+std::optional<resilience::SkipReason>
+RequestExecution::operationMismatch(const routing::RouteCandidate &next)
+{
+    if (m_operation == protocol::Operation::Chat)
+        return std::nullopt;
+    const config::ProviderConfig *provider = m_config->provider(next.providerId);
+    if (!provider) // a registered agent speaks chat only
+        return (m_operation == protocol::Operation::Responses ||
+                m_operation == protocol::Operation::Messages) &&
+                       !m_nativeOnly
+                   ? std::nullopt
+                   : std::optional(resilience::SkipReason::OperationNotServed);
+    if (!provider->serves(next.upstreamModel, m_operation) ||
+        (m_nativeOnly && !provider->speaksNatively(m_operation)))
+        return resilience::SkipReason::OperationNotServed;
+    return std::nullopt;
+}
+
+bool RequestExecution::tierIsDegraded() const
+{
+    const config::TierConfig *tier =
+        m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
+    if (!tier || tier->pool.isEmpty())
+        return false;
+    for (const QString &id : tier->pool) {
+        const int index = m_services.health.indexOf(id);
+        if (index >= 0 && m_services.health.selectable(index))
+            return false;
+    }
+    return true;
+}
+
+// ---- starting an attempt ------------------------------------------------------------------------
+
+bool RequestExecution::startAttempt(int candidateIndex, bool failover)
+{
+    const routing::RouteCandidate &chosen = m_plan.candidates()[candidateIndex];
+    const int earlierInTier = m_plan.attemptsInTier(chosen.tier);
+    m_plan.recordAttempt(candidateIndex);
+    m_attempt.emplace(attemptScope(), candidateIndex, chosen, m_plan.attempts(), failover);
+    const config::ProviderConfig &provider = m_attempt->provider();
+    m_trace.trace().provider = provider.id;
+    m_trace.trace().upstreamModel = chosen.upstreamModel;
+    const QByteArray attemptSpanId = telemetry::newSpanId();
+
+    // An operation goes to a provider that speaks it as it is; the Responses API and Anthropic's
+    // Messages reach one that does not as chat, and come back through the client's channel
+    // translated. Each attempt decides by its own provider.
+    const bool passThrough =
+        m_operation != protocol::Operation::Chat && provider.speaksNatively(m_operation);
+    auto prepared =
+        m_attempt->prepare(providerRequest(chosen, provider, passThrough, attemptSpanId),
+                           passThrough ? Dialect::Native : Dialect::Chat);
+    if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
+        refuseForProvider(*refusal);
+        return false;
+    }
+    upstream::adapters::PreparedRequest &built =
+        std::get<upstream::adapters::PreparedRequest>(prepared);
+    if (!passThrough && built.bodyIsOpenAiBodyRenamed) {
+        // The renamed body is kept instead of the client's: one copy of the conversation while
+        // the call is in flight, not two. A later attempt renames it again (only the model
+        // differs), and every other kind of provider reads it for everything but the model.
+        m_body = built.request.body;
+        m_bodyModel = chosen.upstreamModel;
+    }
+    m_attempt->start(std::move(built), attemptSpanId, earlierInTier);
+    return true;
+}
+
+upstream::adapters::AdapterRequest
+RequestExecution::providerRequest(const routing::RouteCandidate &chosen,
+                                  const config::ProviderConfig &provider, bool passThrough,
+                                  const QByteArray &attemptSpanId) const
+{
+    upstream::adapters::AdapterRequest request{
+        passThrough ? m_operation : protocol::Operation::Chat,
+        passThrough ? m_operationBody : m_body,
+        passThrough ? m_request.model : m_bodyModel,
+        chosen.upstreamModel,
+        m_request.stream,
+        m_trace.trace().requestId,
+        QDateTime::currentSecsSinceEpoch(),
+        {{"x-request-id", m_trace.trace().requestId},
+         // The provider's spans are children of this attempt's.
+         {"traceparent", telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
+         // The loop guard: a Switchyard behind this one sees one hop more.
+         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}},
+        passThrough ? clientProtocolHeaders(m_context) : upstream::HeaderList()};
+    if (provider.forwardClientAuthorization)
+        request.extraHeaders.append(clientCredentials(provider, m_context));
+    return request;
+}
+
+AttemptScope RequestExecution::attemptScope()
+{
+    return AttemptScope{m_services.transport,
+                        m_services.health,
+                        m_services.scheduler,
+                        m_services.loop,
+                        *m_config,
+                        m_trace,
+                        *m_client,
+                        *this,
+                        m_deadline};
+}
+
+void RequestExecution::refuseForProvider(const protocol::ApiError &refusal)
+{
+    // The request asks for something this provider's protocol cannot express: the client's
+    // fault, so nothing is sent and the endpoint's health is untouched.
+    m_attempt->handBackAdmission();
+    const routing::RouteCandidate &chosen = m_attempt->candidate();
+    m_trace.pointEvent(QStringLiteral("refused by adapter"),
+                       QStringLiteral("%1: %2").arg(chosen.providerId, refusal.message));
+    // On a failover the request was fine for the provider that failed first: its error is what
+    // ended the request, and a 400 blaming the client would hide it.
+    if (!m_failures.lastError) {
+        m_failures.lastError = std::make_unique<protocol::ApiError>(refusal);
+        m_failures.lastErrorProvider = chosen.providerId;
+        m_failures.lastErrorClass = ErrorClass::RequestRejected;
+    }
+    releaseRetrySlot();
+    finishWithoutAnswer();
+}
+
+// ---- what the client and the attempt report ----------------------------------------------------
+
+void RequestExecution::onClientGone()
+{
+    // While an ending path writes the final answer (or drops a stalled client), a disconnect it
+    // causes must not replace the outcome that path records.
+    if (m_done || m_finishing)
+        return;
+    if (m_attempt)
+        m_attempt->stop();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("client disconnected"));
+    complete(499, QStringLiteral("client_disconnected"));
+}
+
+void RequestExecution::onClientDrained()
+{
+    if (m_done || !m_attempt)
+        return;
+    m_attempt->clientDrained();
+}
+
+void RequestExecution::streamCommitted()
+{
+    // No other attempt can follow, so the client's request is not needed again. An agent's
+    // request carries its whole conversation; held streams would otherwise keep it, besides the
+    // provider's copy, for as long as they run.
+    m_body = QByteArray();
+    m_operationBody = QByteArray();
+    // Nor are its headers (read for credentials at each attempt).
+    m_context.headers = {};
+}
+
+HeaderList RequestExecution::answerHeaders() const
+{
+    return responseHeaders(m_attempt->providerId(), m_attempt->candidate().degradationLevel);
+}
+
+void RequestExecution::providerAnswerRelayed(QByteArrayView text)
+{
+    m_providerAnswered = true;
+    m_answerText.add(text);
+}
+
+void RequestExecution::answerFinishing()
+{
+    m_finishing = true;
+}
+
+void RequestExecution::answered(int status)
+{
+    endAttempt(CallOutcome::Success, QStringLiteral("ok"));
+    complete(status, QStringLiteral("ok"));
+}
+
+void RequestExecution::budgetRanOutMidStream()
+{
+    m_failures.budgetRanOut = true;
+    const protocol::ApiError error = errorWording().budgetError();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("time budget ran out mid-stream"));
+    m_finishing = true;
+    m_client->failStream(error);
+    complete(error.status, error.code);
+}
+
+void RequestExecution::clientStalled()
+{
+    m_finishing = true;
+    m_client->abort();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("client stalled"));
+    complete(499, QStringLiteral("client_stalled"));
+}
+
+void RequestExecution::attemptFailed(AttemptFailure failure)
+{
+    const QString provider = m_attempt->providerId();
+    // The gateway's own overload says nothing about the provider, whatever the error's class.
+    endAttempt(failure.blamedOnGateway
+                   ? CallOutcome::Cancelled
+                   : resilience::callOutcomeFor(failure.errorClass, failure.cutByBudget),
+               QStringLiteral("%1 (%2)").arg(failure.description,
+                                             resilience::errorClassName(failure.errorClass)));
+    m_failures.attemptSummaries.append(
+        QStringLiteral("`%1` (%2)").arg(provider, failure.description));
+    // A single failure is debug: the request's own line (info) says how it ended, and a
+    // breaker that trips says so at info too.
+    if (lcExecution().isDebugEnabled()) {
+        logging::LogFields fields;
+        fields.add("request_id"_L1, QByteArrayView(m_trace.trace().requestId))
+            .add("attempt"_L1, m_attempt->number())
+            .add("provider"_L1, provider)
+            .add("error_class"_L1, resilience::errorClassName(failure.errorClass))
+            .add("detail"_L1, failure.description);
+        logging::write(lcExecution(), QtDebugMsg, QStringLiteral("attempt failed"), fields);
+    }
+    m_failures.lastErrorProvider = provider;
+    m_failures.lastErrorClass = failure.errorClass;
+    m_failures.budgetRanOut = m_failures.budgetRanOut || failure.cutByBudget;
+    if (failure.errorClass == ErrorClass::RateLimited) {
+        // A rate limit is a state of the endpoint, not a failure: no calls until it passes.
+        const milliseconds coolDown =
+            failure.retryAfter.value_or(m_config->resilience.retries.defaultCoolDown);
+        m_services.health.coolDown(m_attempt->candidate().endpoint, coolDown);
+        m_failures.coolingCandidates.append(m_attempt->candidateIndex());
+        m_trace.pointEvent(QStringLiteral("cool-down"),
+                           QStringLiteral("%1 for %2").arg(provider, millisecondsText(coolDown)));
+    }
+    if (m_client->answerStarted()) {
+        // The status line is gone; a second provider would repeat or contradict what the client
+        // already has. The stream ends with an error event instead.
+        m_finishing = true;
+        // The inspector's live text ends as the client's stream did: with this error.
+        if (m_trace.watched() || m_trace.limits().keepBodies) {
+            const QByteArray errorJson = failure.error.toJson();
+            m_trace.appendLiveData(errorJson);
+            m_trace.appendResponseBody("data: " + errorJson + "\n\n");
+        }
+        m_client->failStream(failure.error);
+        complete(failure.error.status, failure.error.code);
+        return;
+    }
+    m_failures.lastError = std::make_unique<protocol::ApiError>(failure.error);
+    m_failure = std::make_unique<AttemptFailure>(std::move(failure));
+    resumeRun();
+}
+
+// ---- endings ------------------------------------------------------------------------------------
+
+void RequestExecution::countTokens(telemetry::RequestRecord &record) const
+{
+    // Counting tokens costs nothing at the provider, and the count it answers is its result,
+    // not usage: the request has no token counts at all, reported or estimated.
+    if (m_operation == protocol::Operation::CountTokens)
+        return;
+    if (record.inputTokens >= 0 && record.outputTokens >= 0)
+        return;
+    // Without a provider's answer nothing was billed: a request that failed everywhere, or one
+    // the degradation ladder answered, used no tokens anyone pays for.
+    if (!m_providerAnswered) {
+        record.inputTokens = std::max<qint64>(record.inputTokens, 0);
+        record.outputTokens = std::max<qint64>(record.outputTokens, 0);
+        return;
+    }
+    // A provider answered without counting (a stream without stream_options.include_usage, a
+    // provider that reports no usage, a stream cut short): estimated and said so, so the ledger
+    // and its reports can tell estimates from the provider's own counts.
+    if (record.inputTokens < 0)
+        record.inputTokens = m_request.estimatedInputTokens;
+    if (record.outputTokens < 0)
+        record.outputTokens = m_answerText.estimatedTokens();
+    record.tokensEstimated = true;
+}
+
+void RequestExecution::endAttempt(CallOutcome outcome, const QString &detail)
+{
+    if (m_attempt && m_attempt->end(outcome, detail))
+        releaseRetrySlot();
+}
+
+bool RequestExecution::takeRetrySlot()
+{
+    if (m_holdsRetrySlot)
+        return true;
+    if (!m_services.retryBudget.tryStartRetry()) {
+        m_failures.retryStop = RetryStop::RetryBudgetSpent;
+        m_failures.retryStopReason =
+            QStringLiteral("the retry budget is spent: %1 retries in flight, %2 allowed")
+                .arg(m_services.retryBudget.retriesInFlight())
+                .arg(m_services.retryBudget.allowedRetriesInFlight());
+        m_trace.pointEvent(QStringLiteral("no retry"), m_failures.retryStopReason);
+        return false;
+    }
+    m_holdsRetrySlot = true;
+    return true;
+}
+
+void RequestExecution::releaseRetrySlot()
+{
+    if (!m_holdsRetrySlot)
+        return;
+    m_holdsRetrySlot = false;
+    m_services.retryBudget.retryFinished();
+}
+
+void RequestExecution::finishWithoutAnswer()
+{
+    const protocol::ApiError error = errorWording().finalError();
+    // The ladder's lower rungs answer for providers that failed, never for a request that
+    // every provider would refuse.
+    if (m_failures.lastErrorClass != ErrorClass::RequestRejected && operationHasTextAnswer()) {
+        const config::DegradationConfig &degradation = m_config->resilience.degradation;
+        if (m_context.fallbackLevel >= resilience::kCannedAnswer && !degradation.canned.isEmpty()) {
+            const config::CannedAnswer *canned = resilience::matchCannedAnswer(
+                degradation, m_request.model, resilience::lastUserMessageText(m_body));
+            if (canned) {
+                answerDegraded(resilience::kCannedAnswer, canned->reply, error.message);
+                return;
+            }
+        }
+        if (m_context.fallbackLevel >= resilience::kFailSafeMessage &&
+            !degradation.failSafe.isEmpty()) {
+            answerDegraded(resilience::kFailSafeMessage, degradation.failSafe, error.message);
+            return;
+        }
+    }
+    m_finishing = true;
+    m_client->sendError(error, responseHeaders(m_failures.lastErrorProvider, 0));
+    complete(error.status, error.code.isEmpty() ? error.type : error.code);
+}
+
+void RequestExecution::answerDegraded(int level, const QString &content, const QString &reason)
+{
+    resilience::SyntheticAnswer answer;
+    answer.id = "chatcmpl-" + m_trace.trace().requestId;
+    answer.model = m_request.model;
+    answer.createdSecs = QDateTime::currentSecsSinceEpoch();
+    answer.content = content;
+    answer.level = level;
+    answer.reason = reason;
+    const bool canned = level == resilience::kCannedAnswer;
+    m_degradedLevel = level;
+    // The ladder answered, not the provider tried last: no provider's name on a 200.
+    m_trace.trace().provider.clear();
+    m_trace.trace().upstreamModel.clear();
+    m_trace.pointEvent(QStringLiteral("degraded"),
+                       QStringLiteral("level %1, %2 instead of: %3")
+                           .arg(level)
+                           .arg(canned ? QStringLiteral("a canned answer")
+                                       : QStringLiteral("the fail-safe message"),
+                                reason));
+    const HeaderList headers = responseHeaders({}, level);
+    m_finishing = true;
+    if (m_request.stream) {
+        m_client->beginStream(headers, Dialect::Chat);
+        QList<upstream::SseEvent> events;
+        for (const QByteArray &data : answer.streamEvents()) {
+            upstream::SseEvent event;
+            event.data = data;
+            events.append(std::move(event));
+        }
+        traceStreamedEvents(m_trace, events);
+        m_client->sendStreamEvents(events, false);
+        m_client->endStream();
+    } else {
+        m_client->sendAnswer(200, headers, answer.completion(), Dialect::Chat);
+    }
+    complete(200, canned ? QStringLiteral("canned_answer") : QStringLiteral("fail_safe_answer"));
+}
+
+void RequestExecution::complete(int status, const QString &outcomeCode)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    if (m_attempt)
+        m_attempt->stop();
+    m_wait.disarm();
+    endAttempt(CallOutcome::Cancelled, QStringLiteral("ended with the request"));
+    releaseRetrySlot();
+    if (m_countedInRetryBudget) {
+        m_countedInRetryBudget = false;
+        m_services.retryBudget.requestFinished();
+    }
+    if (const int pauses = m_attempt ? m_attempt->pauseCount() : 0; pauses > 0) {
+        m_trace.pointEvent(
+            QStringLiteral("client back-pressure"),
+            QStringLiteral("provider paused %1 time(s) for a slow client").arg(pauses));
+    }
+    m_trace.pointEvent(QStringLiteral("completion"), outcomeCode);
+    telemetry::Trace &record = m_trace.trace();
+    record.attempts = m_plan.attempts();
+    record.degradedLevel = m_degradedLevel >= 0        ? m_degradedLevel
+                           : m_attempt && status < 400 ? m_attempt->candidate().degradationLevel
+                                                       : 0;
+    if (m_failures.lastErrorClass != ErrorClass::None)
+        record.errorClass = resilience::errorClassName(m_failures.lastErrorClass);
+    countTokens(record);
+    m_services.recorder.endLive(&m_trace);
+    // The request's log line is written from this record by its sink (telemetry/request_log).
+    m_services.recorder.record(m_trace.finish(status, outcomeCode));
+    if (m_services.finished)
+        m_services.finished(this);
+    resumeRun(); // a run waiting for this attempt or a wait sees the request done and ends
+}
+
+FinalErrorWording RequestExecution::errorWording() const
+{
+    return FinalErrorWording(m_failures, m_plan, m_decision, m_services.health, *m_config,
+                             m_context, m_request.model, m_deadline.isClientBudget);
+}
+
+} // namespace switchyard::execution
