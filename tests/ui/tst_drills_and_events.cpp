@@ -1,5 +1,5 @@
-#include "breaker_events_model.h"
-#include "drills_panel.h"
+#include "ui/overview/breaker_events_model.h"
+#include "ui/overview/drills_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
