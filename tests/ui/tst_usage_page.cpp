@@ -5,6 +5,7 @@
 
 #include "fake_engine_bridge.h"
 #include "screenshots.h"
+#include "ui/common/usd_format.h"
 #include "ui/shell/main_window.h"
 #include "ui/usage/usage_chart.h"
 #include "ui/usage/usage_page.h"

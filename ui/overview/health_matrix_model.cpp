@@ -304,6 +304,8 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
         break;
     case StateRole:
         return int(statusOf(provider));
+    case StatusColorRole:
+        return statusColor(statusOf(provider));
     case ProviderIdRole:
         return provider.id;
     case Qt::TextAlignmentRole:

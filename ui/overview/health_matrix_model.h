@@ -32,9 +32,11 @@ public:
     enum Role {
         // Raw value to sort on: numbers as numbers, the status as its severity (Closed < Open).
         SortRole = Qt::UserRole + 1,
-        // The ProviderStatus as an int, for delegates that draw the status themselves.
+        // The ProviderStatus as an int.
         StateRole,
         ProviderIdRole,
+        // The status's QColor, for the state pill (StatePillDelegate).
+        StatusColorRole,
     };
     Q_ENUM(Role)
 

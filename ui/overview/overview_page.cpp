@@ -1,13 +1,13 @@
 #include "ui/overview/overview_page.h"
 
 #include "bridge/engine_bridge.h"
+#include "ui/common/state_pill_delegate.h"
 #include "ui/common/widget_helpers.h"
 #include "ui/overview/breaker_timeline_panel.h"
 #include "ui/overview/drills_panel.h"
 #include "ui/overview/health_matrix_model.h"
 #include "ui/overview/provider_traffic_chart.h"
 #include "ui/overview/request_rate_chart.h"
-#include "ui/overview/state_pill_delegate.h"
 
 #include <QEvent>
 #include <QFrame>
@@ -233,8 +233,9 @@ QWidget *OverviewPage::buildMatrixCard()
     m_matrixView = new QTableView(card);
     m_matrixView->setObjectName(QStringLiteral("healthMatrix"));
     m_matrixView->setModel(m_sortModel);
-    m_matrixView->setItemDelegateForColumn(HealthMatrixModel::StateColumn,
-                                           new StatePillDelegate(m_matrixView));
+    m_matrixView->setItemDelegateForColumn(
+        HealthMatrixModel::StateColumn,
+        new StatePillDelegate(HealthMatrixModel::StatusColorRole, m_matrixView));
     m_matrixView->setAlternatingRowColors(true);
     m_matrixView->setShowGrid(false);
     m_matrixView->setWordWrap(false);

@@ -1,12 +1,12 @@
 #include "ui/traces/traces_page.h"
 
 #include "bridge/engine_bridge.h"
+#include "ui/common/state_pill_delegate.h"
+#include "ui/common/usd_format.h"
 #include "ui/common/widget_helpers.h"
-#include "ui/overview/state_pill_delegate.h"
 #include "ui/traces/curl_command.h"
 #include "ui/traces/trace_list_model.h"
 #include "ui/traces/trace_waterfall_view.h"
-#include "ui/usage/usage_series.h"
 
 #include <QCheckBox>
 #include <QClipboard>
@@ -197,9 +197,9 @@ QWidget *TracesPage::buildListCard()
     m_list = new QTableView(card);
     m_list->setObjectName(QStringLiteral("traceList"));
     m_list->setModel(m_proxy);
-    auto *pill = new StatePillDelegate(m_list);
-    pill->setColorRole(TraceListModel::StatusColorRole);
-    m_list->setItemDelegateForColumn(TraceListModel::StatusColumn, pill);
+    m_list->setItemDelegateForColumn(
+        TraceListModel::StatusColumn,
+        new StatePillDelegate(TraceListModel::StatusColorRole, m_list));
     m_list->setAlternatingRowColors(true);
     m_list->setShowGrid(false);
     m_list->setWordWrap(false);

@@ -1,6 +1,7 @@
 #include "ui/usage/usage_page.h"
 
 #include "bridge/engine_bridge.h"
+#include "ui/common/usd_format.h"
 #include "ui/common/widget_helpers.h"
 #include "ui/usage/usage_chart.h"
 

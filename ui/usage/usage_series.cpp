@@ -1,9 +1,10 @@
 #include "ui/usage/usage_series.h"
 
+#include "ui/common/usd_format.h"
+
 #include <QHash>
 #include <QLocale>
 #include <algorithm>
-#include <cmath>
 
 namespace switchyard::ui {
 
@@ -137,19 +138,6 @@ QString promptCacheText(qint64 readTokens, qint64 writeTokens)
     //: %1 input tokens read from the providers' prompt caches; %2 written to them
     return TopSpendersModel::tr("%1 input tokens read from the prompt cache, %2 written to it")
         .arg(locale.toString(readTokens), locale.toString(writeTokens));
-}
-
-QString formatUsd(double usd)
-{
-    const QLocale locale;
-    const double size = qAbs(usd);
-    // One request's cost or saving can be too small for four decimals: two significant digits
-    // then, rather than a row of zeros.
-    int decimals = size != 0.0 && size < 1.0 ? 4 : 2;
-    if (size != 0.0 && size < 0.00005)
-        decimals = 1 - int(std::floor(std::log10(size)));
-    return (usd < 0.0 ? locale.negativeSign() : QString()) + u"$"_qs +
-           locale.toString(size, 'f', decimals);
 }
 
 void TopSpendersModel::setReport(const usage::UsageReport &report)

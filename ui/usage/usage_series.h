@@ -82,9 +82,6 @@ private:
     QList<usage::UsageGroup> m_groups;
 };
 
-// "$12.34", "$0.0042", "$0.000029", "-$1.20": dollars with cents; below a dollar four decimals,
-// or two significant digits when that shows nothing.
-QString formatUsd(double usd);
 // "1,200 input tokens read from the prompt cache, 300 written to it": a range's or a row's.
 QString promptCacheText(qint64 readTokens, qint64 writeTokens);
 

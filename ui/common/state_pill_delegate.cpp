@@ -1,6 +1,4 @@
-#include "ui/overview/state_pill_delegate.h"
-
-#include "ui/overview/health_matrix_model.h"
+#include "ui/common/state_pill_delegate.h"
 
 #include <QApplication>
 #include <QPainter>
@@ -44,18 +42,9 @@ void StatePillDelegate::paint(QPainter *painter, const QStyleOptionViewItem &opt
     QStyle *style = widget ? widget->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
 
-    QColor color;
-    if (m_colorRole >= 0) {
-        color = index.data(m_colorRole).value<QColor>();
-        if (!color.isValid())
-            return;
-    } else {
-        const QVariant stateValue = index.data(HealthMatrixModel::StateRole);
-        if (!stateValue.isValid())
-            return;
-        color =
-            HealthMatrixModel::statusColor(HealthMatrixModel::ProviderStatus(stateValue.toInt()));
-    }
+    const QColor color = index.data(m_colorRole).value<QColor>();
+    if (!color.isValid())
+        return;
 
     QFont font = option.font;
     font.setWeight(QFont::DemiBold);
