@@ -212,11 +212,6 @@ void ActiveAlertsModel::retranslate()
 
 // ---- AlertEventsModel -----------------------------------------------------------------------
 
-int AlertEventsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
-
 int AlertEventsModel::columnCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : ColumnCount;
@@ -275,33 +270,6 @@ QVariant AlertEventsModel::headerData(int section, Qt::Orientation orientation, 
         return AlertText::columnTitle(SharedColumn::Value);
     }
     return {};
-}
-
-void AlertEventsModel::applyEvents(const QList<alerts::AlertEvent> &events)
-{
-    const quint64 newestShown = m_rows.isEmpty() ? 0 : m_rows.first().sequence;
-    qsizetype fresh = 0;
-    for (qsizetype i = events.size() - 1; i >= 0 && events.at(i).sequence > newestShown; --i)
-        ++fresh;
-    fresh = std::min<qsizetype>(fresh, kCapacity);
-    if (fresh > 0) {
-        beginInsertRows({}, 0, int(fresh) - 1);
-        for (qsizetype i = events.size() - fresh; i < events.size(); ++i)
-            m_rows.prepend(events.at(i));
-        endInsertRows();
-    }
-    if (m_rows.size() > kCapacity) {
-        beginRemoveRows({}, kCapacity, int(m_rows.size()) - 1);
-        m_rows.resize(kCapacity);
-        endRemoveRows();
-    }
-}
-
-void AlertEventsModel::retranslate()
-{
-    emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-    if (!m_rows.isEmpty())
-        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 } // namespace switchyard::ui

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "alerts/alert_types.h"
+#include "ui/common/event_log_model.h"
 #include "ui/common/merging_table_model.h"
 
-#include <QAbstractTableModel>
 #include <QColor>
 #include <QCoreApplication>
 #include <QList>
@@ -59,13 +59,10 @@ protected:
                                        const alerts::ActiveAlert &after) const override;
 };
 
-// Raised and cleared events, newest first. Only events not shown yet (by sequence) are inserted,
-// at the top; the oldest fall off past kCapacity, so the view never resets or jumps.
-class AlertEventsModel final : public QAbstractTableModel {
+// Raised and cleared events, newest first, the last 500.
+class AlertEventsModel final : public EventLogModel<alerts::AlertEvent, 500> {
     Q_OBJECT
 public:
-    static constexpr int kCapacity = 500;
-
     enum Column {
         TimeColumn,
         EventColumn,
@@ -77,21 +74,12 @@ public:
     };
     Q_ENUM(Column)
 
-    using QAbstractTableModel::QAbstractTableModel;
+    using EventLogModel::EventLogModel;
 
-    int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation,
                         int role = Qt::DisplayRole) const override;
-
-    // `events` is oldest first, as the engine keeps them.
-    void applyEvents(const QList<alerts::AlertEvent> &events);
-    void retranslate();
-    const QList<alerts::AlertEvent> &rows() const { return m_rows; }
-
-private:
-    QList<alerts::AlertEvent> m_rows; // newest first
 };
 
 } // namespace switchyard::ui

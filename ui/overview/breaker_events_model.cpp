@@ -6,22 +6,7 @@
 
 namespace switchyard::ui {
 
-namespace {
-
-bool sameEvent(const BreakerEvent &left, const BreakerEvent &right)
-{
-    return left.atMsSinceEpoch == right.atMsSinceEpoch && left.providerId == right.providerId &&
-           left.from == right.from && left.to == right.to;
-}
-
-} // namespace
-
-BreakerEventsModel::BreakerEventsModel(QObject *parent) : QAbstractTableModel(parent) {}
-
-int BreakerEventsModel::rowCount(const QModelIndex &parent) const
-{
-    return parent.isValid() ? 0 : int(m_rows.size());
-}
+BreakerEventsModel::BreakerEventsModel(QObject *parent) : EventLogModel(parent) {}
 
 int BreakerEventsModel::columnCount(const QModelIndex &parent) const
 {
@@ -109,39 +94,6 @@ QVariant BreakerEventsModel::headerData(int section, Qt::Orientation orientation
         return tr("Reason");
     }
     return {};
-}
-
-void BreakerEventsModel::applyEvents(const QList<BreakerEvent> &events)
-{
-    // Walk back from the newest incoming event to the newest one already shown.
-    qsizetype fresh = events.size();
-    if (!m_rows.isEmpty()) {
-        for (qsizetype i = events.size() - 1; i >= 0; --i) {
-            if (sameEvent(events[i], m_rows.first())) {
-                fresh = events.size() - 1 - i;
-                break;
-            }
-        }
-    }
-    fresh = std::min<qsizetype>(fresh, kCapacity);
-    if (fresh > 0) {
-        beginInsertRows({}, 0, int(fresh) - 1);
-        for (qsizetype i = events.size() - fresh; i < events.size(); ++i)
-            m_rows.prepend(events[i]);
-        endInsertRows();
-    }
-    if (m_rows.size() > kCapacity) {
-        beginRemoveRows({}, kCapacity, int(m_rows.size()) - 1);
-        m_rows.resize(kCapacity);
-        endRemoveRows();
-    }
-}
-
-void BreakerEventsModel::retranslate()
-{
-    Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
-    if (!m_rows.isEmpty())
-        Q_EMIT dataChanged(index(0, 0), index(int(m_rows.size()) - 1, ColumnCount - 1));
 }
 
 } // namespace switchyard::ui
