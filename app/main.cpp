@@ -4,10 +4,10 @@
 #include "command_line.h"
 #include "config/config_loader.h"
 #include "logging/log_line.h"
-#include "main_window.h"
 #include "open_files_limit.h"
 #include "signal_watcher.h"
-#include "translation.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/translation.h"
 
 #include <QApplication>
 #include <QCoreApplication>

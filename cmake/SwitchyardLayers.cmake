@@ -9,8 +9,9 @@
 #       PRIVATE_DEPENDS must have been declared before, so the graph has no cycle by
 #       construction. A layer's own sources may include the layers below it; the layers above it
 #       see through it only what it depends on publicly.
-#   switchyard_layer_rules(NAME FOLDER dir ALLOWED layer... SOURCES file...)
-#       Checks the includes of a folder outside router_core (the console, the app) too.
+#   switchyard_layer_rules(NAME ALLOWED layer... SOURCES file...)
+#       Checks the includes of a folder outside router_core (the console's folders, the app) too.
+#       NAME is the folder as includes name it: `app`, or `ui/traces` for "ui/traces/...".
 #   switchyard_check_layers()
 #       After the last layer: the check target every layer waits for, and the test.
 

@@ -2,6 +2,8 @@
 #   cmake -DLAYER_MAP=file -DLAYER_NAMES=a,b,c -P check_layers.cmake
 # LAYER_MAP has one line per layer: `name|allowed,layers|source,files`. An include
 # "X/..." where X is a layer's folder is allowed only from X itself or a layer that may use X.
+# A layer may be a folder inside another, named by both ("ui/traces"): an include
+# "ui/traces/..." is then that layer's, not the outer folder's.
 cmake_minimum_required(VERSION 3.25)
 if(NOT DEFINED LAYER_MAP OR NOT DEFINED LAYER_NAMES)
     message(FATAL_ERROR "usage: cmake -DLAYER_MAP=file -DLAYER_NAMES=a,b -P check_layers.cmake")
@@ -26,6 +28,10 @@ foreach(entry IN LISTS entries)
         file(STRINGS "${source}" includes REGEX "^[ \t]*#[ \t]*include[ \t]+\"[a-z_]+/")
         foreach(line IN LISTS includes)
             string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]+\"([a-z_]+)/.*" "\\1" used "${line}")
+            if(line MATCHES "^[ \t]*#[ \t]*include[ \t]+\"([a-z_]+/[a-z_]+)/"
+               AND CMAKE_MATCH_1 IN_LIST layers)
+                set(used "${CMAKE_MATCH_1}")
+            endif()
             if(used STREQUAL layer OR NOT used IN_LIST layers OR used IN_LIST allowed)
                 continue()
             endif()

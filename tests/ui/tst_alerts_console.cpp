@@ -3,12 +3,12 @@
 // Alerts page's tables merging rows in place under QAbstractItemModelTester, the tab's count,
 // and the screenshot in docs/screenshots.
 
-#include "alert_banner.h"
-#include "alerts_model.h"
-#include "alerts_page.h"
 #include "fake_engine_bridge.h"
-#include "main_window.h"
 #include "screenshots.h"
+#include "ui/alerts/alert_banner.h"
+#include "ui/alerts/alerts_model.h"
+#include "ui/alerts/alerts_page.h"
+#include "ui/shell/main_window.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

@@ -2,8 +2,8 @@
 // and snapshots, the ramp that no event reports, the operator overlay kept apart from the
 // breaker, bounded history that says it was dropped, and the zoom and pan maths.
 
-#include "breaker_timeline_model.h"
-#include "timeline_axis.h"
+#include "ui/overview/breaker_timeline_model.h"
+#include "ui/overview/timeline_axis.h"
 
 #include <QDateTime>
 #include <QTest>

@@ -2,16 +2,16 @@
 // scripted failover drill with chosen timestamps, so every run draws the same picture: hover
 // text, wheel and drag, the Live button, and the screenshots in docs/screenshots.
 
-#include "breaker_events_model.h"
-#include "breaker_timeline_panel.h"
-#include "breaker_timeline_view.h"
 #include "fake_engine_bridge.h"
-#include "main_window.h"
-#include "overview_page.h"
-#include "provider_traffic.h"
-#include "provider_traffic_chart.h"
 #include "screenshots.h"
-#include "widget_helpers.h"
+#include "ui/common/widget_helpers.h"
+#include "ui/overview/breaker_events_model.h"
+#include "ui/overview/breaker_timeline_panel.h"
+#include "ui/overview/breaker_timeline_view.h"
+#include "ui/overview/overview_page.h"
+#include "ui/overview/provider_traffic.h"
+#include "ui/overview/provider_traffic_chart.h"
+#include "ui/shell/main_window.h"
 
 #include <QDir>
 #include <QPushButton>

@@ -3,11 +3,11 @@
 // one version against the one before it and of any two; a rollback asked for with a
 // confirmation, refused with the engine's reason; and the screenshot in docs/screenshots.
 
-#include "config_models.h"
-#include "config_page.h"
 #include "fake_engine_bridge.h"
-#include "main_window.h"
 #include "screenshots.h"
+#include "ui/config/config_models.h"
+#include "ui/config/config_page.h"
+#include "ui/shell/main_window.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

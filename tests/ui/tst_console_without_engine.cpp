@@ -1,14 +1,14 @@
 // The console on a fake bridge: it needs nothing of the engine but the bridge's interface. The
 // registered-agents panel merges agents by id and deregisters the selected one through the
 // bridge, as DELETE /admin/v1/agents/{id} does; the main window shows what the bridge publishes.
-#include "agents_model.h"
-#include "agents_panel.h"
 #include "fake_engine_bridge.h"
-#include "health_matrix_model.h"
-#include "main_window.h"
-#include "overview_page.h"
-#include "routes_view.h"
 #include "screenshots.h"
+#include "ui/overview/health_matrix_model.h"
+#include "ui/overview/overview_page.h"
+#include "ui/routes/agents_model.h"
+#include "ui/routes/agents_panel.h"
+#include "ui/routes/routes_view.h"
+#include "ui/shell/main_window.h"
 
 #include <QAbstractItemModelTester>
 #include <QFrame>

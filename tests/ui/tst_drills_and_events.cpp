@@ -1,5 +1,5 @@
-#include "breaker_events_model.h"
-#include "drills_panel.h"
+#include "ui/overview/breaker_events_model.h"
+#include "ui/overview/drills_panel.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
@@ -17,7 +17,9 @@ using switchyard::ui::DrillsPanel;
 
 namespace {
 
-BreakerEvent transitionOf(const QString &provider, BreakerState from, BreakerState to, qint64 atMs)
+// `sequence` as the engine numbers its events: 1 for the first, +1 for each after.
+BreakerEvent transitionOf(const QString &provider, BreakerState from, BreakerState to, qint64 atMs,
+                          quint64 sequence)
 {
     BreakerEvent transition;
     transition.providerId = provider;
@@ -25,6 +27,7 @@ BreakerEvent transitionOf(const QString &provider, BreakerState from, BreakerSta
     transition.to = to;
     transition.reason = QStringLiteral("5 consecutive call failures");
     transition.atMsSinceEpoch = atMs;
+    transition.sequence = sequence;
     return transition;
 }
 
@@ -50,6 +53,7 @@ class DrillsAndEventsTest : public QObject {
 private Q_SLOTS:
     void eventsAppearNewestFirstWithoutRepeats();
     void eventsKeepOnlyTheNewest();
+    void eventsAreKnownByTheirSequence();
     void eventsDescribeTheTransition();
     void drillsListOnlySimulatedProviders();
     void drillChoiceSendsTheKnobs();
@@ -63,9 +67,9 @@ void DrillsAndEventsTest::eventsAppearNewestFirstWithoutRepeats()
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     const BreakerEvent first =
-        transitionOf(QStringLiteral("a"), BreakerState::Closed, BreakerState::Open, 1000);
+        transitionOf(QStringLiteral("a"), BreakerState::Closed, BreakerState::Open, 1000, 1);
     const BreakerEvent second =
-        transitionOf(QStringLiteral("a"), BreakerState::Open, BreakerState::HalfOpen, 61000);
+        transitionOf(QStringLiteral("a"), BreakerState::Open, BreakerState::HalfOpen, 61000, 2);
     model.applyEvents({first});
     model.applyEvents({first, second});
     model.applyEvents({first, second}); // the same ring again adds nothing
@@ -84,7 +88,7 @@ void DrillsAndEventsTest::eventsKeepOnlyTheNewest()
     QList<BreakerEvent> ring;
     for (int i = 0; i < BreakerEventsModel::kCapacity + 30; ++i) {
         ring.append(transitionOf(QStringLiteral("p%1").arg(i), BreakerState::Closed,
-                                 BreakerState::Open, 1000 + i));
+                                 BreakerState::Open, 1000 + i, quint64(i) + 1));
         // The engine's ring slides too: feed it a window at a time, as snapshots do.
         if (ring.size() > 50)
             ring.removeFirst();
@@ -95,11 +99,29 @@ void DrillsAndEventsTest::eventsKeepOnlyTheNewest()
              QStringLiteral("p%1").arg(BreakerEventsModel::kCapacity + 29));
 }
 
+void DrillsAndEventsTest::eventsAreKnownByTheirSequence()
+{
+    // An operator's disable and enable within one millisecond differ only in their number.
+    BreakerEventsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    BreakerEvent disabled =
+        transitionOf(QStringLiteral("a"), BreakerState::Closed, BreakerState::Closed, 1000, 1);
+    disabled.reason = QStringLiteral("disabled by operator");
+    BreakerEvent enabled = disabled;
+    enabled.reason = QStringLiteral("enabled by operator");
+    enabled.sequence = 2;
+    model.applyEvents({disabled});
+    model.applyEvents({disabled, enabled});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, BreakerEventsModel::ReasonColumn).data().toString(),
+             QStringLiteral("enabled by operator"));
+}
+
 void DrillsAndEventsTest::eventsDescribeTheTransition()
 {
     BreakerEventsModel model;
     model.applyEvents({transitionOf(QStringLiteral("sim-swift"), BreakerState::HalfOpen,
-                                    BreakerState::Closed, 1'700'000'000'000)});
+                                    BreakerState::Closed, 1'700'000'000'000, 1)});
     QCOMPARE(model.index(0, BreakerEventsModel::ProviderColumn).data().toString(),
              QStringLiteral("sim-swift"));
     QCOMPARE(model.index(0, BreakerEventsModel::ReasonColumn).data().toString(),

@@ -1,4 +1,4 @@
-#include "health_matrix_model.h"
+#include "ui/overview/health_matrix_model.h"
 
 #include <QAbstractItemModelTester>
 #include <QColor>

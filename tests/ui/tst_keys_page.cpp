@@ -2,11 +2,11 @@
 // QAbstractItemModelTester, never a secret; its empty state; its Chinese translation; and the
 // screenshot in docs/screenshots.
 #include "fake_engine_bridge.h"
-#include "keys_model.h"
-#include "keys_page.h"
-#include "main_window.h"
 #include "screenshots.h"
-#include "translation.h"
+#include "ui/keys/keys_model.h"
+#include "ui/keys/keys_page.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/translation.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>

@@ -1,8 +1,8 @@
 // Traffic by provider: calls per second worked out on the console from the counters in each
 // snapshot, on chosen timestamps, and the chart that draws them.
 
-#include "provider_traffic.h"
-#include "provider_traffic_chart.h"
+#include "ui/overview/provider_traffic.h"
+#include "ui/overview/provider_traffic_chart.h"
 
 #include <QTest>
 

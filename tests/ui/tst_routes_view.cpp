@@ -1,17 +1,17 @@
 // The Routes page against a real engine: rules in priority order, validation with the config
 // loader's messages, the dry run comparing live and edited rules, Apply, and live canary sliders.
 
-#include "alerts_page.h"
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
-#include "config_page.h"
-#include "dry_run_panel.h"
-#include "keys_page.h"
-#include "main_window.h"
-#include "route_rules_model.h"
-#include "routes_view.h"
-#include "traces_page.h"
-#include "usage_page.h"
+#include "ui/alerts/alerts_page.h"
+#include "ui/config/config_page.h"
+#include "ui/keys/keys_page.h"
+#include "ui/routes/dry_run_panel.h"
+#include "ui/routes/route_rules_model.h"
+#include "ui/routes/routes_view.h"
+#include "ui/shell/main_window.h"
+#include "ui/traces/traces_page.h"
+#include "ui/usage/usage_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>

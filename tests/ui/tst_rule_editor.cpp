@@ -1,10 +1,10 @@
 // The Routes page's rule editor on its own: nested condition groups edited at any depth, and the
 // exact config::RouteRule each edit produces, the value the engine validates and applies.
 
-#include "condition_editor.h"
 #include "config/config_loader.h"
 #include "config/rule_validation.h"
-#include "rule_editor_panel.h"
+#include "ui/routes/condition_editor.h"
+#include "ui/routes/rule_editor_panel.h"
 
 #include <QComboBox>
 #include <QLabel>

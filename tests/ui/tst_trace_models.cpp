@@ -3,10 +3,10 @@
 // waterfall's time-to-pixel maths, the live text assembled from streamed events, and "copy as
 // curl".
 
-#include "curl_command.h"
-#include "live_text.h"
-#include "trace_list_model.h"
-#include "trace_waterfall_layout.h"
+#include "ui/traces/curl_command.h"
+#include "ui/traces/live_text.h"
+#include "ui/traces/trace_list_model.h"
+#include "ui/traces/trace_waterfall_layout.h"
 
 #include <QAbstractItemModelTester>
 #include <QSet>

@@ -4,11 +4,11 @@
 // "copy as curl" leaves credentials out, and the screenshots in docs/screenshots.
 
 #include "fake_engine_bridge.h"
-#include "main_window.h"
 #include "screenshots.h"
-#include "trace_list_model.h"
-#include "trace_waterfall_view.h"
-#include "traces_page.h"
+#include "ui/shell/main_window.h"
+#include "ui/traces/trace_list_model.h"
+#include "ui/traces/trace_waterfall_view.h"
+#include "ui/traces/traces_page.h"
 
 #include <QCheckBox>
 #include <QClipboard>

@@ -4,10 +4,11 @@
 // banner when the ledger cannot write, and the screenshot in docs/screenshots.
 
 #include "fake_engine_bridge.h"
-#include "main_window.h"
 #include "screenshots.h"
-#include "usage_chart.h"
-#include "usage_page.h"
+#include "ui/common/usd_format.h"
+#include "ui/shell/main_window.h"
+#include "ui/usage/usage_chart.h"
+#include "ui/usage/usage_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
