@@ -60,3 +60,25 @@ port_from() {
     cat "$file" >&2
     return 1
 }
+
+# Starts a Redis of the run's own on a free loopback port (tried until one binds), keeping
+# nothing on disk; sets redis_port and adds the process to pids. Needs bench_start_work first.
+bench_start_redis() {
+    local candidate pid
+    redis_port=""
+    for _ in $(seq 20); do
+        candidate=$(( 20000 + RANDOM % 40000 ))
+        redis-server --port "$candidate" --bind 127.0.0.1 --save "" --appendonly no \
+            --dir "$work" --daemonize no >"$work/redis.out" 2>&1 &
+        pid=$!
+        sleep 0.3
+        if redis-cli -p "$candidate" ping 2>/dev/null | grep -q PONG; then
+            redis_port="$candidate"
+            pids+=("$pid")
+            return 0
+        fi
+        kill "$pid" 2>/dev/null || true
+    done
+    echo "$bench_name: could not start redis-server" >&2
+    return 1
+}

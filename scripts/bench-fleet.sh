@@ -24,22 +24,7 @@ bench_start_work
 pids+=("$!")
 upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]+')"
 
-# Redis on a free loopback port of its own: tried until one binds.
-redis_port=""
-for _ in $(seq 20); do
-    candidate=$(( 20000 + RANDOM % 40000 ))
-    redis-server --port "$candidate" --bind 127.0.0.1 --save "" --appendonly no \
-        --dir "$work" --daemonize no >"$work/redis.out" 2>&1 &
-    redis_pid=$!
-    sleep 0.3
-    if redis-cli -p "$candidate" ping 2>/dev/null | grep -q PONG; then
-        redis_port="$candidate"
-        pids+=("$redis_pid")
-        break
-    fi
-    kill "$redis_pid" 2>/dev/null || true
-done
-[[ -n "$redis_port" ]] || { echo "bench-fleet: could not start redis-server" >&2; exit 1; }
+bench_start_redis
 
 node_config() { # name models
     cat <<YAML

@@ -53,21 +53,9 @@ upstream_port="$(port_from "$work/upstream.out" 'listening on 127\.0\.0\.1:[0-9]
 # Fleet mode: a Redis of the run's own on a free loopback port.
 fleet_section=""
 if [[ "${BENCH_FLEET:-}" == 1 ]]; then
-    for _ in $(seq 20); do
-        candidate=$(( 20000 + RANDOM % 40000 ))
-        redis-server --port "$candidate" --bind 127.0.0.1 --save "" --appendonly no \
-            --dir "$work" --daemonize no >"$work/redis.out" 2>&1 &
-        redis_pid=$!
-        sleep 0.3
-        if redis-cli -p "$candidate" ping 2>/dev/null | grep -q PONG; then
-            pids+=("$redis_pid")
-            fleet_section="fleet: {redis: redis://127.0.0.1:$candidate/0, node: bench}"
-            break
-        fi
-        kill "$redis_pid" 2>/dev/null || true
-    done
-    [[ -n "$fleet_section" ]] || { echo "bench: could not start redis-server" >&2; exit 1; }
-    echo "bench: fleet mode, Redis on 127.0.0.1:$candidate" >&2
+    bench_start_redis
+    fleet_section="fleet: {redis: redis://127.0.0.1:$redis_port/0, node: bench}"
+    echo "bench: fleet mode, Redis on 127.0.0.1:$redis_port" >&2
 fi
 
 cat >"$work/bench.yaml" <<YAML

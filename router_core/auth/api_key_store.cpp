@@ -124,13 +124,13 @@ QString ApiKeyStore::open()
     return *m_openError;
 }
 
-std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
+namespace {
+
+// One key's row, written with `verb` (INSERT, INSERT OR REPLACE).
+bool storeKey(QSqlQuery &query, const ClientKey &key, const QString &verb)
 {
-    if (const QString error = open(); !error.isEmpty())
-        return error;
-    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
-    query.prepare(u"INSERT INTO api_keys (id, tenant, sha256_hex, requests_per_minute, "
-                  u"tokens_per_minute, models, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
+    query.prepare(verb + u" INTO api_keys (id, tenant, sha256_hex, requests_per_minute, "
+                         u"tokens_per_minute, models, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
     query.addBindValue(key.id);
     query.addBindValue(key.tenant);
     query.addBindValue(QString::fromLatin1(key.sha256.toHex()));
@@ -138,7 +138,17 @@ std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
     query.addBindValue(key.limits.tokensPerMinute);
     query.addBindValue(modelsText(key.limits.models));
     query.addBindValue(key.createdAtUtc.toString(Qt::ISODateWithMs));
-    if (!query.exec())
+    return query.exec();
+}
+
+} // namespace
+
+std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
+{
+    if (const QString error = open(); !error.isEmpty())
+        return error;
+    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    if (!storeKey(query, key, u"INSERT"_s))
         return query.lastError().text();
     m_keys.append(key);
     syncMarker();
@@ -176,17 +186,7 @@ QString ApiKeyStore::replaceAll(const QList<ClientKey> &keys)
             problems.append(clear.lastError().text());
         for (const ClientKey &key : keys) {
             QSqlQuery query(database);
-            query.prepare(u"INSERT OR REPLACE INTO api_keys (id, tenant, sha256_hex, "
-                          u"requests_per_minute, tokens_per_minute, models, created_at) "
-                          u"VALUES (?, ?, ?, ?, ?, ?, ?)"_s);
-            query.addBindValue(key.id);
-            query.addBindValue(key.tenant);
-            query.addBindValue(QString::fromLatin1(key.sha256.toHex()));
-            query.addBindValue(key.limits.requestsPerMinute);
-            query.addBindValue(key.limits.tokensPerMinute);
-            query.addBindValue(modelsText(key.limits.models));
-            query.addBindValue(key.createdAtUtc.toString(Qt::ISODateWithMs));
-            if (!query.exec())
+            if (!storeKey(query, key, u"INSERT OR REPLACE"_s))
                 problems.append(query.lastError().text());
         }
         if (problems.isEmpty())
