@@ -1323,6 +1323,28 @@ Models: %3</source>
         <source>Alerts</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>Fleet %1  ·  %n node(s)</source>
+        <extracomment>The status bar of a node in a fleet: %1 the fleet&apos;s name, %n its live nodes</extracomment>
+        <translation>
+            <numerusform>Fleet %1  ·  %n node</numerusform>
+            <numerusform>Fleet %1  ·  %n nodes</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This node is %1 in fleet %2, sharing keys, limits and config through %3.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fleet link down since %1</source>
+        <extracomment>%1 the local time the link to the fleet&apos;s Redis went down</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1
+This node keeps serving from its own copy of the keys, limits and config; changes made here are sent when the link is back.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>

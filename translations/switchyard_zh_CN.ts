@@ -1318,6 +1318,28 @@ Models: %3</source>
         <source>Usage ledger not written</source>
         <translation>用量账本未写入</translation>
     </message>
+    <message numerus="yes">
+        <source>Fleet %1  ·  %n node(s)</source>
+        <extracomment>The status bar of a node in a fleet: %1 the fleet&apos;s name, %n its live nodes</extracomment>
+        <translation>
+            <numerusform>集群 %1  ·  %n 个节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>This node is %1 in fleet %2, sharing keys, limits and config through %3.</source>
+        <translation>本节点是集群 %2 中的 %1，通过 %3 共享密钥、限额和配置。</translation>
+    </message>
+    <message>
+        <source>Fleet link down since %1</source>
+        <extracomment>%1 the local time the link to the fleet&apos;s Redis went down</extracomment>
+        <translation>集群连接自 %1 起中断</translation>
+    </message>
+    <message>
+        <source>%1
+This node keeps serving from its own copy of the keys, limits and config; changes made here are sent when the link is back.</source>
+        <translation>%1
+本节点继续使用自己保存的密钥、限额和配置提供服务；在此所做的更改会在连接恢复后发送。</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>

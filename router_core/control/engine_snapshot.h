@@ -31,6 +31,18 @@ struct ClientKeyListing {
     friend bool operator==(const ClientKeyListing &, const ClientKeyListing &) = default;
 };
 
+// This node's link to its fleet (docs/fleet.md), for the console's status bar.
+struct FleetLinkState {
+    bool enabled = false; // false: a single node
+    QString fleet;        // the fleet's name
+    QString node;         // this node's name
+    QString redis;        // where the fleet's Redis is
+    bool linkUp = false;
+    qint64 linkDownSinceMs = 0; // UTC; 0 while up
+    QString problem;            // why the link is down
+    int liveNodes = 0;          // as this node last listed them, itself included
+};
+
 struct EngineSnapshot {
     QString listenAddress; // "127.0.0.1:8080"
     // The listener takes connections from other machines in plain HTTP: API keys and prompts
@@ -57,6 +69,7 @@ struct EngineSnapshot {
     ConfigStatus config; // the running config against its file; not tracked without a file
     // Alerts raised now, the newest raised and cleared events, the webhook's counts.
     alerts::AlertsState alerts;
+    FleetLinkState fleet;
 };
 
 } // namespace switchyard

@@ -436,6 +436,11 @@ EngineSnapshot Engine::snapshot() const
     }
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
+    if (m_fleet) {
+        const fleet::FleetStatus fleet = m_fleet->status();
+        snapshot.fleet = {true,         fleet.fleet,           fleet.node,    fleet.redis,
+                          fleet.linkUp, fleet.linkDownSinceMs, fleet.problem, m_fleet->liveNodes()};
+    }
     snapshot.inFlight = m_server->inFlight();
     snapshot.loopLagMs = m_loopLag->lastLagMs();
     snapshot.connections = m_server->connectionCounts();

@@ -11,6 +11,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QFrame>
 #include <QLabel>
 #include <QPushButton>
@@ -151,6 +152,41 @@ private Q_SLOTS:
         bridge.publish(snapshot);
         QVERIFY(warning->isHidden());
         QVERIFY2(listen->text().contains(u"https://0.0.0.0:8080/v1"_s), qPrintable(listen->text()));
+    }
+
+    void statusBarShowsTheFleetLink()
+    {
+        FakeEngineBridge bridge;
+        ui::MainWindow window(bridge);
+        window.resize(1280, 900);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        auto *fleet = window.findChild<QLabel *>(u"fleetLabel"_s);
+        QVERIFY(fleet);
+        EngineSnapshot snapshot;
+        snapshot.listenAddress = u"127.0.0.1:8081"_s;
+        bridge.publish(snapshot);
+        QVERIFY(fleet->isHidden()); // a single node says nothing of fleets
+
+        snapshot.fleet = {true, u"prod"_s, u"gw-1"_s, u"redis://10.0.0.5:6379/0"_s, true, 0, {}, 3};
+        bridge.publish(snapshot);
+        QVERIFY(fleet->isVisible());
+        // "3 nodes" with the English plural forms loaded, "3 node(s)" without a translator.
+        QVERIFY2(fleet->text().startsWith(u"Fleet prod  ·  3 node"_s), qPrintable(fleet->text()));
+        QVERIFY(fleet->toolTip().contains(u"gw-1"_s));
+        QVERIFY(fleet->toolTip().contains(u"redis://10.0.0.5:6379/0"_s));
+
+        const QDateTime down = QDateTime::currentDateTime().addSecs(-90);
+        snapshot.fleet.linkUp = false;
+        snapshot.fleet.linkDownSinceMs = down.toMSecsSinceEpoch();
+        snapshot.fleet.problem = u"Redis at redis://10.0.0.5:6379/0 did not answer within 500 ms"_s;
+        bridge.publish(snapshot);
+        QCOMPARE(fleet->text(), u"Fleet link down since %1"_s.arg(down.toString(u"HH:mm:ss"_s)));
+        QVERIFY(fleet->toolTip().startsWith(snapshot.fleet.problem));
+        if (switchyard::testing::updatingScreenshots()) {
+            QVERIFY(window.grab().save(
+                switchyard::testing::screenshotPath(QString(), u"console_fleet_link_down.png"_s)));
+        }
     }
 
     void overviewShowsOpenConnectionsAndRefusals()

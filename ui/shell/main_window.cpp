@@ -11,6 +11,7 @@
 #include "ui/traces/traces_page.h"
 #include "ui/usage/usage_page.h"
 
+#include <QDateTime>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QIcon>
@@ -91,6 +92,10 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     setTone(m_ledgerWarning, Tone::Bad);
     m_ledgerWarning->hide();
     statusBar()->addPermanentWidget(m_ledgerWarning);
+    m_fleetLabel = makeLabel(TextRole::Hint, this);
+    m_fleetLabel->setObjectName(QStringLiteral("fleetLabel"));
+    m_fleetLabel->hide();
+    statusBar()->addPermanentWidget(m_fleetLabel);
     statusBar()->addPermanentWidget(m_statusRate);
 
     connect(&m_bridge, &EngineBridge::snapshotUpdated, this, &MainWindow::applySnapshot);
@@ -253,6 +258,36 @@ void MainWindow::refreshStatusBar()
     m_ledgerWarning->setVisible(!ledger.writable);
     m_ledgerWarning->setText(tr("Usage ledger not written"));
     m_ledgerWarning->setToolTip(ledger.problem);
+    refreshFleetLabel();
+}
+
+void MainWindow::refreshFleetLabel()
+{
+    const FleetLinkState &fleet = m_snapshot.fleet;
+    m_fleetLabel->setVisible(fleet.enabled);
+    if (!fleet.enabled)
+        return;
+    if (fleet.linkUp) {
+        setTone(m_fleetLabel, Tone::Neutral);
+        //: The status bar of a node in a fleet: %1 the fleet's name, %n its live nodes
+        m_fleetLabel->setText(
+            tr("Fleet %1  ·  %n node(s)", nullptr, fleet.liveNodes).arg(fleet.fleet));
+        m_fleetLabel->setToolTip(tr("This node is %1 in fleet %2, sharing keys, limits and "
+                                    "config through %3.")
+                                     .arg(fleet.node, fleet.fleet, fleet.redis));
+        return;
+    }
+    // Every node keeps serving from what it holds; what it changes waits for the link.
+    setTone(m_fleetLabel, Tone::Bad);
+    const QString since = QDateTime::fromMSecsSinceEpoch(fleet.linkDownSinceMs)
+                              .toLocalTime()
+                              .toString(QStringLiteral("HH:mm:ss"));
+    //: %1 the local time the link to the fleet's Redis went down
+    m_fleetLabel->setText(tr("Fleet link down since %1").arg(since));
+    m_fleetLabel->setToolTip(tr("%1\nThis node keeps serving from its own copy of the keys, "
+                                "limits and config; changes made here are sent when the link "
+                                "is back.")
+                                 .arg(fleet.problem));
 }
 
 void MainWindow::syncDemoControls(const EngineSnapshot &snapshot)

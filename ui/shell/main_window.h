@@ -60,6 +60,7 @@ private:
     void buildControls();
     void retranslateUi();
     void refreshStatusBar();
+    void refreshFleetLabel();
     void refreshAlertsTab();
     void syncDemoControls(const EngineSnapshot &snapshot);
     void sendDemoTraffic();
@@ -81,6 +82,7 @@ private:
     KeysPage *m_keysPage = nullptr;
     UsagePage *m_usagePage = nullptr;
     QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
+    QLabel *m_fleetLabel = nullptr;    // a node of a fleet: its link and the live nodes
     ConfigPage *m_configPage = nullptr;
     AlertsPage *m_alertsPage = nullptr;
     AlertBanner *m_alertBanner = nullptr; // above the pages, shown while an alert is raised
