@@ -27,10 +27,10 @@ public:
         : m_poster(posterOptions(config))
     {}
 
-    WebhookPostResult post(const QByteArray &body, const std::atomic<bool> &stopping) override
+    WebhookPostResult post(const QByteArray &body, const outbound::CutOff &cutOff) override
     {
         const outbound::JsonPostReply reply =
-            m_poster.post(body, [&stopping] { return stopping.load(); });
+            m_poster.post(body, [&cutOff] { return cutOff.reached(); });
         WebhookPostResult result;
         switch (reply.outcome) {
         case outbound::JsonPostReply::Outcome::Failed:
