@@ -25,23 +25,16 @@ outbound::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config
     return options;
 }
 
-qint64 steadyNowNanos()
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 class CurlSpanPoster final : public SpanPoster {
 public:
     explicit CurlSpanPoster(const config::OtlpExportConfig &config)
         : m_poster(posterOptions(config))
     {}
 
-    PostResult post(const QByteArray &body, const std::atomic<qint64> &cutOffAtNanos) override
+    PostResult post(const QByteArray &body, const outbound::CutOff &cutOff) override
     {
-        const outbound::JsonPostReply reply = m_poster.post(
-            body, [&cutOffAtNanos] { return steadyNowNanos() > cutOffAtNanos.load(); });
+        const outbound::JsonPostReply reply =
+            m_poster.post(body, [&cutOff] { return cutOff.reached(); });
         PostResult result;
         switch (reply.outcome) {
         case outbound::JsonPostReply::Outcome::Failed:
