@@ -20,9 +20,9 @@ QString shownUrl(const QUrl &url)
 
 namespace {
 
-outbound::BackgroundPosterOptions queueOptions(const config::AlertWebhookConfig &config)
+posting::BackgroundPosterOptions queueOptions(const config::AlertWebhookConfig &config)
 {
-    outbound::BackgroundPosterOptions options;
+    posting::BackgroundPosterOptions options;
     options.capacity = quint64(std::max(config.queue, 0));
     options.batchWeight = 1; // each event is posted on its own, as soon as it comes
     // Events still waiting at shutdown are not sent: a receiver that hangs must not hold the
@@ -37,7 +37,7 @@ WebhookNotifier::WebhookNotifier(config::AlertWebhookConfig config,
                                  std::unique_ptr<WebhookPoster> poster)
     : m_config(std::move(config)), m_poster(std::move(poster)), m_shownUrl(shownUrl(m_config.url)),
       m_events(queueOptions(m_config),
-               {[this](const Poster::Batch &event, const outbound::CutOff &cutOff) {
+               {[this](const Poster::Batch &event, const posting::CutOff &cutOff) {
                     return send(event, cutOff);
                 },
                 [this](const Poster::Batch &event) {
@@ -65,7 +65,7 @@ WebhookCounts WebhookNotifier::counts() const
 }
 
 WebhookNotifier::Poster::RetryAfter WebhookNotifier::send(const Poster::Batch &event,
-                                                          const outbound::CutOff &cutOff)
+                                                          const posting::CutOff &cutOff)
 {
     const int attempt = event.sendsBefore;
     const WebhookPostResult result = m_poster->post(event.items.first(), cutOff);

@@ -2,7 +2,7 @@
 
 #include "alerts/alert_types.h"
 #include "config/config.h"
-#include "outbound/background_poster.h"
+#include "posting/background_poster.h"
 
 #include <QByteArray>
 #include <QString>
@@ -30,7 +30,7 @@ class WebhookPoster {
 public:
     virtual ~WebhookPoster() = default;
     // Sends one body; returns within the configured timeout, and soon after `cutOff` is reached.
-    virtual WebhookPostResult post(const QByteArray &body, const outbound::CutOff &cutOff) = 0;
+    virtual WebhookPostResult post(const QByteArray &body, const posting::CutOff &cutOff) = 0;
 };
 
 // What a log line may say of the webhook's URL: scheme, host and port. A Slack-style incoming
@@ -63,16 +63,16 @@ public:
     static constexpr std::chrono::seconds kLogInterval{60};
 
 private:
-    using Poster = outbound::BackgroundPoster<QByteArray>;
+    using Poster = posting::BackgroundPoster<QByteArray>;
 
-    Poster::RetryAfter send(const Poster::Batch &event, const outbound::CutOff &cutOff);
+    Poster::RetryAfter send(const Poster::Batch &event, const posting::CutOff &cutOff);
     void logFailure(const WebhookPostResult &result, int attempt);
 
     const config::AlertWebhookConfig m_config;
     const std::unique_ptr<WebhookPoster> m_poster;
     const QString m_shownUrl; // without user info, for the log
 
-    outbound::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
+    posting::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
 
     std::atomic<quint64> m_delivered{0};
     std::atomic<quint64> m_failed{0};

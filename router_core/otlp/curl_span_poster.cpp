@@ -1,5 +1,5 @@
 #include "otlp/span_exporter.h"
-#include "outbound/json_poster.h"
+#include "posting/json_poster.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,9 +13,9 @@ namespace {
 // A collector's answer is a small ExportTraceServiceResponse; anything longer is not read.
 constexpr qsizetype kMaxAnswerBytes = 64 * 1024;
 
-outbound::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config)
+posting::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config)
 {
-    outbound::JsonPosterOptions options;
+    posting::JsonPosterOptions options;
     options.url = config.tracesUrl().toEncoded();
     for (const config::ConfiguredValue &header : config.headers)
         options.headerLines.append(header.name + ": " + header.value);
@@ -31,19 +31,19 @@ public:
         : m_poster(posterOptions(config))
     {}
 
-    PostResult post(const QByteArray &body, const outbound::CutOff &cutOff) override
+    PostResult post(const QByteArray &body, const posting::CutOff &cutOff) override
     {
-        const outbound::JsonPostReply reply =
+        const posting::JsonPostReply reply =
             m_poster.post(body, [&cutOff] { return cutOff.reached(); });
         PostResult result;
         switch (reply.outcome) {
-        case outbound::JsonPostReply::Outcome::Failed:
+        case posting::JsonPostReply::Outcome::Failed:
             result.error = reply.error;
             return result;
-        case outbound::JsonPostReply::Outcome::CutOff:
+        case posting::JsonPostReply::Outcome::CutOff:
             result.error = u"cut off: the export was stopping"_s;
             return result;
-        case outbound::JsonPostReply::Outcome::Answered:
+        case posting::JsonPostReply::Outcome::Answered:
             break;
         }
         const int status = reply.httpStatus;
@@ -82,7 +82,7 @@ private:
         return message.isEmpty() ? QString() : u": "_s + message.left(200);
     }
 
-    outbound::JsonPoster m_poster;
+    posting::JsonPoster m_poster;
 };
 
 } // namespace

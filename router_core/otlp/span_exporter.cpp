@@ -10,9 +10,9 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-outbound::BackgroundPosterOptions queueOptions(const config::OtlpExportConfig &config)
+posting::BackgroundPosterOptions queueOptions(const config::OtlpExportConfig &config)
 {
-    outbound::BackgroundPosterOptions options;
+    posting::BackgroundPosterOptions options;
     options.capacity = quint64(std::max(config.queueSpans, 0));
     options.batchWeight = quint64(std::max(config.batchSpans, 0));
     options.interval = config.interval;
@@ -28,7 +28,7 @@ SpanExporter::SpanExporter(config::OtlpExportConfig config, std::unique_ptr<Span
     : m_config(std::move(config)), m_poster(std::move(poster)), m_source(std::move(source)),
       m_tracesUrl(m_config.tracesUrl().toString(QUrl::RemoveUserInfo)),
       m_requests(queueOptions(m_config),
-                 {[this](const Poster::Batch &batch, const outbound::CutOff &cutOff) {
+                 {[this](const Poster::Batch &batch, const posting::CutOff &cutOff) {
                       return send(batch, cutOff);
                   },
                   // Out of time to stop: what is left is given up, counted.
@@ -61,7 +61,7 @@ telemetry::SpanExportCounts SpanExporter::counts() const
 }
 
 SpanExporter::Poster::RetryAfter SpanExporter::send(const Poster::Batch &batch,
-                                                    const outbound::CutOff &cutOff)
+                                                    const posting::CutOff &cutOff)
 {
     const QByteArray body = encodeExportRequest(batch.items, m_source);
     const PostResult result = m_poster->post(body, cutOff);

@@ -2,7 +2,7 @@
 
 #include "config/config.h"
 #include "otlp/span_encoding.h"
-#include "outbound/background_poster.h"
+#include "posting/background_poster.h"
 #include "telemetry/request_recorder.h"
 #include "telemetry/span_export_counts.h"
 
@@ -33,7 +33,7 @@ public:
     virtual ~SpanPoster() = default;
     // Sends one ExportTraceServiceRequest. Returns by itself within the configured timeout, and
     // soon after `cutOff` is reached (the export is stopping).
-    virtual PostResult post(const QByteArray &body, const outbound::CutOff &cutOff) = 0;
+    virtual PostResult post(const QByteArray &body, const posting::CutOff &cutOff) = 0;
 };
 
 // Posts with a libcurl easy handle of its own, kept alive between exports: this thread is the
@@ -70,9 +70,9 @@ public:
     static constexpr std::chrono::seconds kLogInterval{60};
 
 private:
-    using Poster = outbound::BackgroundPoster<ExportedRequest>;
+    using Poster = posting::BackgroundPoster<ExportedRequest>;
 
-    Poster::RetryAfter send(const Poster::Batch &batch, const outbound::CutOff &cutOff);
+    Poster::RetryAfter send(const Poster::Batch &batch, const posting::CutOff &cutOff);
     void logDrops(quint64 dropped);
     void logFailure(const PostResult &result);
 
@@ -81,7 +81,7 @@ private:
     const ExportSource m_source;
     const QString m_tracesUrl;
 
-    outbound::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
+    posting::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
 
     std::atomic<quint64> m_exported{0};
     std::atomic<quint64> m_abandoned{0};

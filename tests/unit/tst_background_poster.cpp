@@ -3,7 +3,7 @@
 // a batch sent again before anything newer, the cut-off at stopping, and warnings that say how
 // many there were. Every wait is for a condition, never for a length of time.
 
-#include "outbound/background_poster.h"
+#include "posting/background_poster.h"
 
 #include <QTest>
 #include <condition_variable>
@@ -12,10 +12,10 @@
 
 using namespace std::chrono_literals;
 using namespace Qt::StringLiterals;
-using switchyard::outbound::BackgroundPoster;
-using switchyard::outbound::BackgroundPosterOptions;
-using switchyard::outbound::CutOff;
-using switchyard::outbound::WarningThrottle;
+using switchyard::posting::BackgroundPoster;
+using switchyard::posting::BackgroundPosterOptions;
+using switchyard::posting::CutOff;
+using switchyard::posting::WarningThrottle;
 
 namespace {
 

@@ -128,7 +128,7 @@ QStringList eventNames(const QJsonValue &span)
 // waits until released (or the export's cut-off).
 class ScriptedPoster final : public SpanPoster {
 public:
-    PostResult post(const QByteArray &body, const switchyard::outbound::CutOff &cutOff) override
+    PostResult post(const QByteArray &body, const switchyard::posting::CutOff &cutOff) override
     {
         std::unique_lock lock(m_mutex);
         m_bodies.append(body);

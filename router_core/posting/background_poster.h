@@ -13,7 +13,7 @@
 #include <thread>
 #include <utility>
 
-namespace switchyard::outbound {
+namespace switchyard::posting {
 
 // The moment a stopping BackgroundPoster gives up: a post in flight should end by itself then,
 // and what still waits is no longer sent. Never reached before stopping begins; any thread may
@@ -251,4 +251,4 @@ private:
     std::thread m_thread; // last: started once everything above exists
 };
 
-} // namespace switchyard::outbound
+} // namespace switchyard::posting

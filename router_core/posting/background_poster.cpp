@@ -1,8 +1,8 @@
-#include "outbound/background_poster.h"
+#include "posting/background_poster.h"
 
 #include <utility>
 
-namespace switchyard::outbound {
+namespace switchyard::posting {
 
 namespace {
 
@@ -34,4 +34,4 @@ quint64 WarningThrottle::count(TimePoint now, quint64 happenings)
     return std::exchange(m_unwarned, 0);
 }
 
-} // namespace switchyard::outbound
+} // namespace switchyard::posting
