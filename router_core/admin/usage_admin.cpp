@@ -76,23 +76,24 @@ QJsonObject budgetStatusJson(const usage::BudgetStatus &status)
 }
 
 void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
-                        usage::BudgetTracker &budgets, QObject *context, usage::UtcClock clock)
+                        usage::BudgetTracker &budgets, QObject *context, const timing::Clock &clock)
 {
-    admin.addAsync(Method::Get, u"usage"_s,
-                   [&ledger, context, clock](const http::AdminRequest &request, const QStringList &,
-                                             const http::AdminEndpoints::Answer &answer) {
-                       const auto parsed = usage::parseUsageQuery(request.query, clock());
-                       if (const auto *problem = std::get_if<usage::QueryProblem>(&parsed)) {
-                           answer(http::AdminReply::error(
-                               http::invalidAdminRequest(problem->message, problem->param)));
-                           return;
-                       }
-                       ledger.query(std::get<usage::UsageQuery>(parsed), context,
-                                    [answer, &ledger](const usage::UsageReport &report) {
-                                        answer(http::AdminReply::json(QJsonDocument(
-                                            usageReportJson(report, ledger.state()))));
-                                    });
-                   });
+    admin.addAsync(
+        Method::Get, u"usage"_s,
+        [&ledger, context, &clock](const http::AdminRequest &request, const QStringList &,
+                                   const http::AdminEndpoints::Answer &answer) {
+            const auto parsed = usage::parseUsageQuery(request.query, clock.utcNow());
+            if (const auto *problem = std::get_if<usage::QueryProblem>(&parsed)) {
+                answer(http::AdminReply::error(
+                    http::invalidAdminRequest(problem->message, problem->param)));
+                return;
+            }
+            ledger.query(std::get<usage::UsageQuery>(parsed), context,
+                         [answer, &ledger](const usage::UsageReport &report) {
+                             answer(http::AdminReply::json(
+                                 QJsonDocument(usageReportJson(report, ledger.state()))));
+                         });
+        });
     admin.add(Method::Get, u"usage/budgets"_s,
               [&budgets](const http::AdminRequest &, const QStringList &) {
                   QJsonArray data;

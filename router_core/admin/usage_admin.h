@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/admin_endpoints.h"
+#include "timing/clock.h"
 #include "usage/budget_tracker.h"
 
 #include <QJsonObject>
@@ -14,10 +15,11 @@ namespace switchyard::admin {
 // GET /admin/v1/usage (a usage report, grouped and filtered by time) and
 // GET /admin/v1/usage/budgets (each budget's spend in its windows). A report runs on the
 // ledger's own thread and is answered when it is ready, on the thread of `context` (the engine's);
-// the engine thread never waits for the database. docs/operations.md describes both.
+// the engine thread never waits for the database. docs/operations.md describes both. `clock` (its
+// UTC wall time places "today" and "this month") must outlive the endpoints.
 void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
                         usage::BudgetTracker &budgets, QObject *context,
-                        usage::UtcClock clock = usage::systemUtcClock());
+                        const timing::Clock &clock = timing::SteadyClock::instance());
 
 // A report as the admin API writes it; the console's tests compare against the same words.
 QJsonObject usageReportJson(const usage::UsageReport &report,

@@ -1,5 +1,5 @@
 #include "alerts/webhook_notifier.h"
-#include "outbound/json_poster.h"
+#include "posting/json_poster.h"
 
 namespace switchyard::alerts {
 
@@ -10,9 +10,9 @@ namespace {
 // A receiver's answer is read only for its first words, for the log.
 constexpr qsizetype kMaxAnswerBytes = 4 * 1024;
 
-outbound::JsonPosterOptions posterOptions(const config::AlertWebhookConfig &config)
+posting::JsonPosterOptions posterOptions(const config::AlertWebhookConfig &config)
 {
-    outbound::JsonPosterOptions options;
+    posting::JsonPosterOptions options;
     options.url = config.url.toEncoded();
     for (const config::ConfiguredValue &header : config.headers)
         options.headerLines.append(header.name + ": " + header.value);
@@ -27,19 +27,19 @@ public:
         : m_poster(posterOptions(config))
     {}
 
-    WebhookPostResult post(const QByteArray &body, const std::atomic<bool> &stopping) override
+    WebhookPostResult post(const QByteArray &body, const posting::CutOff &cutOff) override
     {
-        const outbound::JsonPostReply reply =
-            m_poster.post(body, [&stopping] { return stopping.load(); });
+        const posting::JsonPostReply reply =
+            m_poster.post(body, [&cutOff] { return cutOff.reached(); });
         WebhookPostResult result;
         switch (reply.outcome) {
-        case outbound::JsonPostReply::Outcome::Failed:
+        case posting::JsonPostReply::Outcome::Failed:
             result.error = reply.error;
             return result;
-        case outbound::JsonPostReply::Outcome::CutOff:
+        case posting::JsonPostReply::Outcome::CutOff:
             result.error = u"cut off: the gateway is stopping"_s;
             return result;
-        case outbound::JsonPostReply::Outcome::Answered:
+        case posting::JsonPostReply::Outcome::Answered:
             break;
         }
         const int status = reply.httpStatus;
@@ -58,7 +58,7 @@ public:
     }
 
 private:
-    outbound::JsonPoster m_poster;
+    posting::JsonPoster m_poster;
 };
 
 } // namespace

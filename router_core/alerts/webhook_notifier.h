@@ -2,16 +2,13 @@
 
 #include "alerts/alert_types.h"
 #include "config/config.h"
+#include "posting/background_poster.h"
 
 #include <QByteArray>
 #include <QString>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
-#include <thread>
 
 namespace switchyard::alerts {
 
@@ -32,8 +29,8 @@ struct WebhookPostResult {
 class WebhookPoster {
 public:
     virtual ~WebhookPoster() = default;
-    // Sends one body; returns within the configured timeout, and soon after `stopping` is set.
-    virtual WebhookPostResult post(const QByteArray &body, const std::atomic<bool> &stopping) = 0;
+    // Sends one body; returns within the configured timeout, and soon after `cutOff` is reached.
+    virtual WebhookPostResult post(const QByteArray &body, const posting::CutOff &cutOff) = 0;
 };
 
 // What a log line may say of the webhook's URL: scheme, host and port. A Slack-style incoming
@@ -45,14 +42,13 @@ std::unique_ptr<WebhookPoster> makeCurlWebhookPoster(const config::AlertWebhookC
 
 // Sends every raised and cleared alert to `alerts.webhook` (docs/operations.md, "Alerts"). On
 // the engine thread notify() encodes the event (a few hundred bytes, a handful of times an hour)
-// and pushes it under a lock held for the push: it never waits for the network. A thread of its
-// own posts the events in order, one at a time, retrying a failed post `retries` times after
+// and pushes it under a lock held for the push: it never waits for the network. A background
+// poster posts the events in order, one at a time, retrying a failed post `retries` times after
 // `backoff`, 2 x backoff, 4 x backoff... An event that finds `queue` events waiting is dropped and
 // counted. Stopping cuts the post in flight short and counts what is still queued as dropped.
 class WebhookNotifier final {
 public:
     WebhookNotifier(config::AlertWebhookConfig config, std::unique_ptr<WebhookPoster> poster);
-    ~WebhookNotifier();
 
     WebhookNotifier(const WebhookNotifier &) = delete;
     WebhookNotifier &operator=(const WebhookNotifier &) = delete;
@@ -67,31 +63,23 @@ public:
     static constexpr std::chrono::seconds kLogInterval{60};
 
 private:
-    void run();
-    void deliver(const QByteArray &body);
+    using Poster = posting::BackgroundPoster<QByteArray>;
+
+    Poster::RetryAfter send(const Poster::Batch &event, const posting::CutOff &cutOff);
     void logFailure(const WebhookPostResult &result, int attempt);
 
     const config::AlertWebhookConfig m_config;
     const std::unique_ptr<WebhookPoster> m_poster;
     const QString m_shownUrl; // without user info, for the log
 
-    mutable std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<QByteArray> m_queue; // guarded by m_mutex
-    std::atomic<bool> m_stopping{false};
-
-    // The notifier thread's own.
-    std::chrono::steady_clock::time_point m_lastFailureLog;
-    quint64 m_failuresSinceLog = 0;
-    bool m_failureLogged = false;
+    posting::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
 
     std::atomic<quint64> m_delivered{0};
     std::atomic<quint64> m_failed{0};
-    std::atomic<quint64> m_dropped{0};
+    std::atomic<quint64> m_droppedAtStop{0}; // cut off, or still queued, when stopping
     std::atomic<quint64> m_retries{0};
-    std::atomic<quint64> m_queued{0};
 
-    std::thread m_thread; // last: started once everything above exists
+    Poster m_events; // last: its thread starts once everything above exists, and stops first
 };
 
 } // namespace switchyard::alerts

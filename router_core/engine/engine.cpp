@@ -206,11 +206,11 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerFleetAdmin(m_server->admin(), [this] { return fleetStatus(); });
     // The ledger: a row per finished request, written by its own thread; the budgets it feeds
     // are checked at admission.
-    m_budgets = new usage::BudgetTracker(*m_store, usage::systemUtcClock(), this);
+    m_budgets = new usage::BudgetTracker(*m_store, timing::SteadyClock::instance(), this);
     usage::LedgerOptions ledgerOptions;
     ledgerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
     m_usageLedger =
-        new usage::UsageLedger(*m_budgets, ledgerOptions, usage::systemUtcClock(), this);
+        new usage::UsageLedger(*m_budgets, ledgerOptions, timing::SteadyClock::instance(), this);
     m_recorder->addSink(m_usageLedger);
     // Each request is priced once, by the table in force as it finishes, before any sink reads
     // it: the trace, the ledger and the budgets see the same cost.

@@ -104,9 +104,14 @@ protocol::ApiError shuttingDown()
 
 } // namespace
 
+qint64 RequestRateMeter::secondsSinceStart() const
+{
+    return std::chrono::duration_cast<std::chrono::seconds>(m_clock.now() - m_startedAt).count();
+}
+
 void RequestRateMeter::record()
 {
-    const qint64 second = m_clock.elapsed() / 1000;
+    const qint64 second = secondsSinceStart();
     const auto slot = std::size_t(second % m_second.size());
     if (m_second[slot] != second) {
         m_second[slot] = second;
@@ -118,7 +123,7 @@ void RequestRateMeter::record()
 double RequestRateMeter::perSecond() const
 {
     // The current second is still filling up; average the whole seconds before it.
-    const qint64 now = m_clock.elapsed() / 1000;
+    const qint64 now = secondsSinceStart();
     const qint64 seconds = std::min<qint64>(now, kWindowSeconds);
     if (seconds == 0)
         return 0.0;
@@ -289,8 +294,8 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         telemetry::parseTraceparent(headerValue(request, "traceparent"));
     if (!parent)
         parent = telemetry::TraceParent{telemetry::newTraceId(), {}};
-    telemetry::TraceBuilder trace(requestIdFrom(request), std::move(parent->traceId),
-                                  std::move(parent->parentSpanId));
+    telemetry::TraceBuilder trace(m_services.scheduler.clock(), requestIdFrom(request),
+                                  std::move(parent->traceId), std::move(parent->parentSpanId));
     const HeaderList identity = identityHeaders(trace.trace());
 
     // A wrong method gets 405 with Allow, in the shape the path's clients read: Anthropic's on

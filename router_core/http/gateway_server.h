@@ -12,10 +12,10 @@
 #include "routing/router.h"
 #include "telemetry/connection_counts.h"
 #include "telemetry/trace.h"
+#include "timing/clock.h"
 #include "timing/deadline_scheduler.h"
 #include "timing/loop_health.h"
 
-#include <QElapsedTimer>
 #include <QHash>
 #include <QHostAddress>
 #include <QHttpServerRequest>
@@ -77,13 +77,17 @@ class GatewayListener;
 // Client requests per second over the last few whole seconds, for the console's status bar.
 class RequestRateMeter {
 public:
-    RequestRateMeter() { m_clock.start(); }
+    explicit RequestRateMeter(const timing::Clock &clock) : m_clock(clock), m_startedAt(clock.now())
+    {}
     void record();
     double perSecond() const;
 
 private:
     static constexpr int kWindowSeconds = 5;
-    QElapsedTimer m_clock;
+    qint64 secondsSinceStart() const;
+
+    const timing::Clock &m_clock;
+    const timing::Clock::TimePoint m_startedAt;
     std::array<qint64, kWindowSeconds + 1> m_second{};
     std::array<int, kWindowSeconds + 1> m_count{};
 };
@@ -182,7 +186,7 @@ private:
     QHash<execution::RequestExecution *, bool> m_executions;
     bool m_accepting = true;
     quint64 m_totalRequests = 0;
-    RequestRateMeter m_rate;
+    RequestRateMeter m_rate{m_services.scheduler.clock()};
 };
 
 } // namespace switchyard::http

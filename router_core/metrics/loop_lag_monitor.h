@@ -29,6 +29,8 @@ private:
 
     Observer m_observer;
     QTimer m_timer{this};
+    // Real time, not an injected clock: the lag measured is the real event loop's behind a real
+    // timer, which a manual clock could not stand in for.
     QElapsedTimer m_clock;
     std::chrono::nanoseconds m_interval{0};
     qint64 m_dueNanos = 0;

@@ -1,5 +1,5 @@
 #include "otlp/span_exporter.h"
-#include "outbound/json_poster.h"
+#include "posting/json_poster.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -13,9 +13,9 @@ namespace {
 // A collector's answer is a small ExportTraceServiceResponse; anything longer is not read.
 constexpr qsizetype kMaxAnswerBytes = 64 * 1024;
 
-outbound::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config)
+posting::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config)
 {
-    outbound::JsonPosterOptions options;
+    posting::JsonPosterOptions options;
     options.url = config.tracesUrl().toEncoded();
     for (const config::ConfiguredValue &header : config.headers)
         options.headerLines.append(header.name + ": " + header.value);
@@ -25,32 +25,25 @@ outbound::JsonPosterOptions posterOptions(const config::OtlpExportConfig &config
     return options;
 }
 
-qint64 steadyNowNanos()
-{
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
-
 class CurlSpanPoster final : public SpanPoster {
 public:
     explicit CurlSpanPoster(const config::OtlpExportConfig &config)
         : m_poster(posterOptions(config))
     {}
 
-    PostResult post(const QByteArray &body, const std::atomic<qint64> &cutOffAtNanos) override
+    PostResult post(const QByteArray &body, const posting::CutOff &cutOff) override
     {
-        const outbound::JsonPostReply reply = m_poster.post(
-            body, [&cutOffAtNanos] { return steadyNowNanos() > cutOffAtNanos.load(); });
+        const posting::JsonPostReply reply =
+            m_poster.post(body, [&cutOff] { return cutOff.reached(); });
         PostResult result;
         switch (reply.outcome) {
-        case outbound::JsonPostReply::Outcome::Failed:
+        case posting::JsonPostReply::Outcome::Failed:
             result.error = reply.error;
             return result;
-        case outbound::JsonPostReply::Outcome::CutOff:
+        case posting::JsonPostReply::Outcome::CutOff:
             result.error = u"cut off: the export was stopping"_s;
             return result;
-        case outbound::JsonPostReply::Outcome::Answered:
+        case posting::JsonPostReply::Outcome::Answered:
             break;
         }
         const int status = reply.httpStatus;
@@ -89,7 +82,7 @@ private:
         return message.isEmpty() ? QString() : u": "_s + message.left(200);
     }
 
-    outbound::JsonPoster m_poster;
+    posting::JsonPoster m_poster;
 };
 
 } // namespace

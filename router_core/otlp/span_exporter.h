@@ -2,18 +2,14 @@
 
 #include "config/config.h"
 #include "otlp/span_encoding.h"
+#include "posting/background_poster.h"
 #include "telemetry/request_recorder.h"
 #include "telemetry/span_export_counts.h"
 
 #include <QString>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 namespace switchyard::otlp {
 
@@ -36,8 +32,8 @@ class SpanPoster {
 public:
     virtual ~SpanPoster() = default;
     // Sends one ExportTraceServiceRequest. Returns by itself within the configured timeout, and
-    // soon after the steady clock passes `cutOffAtNanos` (the export is stopping).
-    virtual PostResult post(const QByteArray &body, const std::atomic<qint64> &cutOffAtNanos) = 0;
+    // soon after `cutOff` is reached (the export is stopping).
+    virtual PostResult post(const QByteArray &body, const posting::CutOff &cutOff) = 0;
 };
 
 // Posts with a libcurl easy handle of its own, kept alive between exports: this thread is the
@@ -47,16 +43,16 @@ std::unique_ptr<SpanPoster> makeCurlPoster(const config::OtlpExportConfig &confi
 
 // The OpenTelemetry export of finished requests (docs/opentelemetry.md). On the engine thread it
 // only decides by trace id whether a request is sampled, shares its record and spans into an
-// ExportedRequest and queues it under a lock held for a push: no encoding, no network. A thread
-// of its own batches, encodes and posts. When the queue (config.queueSpans) cannot take a
-// request's spans they are dropped and counted; an export that fails is retried once at the next
-// interval, then given up and counted. Counts are atomics any thread may read.
+// ExportedRequest and queues it under a lock held for a push: no encoding, no network. A
+// background poster batches; its thread encodes and posts. When the queue (config.queueSpans)
+// cannot take a request's spans they are dropped and counted; an export that fails is retried once
+// at the next interval, then given up and counted. Counts are atomics any thread may read.
 class SpanExporter final : public telemetry::TraceSink {
 public:
     SpanExporter(config::OtlpExportConfig config, std::unique_ptr<SpanPoster> poster,
                  ExportSource source = ExportSource::ofThisProcess());
     // Sends what is still queued for at most kFlushOnStop, then stops the thread.
-    ~SpanExporter() override;
+    ~SpanExporter() override = default;
 
     SpanExporter(const SpanExporter &) = delete;
     SpanExporter &operator=(const SpanExporter &) = delete;
@@ -74,17 +70,10 @@ public:
     static constexpr std::chrono::seconds kLogInterval{60};
 
 private:
-    struct Batch {
-        QList<ExportedRequest> requests;
-        quint64 spans = 0;
-        bool retried = false;
-    };
+    using Poster = posting::BackgroundPoster<ExportedRequest>;
 
-    void run();
-    Batch takeBatch(); // under m_mutex
-    void send(Batch batch, bool stopping);
-    void settle(const Batch &batch, quint64 exported, quint64 abandoned);
-    void logDrops();
+    Poster::RetryAfter send(const Poster::Batch &batch, const posting::CutOff &cutOff);
+    void logDrops(quint64 dropped);
     void logFailure(const PostResult &result);
 
     const config::OtlpExportConfig m_config;
@@ -92,28 +81,13 @@ private:
     const ExportSource m_source;
     const QString m_tracesUrl;
 
-    std::mutex m_mutex;
-    std::condition_variable m_wake;
-    std::deque<ExportedRequest> m_queue; // guarded by m_mutex
-    int m_waitingSpans = 0;              // guarded by m_mutex: spans in m_queue
-    bool m_stopping = false;             // guarded by m_mutex
-
-    // The export thread's own.
-    std::optional<Batch> m_retry;
-    std::chrono::steady_clock::time_point m_lastDropLog;
-    quint64 m_droppedLogged = 0;
-    std::chrono::steady_clock::time_point m_lastFailureLog;
-    quint64 m_failuresSinceLog = 0;
-    bool m_failureLogged = false;
+    posting::WarningThrottle m_failureWarnings{kLogInterval}; // the poster thread's own
 
     std::atomic<quint64> m_exported{0};
-    std::atomic<quint64> m_dropped{0};
     std::atomic<quint64> m_abandoned{0};
     std::atomic<quint64> m_failed{0};
-    std::atomic<quint64> m_queued{0};
-    std::atomic<qint64> m_cutOffAtNanos{std::numeric_limits<qint64>::max()};
 
-    std::thread m_thread; // last: started once everything above exists
+    Poster m_requests; // last: its thread starts once everything above exists, and stops first
 };
 
 } // namespace switchyard::otlp

@@ -54,7 +54,7 @@ QList<const TraceBuilder *> RequestRecorder::newestLive(int count) const
     // By start time, read once per builder: a comparison that read the clock would not be a
     // consistent order while it sorts.
     const auto newerFirst = [](const TraceBuilder *a, const TraceBuilder *b) {
-        return b->startClock() < a->startClock();
+        return b->startedAt() < a->startedAt();
     };
     if (running.size() > count) {
         std::partial_sort(running.begin(), running.begin() + count, running.end(), newerFirst);

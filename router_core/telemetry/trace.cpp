@@ -42,14 +42,15 @@ qint64 Trace::approximateBytes() const
     return bytes;
 }
 
-TraceBuilder::TraceBuilder(QByteArray requestId, QByteArray traceId, QByteArray parentSpanId)
+TraceBuilder::TraceBuilder(const timing::Clock &clock, QByteArray requestId, QByteArray traceId,
+                           QByteArray parentSpanId)
+    : m_clock(&clock), m_startedAt(clock.now())
 {
-    m_clock.start();
     m_trace.requestId = std::move(requestId);
     m_trace.traceId = std::move(traceId);
     m_trace.spanId = newSpanId();
     m_trace.parentSpanId = std::move(parentSpanId);
-    m_trace.startedAtUtc = QDateTime::currentDateTimeUtc();
+    m_trace.startedAtUtc = clock.utcNow();
     // A request served at the first attempt records eight spans (ingress, admission, routing,
     // choice, the attempt, its head, the first byte or the usage, the completion): room for
     // them at once, rather than four reallocations that move every span.

@@ -1,13 +1,14 @@
 #pragma once
 
 #include "telemetry/request_record.h"
+#include "timing/clock.h"
 
 #include <QByteArray>
-#include <QElapsedTimer>
 #include <QList>
 #include <QPair>
 #include <QString>
 #include <QStringList>
+#include <chrono>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -87,10 +88,12 @@ struct TraceLimits {
     qint64 bodyMaxBytes = 16384; // each body is cut here
 };
 
-// Builds one request's trace as it happens; engine thread only.
+// Builds one request's trace as it happens; engine thread only. Its spans are timed and its
+// start stamped by `clock` (the engine's, a manual one in tests), which must outlive it.
 class TraceBuilder {
 public:
-    TraceBuilder(QByteArray requestId, QByteArray traceId, QByteArray parentSpanId = {});
+    TraceBuilder(const timing::Clock &clock, QByteArray requestId, QByteArray traceId,
+                 QByteArray parentSpanId = {});
 
     void setLimits(const TraceLimits &limits) { m_limits = limits; }
     const TraceLimits &limits() const { return m_limits; }
@@ -124,7 +127,11 @@ public:
 
     Trace &trace() { return m_trace; }
     const Trace &trace() const { return m_trace; }
-    qint64 elapsedMicros() const { return m_clock.nsecsElapsed() / 1000; }
+    qint64 elapsedMicros() const
+    {
+        return std::chrono::duration_cast<std::chrono::microseconds>(m_clock->now() - m_startedAt)
+            .count();
+    }
     // The trace as it stands, its latency so far: what a view of a running request shows.
     Trace traceSoFar() const
     {
@@ -140,15 +147,16 @@ public:
         fillChoice(spans);
         return spans;
     }
-    // When the request started, comparable between builders (earlier is less).
-    const QElapsedTimer &startClock() const { return m_clock; }
+    // When the request started, comparable between builders on one clock (earlier is less).
+    timing::Clock::TimePoint startedAt() const { return m_startedAt; }
     // Closes whatever is still open and returns the finished trace.
     Trace finish(int status, const QString &outcome);
 
 private:
     void fillChoice(QList<Span> &spans) const;
 
-    QElapsedTimer m_clock;
+    const timing::Clock *m_clock; // a pointer rather than a reference: builders stay assignable
+    timing::Clock::TimePoint m_startedAt;
     Trace m_trace;
     int m_choiceSpan = -1; // its detail is joined from explainSteps when read
     TraceLimits m_limits;

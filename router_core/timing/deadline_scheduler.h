@@ -57,6 +57,9 @@ public:
     ~DeadlineScheduler() override;
 
     Clock::TimePoint now() const { return m_clock.now(); }
+    // The clock deadlines are read from. What else times a request (its trace, the request rate)
+    // reads the same one, so a test that moves it moves them all.
+    const Clock &clock() const { return m_clock; }
 
     // Fires every deadline due at the clock's present time, including those a callback arms
     // for the present; returns how many fired. The timer calls it; tests call it after moving

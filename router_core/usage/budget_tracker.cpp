@@ -8,23 +8,19 @@ namespace switchyard::usage {
 
 using namespace Qt::StringLiterals;
 
-UtcClock systemUtcClock()
-{
-    return [] { return QDateTime::currentDateTimeUtc(); };
-}
-
-BudgetTracker::BudgetTracker(const config::ConfigStore &store, UtcClock clock, QObject *parent)
-    : QObject(parent), m_store(store), m_clock(std::move(clock))
+BudgetTracker::BudgetTracker(const config::ConfigStore &store, const timing::Clock &clock,
+                             QObject *parent)
+    : QObject(parent), m_store(store), m_clock(clock)
 {
     qRegisterMetaType<switchyard::usage::BudgetStatus>();
-    const QDateTime now = m_clock();
+    const QDateTime now = m_clock.utcNow();
     m_dayStart = startOfUtcDay(now);
     m_monthStart = startOfUtcMonth(now);
 }
 
 void BudgetTracker::rollWindows()
 {
-    const QDateTime now = m_clock();
+    const QDateTime now = m_clock.utcNow();
     const QDateTime day = startOfUtcDay(now);
     const QDateTime month = startOfUtcMonth(now);
     if (day == m_dayStart && month == m_monthStart)
@@ -194,7 +190,7 @@ std::optional<protocol::ApiError> BudgetTracker::refusal(const QString &tenant,
         for (const BudgetStatus &status : statusesOf(budget)) {
             if (!status.exhausted())
                 continue;
-            const qint64 waitMs = std::max<qint64>(m_clock().msecsTo(status.resetsAt), 0);
+            const qint64 waitMs = std::max<qint64>(m_clock.utcNow().msecsTo(status.resetsAt), 0);
             protocol::ApiError error;
             error.status = 429;
             error.type = u"insufficient_quota"_s;

@@ -2,20 +2,15 @@
 
 #include "config/config_store.h"
 #include "protocol/openai_error.h"
+#include "timing/clock.h"
 #include "usage/usage_types.h"
 
 #include <QDateTime>
 #include <QHash>
 #include <QObject>
-#include <functional>
 #include <optional>
 
 namespace switchyard::usage {
-
-// The wall clock budgets' windows are read from: UTC days and months. Injected so tests can
-// cross midnight and the end of a month without waiting.
-using UtcClock = std::function<QDateTime()>;
-UtcClock systemUtcClock();
 
 // What the ledger already held for the current day and month when the engine started (or when
 // the database came back): the spend of earlier runs, by tenant and by key.
@@ -28,7 +23,8 @@ struct SpendSeed {
     QHash<QString, double> keyMonthUsd;
 };
 
-// Spend per tenant and per client key for the current UTC day and month, in memory, and the
+// Spend per tenant and per client key for the current UTC day and month (of `clock`'s wall time,
+// injected so tests can cross midnight and the end of a month without waiting), in memory, and the
 // `budgets` of the config in force checked against it at admission. One owner: the engine thread.
 // Spend is kept for every tenant and key, budget or not, so a budget added by a reload sees what
 // was spent before it; an entry is dropped when a window roll leaves it nothing spent. Kept apart
@@ -37,7 +33,8 @@ struct SpendSeed {
 class BudgetTracker final : public QObject {
     Q_OBJECT
 public:
-    BudgetTracker(const config::ConfigStore &store, UtcClock clock = systemUtcClock(),
+    BudgetTracker(const config::ConfigStore &store,
+                  const timing::Clock &clock = timing::SteadyClock::instance(),
                   QObject *parent = nullptr);
 
     // A finished request's cost, added to its tenant's and key's day and month.
@@ -73,7 +70,7 @@ private:
     void announceSteps(const QString &tenant, const QString &keyId);
 
     const config::ConfigStore &m_store;
-    UtcClock m_clock;
+    const timing::Clock &m_clock;
     QDateTime m_dayStart;
     QDateTime m_monthStart;
     QHash<QString, Spend> m_tenants;

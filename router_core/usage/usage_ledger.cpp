@@ -15,7 +15,6 @@ Q_LOGGING_CATEGORY(lcUsage, "switchyard.usage")
 namespace switchyard::usage {
 
 using namespace Qt::StringLiterals;
-using SteadyClock = std::chrono::steady_clock;
 
 namespace {
 
@@ -88,8 +87,8 @@ Q_SIGNALS:
 // append() from the engine thread under m_mutex; everything else runs here.
 class LedgerWriter final : public QObject {
 public:
-    LedgerWriter(LedgerOptions options, UtcClock clock)
-        : m_options(std::move(options)), m_clock(std::move(clock)),
+    LedgerWriter(LedgerOptions options, const timing::Clock &clock)
+        : m_options(std::move(options)), m_clock(clock),
           m_connectionName(u"switchyard-usage-ledger-%1"_s.arg(quintptr(this), 0, 16))
     {
         m_flushTimer.setInterval(m_options.flushInterval);
@@ -172,7 +171,7 @@ public:
     void flush()
     {
         takeIncoming();
-        const bool retryDue = SteadyClock::now() >= m_nextRetry;
+        const bool retryDue = m_clock.now() >= m_nextRetry;
         if (!m_open) {
             if (!retryDue || !tryOpen()) {
                 keepWithinCapacity();
@@ -327,7 +326,7 @@ private:
 
     std::optional<SpendSeed> readSeed()
     {
-        const QDateTime now = m_clock();
+        const QDateTime now = m_clock.utcNow();
         SpendSeed seed;
         seed.dayStart = startOfUtcDay(now);
         seed.monthStart = startOfUtcMonth(now);
@@ -410,7 +409,7 @@ private:
             std::lock_guard lock(m_mutex);
             m_problem = u"cannot write the usage ledger to %1: %2"_s.arg(where, error);
         }
-        m_nextRetry = SteadyClock::now() + m_options.retryInterval;
+        m_nextRetry = m_clock.now() + m_options.retryInterval;
         if (!m_stopping)
             m_retryTimer.start();
         if (m_warned)
@@ -460,7 +459,7 @@ private:
     }
 
     const LedgerOptions m_options;
-    const UtcClock m_clock;
+    const timing::Clock &m_clock;
     const QString m_connectionName;
 
     mutable std::mutex m_mutex;
@@ -482,15 +481,14 @@ private:
     bool m_warned = false;
     bool m_droppedWarned = false;
     QList<LedgerRow> m_pending; // taken from m_incoming, not yet written
-    SteadyClock::time_point m_nextRetry{};
+    timing::Clock::TimePoint m_nextRetry{};
     std::optional<SpendSeed> m_firstSeed;
     std::function<void(SpendSeed)> m_lateSeed;
 };
 
-UsageLedger::UsageLedger(BudgetTracker &budgets, LedgerOptions options, UtcClock clock,
+UsageLedger::UsageLedger(BudgetTracker &budgets, LedgerOptions options, const timing::Clock &clock,
                          QObject *parent)
-    : QObject(parent), m_budgets(budgets),
-      m_writer(new LedgerWriter(std::move(options), std::move(clock)))
+    : QObject(parent), m_budgets(budgets), m_writer(new LedgerWriter(std::move(options), clock))
 {
     qRegisterMetaType<switchyard::usage::UsageReport>();
     qRegisterMetaType<switchyard::usage::UsageLedgerState>();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "telemetry/request_recorder.h"
+#include "timing/clock.h"
 #include "usage/budget_tracker.h"
 #include "usage/usage_types.h"
 
@@ -43,7 +44,10 @@ class UsageLedger final : public QObject, public telemetry::TraceSink {
 public:
     // Opens the database on the writer's thread and waits for that (at most the busy timeout),
     // so the budgets start seeded with what earlier runs spent this day and month.
-    UsageLedger(BudgetTracker &budgets, LedgerOptions options, UtcClock clock = systemUtcClock(),
+    // `clock`'s wall time places the budgets' seed in its UTC day and month; its steady time
+    // paces the retries of a database that failed. Read on the writer's thread.
+    UsageLedger(BudgetTracker &budgets, LedgerOptions options,
+                const timing::Clock &clock = timing::SteadyClock::instance(),
                 QObject *parent = nullptr);
     // Writes what is still in memory (when the database takes it), then stops the thread.
     ~UsageLedger() override;

@@ -34,7 +34,7 @@ double threadCpuNanoseconds()
 
 class AcceptingPoster final : public otlp::SpanPoster {
 public:
-    otlp::PostResult post(const QByteArray &body, const std::atomic<qint64> &) override
+    otlp::PostResult post(const QByteArray &body, const posting::CutOff &) override
     {
         bytes += quint64(body.size());
         otlp::PostResult result;

@@ -285,7 +285,7 @@ struct Fixture {
         auto *run = new RequestExecution(
             services, table->snapshot(), chat, routing::forwardedBody(chat, body),
             std::move(context), std::move(decision),
-            telemetry::TraceBuilder(requestId, telemetry::newTraceId()),
+            telemetry::TraceBuilder(clock, requestId, telemetry::newTraceId()),
             std::make_unique<FakeClient>(log), &owner);
         run->start();
         return run;

@@ -432,15 +432,15 @@ void BreakerTimelineViewTest::drillOnTheOverview()
 {
     testing::FakeEngineBridge bridge;
     // The window's first, empty snapshot a second early: rate points then fall on whole seconds.
-    qint64 now = kStart - kSecond;
-    MainWindow window(bridge, nullptr, [&now] { return now; });
+    timing::ManualClock clock(kStart - kSecond);
+    MainWindow window(bridge, nullptr, clock);
     window.resize(1280, 900);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
 
     Drill drill;
     drill.runUntil(kStart + 300 * kSecond, [&](const EngineSnapshot &snapshot, qint64 atMs) {
-        now = atMs;
+        clock.advanceTo(atMs);
         bridge.publish(snapshot);
     });
 

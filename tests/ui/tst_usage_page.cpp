@@ -119,7 +119,8 @@ private Q_SLOTS:
     void showingThePageAsksForTodayAndTheTopSpenders()
     {
         FakeEngineBridge bridge(bridgeConfig());
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         page.resize(1200, 800);
         page.show();
         QCOMPARE(bridge.usageQueries.size(), 2);
@@ -160,7 +161,8 @@ private Q_SLOTS:
         QFETCH(int, buckets);
         FakeEngineBridge bridge(bridgeConfig());
         bridge.usageReportFor = demoReport;
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         page.show();
         page.breakdownBox()->setCurrentIndex(breakdown);
         page.rangeBox()->setCurrentIndex(range);
@@ -175,7 +177,8 @@ private Q_SLOTS:
     {
         FakeEngineBridge bridge(bridgeConfig());
         bridge.usageReportFor = demoReport;
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         page.show();
         const UsageChartData &data = page.chartData();
         QCOMPARE(data.bucketLabels.first(), u"00"_s);
@@ -230,7 +233,8 @@ private Q_SLOTS:
                                         1'000'000, saved));
             return report;
         };
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         QAbstractItemModelTester tester(page.topSpenders(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         page.show();
@@ -260,7 +264,8 @@ private Q_SLOTS:
         FakeEngineBridge bridge(bridgeConfig());
         bridge.usageReportFor = demoReport;
         bridge.holdUsage = true;
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         page.show();
         page.rangeBox()->setCurrentIndex(int(UsageRange::ThirtyDays));
         QCOMPARE(bridge.heldUsage.size(), 4);
@@ -274,7 +279,8 @@ private Q_SLOTS:
     {
         FakeEngineBridge bridge(bridgeConfig());
         bridge.usageReportFor = demoReport;
-        UsagePage page(bridge, [] { return kNow; });
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
         QAbstractItemModelTester tester(page.topSpenders(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         page.show();
@@ -323,10 +329,11 @@ private Q_SLOTS:
     {
         FakeEngineBridge bridge(bridgeConfig());
         bridge.usageReportFor = demoReport;
+        timing::ManualClock clock(kNow); // outlives the window, which will own the page
         MainWindow window(bridge);
         window.resize(1280, 860);
         // The page on a fixed clock, in the window as a user sees it.
-        auto *page = new UsagePage(bridge, [] { return kNow; });
+        auto *page = new UsagePage(bridge, clock);
         const int usageTab = window.pageTabs()->indexOf(window.usagePage());
         window.pageTabs()->removeTab(usageTab);
         window.pageTabs()->insertTab(usageTab, page, u"Usage"_s);

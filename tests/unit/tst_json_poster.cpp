@@ -4,7 +4,7 @@
 // The post blocks, so it runs on a thread of its own (as in the exporters) while this thread's
 // event loop serves the receiver.
 
-#include "outbound/json_poster.h"
+#include "posting/json_poster.h"
 
 #include <QTcpServer>
 #include <QTcpSocket>
@@ -17,9 +17,9 @@
 using namespace switchyard;
 using namespace std::chrono_literals;
 using namespace Qt::StringLiterals;
-using outbound::JsonPoster;
-using outbound::JsonPosterOptions;
-using outbound::JsonPostReply;
+using posting::JsonPoster;
+using posting::JsonPosterOptions;
+using posting::JsonPostReply;
 
 namespace {
 

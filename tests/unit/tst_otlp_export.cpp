@@ -128,17 +128,12 @@ QStringList eventNames(const QJsonValue &span)
 // waits until released (or the export's cut-off).
 class ScriptedPoster final : public SpanPoster {
 public:
-    PostResult post(const QByteArray &body, const std::atomic<qint64> &cutOffAtNanos) override
+    PostResult post(const QByteArray &body, const switchyard::posting::CutOff &cutOff) override
     {
         std::unique_lock lock(m_mutex);
         m_bodies.append(body);
         m_changed.notify_all();
-        const auto released = [&] {
-            const qint64 now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                   std::chrono::steady_clock::now().time_since_epoch())
-                                   .count();
-            return !m_held || now > cutOffAtNanos.load();
-        };
+        const auto released = [&] { return !m_held || cutOff.reached(); };
         // Woken by release(); the cut-off is looked at every few milliseconds.
         while (!released())
             m_changed.wait_for(lock, 5ms);

@@ -48,7 +48,7 @@ private Q_SLOTS:
 
     void builderClosesOpenSpansOnFinish()
     {
-        telemetry::TraceBuilder builder("req_1", "t");
+        telemetry::TraceBuilder builder(m_clock, "req_1", "t");
         const int ingress = builder.openSpan(QStringLiteral("ingress"));
         builder.closeSpan(ingress, QStringLiteral("parsed"));
         builder.openSpan(QStringLiteral("upstream attempt"));
@@ -60,6 +60,28 @@ private Q_SLOTS:
         QCOMPARE(trace.span(QStringLiteral("first byte"))->durationMicros, 0);
         QCOMPARE(trace.status, 200);
         QCOMPARE(trace.outcome, QStringLiteral("ok"));
+    }
+
+    void spansAreTimedOnTheBuildersClock()
+    {
+        timing::ManualClock clock;
+        telemetry::TraceBuilder builder(clock, "req_1", telemetry::newTraceId());
+        clock.advance(std::chrono::microseconds(250));
+        const int attempt = builder.openSpan(QStringLiteral("upstream attempt"));
+        clock.advance(std::chrono::microseconds(1500));
+        builder.pointEvent(QStringLiteral("first byte"));
+        clock.advance(std::chrono::milliseconds(2));
+        builder.closeSpan(attempt);
+        QCOMPARE(builder.traceSoFar().totalMicros, 3750);
+        clock.advance(std::chrono::microseconds(10));
+        const telemetry::Trace trace = builder.finish(200, QStringLiteral("ok"));
+
+        QCOMPARE(trace.startedAtUtc,
+                 QDateTime::fromMSecsSinceEpoch(timing::ManualClock::kStartMsSinceEpoch, Qt::UTC));
+        QCOMPARE(trace.span(QStringLiteral("upstream attempt"))->startMicros, 250);
+        QCOMPARE(trace.span(QStringLiteral("upstream attempt"))->durationMicros, 3500);
+        QCOMPARE(trace.span(QStringLiteral("first byte"))->startMicros, 1750);
+        QCOMPARE(trace.totalMicros, 3760);
     }
 
     void ringKeepsTheNewestAndCountsDrops()
@@ -102,7 +124,7 @@ private Q_SLOTS:
 
     void chunkMarksAreBoundedButEveryChunkIsCounted()
     {
-        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         builder.setLimits({4, false, 16});
         for (int i = 0; i < 10; ++i)
             builder.chunk(100 + i);
@@ -115,7 +137,7 @@ private Q_SLOTS:
 
     void theChoiceLineIsJoinedWhenTheTraceIsRead()
     {
-        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         builder.openSpan(QStringLiteral("ingress"));
         builder.explainChoice({QStringLiteral("rule: default"),
                                QStringLiteral("pool: weighted draw 0.42 chose `a`")});
@@ -135,7 +157,7 @@ private Q_SLOTS:
 
     void aHugeChunkIsMarkedAtTheMarksLimitAndCountedWhole()
     {
-        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         const qint64 huge = telemetry::ChunkMark::kMaxBytes + 1000;
         builder.chunk(huge);
         builder.chunk(7);
@@ -148,7 +170,7 @@ private Q_SLOTS:
 
     void credentialsNeverEnterATraceAndBodiesAreCut()
     {
-        telemetry::TraceBuilder builder("req", telemetry::newTraceId());
+        telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         builder.setLimits({256, true, 8});
         builder.setRequest("POST", "/v1/chat/completions",
                            {{"Authorization", "Bearer sk-client-secret"},
@@ -169,7 +191,7 @@ private Q_SLOTS:
         QCOMPARE(trace.responseBody, QByteArray("01234567"));
         QVERIFY(trace.responseBodyCut);
 
-        telemetry::TraceBuilder unkept("req", telemetry::newTraceId());
+        telemetry::TraceBuilder unkept(m_clock, "req", telemetry::newTraceId());
         unkept.setRequest("POST", "/v1/chat/completions", {}, "{}");
         unkept.appendResponseBody("{}");
         QVERIFY(unkept.trace().requestBody.isEmpty());
@@ -200,8 +222,8 @@ private Q_SLOTS:
         telemetry::RequestRecorder recorder(ring);
         recorder.addSink(&sink);
 
-        telemetry::TraceBuilder first("req-a", telemetry::newTraceId());
-        telemetry::TraceBuilder second("req-b", telemetry::newTraceId());
+        telemetry::TraceBuilder first(m_clock, "req-a", telemetry::newTraceId());
+        telemetry::TraceBuilder second(m_clock, "req-b", telemetry::newTraceId());
         recorder.watch("req-b"); // before it starts: it is watched from its first byte
         recorder.beginLive(&first);
         recorder.beginLive(&second);
@@ -332,6 +354,9 @@ private Q_SLOTS:
         QCOMPARE(health.p50LatencyMs, 10.0);
         QCOMPARE(health.p50TimeToFirstTokenMs, 4.0);
     }
+
+private:
+    timing::ManualClock m_clock;
 };
 
 QTEST_GUILESS_MAIN(TestTelemetryHealth)

@@ -37,14 +37,8 @@ config::Config configWith(const QByteArray &sections)
     return *result.config;
 }
 
-// A UTC wall clock the test moves by hand.
-struct ManualUtcClock {
-    QDateTime now = QDateTime(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
-    usage::UtcClock clock()
-    {
-        return [this] { return now; };
-    }
-};
+// Where the hand-driven clock of the budget tests starts.
+const QDateTime kNoon(QDate(2026, 12, 1), QTime(12, 0), Qt::UTC);
 
 } // namespace
 
@@ -379,8 +373,8 @@ budgets:
     void anExhaustedBudgetRefusesUntilItsWindowResets()
     {
         config::ConfigStore store(configWith("budgets:\n  - {tenant: team-a, daily_usd: 1}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         budgets.addSpend(u"team-a"_s, {}, 0.6);
         QVERIFY(!budgets.refusal(u"team-a"_s, {}));
         budgets.addSpend(u"team-a"_s, {}, 0.5);
@@ -397,9 +391,9 @@ budgets:
                  u"day). It resets at 2026-12-02T00:00:00Z."_s);
         QCOMPARE(refused->retryAfter, QByteArray("43200")); // noon to midnight
 
-        clock.now = QDateTime(QDate(2026, 12, 1), QTime(23, 59, 59), Qt::UTC);
+        clock.advanceTo(QDateTime(QDate(2026, 12, 1), QTime(23, 59, 59), Qt::UTC));
         QCOMPARE(budgets.refusal(u"team-a"_s, {})->retryAfter, QByteArray("1"));
-        clock.now = QDateTime(QDate(2026, 12, 2), QTime(0, 0), Qt::UTC);
+        clock.advanceTo(QDateTime(QDate(2026, 12, 2), QTime(0, 0), Qt::UTC));
         QVERIFY(!budgets.refusal(u"team-a"_s, {}));
         QCOMPARE(budgets.tenantSpentUsd(u"team-a"_s, u"day"_s), 0.0);
         QCOMPARE(budgets.tenantSpentUsd(u"team-a"_s, u"month"_s), 1.1);
@@ -408,8 +402,8 @@ budgets:
     void aMonthlyKeyBudgetResetsAtTheMonthsEnd()
     {
         config::ConfigStore store(configWith("budgets:\n  - {key: k1, monthly_usd: 10}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         budgets.addSpend(u"any"_s, u"k1"_s, 10.0);
         const std::optional<protocol::ApiError> refused = budgets.refusal(u"other"_s, u"k1"_s);
         QVERIFY(refused);
@@ -418,9 +412,9 @@ budgets:
                                    u"2027-01-01T00:00:00Z."_s);
         QVERIFY(!budgets.refusal(u"other"_s, u"k2"_s));
         QVERIFY(!budgets.refusal(u"any"_s, {})); // the tenant has no budget of its own
-        clock.now = QDateTime(QDate(2026, 12, 31), QTime(23, 0), Qt::UTC);
+        clock.advanceTo(QDateTime(QDate(2026, 12, 31), QTime(23, 0), Qt::UTC));
         QVERIFY(budgets.refusal(u"other"_s, u"k1"_s));
-        clock.now = QDateTime(QDate(2027, 1, 1), QTime(0, 0), Qt::UTC);
+        clock.advanceTo(QDateTime(QDate(2027, 1, 1), QTime(0, 0), Qt::UTC));
         QVERIFY(!budgets.refusal(u"other"_s, u"k1"_s));
     }
 
@@ -428,8 +422,8 @@ budgets:
     {
         config::ConfigStore store(
             configWith("budgets:\n  - {tenant: a, name: Team A, daily_usd: 2, monthly_usd: 40}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         budgets.addSpend(u"a"_s, {}, 0.5);
         const QList<usage::BudgetStatus> statuses = budgets.budgets();
         QCOMPARE(statuses.size(), 2);
@@ -447,8 +441,8 @@ budgets:
     void eachNewTenthOfABudgetIsAnnouncedOnce()
     {
         config::ConfigStore store(configWith("budgets:\n  - {tenant: a, daily_usd: 10}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         QSignalSpy crossed(&budgets, &usage::BudgetTracker::fractionStepCrossed);
         budgets.addSpend(u"a"_s, {}, 0.5); // 5 %
         QCOMPARE(crossed.size(), 0);
@@ -463,7 +457,7 @@ budgets:
         budgets.addSpend(u"a"_s, {}, 5.0); // 132 %: capped at 100
         QCOMPARE(crossed.last()[1].toInt(), 100);
         // A new day starts the announcements again.
-        clock.now = clock.now.addDays(1);
+        clock.advance(std::chrono::hours(24));
         budgets.addSpend(u"a"_s, {}, 1.0);
         QCOMPARE(crossed.last()[1].toInt(), 10);
     }
@@ -471,11 +465,11 @@ budgets:
     void aSeedAddsWhatEarlierRunsSpentInTheSameWindows()
     {
         config::ConfigStore store(configWith("budgets:\n  - {tenant: a, daily_usd: 1}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         usage::SpendSeed seed;
-        seed.dayStart = usage::startOfUtcDay(clock.now);
-        seed.monthStart = usage::startOfUtcMonth(clock.now);
+        seed.dayStart = usage::startOfUtcDay(clock.utcNow());
+        seed.monthStart = usage::startOfUtcMonth(clock.utcNow());
         seed.tenantDayUsd.insert(u"a"_s, 1.5);
         seed.tenantMonthUsd.insert(u"a"_s, 3.0);
         budgets.addSeed(seed);
@@ -483,7 +477,7 @@ budgets:
         QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"month"_s), 3.0);
 
         // A seed read on a day that is over counts for the month only.
-        usage::BudgetTracker later(store, clock.clock());
+        usage::BudgetTracker later(store, clock);
         seed.dayStart = seed.dayStart.addDays(-1);
         later.addSeed(seed);
         QVERIFY(!later.refusal(u"a"_s, {}));
@@ -493,18 +487,18 @@ budgets:
     void spendOfManyTenantsIsForgottenWhenItsMonthIsOver()
     {
         config::ConfigStore store(configWith("budgets:\n  - {tenant: a, daily_usd: 10}\n"));
-        ManualUtcClock clock;
-        usage::BudgetTracker budgets(store, clock.clock());
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
         // Without client keys the tenant is a client's header: any number of them.
         for (int index = 0; index < 1000; ++index)
             budgets.addSpend(u"tenant-%1"_s.arg(index), u"key-%1"_s.arg(index), 0.01);
         budgets.addSpend(u"a"_s, {}, 1.0);
         QCOMPARE(budgets.trackedSpendEntries(), 2001);
         // A new day keeps the month's spend, and the month is all that is kept.
-        clock.now = clock.now.addDays(1);
+        clock.advance(std::chrono::hours(24));
         QCOMPARE(budgets.trackedSpendEntries(), 2001);
         QCOMPARE(budgets.tenantSpentUsd(u"tenant-7"_s, u"month"_s), 0.01);
-        clock.now = QDateTime(QDate(2027, 1, 1), QTime(0, 0), Qt::UTC);
+        clock.advanceTo(QDateTime(QDate(2027, 1, 1), QTime(0, 0), Qt::UTC));
         budgets.addSpend(u"tenant-new"_s, {}, 0.5);
         QCOMPARE(budgets.trackedSpendEntries(), 1);
         QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"month"_s), 0.0);

@@ -46,7 +46,7 @@ private:
         QComboBox *mode = nullptr;
         QComboBox *latency = nullptr;
         QComboBox *errorRate = nullptr;
-        QElapsedTimer sinceLocalChange;
+        QElapsedTimer sinceLocalChange; // real time: the engine's lag behind a user's choice
     };
 
     void rebuild(const QList<ProviderHealth> &simulated);

@@ -25,12 +25,11 @@
 
 namespace switchyard::ui {
 
-OverviewPage::OverviewPage(EngineBridge &bridge, ConsoleClock clock, QWidget *parent)
-    : QWidget(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot()),
-      m_clock(clock ? std::move(clock) : wallClock())
+OverviewPage::OverviewPage(EngineBridge &bridge, const timing::Clock &clock, QWidget *parent)
+    : QWidget(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot()), m_clock(clock)
 {
     setObjectName(QStringLiteral("overviewPage"));
-    m_startedAtMs = m_clock();
+    m_startedAtMs = m_clock.msSinceEpoch();
     m_lastSnapshotAtMs = m_startedAtMs;
 
     auto *layout = new QVBoxLayout(this);
@@ -67,7 +66,7 @@ BreakerEventsModel *OverviewPage::breakerEventsModel() const
 void OverviewPage::applySnapshot(const EngineSnapshot &snapshot)
 {
     m_snapshot = snapshot;
-    m_lastSnapshotAtMs = std::max(m_lastSnapshotAtMs, m_clock());
+    m_lastSnapshotAtMs = std::max(m_lastSnapshotAtMs, m_clock.msSinceEpoch());
     m_model->applySnapshot(snapshot);
     m_timeline->applySnapshot(snapshot, m_lastSnapshotAtMs);
     m_drills->applySnapshot(snapshot);

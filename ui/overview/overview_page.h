@@ -1,7 +1,7 @@
 #pragma once
 
 #include "control/engine_snapshot.h"
-#include "ui/common/console_clock.h"
+#include "timing/clock.h"
 #include "ui/overview/provider_traffic.h"
 
 #include <QList>
@@ -36,7 +36,8 @@ class RequestRateChart;
 class OverviewPage final : public QWidget {
     Q_OBJECT
 public:
-    explicit OverviewPage(EngineBridge &bridge, ConsoleClock clock, QWidget *parent = nullptr);
+    explicit OverviewPage(EngineBridge &bridge, const timing::Clock &clock,
+                          QWidget *parent = nullptr);
     ~OverviewPage() override;
 
     HealthMatrixModel *healthMatrixModel() const { return m_model; }
@@ -83,7 +84,7 @@ private:
     StatCard m_inFlightCard;
     StatCard m_providersCard;
 
-    ConsoleClock m_clock;
+    const timing::Clock &m_clock; // its wall time: the clock the engine stamps its events with
     qint64 m_startedAtMs = 0;
     qint64 m_lastSnapshotAtMs = 0; // never runs backwards, whatever the wall clock does
 

@@ -37,7 +37,7 @@ constexpr qint64 localDemoChangeGraceMs = 2000;
 
 } // namespace
 
-MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock)
+MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, const timing::Clock &clock)
     : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
 {
     setObjectName(QStringLiteral("switchyardMainWindow"));
@@ -49,7 +49,7 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("consoleTabs"));
     m_tabs->setDocumentMode(true);
-    m_overview = new OverviewPage(m_bridge, std::move(clock), m_tabs);
+    m_overview = new OverviewPage(m_bridge, clock, m_tabs);
     m_tabs->addTab(m_overview, QString());
     m_routesView = new RoutesView(m_bridge, m_tabs);
     m_tabs->addTab(m_routesView, QString());
@@ -61,7 +61,7 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, ConsoleClock clock
     m_tabs->addTab(m_alertsPage, QString());
     m_keysPage = new KeysPage(m_tabs);
     m_tabs->addTab(m_keysPage, QString());
-    m_usagePage = new UsagePage(m_bridge, {}, m_tabs);
+    m_usagePage = new UsagePage(m_bridge, clock, m_tabs);
     m_tabs->addTab(m_usagePage, QString());
 
     // The banner spans every page, above the tabs, so no page hides a raised alert.

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "control/engine_snapshot.h"
-#include "ui/common/console_clock.h"
+#include "timing/clock.h"
 
 #include <QElapsedTimer>
 #include <QMainWindow>
@@ -36,8 +36,10 @@ class ConfigPage;
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
-    // `clock` stamps each snapshot as it arrives; empty means the wall clock.
-    explicit MainWindow(EngineBridge &bridge, QWidget *parent = nullptr, ConsoleClock clock = {});
+    // `clock` stamps each snapshot as it arrives and says what "today" is for the usage page;
+    // tests step a manual one. It must outlive the window.
+    explicit MainWindow(EngineBridge &bridge, QWidget *parent = nullptr,
+                        const timing::Clock &clock = timing::SteadyClock::instance());
     ~MainWindow() override;
 
     OverviewPage *overviewPage() const { return m_overview; }
@@ -94,6 +96,7 @@ private:
 
     // Snapshots lag a command by up to one engine tick; for a moment after the user flips the
     // toggle, the snapshot's view of demo traffic is older than the user's and must not win.
+    // Real time rather than the console's clock: it measures the engine's lag behind a click.
     QElapsedTimer m_sinceLocalDemoChange;
 };
 

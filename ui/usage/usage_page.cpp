@@ -19,9 +19,8 @@
 
 namespace switchyard::ui {
 
-UsagePage::UsagePage(EngineBridge &bridge, UtcClock clock, QWidget *parent)
-    : QWidget(parent), m_bridge(bridge),
-      m_clock(clock ? std::move(clock) : [] { return QDateTime::currentDateTimeUtc(); })
+UsagePage::UsagePage(EngineBridge &bridge, const timing::Clock &clock, QWidget *parent)
+    : QWidget(parent), m_bridge(bridge), m_clock(clock)
 {
     setObjectName(QStringLiteral("usagePage"));
     auto *layout = new QVBoxLayout(this);
@@ -214,7 +213,7 @@ void UsagePage::hideEvent(QHideEvent *event)
 
 void UsagePage::refresh()
 {
-    const QDateTime now = m_clock();
+    const QDateTime now = m_clock.utcNow();
     m_chartTicket = m_nextTicket++;
     m_bridge.loadUsage(m_chartTicket, chartQuery(range(), breakdown(), now));
     m_topTicket = m_nextTicket++;

@@ -1,11 +1,11 @@
 #pragma once
 
 #include "control/engine_snapshot.h"
+#include "timing/clock.h"
 #include "ui/usage/usage_series.h"
 
 #include <QDateTime>
 #include <QWidget>
-#include <functional>
 
 QT_BEGIN_NAMESPACE
 class QComboBox;
@@ -33,9 +33,10 @@ class UsageChart;
 class UsagePage : public QWidget {
     Q_OBJECT
 public:
-    using UtcClock = std::function<QDateTime()>;
-
-    explicit UsagePage(EngineBridge &bridge, UtcClock clock = {}, QWidget *parent = nullptr);
+    // `clock`'s UTC wall time says what "today" and "this month" are; it must outlive the page.
+    explicit UsagePage(EngineBridge &bridge,
+                       const timing::Clock &clock = timing::SteadyClock::instance(),
+                       QWidget *parent = nullptr);
 
     static constexpr int kRefreshIntervalMs = 10000;
 
@@ -74,7 +75,7 @@ private:
     void refreshBudgets();
 
     EngineBridge &m_bridge;
-    UtcClock m_clock;
+    const timing::Clock &m_clock;
     QComboBox *m_range = nullptr;
     QComboBox *m_breakdown = nullptr;
     QLabel *m_title = nullptr;

@@ -7,7 +7,7 @@
 #include <functional>
 #include <memory>
 
-namespace switchyard::outbound {
+namespace switchyard::posting {
 
 // Where and how a JsonPoster posts. The caller turns its own config into this, so the poster
 // needs nothing of config/.
@@ -53,4 +53,4 @@ private:
     const std::unique_ptr<Handle> m_handle;
 };
 
-} // namespace switchyard::outbound
+} // namespace switchyard::posting

@@ -1,8 +1,8 @@
-#include "outbound/json_poster.h"
+#include "posting/json_poster.h"
 
 #include <curl/curl.h>
 
-namespace switchyard::outbound {
+namespace switchyard::posting {
 
 using namespace Qt::StringLiterals;
 
@@ -109,4 +109,4 @@ JsonPostReply JsonPoster::post(const QByteArray &body, const std::function<bool(
     return reply;
 }
 
-} // namespace switchyard::outbound
+} // namespace switchyard::posting
