@@ -184,6 +184,7 @@ private Q_SLOTS:
         QCOMPARE(fleet->text(), u"Fleet link down since %1"_s.arg(down.toString(u"HH:mm:ss"_s)));
         QVERIFY(fleet->toolTip().startsWith(snapshot.fleet.problem));
         if (switchyard::testing::updatingScreenshots()) {
+            QCoreApplication::processEvents(); // the status bar lays the longer text out
             QVERIFY(window.grab().save(
                 switchyard::testing::screenshotPath(QString(), u"console_fleet_link_down.png"_s)));
         }
