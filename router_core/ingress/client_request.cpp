@@ -57,11 +57,14 @@ std::optional<protocol::ApiError> translate(const config::Config &config, Client
         auto converted = chatRequestFromMessages(body);
         if (const auto *error = std::get_if<protocol::ApiError>(&converted))
             return *error;
-        MessagesChatRequest messages = std::get<MessagesChatRequest>(std::move(converted));
+        // Taken out of the variant in place: a moved copy of the whole struct makes GCC's -O3
+        // see its optional error as maybe uninitialized (a false positive that -Werror stops).
+        auto &messages = std::get<MessagesChatRequest>(converted);
         request.chatBody = std::move(messages.chatBody);
         request.messagesIgnoredFields = std::move(messages.ignoredFields);
         request.operationBody = body;
-        untranslatable = std::move(messages.untranslatable); // settled once the model is known
+        if (messages.untranslatable) // settled once the model is known
+            untranslatable.emplace(std::move(*messages.untranslatable));
         return std::nullopt;
     }
     case protocol::Operation::Chat:
