@@ -38,7 +38,6 @@
 #include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 
-#include <QElapsedTimer>
 #include <QLoggingCategory>
 #include <QThreadPool>
 
@@ -69,24 +68,6 @@ public:
 private:
     QList<telemetry::RequestRecord> m_records;
     quint64 m_leftOut = 0;
-};
-
-// Counts finished requests: the fleet's listing shows each node's requests per second.
-class Engine::FinishedCounter final : public telemetry::TraceSink {
-public:
-    FinishedCounter() { m_since.start(); }
-    void traceFinished(const telemetry::Trace &) override { ++m_finished; }
-    // Requests per second since the last call.
-    double rate()
-    {
-        const qint64 elapsedMs = m_since.restart();
-        const quint64 finished = std::exchange(m_finished, 0);
-        return elapsedMs > 0 ? double(finished) * 1000.0 / double(elapsedMs) : 0.0;
-    }
-
-private:
-    quint64 m_finished = 0;
-    QElapsedTimer m_since; // a rate for display, which no test needs to control
 };
 
 namespace {
@@ -133,8 +114,8 @@ static_assert(alerts::kCannedAnswerLevel == resilience::kCannedAnswer);
 
 Engine::Engine(config::Config config, QObject *parent)
     : QObject(parent), m_store(new config::ConfigStore(std::move(config), this)),
-      m_fleet(
-          makeFleetNode(m_store->config(), *this, [this] { return m_finishedCounter->rate(); })),
+      m_fleet(makeFleetNode(m_store->config(), *this,
+                            [this] { return m_server->requestsPerSecond(); })),
       m_health(std::make_unique<health::HealthRegistry>(*m_store)),
       m_metrics(std::make_unique<metrics::GatewayMetrics>()),
       m_traces(std::make_unique<telemetry::TraceRing>(m_store->config().trace.capacity,
@@ -148,7 +129,6 @@ Engine::Engine(config::Config config, QObject *parent)
           storage::stateDatabasePath(m_store->config().state.directory))),
       m_authenticator(std::make_unique<auth::ClientAuthenticator>(
           *m_store, *m_apiKeys, timing::SteadyClock::instance(), quotaFor(m_fleet, "keys"))),
-      m_finishedCounter(std::make_unique<FinishedCounter>()),
       m_router(new routing::Router(*m_store, *m_health, this)),
       m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
       m_transport(new upstream::CurlTransport(this)),
@@ -198,7 +178,6 @@ Engine::Engine(config::Config config, QObject *parent)
     admin::registerTraceAdmin(m_server->admin(), *m_recorder);
     admin::registerKeyAdmin(m_server->admin(), *m_authenticator, *m_store);
     m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
-    m_recorder->addSink(m_finishedCounter.get());
     if (m_fleet) {
         m_sharedKeys = new fleet::SharedKeys(*m_fleet, *m_apiKeys, this);
         connect(m_fleet, &fleet::FleetNode::nameTaken, this, &Engine::fatalError);
@@ -299,7 +278,6 @@ Engine::~Engine()
     m_recorder->removeSink(m_alerts);
     m_alertWebhook.reset();
     m_recorder->removeSink(m_authenticator.get());
-    m_recorder->removeSink(m_finishedCounter.get());
     delete m_commands;
     m_commands = nullptr;
     delete m_router;

@@ -186,11 +186,9 @@ private:
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
     fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
-    fleet::SharedConfig *m_sharedConfig = nullptr; // child; with m_fleet and m_lifecycle
-    class FinishedCounter;
-    std::unique_ptr<FinishedCounter> m_finishedCounter; // requests/s for the fleet's listing
-    routing::Router *m_router = nullptr;                // child
-    control::OperatorCommands *m_commands = nullptr;    // child
+    fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
+    routing::Router *m_router = nullptr;              // child
+    control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
     timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it
