@@ -16,6 +16,7 @@
 #include "fleet/fleet_node.h"
 #include "fleet/shared_config.h"
 #include "fleet/shared_keys.h"
+#include "fleet/shared_spend.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
 #include "lifecycle/config_lifecycle.h"
@@ -186,6 +187,8 @@ Engine::Engine(config::Config config, QObject *parent)
     // The ledger: a row per finished request, written by its own thread; the budgets it feeds
     // are checked at admission.
     m_budgets = new usage::BudgetTracker(*m_store, timing::SteadyClock::instance(), this);
+    if (m_fleet)
+        new fleet::SharedSpend(*m_fleet, *m_budgets, this); // before the ledger seeds the spend
     usage::LedgerOptions ledgerOptions;
     ledgerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
     m_usageLedger =

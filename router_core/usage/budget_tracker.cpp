@@ -32,9 +32,12 @@ void BudgetTracker::rollWindows()
     for (QHash<QString, Spend> *spends : {&m_tenants, &m_keys}) {
         for (auto it = spends->begin(); it != spends->end();) {
             it->dayUsd = 0.0;
-            if (newMonth)
+            it->othersDayUsd = 0.0;
+            if (newMonth) {
                 it->monthUsd = 0.0;
-            if (it->monthUsd == 0.0)
+                it->othersMonthUsd = 0.0;
+            }
+            if (it->totalMonth() == 0.0)
                 it = spends->erase(it);
             else
                 ++it;
@@ -64,6 +67,11 @@ void BudgetTracker::addSpend(const QString &tenant, const QString &keyId, double
         byKey.dayUsd += usd;
         byKey.monthUsd += usd;
     }
+    if (m_sharing) {
+        m_changedTenants.insert(tenant);
+        if (!keyId.isEmpty())
+            m_changedKeys.insert(keyId);
+    }
     announceSteps(tenant, keyId);
 }
 
@@ -74,13 +82,20 @@ void BudgetTracker::addSeed(const SpendSeed &seed)
     const bool sameMonth = seed.monthStart == m_monthStart;
     const auto add = [&](QHash<QString, Spend> &spends, const QHash<QString, double> &day,
                          const QHash<QString, double> &month) {
+        QSet<QString> &changed = &spends == &m_tenants ? m_changedTenants : m_changedKeys;
         if (sameDay) {
-            for (auto it = day.cbegin(); it != day.cend(); ++it)
+            for (auto it = day.cbegin(); it != day.cend(); ++it) {
                 spends[it.key()].dayUsd += it.value();
+                if (m_sharing)
+                    changed.insert(it.key());
+            }
         }
         if (sameMonth) {
-            for (auto it = month.cbegin(); it != month.cend(); ++it)
+            for (auto it = month.cbegin(); it != month.cend(); ++it) {
                 spends[it.key()].monthUsd += it.value();
+                if (m_sharing)
+                    changed.insert(it.key());
+            }
         }
     };
     add(m_tenants, seed.tenantDayUsd, seed.tenantMonthUsd);
@@ -94,6 +109,71 @@ void BudgetTracker::addSeed(const SpendSeed &seed)
     }
 }
 
+QList<SubjectSpend> BudgetTracker::takeChangedOwnSpend()
+{
+    rollWindows();
+    QList<SubjectSpend> changed;
+    changed.reserve(m_changedTenants.size() + m_changedKeys.size());
+    for (const bool byTenant : {true, false}) {
+        QSet<QString> &names = byTenant ? m_changedTenants : m_changedKeys;
+        const QHash<QString, Spend> &spends = byTenant ? m_tenants : m_keys;
+        for (const QString &name : std::as_const(names)) {
+            // A window that rolled since has nothing of this node's to report in the new one.
+            const Spend spend = spends.value(name);
+            if (spend.monthUsd > 0.0)
+                changed.append({byTenant, name, spend.dayUsd, spend.monthUsd});
+        }
+        names.clear();
+    }
+    return changed;
+}
+
+QList<SubjectSpend> BudgetTracker::allOwnSpend()
+{
+    rollWindows();
+    QList<SubjectSpend> all;
+    for (const bool byTenant : {true, false}) {
+        const QHash<QString, Spend> &spends = byTenant ? m_tenants : m_keys;
+        for (auto it = spends.cbegin(); it != spends.cend(); ++it) {
+            if (it->monthUsd > 0.0)
+                all.append({byTenant, it.key(), it->dayUsd, it->monthUsd});
+        }
+    }
+    return all;
+}
+
+void BudgetTracker::setOthersSpend(const SubjectSpend &others)
+{
+    rollWindows();
+    QHash<QString, Spend> &spends = others.byTenant ? m_tenants : m_keys;
+    auto it = spends.find(others.subject);
+    if (it == spends.end()) {
+        if (others.monthUsd <= 0.0 && others.dayUsd <= 0.0)
+            return;
+        it = spends.insert(others.subject, {});
+    }
+    if (it->othersDayUsd == others.dayUsd && it->othersMonthUsd == others.monthUsd)
+        return;
+    it->othersDayUsd = others.dayUsd;
+    it->othersMonthUsd = others.monthUsd;
+    if (others.byTenant)
+        announceSteps(others.subject, {});
+    else
+        announceSteps({}, others.subject);
+}
+
+QDateTime BudgetTracker::dayStart()
+{
+    rollWindows();
+    return m_dayStart;
+}
+
+QDateTime BudgetTracker::monthStart()
+{
+    rollWindows();
+    return m_monthStart;
+}
+
 qsizetype BudgetTracker::trackedSpendEntries()
 {
     rollWindows();
@@ -104,14 +184,14 @@ double BudgetTracker::tenantSpentUsd(const QString &tenant, const QString &windo
 {
     rollWindows();
     const Spend spend = m_tenants.value(tenant);
-    return window == u"day"_s ? spend.dayUsd : spend.monthUsd;
+    return window == u"day"_s ? spend.totalDay() : spend.totalMonth();
 }
 
 double BudgetTracker::keySpentUsd(const QString &keyId, const QString &window)
 {
     rollWindows();
     const Spend spend = m_keys.value(keyId);
-    return window == u"day"_s ? spend.dayUsd : spend.monthUsd;
+    return window == u"day"_s ? spend.totalDay() : spend.totalMonth();
 }
 
 QList<BudgetStatus> BudgetTracker::statusesOf(const config::BudgetConfig &budget) const
@@ -126,14 +206,14 @@ QList<BudgetStatus> BudgetTracker::statusesOf(const config::BudgetConfig &budget
     if (budget.dailyUsd) {
         status.window = u"day"_s;
         status.limitUsd = *budget.dailyUsd;
-        status.spentUsd = spend.dayUsd;
+        status.spentUsd = spend.totalDay();
         status.resetsAt = m_dayStart.addDays(1);
         statuses.append(status);
     }
     if (budget.monthlyUsd) {
         status.window = u"month"_s;
         status.limitUsd = *budget.monthlyUsd;
-        status.spentUsd = spend.monthUsd;
+        status.spentUsd = spend.totalMonth();
         status.resetsAt = m_monthStart.addMonths(1);
         statuses.append(status);
     }

@@ -8,6 +8,7 @@
 #include <QDateTime>
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <optional>
 
 namespace switchyard::usage {
@@ -23,9 +24,21 @@ struct SpendSeed {
     QHash<QString, double> keyMonthUsd;
 };
 
+// This node's spend and the rest of the fleet's for one tenant or key in the current windows.
+struct SubjectSpend {
+    bool byTenant = true;
+    QString subject; // the tenant, or the key's id
+    double dayUsd = 0.0;
+    double monthUsd = 0.0;
+};
+
 // Spend per tenant and per client key for the current UTC day and month (of `clock`'s wall time,
 // injected so tests can cross midnight and the end of a month without waiting), in memory, and the
 // `budgets` of the config in force checked against it at admission. One owner: the engine thread.
+//
+// In a fleet, budgets count what every node spent: this node's own spend (what it served, seeded
+// from its own ledger) is kept apart from what the other nodes report (setOthersSpend), so the
+// node can publish its own as an absolute figure, which stays right however often it is sent.
 // Spend is kept for every tenant and key, budget or not, so a budget added by a reload sees what
 // was spent before it; an entry is dropped when a window roll leaves it nothing spent. Kept apart
 // from the ledger so an alert evaluator can read budgets() and listen to fractionStepCrossed
@@ -47,9 +60,21 @@ public:
     // naming the budget and when it resets, with Retry-After to the reset. Empty when admitted.
     std::optional<protocol::ApiError> refusal(const QString &tenant, const QString &keyId);
 
+    // The fleet's side (docs/fleet.md, "Budgets"). Once sharing is on, every tenant and key whose
+    // own spend changed is remembered until takeChangedOwnSpend() hands it out.
+    void setSharing(bool on) { m_sharing = on; }
+    QList<SubjectSpend> takeChangedOwnSpend();
+    QList<SubjectSpend> allOwnSpend();
+    // What the other nodes spent on `subject` in the current windows, as they last reported it.
+    void setOthersSpend(const SubjectSpend &others);
+    // The current windows' starts: the fleet's counters are named by them.
+    QDateTime dayStart();
+    QDateTime monthStart();
+
     // Every configured budget in each of its windows, in config order.
     QList<BudgetStatus> budgets();
 
+    // What the fleet spent: this node's own spend and the others'.
     double tenantSpentUsd(const QString &tenant, const QString &window);
     double keySpentUsd(const QString &keyId, const QString &window);
     // Tenants and keys with spend held now (those of the current month): what memory it takes.
@@ -64,6 +89,10 @@ private:
     struct Spend {
         double dayUsd = 0.0;
         double monthUsd = 0.0;
+        double othersDayUsd = 0.0; // the rest of the fleet
+        double othersMonthUsd = 0.0;
+        double totalDay() const { return dayUsd + othersDayUsd; }
+        double totalMonth() const { return monthUsd + othersMonthUsd; }
     };
     void rollWindows(); // clears what belongs to a day or month that is over
     QList<BudgetStatus> statusesOf(const config::BudgetConfig &budget) const;
@@ -76,6 +105,9 @@ private:
     QHash<QString, Spend> m_tenants;
     QHash<QString, Spend> m_keys;
     QHash<QString, int> m_announcedSteps; // "name/window" -> the last tenth announced
+    bool m_sharing = false;
+    QSet<QString> m_changedTenants; // own spend not yet handed to the fleet
+    QSet<QString> m_changedKeys;
 };
 
 } // namespace switchyard::usage

@@ -504,6 +504,40 @@ budgets:
         QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"month"_s), 0.0);
         QCOMPARE(budgets.tenantSpentUsd(u"tenant-new"_s, u"day"_s), 0.5);
     }
+
+    void inAFleetTheOthersSpendCountsButOnlyTheOwnIsHandedOut()
+    {
+        config::ConfigStore store(configWith("budgets:\n  - {tenant: a, daily_usd: 10}\n"));
+        timing::ManualClock clock(kNoon);
+        usage::BudgetTracker budgets(store, clock);
+        QSignalSpy crossed(&budgets, &usage::BudgetTracker::fractionStepCrossed);
+        budgets.setSharing(true);
+        budgets.addSpend(u"a"_s, u"bot"_s, 2.0);
+        budgets.addSpend(u"a"_s, u"bot"_s, 1.0);
+        const QList<usage::SubjectSpend> changed = budgets.takeChangedOwnSpend();
+        QCOMPARE(changed.size(), 2); // the tenant and the key, each once
+        for (const usage::SubjectSpend &spend : changed) {
+            QCOMPARE(spend.dayUsd, 3.0);
+            QCOMPARE(spend.monthUsd, 3.0);
+        }
+        QVERIFY(budgets.takeChangedOwnSpend().isEmpty()); // handed out once
+
+        // The other nodes spent $6.5 of the tenant's budget: it counts, and it is announced.
+        budgets.setOthersSpend({true, u"a"_s, 6.5, 6.5});
+        QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"day"_s), 9.5);
+        QCOMPARE(crossed.last()[1].toInt(), 90);
+        QVERIFY(!budgets.refusal(u"a"_s, {}));
+        budgets.setOthersSpend({true, u"a"_s, 7.0, 7.0});
+        QVERIFY(budgets.refusal(u"a"_s, {}));
+        // ... but never goes out again as this node's own.
+        QVERIFY(budgets.takeChangedOwnSpend().isEmpty());
+        QCOMPARE(budgets.allOwnSpend().size(), 2);
+
+        // A new day forgets the others' day until they report the new one.
+        clock.advance(std::chrono::hours(24));
+        QVERIFY(!budgets.refusal(u"a"_s, {}));
+        QCOMPARE(budgets.tenantSpentUsd(u"a"_s, u"month"_s), 10.0);
+    }
 };
 
 QTEST_GUILESS_MAIN(UsageTest)
