@@ -1,5 +1,6 @@
 #include "fleet/shared_config.h"
 
+#include "config/text_diff.h"
 #include "config/yaml_text_edit.h"
 #include "fleet/fleet_node.h"
 #include "lifecycle/config_lifecycle.h"
@@ -8,6 +9,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <algorithm>
 
 Q_DECLARE_LOGGING_CATEGORY(lcFleet)
 
@@ -18,7 +20,8 @@ using namespace Qt::StringLiterals;
 namespace {
 
 // Makes `ARGV[2]` (a version's JSON without its number) the next version when the counter still
-// holds `ARGV[1]`; answers {1, number} then, else {0, the counter}.
+// holds `ARGV[1]`, keeping the newest `ARGV[3]` versions; answers {1, number} then, else
+// {0, the counter}.
 const QByteArray kPublishScript = R"lua(
 local current = tonumber(redis.call('GET', KEYS[3]) or '0')
 if current ~= tonumber(ARGV[1]) then return {0, current} end
@@ -29,6 +32,7 @@ local text = cjson.encode(entry)
 redis.call('SET', KEYS[3], number)
 redis.call('SET', KEYS[1], text)
 redis.call('HSET', KEYS[2], number, text)
+if number > tonumber(ARGV[3]) then redis.call('HDEL', KEYS[2], number - tonumber(ARGV[3])) end
 return {1, number}
 )lua";
 
@@ -66,12 +70,19 @@ SharedConfig::SharedConfig(FleetNode &node, lifecycle::ConfigLifecycle &lifecycl
     connect(&m_lifecycle, &lifecycle::ConfigLifecycle::changed, this, &SharedConfig::localChange);
     connect(&m_node, &FleetNode::joined, this, &SharedConfig::joined);
     m_node.onSync([this] { sync(); });
+    m_lifecycle.setSharedHistory(this);
+}
+
+SharedConfig::~SharedConfig()
+{
+    m_lifecycle.setSharedHistory(nullptr);
 }
 
 void SharedConfig::joined()
 {
     // Redis may have been emptied, or this node may have missed versions: the head decides.
     m_busy = false;
+    loadVersions();
     fetchHead();
 }
 
@@ -91,8 +102,7 @@ void SharedConfig::localChange()
 
 void SharedConfig::publish(const QByteArray &sharedText, quint64 expected)
 {
-    const QList<ConfigVersionInfo> versions = m_lifecycle.versions();
-    const ConfigVersionInfo latest = versions.isEmpty() ? ConfigVersionInfo{} : versions.first();
+    const ConfigVersionInfo latest = m_lifecycle.latestOwnVersion();
     const QJsonObject entry{{u"text"_s, QString::fromUtf8(sharedText)},
                             {u"node"_s, m_node.config().node},
                             {u"source"_s, configChangeSourceName(latest.source)},
@@ -103,8 +113,9 @@ void SharedConfig::publish(const QByteArray &sharedText, quint64 expected)
     m_changedWhileBusy = false;
     m_node.link().send(
         {"EVAL", kPublishScript, "3", m_headKey, m_versionsKey, m_counterKey,
-         QByteArray::number(expected), QJsonDocument(entry).toJson(QJsonDocument::Compact)},
-        [this, sharedText](const redis::Result &result) {
+         QByteArray::number(expected), QJsonDocument(entry).toJson(QJsonDocument::Compact),
+         QByteArray::number(kKeptVersions)},
+        [this, sharedText, entry](const redis::Result &result) {
             m_busy = false;
             if (!result.ok() || result.reply.elements.size() != 2) {
                 m_changedWhileBusy = true; // again once the link is back
@@ -113,6 +124,11 @@ void SharedConfig::publish(const QByteArray &sharedText, quint64 expected)
             const bool won = result.reply.elements[0].integer == 1;
             const quint64 number = quint64(result.reply.elements[1].integer);
             if (won) {
+                if (!m_versions.isEmpty() && number <= m_versions.lastKey())
+                    m_versions.clear(); // Redis was emptied: the fleet counts from 1 again
+                QJsonObject published = entry;
+                published.insert(u"version"_s, double(number));
+                remember(published);
                 m_appliedVersion = number;
                 m_publishedText = sharedText;
                 qCInfo(lcFleet) << "published this node's config as fleet version" << number;
@@ -167,6 +183,11 @@ void SharedConfig::applyHead(const QByteArray &head)
     const QString from = entry.value(u"node"_s).toString();
     if (number == 0)
         return;
+    if (!m_versions.isEmpty() && number < m_versions.lastKey())
+        m_versions.clear(); // Redis was emptied and the fleet counts from 1 again
+    if (!m_versions.isEmpty() && number > m_versions.lastKey() + 1)
+        loadVersions(); // missed some while away: the list is read again whole
+    remember(entry);
     const QByteArray running = m_lifecycle.runningText();
     if (sharedText == sharedPart(running) ||
         config::sameYamlData(sharedText, sharedPart(running))) {
@@ -175,16 +196,7 @@ void SharedConfig::applyHead(const QByteArray &head)
         m_problem.clear();
         return;
     }
-    // The fleet's text with this node's own keys put back, as an overlay puts its keys.
-    QByteArray merged = sharedText;
-    for (const QString &key : nodeKeys()) {
-        const QByteArray value = config::topLevelValueText(running, key);
-        if (value.isEmpty())
-            continue;
-        const config::YamlEditResult edited = config::replaceYamlNode(merged, {key}, value);
-        if (const auto *text = std::get_if<QByteArray>(&edited))
-            merged = *text;
-    }
+    const QByteArray merged = withNodeKeys(sharedText);
     ConfigChangeOrigin origin;
     origin.source = sourceFrom(entry.value(u"source"_s).toString());
     origin.author = entry.value(u"author"_s).toString();
@@ -211,6 +223,90 @@ void SharedConfig::applyHead(const QByteArray &head)
                 u"config: %3"_s.arg(number)
                     .arg(from, reasons.isEmpty() ? result.message : reasons.join(u"; "_s));
     qCCritical(lcFleet).noquote() << m_problem;
+}
+
+QByteArray SharedConfig::withNodeKeys(const QByteArray &sharedText) const
+{
+    const QByteArray running = m_lifecycle.runningText();
+    QByteArray merged = sharedText;
+    for (const QString &key : nodeKeys()) {
+        const QByteArray value = config::topLevelValueText(running, key);
+        if (value.isEmpty())
+            continue;
+        const config::YamlEditResult edited = config::replaceYamlNode(merged, {key}, value);
+        if (const auto *text = std::get_if<QByteArray>(&edited))
+            merged = *text;
+    }
+    return merged;
+}
+
+void SharedConfig::remember(const QJsonObject &entry)
+{
+    const quint64 number = quint64(entry.value(u"version"_s).toDouble());
+    if (number == 0)
+        return;
+    m_versions.insert(number, entry);
+    while (m_versions.size() > kKeptVersions)
+        m_versions.erase(m_versions.begin());
+}
+
+void SharedConfig::loadVersions()
+{
+    m_node.link().send({"HGETALL", m_versionsKey}, [this](const redis::Result &result) {
+        if (!result.ok())
+            return;
+        const QList<redis::Reply> &fields = result.reply.elements;
+        if (fields.isEmpty())
+            return; // emptied: what this node remembers is all there is until it publishes
+        m_versions.clear();
+        for (qsizetype i = 1; i < fields.size(); i += 2)
+            remember(QJsonDocument::fromJson(fields[i].text).object());
+    });
+}
+
+QList<ConfigVersionInfo> SharedConfig::versions() const
+{
+    QList<ConfigVersionInfo> list;
+    list.reserve(m_versions.size());
+    for (auto it = m_versions.cbegin(); it != m_versions.cend(); ++it) {
+        const QJsonObject &entry = it.value();
+        ConfigVersionInfo info;
+        info.number = it.key();
+        info.createdMsSinceEpoch = qint64(entry.value(u"created_ms"_s).toDouble());
+        info.source = sourceFrom(entry.value(u"source"_s).toString());
+        info.author = entry.value(u"author"_s).toString();
+        info.note = u"from node %1"_s.arg(entry.value(u"node"_s).toString());
+        const QString note = entry.value(u"note"_s).toString();
+        if (!note.isEmpty())
+            info.note += u": "_s + note;
+        list.append(info);
+    }
+    std::reverse(list.begin(), list.end()); // newest first
+    return list;
+}
+
+std::optional<ConfigVersion> SharedConfig::version(quint64 number) const
+{
+    const auto found = m_versions.constFind(number);
+    if (found == m_versions.cend())
+        return std::nullopt;
+    const QList<ConfigVersionInfo> infos = versions();
+    ConfigVersion version;
+    for (const ConfigVersionInfo &info : infos) {
+        if (info.number == number)
+            static_cast<ConfigVersionInfo &>(version) = info;
+    }
+    version.text = QString::fromUtf8(withNodeKeys(found->value(u"text"_s).toString().toUtf8()));
+    // Against the version before it when this node still holds it (the first has none).
+    const auto before = m_versions.constFind(number - 1);
+    if (before != m_versions.cend()) {
+        const QString beforeText =
+            QString::fromUtf8(withNodeKeys(before->value(u"text"_s).toString().toUtf8()));
+        version.diff =
+            config::unifiedDiff(beforeText, version.text, u"fleet version %1"_s.arg(number - 1),
+                                u"fleet version %1"_s.arg(number));
+    }
+    return version;
 }
 
 } // namespace switchyard::fleet

@@ -1,8 +1,11 @@
 #pragma once
 
 #include "control/config_versions.h"
+#include "lifecycle/shared_history.h"
 
 #include <QByteArray>
+#include <QJsonObject>
+#include <QMap>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -28,15 +31,28 @@ class FleetNode;
 // the number the node last saw, so two nodes changing the config at once cannot both win: the
 // later one applies the fleet's version instead and says so in its log. A version a node cannot
 // load keeps the node on its own and is reported, in the log and in GET /admin/v1/fleet.
-class SharedConfig final : public QObject {
+//
+// The node's version list, diffs, rollbacks and `base_version` are the fleet's (SharedHistory):
+// each node mirrors the newest kKeptVersions of the hash, which the publishing script trims to
+// the same number.
+class SharedConfig final : public QObject, public lifecycle::SharedHistory {
     Q_OBJECT
 public:
     SharedConfig(FleetNode &node, lifecycle::ConfigLifecycle &lifecycle, QObject *parent = nullptr);
+    ~SharedConfig() override;
+
+    static constexpr int kKeptVersions = 200;
 
     // The fleet version this node runs; 0 until it knows one.
     quint64 fleetVersion() const { return m_appliedVersion; }
     // Why the newest fleet version is not running here; empty when it is.
     QString problem() const { return m_problem; }
+
+    // lifecycle::SharedHistory
+    bool known() const override { return m_appliedVersion != 0; }
+    quint64 runningVersion() const override { return m_appliedVersion; }
+    QList<ConfigVersionInfo> versions() const override;
+    std::optional<ConfigVersion> version(quint64 number) const override;
 
     // The keys each node keeps for itself.
     static const QStringList &nodeKeys();
@@ -50,6 +66,10 @@ private:
     void sync();
     void fetchHead();
     void applyHead(const QByteArray &head);
+    void loadVersions();
+    void remember(const QJsonObject &entry);
+    // The fleet's `sharedText` with this node's own keys put back, as an overlay puts its keys.
+    QByteArray withNodeKeys(const QByteArray &sharedText) const;
 
     FleetNode &m_node;
     lifecycle::ConfigLifecycle &m_lifecycle;
@@ -60,6 +80,7 @@ private:
     quint64 m_refusedVersion = 0; // the newest version this node could not load
     QByteArray m_publishedText;   // the shared part of what this node runs, as last published
     QString m_problem;
+    QMap<quint64, QJsonObject> m_versions; // the fleet's newest versions, as published
     bool m_applyingFromFleet = false;
     bool m_busy = false; // a publish or a fetch is on the wire
     bool m_changedWhileBusy = false;

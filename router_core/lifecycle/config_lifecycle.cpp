@@ -6,6 +6,7 @@
 #include "config/yaml_text_edit.h"
 #include "lifecycle/config_history.h"
 #include "lifecycle/config_overlay.h"
+#include "lifecycle/shared_history.h"
 #include "storage/state_database.h"
 
 #include <QDateTime>
@@ -110,52 +111,55 @@ ConfigChangeResult ConfigLifecycle::apply(const QByteArray &text, const ConfigCh
 {
     beforeCommandChange();
     ConfigChangeResult result;
-    if (baseVersion && *baseVersion != m_runningVersion) {
+    const quint64 running = runningVersion();
+    if (baseVersion && *baseVersion != running) {
         result.outcome = ConfigChangeResult::Outcome::Conflict;
-        result.version = m_runningVersion;
+        result.version = running;
         result.message =
             u"config changed since version %1: version %2 is running now"_s.arg(*baseVersion)
-                .arg(m_runningVersion);
+                .arg(running);
         qCWarning(lcLifecycle).noquote()
             << "refused an apply from" << sourceName(origin.source) << ":" << result.message;
         return result;
     }
     if (text == m_runningText) {
         result.outcome = ConfigChangeResult::Outcome::Unchanged;
-        result.version = m_runningVersion;
-        result.message =
-            u"the text is the running config's: version %1 stays"_s.arg(m_runningVersion);
+        result.version = running;
+        result.message = u"the text is the running config's: version %1 stays"_s.arg(running);
         return result;
     }
     config::LoadResult loaded = load(text, true);
     if (!loaded.ok()) {
         result.outcome = ConfigChangeResult::Outcome::Invalid;
-        result.version = m_runningVersion;
+        result.version = running;
         result.errors = loaded.errors;
         result.message = u"the config has %1 error(s); version %2 stays"_s.arg(loaded.errors.size())
-                             .arg(m_runningVersion);
+                             .arg(running);
         return result;
     }
     result = applyLoaded(std::move(*loaded.config), text, origin);
     persist();
+    announceFleetVersion(result, running);
     emit changed();
     return result;
 }
 
 ConfigChangeResult ConfigLifecycle::rollback(quint64 number, const ConfigChangeOrigin &origin)
 {
-    const std::optional<ConfigVersion> target = m_history->version(number);
+    const std::optional<ConfigVersion> target = version(number);
     if (!target) {
         ConfigChangeResult result;
         result.outcome = ConfigChangeResult::Outcome::NotFound;
-        result.version = m_runningVersion;
+        result.version = runningVersion();
         result.message = u"there is no config version %1"_s.arg(number);
         return result;
     }
     ConfigChangeOrigin rollbackOrigin = origin;
     rollbackOrigin.source = ConfigChangeSource::Rollback;
     if (rollbackOrigin.note.isEmpty())
-        rollbackOrigin.note = u"rollback to version %1"_s.arg(number);
+        rollbackOrigin.note =
+            (sharedHistory() ? u"rollback to fleet version %1"_s : u"rollback to version %1"_s)
+                .arg(number);
     ConfigChangeResult result = apply(target->text.toUtf8(), rollbackOrigin);
     if (result.outcome == ConfigChangeResult::Outcome::Invalid) {
         QStringList reasons;
@@ -172,7 +176,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
 {
     m_debounce.stop();
     ConfigChangeResult result;
-    result.version = m_runningVersion;
+    result.version = runningVersion();
     if (m_source.path.isEmpty() || isResource(m_source.path)) {
         result.outcome = ConfigChangeResult::Outcome::Unchanged;
         result.message = u"%1 is built in: there is no file to reload"_s.arg(m_source.path);
@@ -197,7 +201,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
         result.errors = alone.errors;
         result.message = u"%1 has %2 error(s); version %3 stays"_s.arg(m_source.path)
                              .arg(alone.errors.size())
-                             .arg(m_runningVersion);
+                             .arg(runningVersion());
         return result;
     }
     dropOverlayKeysEditedIn(*fileText);
@@ -218,7 +222,7 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
         m_lastReloadErrors.clear();
         result.outcome = ConfigChangeResult::Outcome::Unchanged;
         result.message = u"%1 holds the running config: version %2 stays"_s.arg(m_source.path)
-                             .arg(m_runningVersion);
+                             .arg(runningVersion());
         emit changed();
         return result;
     }
@@ -229,17 +233,19 @@ ConfigChangeResult ConfigLifecycle::reload(const QString &trigger)
         result.errors = loaded.errors;
         result.message =
             u"the reloaded config has %1 error(s); version %2 stays"_s.arg(loaded.errors.size())
-                .arg(m_runningVersion);
+                .arg(runningVersion());
         return result;
     }
     m_fileText = *fileText;
     m_loadedFileText = m_fileText;
     m_lastReloadErrors.clear();
     m_lastReloadErrorMs = 0;
+    const quint64 before = runningVersion();
     result =
         applyLoaded(std::move(*loaded.config), running, {ConfigChangeSource::File, {}, trigger});
     qCInfo(lcLifecycle).noquote() << "reloaded" << m_source.path << u"(%1):"_s.arg(trigger)
                                   << "config version" << m_runningVersion;
+    announceFleetVersion(result, before);
     emit changed();
     return result;
 }
@@ -543,14 +549,43 @@ void ConfigLifecycle::fileEvent()
 
 // ---- reading --------------------------------------------------------------------------------
 
+void ConfigLifecycle::announceFleetVersion(ConfigChangeResult &result, quint64 before) const
+{
+    if (!sharedHistory() || result.outcome != ConfigChangeResult::Outcome::Applied)
+        return;
+    // The fleet publishes it as its next version once changed() is out; a change another node
+    // published first would win instead (docs/fleet.md, "Config").
+    result.version = before + 1;
+    result.message = u"applied here and published as fleet version %1"_s.arg(result.version);
+}
+
+const SharedHistory *ConfigLifecycle::sharedHistory() const
+{
+    return m_sharedHistory && m_sharedHistory->known() ? m_sharedHistory : nullptr;
+}
+
+quint64 ConfigLifecycle::runningVersion() const
+{
+    const SharedHistory *shared = sharedHistory();
+    return shared ? shared->runningVersion() : m_runningVersion;
+}
+
 QList<ConfigVersionInfo> ConfigLifecycle::versions() const
 {
-    return m_history->list();
+    const SharedHistory *shared = sharedHistory();
+    return shared ? shared->versions() : m_history->list();
+}
+
+ConfigVersionInfo ConfigLifecycle::latestOwnVersion() const
+{
+    const QList<ConfigVersionInfo> own = m_history->list();
+    return own.isEmpty() ? ConfigVersionInfo{} : own.first();
 }
 
 std::optional<ConfigVersion> ConfigLifecycle::version(quint64 number) const
 {
-    return m_history->version(number);
+    const SharedHistory *shared = sharedHistory();
+    return shared ? shared->version(number) : m_history->version(number);
 }
 
 ConfigStatus ConfigLifecycle::status() const
@@ -558,7 +593,7 @@ ConfigStatus ConfigLifecycle::status() const
     ConfigStatus status;
     status.tracked = true;
     status.filePath = m_source.path;
-    status.runningVersion = m_runningVersion;
+    status.runningVersion = runningVersion();
     status.fileMatches = m_fileText == m_runningText;
     if (!m_overlayKeys.isEmpty()) {
         status.overlayPath = m_source.overlayPath;

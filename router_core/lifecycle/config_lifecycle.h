@@ -21,6 +21,7 @@ class ConfigStore;
 namespace switchyard::lifecycle {
 
 class ConfigHistory;
+class SharedHistory;
 
 // Where the running config came from, handed over by whoever loaded it (the app, a test).
 struct ConfigSource {
@@ -66,10 +67,16 @@ public:
     // Reads the file now (SIGHUP, the watcher): a new version when its text changed and loads.
     ConfigChangeResult reload(const QString &trigger);
 
+    // In a fleet: the versions, their numbers, `baseVersion` and rollbacks are the fleet's
+    // (once `history` knows them); this node's own history stays in its database. Not owned.
+    void setSharedHistory(const SharedHistory *history) { m_sharedHistory = history; }
+
     QList<ConfigVersionInfo> versions() const;
     std::optional<ConfigVersion> version(quint64 number) const;
+    // The newest version of this node's own history, whatever the fleet's numbers.
+    ConfigVersionInfo latestOwnVersion() const;
     ConfigStatus status() const;
-    quint64 runningVersion() const { return m_runningVersion; }
+    quint64 runningVersion() const;
     QByteArray runningText() const { return m_runningText; }
 
     // control::ConfigRecorder
@@ -82,6 +89,10 @@ Q_SIGNALS:
     void changed();
 
 private:
+    // The fleet's history when there is one and it is known; else nullptr.
+    const SharedHistory *sharedHistory() const;
+    // In a fleet, an applied change's answer names the fleet version it is published as.
+    void announceFleetVersion(ConfigChangeResult &result, quint64 before) const;
     // Loads `text` as the config (the file's name in errors), finished for this process.
     config::LoadResult load(const QByteArray &text, bool finish) const;
     ConfigChangeResult applyLoaded(config::Config next, const QByteArray &text,
@@ -111,6 +122,7 @@ private:
     QByteArray m_loadedFileText;
     QByteArray m_runningText; // the running config's full text
     quint64 m_runningVersion = 0;
+    const SharedHistory *m_sharedHistory = nullptr;
     QStringList m_overlayKeys; // keys the overlay in use replaces; empty when none is
     // The file's text the overlay was made against: a key whose value in the file differs from it
     // was edited in the file since, and that newer edit wins over the overlay's.

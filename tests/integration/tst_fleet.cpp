@@ -129,10 +129,13 @@ int modelStatus(quint16 port, const QByteArray &model)
 }
 
 // Applies `text` as the running config through the admin API; the answer's status.
-int applyConfig(quint16 port, const QByteArray &text)
+int applyConfig(quint16 port, const QByteArray &text, const QByteArray &baseVersion = {})
 {
     TestClient client(port);
-    client.post("/admin/v1/config/apply", text, {{"x-switchyard-author", "test"}});
+    QList<QPair<QByteArray, QByteArray>> headers{{"x-switchyard-author", "test"}};
+    if (!baseVersion.isEmpty())
+        headers.append({"x-switchyard-base-version", baseVersion});
+    client.post("/admin/v1/config/apply", text, headers);
     if (!client.waitForFinished(15000))
         return 0;
     return client.status();
@@ -195,6 +198,7 @@ private Q_SLOTS:
     void aConfigAppliedOnOneNodeServesOnEveryNode();
     void aVersionANodeCannotLoadLeavesItOnItsOwn();
     void aBudgetCountsWhatEveryNodeSpent();
+    void versionsDiffsAndRollbackAreTheFleets();
 
 private:
     QString writeConfig(const QString &node, const QByteArray &timing);
@@ -594,6 +598,61 @@ void TestFleet::aBudgetCountsWhatEveryNodeSpent()
     QCOMPARE(m_redis->command({"HGET", day, "b"}), "4"_ba);
     QTRY_COMPARE_WITH_TIMEOUT(budgetSpent(c.port(), u"team budget"_s), 10.0, 5000);
     QCOMPARE(tenantStatus(c.port(), "team"), 429);
+}
+
+void TestFleet::versionsDiffsAndRollbackAreTheFleets()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(b.port()), fleetConfigVersion(a.port()), 10000);
+    const quint64 first = fleetConfigVersion(a.port());
+
+    QFile file(m_dir->filePath(u"a.yaml"_s));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray original = file.readAll();
+    const QByteArray wider =
+        QByteArray(original).replace("models: [test-model]", "models: [test-model, other-model]");
+    QCOMPARE(applyConfig(a.port(), wider, QByteArray::number(first)), 200);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(b.port()), first + 1, 5000);
+
+    // B lists the fleet's numbers, and shows A's change as a diff between them.
+    const QJsonObject list = getJson(b.port(), "/admin/v1/config/versions");
+    QCOMPARE(quint64(list.value(u"running"_s).toDouble()), first + 1);
+    const QJsonObject newest = list.value(u"versions"_s).toArray().first().toObject();
+    QCOMPARE(quint64(newest.value(u"number"_s).toDouble()), first + 1);
+    QVERIFY2(newest.value(u"note"_s).toString().startsWith(u"from node a"_s),
+             qPrintable(newest.value(u"note"_s).toString()));
+    const QJsonObject whole =
+        getJson(b.port(), "/admin/v1/config/versions/" + QByteArray::number(first + 1));
+    const QString diff = whole.value(u"diff"_s).toString();
+    QVERIFY2(diff.contains(u"+    models: [test-model, other-model]"_s), qPrintable(diff));
+    QVERIFY(diff.contains(u"fleet version %1"_s.arg(first)));
+    // The text is as B runs it: B's own listener and name, not A's.
+    QVERIFY(whole.value(u"text"_s).toString().contains(u"node: b"_s));
+
+    // A stale base version is refused on any node, by the fleet's numbers.
+    QCOMPARE(applyConfig(b.port(), original, QByteArray::number(first)), 409);
+
+    // B rolls the fleet back to the first version: a new fleet version, served everywhere.
+    TestClient rollback(b.port());
+    rollback.post("/admin/v1/config/rollback/" + QByteArray::number(first), {});
+    QVERIFY(rollback.waitForFinished(10000));
+    QCOMPARE(rollback.status(), 200);
+    QCOMPARE(
+        quint64(QJsonDocument::fromJson(rollback.body()).object().value(u"version"_s).toDouble()),
+        first + 2);
+    QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(a.port()), first + 2, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(modelStatus(a.port(), "other-model"), 404, 5000);
+    const QJsonObject rolledBack = getJson(a.port(), "/admin/v1/config/versions")
+                                       .value(u"versions"_s)
+                                       .toArray()
+                                       .first()
+                                       .toObject();
+    QCOMPARE(rolledBack.value(u"source"_s).toString(), u"rollback"_s);
+    QCOMPARE(quint64(rolledBack.value(u"number"_s).toDouble()), first + 2);
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
