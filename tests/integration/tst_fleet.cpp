@@ -199,6 +199,7 @@ private Q_SLOTS:
     void aVersionANodeCannotLoadLeavesItOnItsOwn();
     void aBudgetCountsWhatEveryNodeSpent();
     void versionsDiffsAndRollbackAreTheFleets();
+    void aPreviousReleasesStateDatabaseJoinsTheFleet();
 
 private:
     QString writeConfig(const QString &node, const QByteArray &timing);
@@ -653,6 +654,34 @@ void TestFleet::versionsDiffsAndRollbackAreTheFleets()
                                        .toObject();
     QCOMPARE(rolledBack.value(u"source"_s).toString(), u"rollback"_s);
     QCOMPARE(quint64(rolledBack.value(u"number"_s).toDouble()), first + 2);
+}
+
+// tests/data/state/previous_release.db: the state file of a release before fleets, holding the
+// client key `ci-runner` (the SHA-256 of "test"), ledger rows and a config version.
+void TestFleet::aPreviousReleasesStateDatabaseJoinsTheFleet()
+{
+    const QString state = m_dir->filePath(u"state-a"_s);
+    QVERIFY(QDir().mkpath(state));
+    const QString database = state + u"/switchyard.db"_s;
+    QVERIFY(QFile::copy(qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") +
+                            u"/tests/data/state/previous_release.db"_s,
+                        database));
+    QVERIFY(QFile::setPermissions(database, QFile::ReadOwner | QFile::WriteOwner));
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(b.port()).size(), 2, 10000);
+
+    // A's old key reaches the fleet, and B lets it in.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_redis->command({"HGET", "switchyard:default:keys", "ci-runner"}).contains("sha256"),
+        10000);
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(b.port(), "test"), 200, 5000);
+    // Its ledger was migrated and still answers for the old day.
+    const QJsonObject usage =
+        getJson(a.port(), "/admin/v1/usage?from=2026-11-30&to=2026-11-30&group_by=tenant");
+    QVERIFY2(!usage.value(u"data"_s).toArray().isEmpty(),
+             QJsonDocument(usage).toJson().constData());
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
