@@ -47,7 +47,8 @@ std::optional<auth::ClientKey> keyFromJson(const QByteArray &json)
 
 SharedKeys::SharedKeys(FleetNode &node, auth::ApiKeyStore &store, QObject *parent)
     : QObject(parent), m_node(node), m_store(store), m_hashKey(node.keyPrefix() + "keys"),
-      m_revisionKey(node.keyPrefix() + "keys:revision")
+      m_revisionKey(node.keyPrefix() + "keys:revision"),
+      m_joinedKey(node.keyPrefix() + "keys:joined")
 {
     m_store.setListener({[this](const auth::ClientKey &key) {
                              enqueue({"HSET", m_hashKey, key.id.toUtf8(), keyToJson(key)});
@@ -100,19 +101,23 @@ void SharedKeys::flush()
 void SharedKeys::joined()
 {
     flush();
-    m_node.link().send({"EXISTS", m_revisionKey}, [this](const redis::Result &result) {
-        if (result.ok() && result.reply.integer == 0)
-            republishAll();
-    });
+    // A node that the fleet has not heard from yet (new to it, or Redis was emptied since) adds
+    // the keys it holds; one the fleet knows follows the fleet, so a key revoked while it was
+    // away stays revoked.
+    m_node.link().send({"SADD", m_joinedKey, m_node.config().node.toUtf8()},
+                       [this](const redis::Result &result) {
+                           if (result.ok() && result.reply.integer == 1)
+                               republishAll();
+                       });
 }
 
 void SharedKeys::republishAll()
 {
-    // Redis was emptied (or this fleet is new): it gets every key this node holds; the other
-    // nodes do the same, so it ends with all of them.
+    // This node is new to the fleet, or Redis was emptied: the fleet gets every key this node
+    // holds (each node does the same, so an emptied Redis ends with all of them). A key the
+    // fleet already has keeps the fleet's version.
     const QList<auth::ClientKey> keys = m_store.keys();
-    qCInfo(lcFleet).noquote() << "Redis holds no keys for the fleet: publishing this node's"
-                              << keys.size();
+    qCInfo(lcFleet).noquote() << "joining the fleet's keys: publishing this node's" << keys.size();
     redis::Link &link = m_node.link();
     for (const auth::ClientKey &key : keys)
         link.send({"HSETNX", m_hashKey, key.id.toUtf8(), keyToJson(key)}, {});

@@ -19,8 +19,9 @@ class FleetNode;
 // keeps the fleet's keys, so a node that starts while Redis is away serves with them.
 //
 // A change made while Redis is away waits in a bounded queue and is written when the link is
-// back, before anything is read. A Redis that comes back empty (no counter) gets every node's
-// keys again.
+// back, before anything is read. A node joining the fleet for the first time (it is not in the
+// set `keys:joined`) adds the keys it holds, so does every node when Redis comes back empty; a
+// node the fleet knows follows it, so a key revoked while it was away stays revoked.
 class SharedKeys final : public QObject {
     Q_OBJECT
 public:
@@ -49,6 +50,7 @@ private:
     auth::ApiKeyStore &m_store;
     QByteArray m_hashKey;
     QByteArray m_revisionKey;
+    QByteArray m_joinedKey; // the set of nodes whose keys the fleet has taken in
     QList<Change> m_queue;
     quint64 m_dropped = 0;
     std::optional<qint64> m_seenRevision;

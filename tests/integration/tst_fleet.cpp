@@ -682,6 +682,18 @@ void TestFleet::aPreviousReleasesStateDatabaseJoinsTheFleet()
         getJson(a.port(), "/admin/v1/usage?from=2026-11-30&to=2026-11-30&group_by=tenant");
     QVERIFY2(!usage.value(u"data"_s).toArray().isEmpty(),
              QJsonDocument(usage).toJson().constData());
+
+    // Revoked while A is away: A comes back following the fleet, the key does not return.
+    QVERIFY(!createKey(b.port(), R"({"tenant":"team","id":"keeps-auth-on"})").isEmpty());
+    a.stop();
+    TestClient revoke(b.port());
+    revoke.send("DELETE", "/admin/v1/keys/ci-runner");
+    QVERIFY(revoke.waitForFinished());
+    QCOMPARE(revoke.status(), 200);
+    Node &again = startNode(u"a"_s);
+    QVERIFY2(again.waitForPort(), again.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(again.port(), "test"), 401, 10000);
+    QCOMPARE(m_redis->command({"HEXISTS", "switchyard:default:keys", "ci-runner"}), "0"_ba);
 }
 
 QTEST_GUILESS_MAIN(TestFleet)
