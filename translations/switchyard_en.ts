@@ -2306,5 +2306,14 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report; a spend&apos;s tooltip gives what the prompt cache saved.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>This node only: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The whole fleet: this node and %1</source>
+        <extracomment>%1 the names of the fleet&apos;s other nodes, comma-separated</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 </TS>

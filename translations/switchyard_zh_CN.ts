@@ -2300,5 +2300,14 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Tenants by spend since 00:00 UTC. &quot;Estimated&quot; is the share of requests whose tokens the provider did not report; a spend&apos;s tooltip gives what the prompt cache saved.</source>
         <translation>自 UTC 00:00 起按花费排列的租户。“估算”是提供方未报告令牌数的请求所占比例；将鼠标停在花费上可查看提示缓存节省的金额。</translation>
     </message>
+    <message>
+        <source>This node only: %1</source>
+        <translation>仅本节点：%1</translation>
+    </message>
+    <message>
+        <source>The whole fleet: this node and %1</source>
+        <extracomment>%1 the names of the fleet&apos;s other nodes, comma-separated</extracomment>
+        <translation>整个集群：本节点及 %1</translation>
+    </message>
 </context>
 </TS>

@@ -52,6 +52,9 @@ QJsonObject usageReportJson(const usage::UsageReport &report, const usage::Usage
         {u"data"_s, data},
         {u"total"_s, groupJson(total)},
         {u"rows_in_memory"_s, double(report.rowsInMemory)},
+        {u"fleet_nodes"_s, QJsonArray::fromStringList(report.fleetNodes)},
+        {u"fleet_problem"_s,
+         report.fleetProblem.isEmpty() ? QJsonValue() : QJsonValue(report.fleetProblem)},
         {u"problem"_s, report.problem.isEmpty() ? QJsonValue() : QJsonValue(report.problem)},
         {u"ledger"_s,
          QJsonObject{{u"persistent"_s, ledger.persistent},
@@ -76,12 +79,13 @@ QJsonObject budgetStatusJson(const usage::BudgetStatus &status)
 }
 
 void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
-                        usage::BudgetTracker &budgets, QObject *context, const timing::Clock &clock)
+                        usage::BudgetTracker &budgets, QObject *context, const timing::Clock &clock,
+                        UsageWidening widen)
 {
     admin.addAsync(
         Method::Get, u"usage"_s,
-        [&ledger, context, &clock](const http::AdminRequest &request, const QStringList &,
-                                   const http::AdminEndpoints::Answer &answer) {
+        [&ledger, context, &clock, widen](const http::AdminRequest &request, const QStringList &,
+                                          const http::AdminEndpoints::Answer &answer) {
             const auto parsed = usage::parseUsageQuery(request.query, clock.utcNow());
             if (const auto *problem = std::get_if<usage::QueryProblem>(&parsed)) {
                 answer(http::AdminReply::error(
@@ -89,9 +93,15 @@ void registerUsageAdmin(http::AdminEndpoints &admin, usage::UsageLedger &ledger,
                 return;
             }
             ledger.query(std::get<usage::UsageQuery>(parsed), context,
-                         [answer, &ledger](const usage::UsageReport &report) {
-                             answer(http::AdminReply::json(
-                                 QJsonDocument(usageReportJson(report, ledger.state()))));
+                         [answer, &ledger, widen](usage::UsageReport report) {
+                             const auto reply = [answer, &ledger](const usage::UsageReport &whole) {
+                                 answer(http::AdminReply::json(
+                                     QJsonDocument(usageReportJson(whole, ledger.state()))));
+                             };
+                             if (widen)
+                                 widen(std::move(report), reply);
+                             else
+                                 reply(report);
                          });
         });
     admin.add(Method::Get, u"usage/budgets"_s,

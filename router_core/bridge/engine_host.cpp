@@ -410,9 +410,9 @@ void EngineHost::loadUsage(quint64 ticket, const usage::UsageQuery &query)
 {
     if (!m_engine)
         return;
-    // The ledger answers from its own thread, straight back to this one: the engine thread
-    // takes no part.
-    m_engine->usageLedger().query(query, this, [this, ticket](const usage::UsageReport &report) {
+    // The ledger answers from its own thread, straight back to this one; in a fleet the engine
+    // thread adds the other nodes' usage first.
+    m_engine->queryUsage(query, this, [this, ticket](const usage::UsageReport &report) {
         emit usageLoaded(ticket, report);
     });
 }

@@ -17,6 +17,7 @@
 #include "fleet/shared_config.h"
 #include "fleet/shared_keys.h"
 #include "fleet/shared_spend.h"
+#include "fleet/shared_usage.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
 #include "lifecycle/config_lifecycle.h"
@@ -194,6 +195,10 @@ Engine::Engine(config::Config config, QObject *parent)
     m_usageLedger =
         new usage::UsageLedger(*m_budgets, ledgerOptions, timing::SteadyClock::instance(), this);
     m_recorder->addSink(m_usageLedger);
+    if (m_fleet) {
+        m_sharedUsage = new fleet::SharedUsage(*m_fleet, *m_usageLedger, this);
+        m_recorder->addSink(m_sharedUsage); // after the ledger: it reads what the ledger holds
+    }
     // Each request is priced once, by the table in force as it finishes, before any sink reads
     // it: the trace, the ledger and the budgets see the same cost.
     m_recorder->setPricer([store = m_store](telemetry::RequestRecord &record) {
@@ -202,7 +207,15 @@ Engine::Engine(config::Config config, QObject *parent)
     m_admission->setSpendCheck([budgets = m_budgets](const QString &tenant, const QString &keyId) {
         return budgets->refusal(tenant, keyId);
     });
-    admin::registerUsageAdmin(m_server->admin(), *m_usageLedger, *m_budgets, this);
+    admin::UsageWidening widen;
+    if (m_sharedUsage) {
+        widen = [shared = m_sharedUsage](usage::UsageReport report,
+                                         std::function<void(usage::UsageReport)> done) {
+            shared->complete(std::move(report), std::move(done));
+        };
+    }
+    admin::registerUsageAdmin(m_server->admin(), *m_usageLedger, *m_budgets, this,
+                              timing::SteadyClock::instance(), widen);
     connect(&m_publishTimer, &QTimer::timeout, this, [this] {
         emit snapshotReady(snapshot());
         emit traceFeedReady(takeTraceFeed());
@@ -270,6 +283,8 @@ Engine::~Engine()
         m_spanExporter.reset();
     }
     // Every finished request is in the ledger: write what it holds, then stop its thread.
+    if (m_sharedUsage)
+        m_recorder->removeSink(m_sharedUsage);
     m_recorder->removeSink(m_usageLedger);
     m_admission->setSpendCheck({});
     delete m_usageLedger;
@@ -339,6 +354,38 @@ void Engine::startConfigLifecycle(lifecycle::ConfigSource source)
     admin::registerConfigAdmin(m_server->admin(), *m_lifecycle);
     if (m_fleet)
         m_sharedConfig = new fleet::SharedConfig(*m_fleet, *m_lifecycle, this);
+}
+
+namespace {
+
+// Carries a fleet usage report from the engine thread to whoever asked, on its own thread: made
+// and connected there, so a requester deleted meanwhile only drops the queued call.
+class UsageCourier final : public QObject {
+    Q_OBJECT
+Q_SIGNALS:
+    void ready(const switchyard::usage::UsageReport &report);
+};
+
+} // namespace
+
+void Engine::queryUsage(const usage::UsageQuery &query, QObject *context,
+                        std::function<void(usage::UsageReport)> done)
+{
+    if (!m_sharedUsage) {
+        m_usageLedger->query(query, context, std::move(done)); // straight back from the ledger
+        return;
+    }
+    auto courier = std::make_shared<UsageCourier>();
+    connect(
+        courier.get(), &UsageCourier::ready, context,
+        [done = std::move(done)](const usage::UsageReport &report) { done(report); },
+        Qt::QueuedConnection);
+    courier->moveToThread(thread());
+    // The ledger's report comes to the engine thread, where the link to Redis lives.
+    m_usageLedger->query(query, this, [this, courier](usage::UsageReport report) {
+        m_sharedUsage->complete(
+            std::move(report), [courier](usage::UsageReport whole) { emit courier->ready(whole); });
+    });
 }
 
 fleet::FleetStatus Engine::fleetStatus() const
@@ -531,3 +578,5 @@ void Engine::watchTrace(const QByteArray &requestId)
 }
 
 } // namespace switchyard
+
+#include "engine.moc"

@@ -9,6 +9,7 @@
 #include <QObject>
 #include <QTimer>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace switchyard::config {
@@ -64,6 +65,7 @@ namespace switchyard::fleet {
 class FleetNode;
 class SharedConfig;
 class SharedKeys;
+class SharedUsage;
 struct FleetStatus;
 } // namespace switchyard::fleet
 namespace switchyard::metrics {
@@ -115,6 +117,10 @@ public:
     // The usage ledger (a sink of the recorder, writing on its own thread) and the budgets it
     // feeds, which admission checks (docs/operations.md, "Usage, cost and budgets").
     usage::UsageLedger &usageLedger() { return *m_usageLedger; }
+    // A usage report: the ledger's, widened to the fleet's when there is one (docs/fleet.md,
+    // "Usage"). `done` runs on `context`'s thread; not at all if `context` is gone by then.
+    void queryUsage(const usage::UsageQuery &query, QObject *context,
+                    std::function<void(usage::UsageReport)> done);
     usage::BudgetTracker &budgets() { return *m_budgets; }
 
     // The Traces page's feed, taken at each publishing tick: what finished since the last take,
@@ -186,6 +192,7 @@ private:
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
     fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
+    fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
     routing::Router *m_router = nullptr;              // child
     control::OperatorCommands *m_commands = nullptr;  // child

@@ -71,6 +71,10 @@ struct UsageReport {
     QList<UsageGroup> groups;
     qint64 rowsInMemory = 0; // of them, not yet written to the database
     QString problem;         // the database could not be read: the groups are memory's only
+    // In a fleet: the other nodes whose usage the groups include (docs/fleet.md, "Usage"), and
+    // why they could not be added when they could not; both empty on a single node.
+    QStringList fleetNodes;
+    QString fleetProblem;
 };
 
 // The ledger's health, for the console and the admin API: whether rows reach the database.

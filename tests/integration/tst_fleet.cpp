@@ -162,6 +162,17 @@ int tenantStatus(quint16 port, const QByteArray &tenant)
     return client.status();
 }
 
+// Today's requests of `tenant` as the node's usage report counts them (-1: not in the report).
+qint64 reportedRequests(quint16 port, const QString &tenant)
+{
+    const QJsonObject report = getJson(port, "/admin/v1/usage?group_by=tenant");
+    for (const QJsonValue &row : report.value(u"data"_s).toArray()) {
+        if (row.toObject().value(u"tenant"_s).toString() == tenant)
+            return qint64(row.toObject().value(u"requests"_s).toDouble());
+    }
+    return -1;
+}
+
 quint64 fleetConfigVersion(quint16 port)
 {
     return quint64(getJson(port, "/admin/v1/fleet")
@@ -200,6 +211,7 @@ private Q_SLOTS:
     void aBudgetCountsWhatEveryNodeSpent();
     void versionsDiffsAndRollbackAreTheFleets();
     void aPreviousReleasesStateDatabaseJoinsTheFleet();
+    void usageIsReportedForTheFleetFromAnyNode();
 
 private:
     QString writeConfig(const QString &node, const QByteArray &timing);
@@ -694,6 +706,50 @@ void TestFleet::aPreviousReleasesStateDatabaseJoinsTheFleet()
     QVERIFY2(again.waitForPort(), again.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(chatStatus(again.port(), "test"), 401, 10000);
     QCOMPARE(m_redis->command({"HEXISTS", "switchyard:default:keys", "ci-runner"}), "0"_ba);
+}
+
+void TestFleet::usageIsReportedForTheFleetFromAnyNode()
+{
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    Node &c = startNode(u"c"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
+    const QList<Node *> nodes{&a, &b, &c};
+    int sent = 0;
+    for (int i = 0; i < 6; ++i) {
+        QCOMPARE(tenantStatus(nodes[i % 3]->port(), "team"), 200);
+        ++sent;
+    }
+    for (Node *node : nodes)
+        QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(node->port(), u"team"_s), qint64(sent), 10000);
+    const QJsonObject report = getJson(b.port(), "/admin/v1/usage?group_by=tenant");
+    QCOMPARE(report.value(u"fleet_nodes"_s).toArray(), (QJsonArray{u"a"_s, u"c"_s}));
+    QVERIFY(report.value(u"fleet_problem"_s).isNull());
+
+    // Redis killed under traffic and brought back empty: each node says the report is its own
+    // meanwhile, and afterwards the fleet's count is whole again, nothing lost or counted twice.
+    m_redis->kill();
+    for (int i = 0; i < 6; ++i) {
+        QCOMPARE(tenantStatus(nodes[i % 3]->port(), "team"), 200);
+        ++sent;
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !getJson(a.port(), "/admin/v1/usage?group_by=tenant").value(u"fleet_problem"_s).isNull(),
+        5000);
+    QCOMPARE(reportedRequests(a.port(), u"team"_s), qint64(4)); // its own: two before, two during
+    QVERIFY(m_redis->restart());
+    for (Node *node : nodes)
+        QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(node->port(), u"team"_s), qint64(sent), 10000);
+
+    // A node restarted from its state directory writes the same figures again.
+    c.stop();
+    Node &again = startNode(u"c"_s);
+    QVERIFY2(again.waitForPort(), again.errors().constData());
+    QCOMPARE(tenantStatus(again.port(), "team"), 200);
+    ++sent;
+    QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(a.port(), u"team"_s), qint64(sent), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(again.port(), u"team"_s), qint64(sent), 10000);
 }
 
 QTEST_GUILESS_MAIN(TestFleet)

@@ -205,6 +205,32 @@ private Q_SLOTS:
                  qPrintable(page.totalsLabel()->text()));
     }
 
+    void inAFleetTheTotalsSayWhoseUsageTheyAre()
+    {
+        FakeEngineBridge bridge(bridgeConfig());
+        QString problem;
+        bridge.usageReportFor = [&problem](const usage::UsageQuery &query) {
+            usage::UsageReport report = demoReport(query);
+            report.fleetNodes = {u"gw-2"_s, u"gw-3"_s};
+            report.fleetProblem = problem;
+            return report;
+        };
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
+        page.show();
+        const auto lastLine = [&page] {
+            return QTextDocumentFragment::fromHtml(page.totalsLabel()->text())
+                .toPlainText()
+                .split(u'\n')
+                .last();
+        };
+        QCOMPARE(lastLine(), u"The whole fleet: this node and gw-2, gw-3"_s);
+        problem = u"Redis is unreachable: the report is this node's usage only"_s;
+        page.rangeBox()->setCurrentIndex(1); // asks again
+        QCOMPARE(lastLine(),
+                 u"This node only: Redis is unreachable: the report is this node's usage only"_s);
+    }
+
     void thePromptCacheSavingsAreShown_data()
     {
         QTest::addColumn<double>("saved");

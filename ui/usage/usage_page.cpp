@@ -229,6 +229,8 @@ void UsagePage::usageLoaded(quint64 ticket, const usage::UsageReport &report)
                        : report.query.from.daysTo(report.query.to) <= 7 ? UsageRange::SevenDays
                                                                         : UsageRange::ThirtyDays;
         m_data = ui::chartData(report, m_chartRange);
+        m_fleetNodes = report.fleetNodes;
+        m_fleetProblem = report.fleetProblem;
         redrawCharts();
         refreshTotals();
     } else if (ticket == m_topTicket) {
@@ -272,6 +274,15 @@ void UsagePage::refreshTotals()
             savings.arg(
                 formatUsd(m_data.cacheSavedUsd),
                 promptCacheText(m_data.cacheReadTokens, m_data.cacheWriteTokens).toHtmlEscaped());
+    // In a fleet the figures are the whole fleet's, or say why they are this node's only.
+    if (!m_fleetProblem.isEmpty())
+        text += QStringLiteral("<br><span style=\"color:#b45309\">%1</span>")
+                    .arg(tr("This node only: %1").arg(m_fleetProblem).toHtmlEscaped());
+    else if (!m_fleetNodes.isEmpty())
+        //: %1 the names of the fleet's other nodes, comma-separated
+        text += QStringLiteral("<br>") + tr("The whole fleet: this node and %1")
+                                             .arg(m_fleetNodes.join(QStringLiteral(", ")))
+                                             .toHtmlEscaped();
     m_totals->setText(text);
     QStringList tips{tr("Prompt-cache savings: what the input tokens read from or written to a "
                         "provider's cache would have cost at the input price, less what they "

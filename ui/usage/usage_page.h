@@ -105,6 +105,8 @@ private:
     UsageRange m_chartRange = UsageRange::Today; // what m_data was asked for
     UsageChartData m_data;
     usage::UsageLedgerState m_ledger;
+    QStringList m_fleetNodes; // the chart report's other nodes, in a fleet
+    QString m_fleetProblem;   // why it is this node's only, in a fleet
 };
 
 } // namespace switchyard::ui
