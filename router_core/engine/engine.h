@@ -63,6 +63,7 @@ struct ConfigSource;
 namespace switchyard::fleet {
 class FleetNode;
 class SharedConfig;
+class SharedHealth;
 class SharedKeys;
 struct FleetStatus;
 } // namespace switchyard::fleet
@@ -187,6 +188,7 @@ private:
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
     fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
+    fleet::SharedHealth *m_sharedHealth = nullptr;    // child; with m_fleet
     routing::Router *m_router = nullptr;              // child
     control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
