@@ -1,5 +1,7 @@
 #include "admin/fleet_admin.h"
 
+#include "fleet/shared_health.h"
+
 #include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -29,15 +31,22 @@ QJsonObject fleetStatusJson(const fleet::FleetStatus &status)
 {
     QJsonArray nodes;
     for (const fleet::FleetMember &member : status.members) {
-        nodes.append(QJsonObject{{u"node"_s, member.node},
-                                 {u"address"_s, member.address},
-                                 {u"version"_s, member.version},
-                                 {u"config_version"_s, double(member.configVersion)},
-                                 {u"in_flight"_s, member.inFlight},
-                                 {u"requests_per_second"_s, member.requestsPerSecond},
-                                 {u"started_at"_s, isoTime(member.startedMs)},
-                                 {u"heartbeat_at"_s, isoTime(member.announcedMs)},
-                                 {u"self"_s, member.self}});
+        QJsonArray endpoints;
+        for (const EndpointSummary &endpoint : member.endpoints)
+            endpoints.append(fleet::endpointSummaryJson(endpoint));
+        nodes.append(
+            QJsonObject{{u"node"_s, member.node},
+                        {u"address"_s, member.address},
+                        {u"version"_s, member.version},
+                        {u"config_version"_s, double(member.configVersion)},
+                        {u"in_flight"_s, member.inFlight},
+                        {u"requests_per_second"_s, member.requestsPerSecond},
+                        {u"started_at"_s, isoTime(member.startedMs)},
+                        {u"heartbeat_at"_s, isoTime(member.announcedMs)},
+                        {u"self"_s, member.self},
+                        {u"agents"_s, member.agents < 0 ? QJsonValue() : QJsonValue(member.agents)},
+                        {u"endpoints"_s, endpoints},
+                        {u"endpoints_at"_s, isoTime(member.endpointsPublishedMs)}});
     }
     return QJsonObject{
         {u"object"_s, u"fleet"_s},

@@ -27,19 +27,6 @@ QJsonValue measured(double value)
     return value < 0 ? QJsonValue(QJsonValue::Null) : QJsonValue(value);
 }
 
-QString providerStateName(ProviderState state)
-{
-    switch (state) {
-    case ProviderState::Up:
-        return u"up"_s;
-    case ProviderState::Degraded:
-        return u"degraded"_s;
-    case ProviderState::Down:
-        return u"down"_s;
-    }
-    return {};
-}
-
 protocol::ApiError providerNotFound(const QString &id)
 {
     return {404,
@@ -108,7 +95,7 @@ QJsonObject providerJson(const ProviderHealth &provider)
         {u"id"_s, provider.id},
         {u"kind"_s, provider.kind},
         {u"models"_s, QJsonArray::fromStringList(provider.models)},
-        {u"state"_s, providerStateName(provider.state)},
+        {u"state"_s, health::providerStateName(provider.state)},
         {u"breaker"_s, breaker},
         {u"operator_state"_s, health::operatorStateName(provider.operatorState)},
         {u"ms_until_cool_down_ends"_s, provider.msUntilCoolDownEnds < 0

@@ -31,7 +31,30 @@ struct ClientKeyListing {
     friend bool operator==(const ClientKeyListing &, const ClientKeyListing &) = default;
 };
 
-// This node's link to its fleet (docs/fleet.md), for the console's status bar.
+// One node of the fleet as this node last listed it (docs/fleet.md, "Watching it"): its facts
+// from its membership heartbeat, and its endpoints as it last published them ("Health"), for a
+// Fleet page and a per-node column of the health matrix. Another node's endpoint states are its
+// own view of the providers, shown and never acted on here: each node's breakers decide for it
+// alone.
+struct FleetMemberState {
+    QString node;              // its fleet.node name
+    QString address;           // where it listens, HOST:PORT
+    QString version;           // Switchyard's version it runs
+    quint64 configVersion = 0; // the fleet's config version it runs
+    int inFlight = 0;          // requests in flight when it last announced itself
+    double requestsPerSecond = 0.0;
+    qint64 startedMs = 0;  // UTC milliseconds since the epoch, by its own clock
+    qint64 lastSeenMs = 0; // its last heartbeat, UTC, by its own clock
+    bool self = false;     // this node: its endpoints are read from its registry now
+    // Registered agents it holds live (every node holds the fleet's); -1 while it has published
+    // nothing yet (just joined, or a release before endpoint states were shared).
+    int agents = -1;
+    QList<EndpointSummary> endpoints; // in its registry's order; empty while not published
+    qint64 endpointsPublishedMs = 0;  // when it published them, UTC by its own clock; 0: never
+};
+
+// This node's link to its fleet (docs/fleet.md), for the console's status bar, and the fleet's
+// members for a Fleet page.
 struct FleetLinkState {
     bool enabled = false; // false: a single node
     QString fleet;        // the fleet's name
@@ -41,6 +64,9 @@ struct FleetLinkState {
     qint64 linkDownSinceMs = 0; // UTC; 0 while up
     QString problem;            // why the link is down
     int liveNodes = 0;          // as this node last listed them, itself included
+    // The live nodes by name, as last listed (kept while the link is down, like liveNodes).
+    // Refreshed every quarter of fleet.membership_ttl; this node's own entry every snapshot.
+    QList<FleetMemberState> members;
 };
 
 struct EngineSnapshot {

@@ -172,18 +172,27 @@ QList<AgentState> OperatorCommands::agentStates() const
 std::optional<routing::AgentRefusal>
 OperatorCommands::registerAgent(const health::AgentRegistration &registration)
 {
-    return m_router.registerAgent(registration);
+    std::optional<routing::AgentRefusal> refusal = m_router.registerAgent(registration);
+    if (!refusal && m_agentListener.registered)
+        m_agentListener.registered(*m_router.agents().find(registration.id));
+    return refusal;
 }
 
 std::optional<routing::AgentRefusal> OperatorCommands::agentHeartbeat(const QString &id,
                                                                       std::optional<bool> busy)
 {
-    return m_router.agentHeartbeat(id, busy);
+    std::optional<routing::AgentRefusal> refusal = m_router.agentHeartbeat(id, busy);
+    if (!refusal && m_agentListener.beat)
+        m_agentListener.beat(*m_router.agents().find(id));
+    return refusal;
 }
 
 std::optional<routing::AgentRefusal> OperatorCommands::removeAgent(const QString &id)
 {
-    return m_router.removeAgent(id);
+    std::optional<routing::AgentRefusal> refusal = m_router.removeAgent(id);
+    if (!refusal && m_agentListener.removed)
+        m_agentListener.removed(id);
+    return refusal;
 }
 
 } // namespace switchyard::control

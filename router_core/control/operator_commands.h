@@ -105,6 +105,15 @@ public:
             protocol::Operation operation = protocol::Operation::Chat) const;
 
     // ---- registered agents ----
+    // Told of each change an operator made through these commands, once it is in force here:
+    // not of expiries, nor of changes the fleet applies through the router, so what it shares
+    // never comes back to it as new (fleet/shared_agents.h).
+    struct AgentListener {
+        std::function<void(const health::AgentRecord &agent)> registered;
+        std::function<void(const health::AgentRecord &agent)> beat; // busy as it is now
+        std::function<void(const QString &id)> removed;
+    };
+    void setAgentListener(AgentListener listener) { m_agentListener = std::move(listener); }
     const health::AgentRegistry &agents() const { return m_router.agents(); }
     QList<AgentState> agentStates() const;
     std::optional<routing::AgentRefusal>
@@ -125,6 +134,7 @@ private:
     routing::Router &m_router;
     SimulatorControl m_simulatorControl;
     ConfigRecorder *m_configRecorder = nullptr;
+    AgentListener m_agentListener;
 };
 
 } // namespace switchyard::control

@@ -14,7 +14,9 @@
 #include "config/config_store.h"
 #include "control/operator_commands.h"
 #include "fleet/fleet_node.h"
+#include "fleet/shared_agents.h"
 #include "fleet/shared_config.h"
+#include "fleet/shared_health.h"
 #include "fleet/shared_keys.h"
 #include "fleet/shared_spend.h"
 #include "fleet/shared_usage.h"
@@ -182,6 +184,9 @@ Engine::Engine(config::Config config, QObject *parent)
     m_recorder->addSink(m_authenticator.get()); // tokens per minute are charged per request
     if (m_fleet) {
         m_sharedKeys = new fleet::SharedKeys(*m_fleet, *m_apiKeys, this);
+        new fleet::SharedAgents(*m_fleet, *m_commands, *m_router, *m_health,
+                                timing::SteadyClock::instance(), this);
+        m_sharedHealth = new fleet::SharedHealth(*m_fleet, *m_health, this);
         connect(m_fleet, &fleet::FleetNode::nameTaken, this, &Engine::fatalError);
     }
     admin::registerFleetAdmin(m_server->admin(), [this] { return fleetStatus(); });
@@ -340,8 +345,10 @@ bool Engine::listen(QString *errorMessage)
     if (m_prober)
         m_prober->start();
     m_alerts->start();
-    if (m_fleet)
+    if (m_fleet) {
         m_fleet->start();
+        m_sharedHealth->start();
+    }
     return true;
 }
 
@@ -397,6 +404,7 @@ fleet::FleetStatus Engine::fleetStatus() const
         status.configVersion = m_sharedConfig->fleetVersion();
         status.configProblem = m_sharedConfig->problem();
     }
+    m_sharedHealth->fill(status);
     return status;
 }
 
@@ -465,9 +473,16 @@ EngineSnapshot Engine::snapshot() const
     snapshot.requestsPerSecond = m_server->requestsPerSecond();
     snapshot.totalRequests = m_server->totalRequests();
     if (m_fleet) {
-        const fleet::FleetStatus fleet = m_fleet->status();
-        snapshot.fleet = {true,         fleet.fleet,           fleet.node,    fleet.redis,
-                          fleet.linkUp, fleet.linkDownSinceMs, fleet.problem, m_fleet->liveNodes()};
+        const fleet::FleetStatus fleet = fleetStatus();
+        snapshot.fleet = {true,          fleet.fleet,          fleet.node,
+                          fleet.redis,   fleet.linkUp,         fleet.linkDownSinceMs,
+                          fleet.problem, m_fleet->liveNodes(), {}};
+        for (const fleet::FleetMember &member : fleet.members) {
+            snapshot.fleet.members.append(
+                {member.node, member.address, member.version, member.configVersion, member.inFlight,
+                 member.requestsPerSecond, member.startedMs, member.announcedMs, member.self,
+                 member.agents, member.endpoints, member.endpointsPublishedMs});
+        }
     }
     snapshot.inFlight = m_server->inFlight();
     snapshot.loopLagMs = m_loopLag->lastLagMs();

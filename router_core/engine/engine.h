@@ -64,6 +64,7 @@ struct ConfigSource;
 namespace switchyard::fleet {
 class FleetNode;
 class SharedConfig;
+class SharedHealth;
 class SharedKeys;
 class SharedUsage;
 struct FleetStatus;
@@ -194,6 +195,7 @@ private:
     fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
     fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
+    fleet::SharedHealth *m_sharedHealth = nullptr;    // child; with m_fleet
     routing::Router *m_router = nullptr;              // child
     control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/fleet_config.h"
+#include "health/endpoint_state.h"
 #include "redis/redis_link.h"
 
 #include <QByteArray>
@@ -32,6 +33,12 @@ struct FleetMember {
     qint64 startedMs = 0;   // UTC milliseconds since the epoch
     qint64 announcedMs = 0; // its last heartbeat, by its own clock
     bool self = false;      // this node
+    // What it last published of its endpoints (SharedHealth fills these in; this node's own are
+    // read from its registry when asked): the agents it holds (-1: nothing published yet), each
+    // endpoint's state, and when it published them, UTC milliseconds by its own clock.
+    int agents = -1;
+    QList<EndpointSummary> endpoints;
+    qint64 endpointsPublishedMs = 0;
 };
 
 // The fleet as this node sees it: the link, and the nodes it last listed.

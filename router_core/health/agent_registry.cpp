@@ -1,5 +1,7 @@
 #include "health/agent_registry.h"
 
+#include <algorithm>
+
 namespace switchyard::health {
 
 const AgentRecord &AgentRegistry::upsert(const AgentRegistration &registration, int endpoint)
@@ -30,6 +32,24 @@ bool AgentRegistry::heartbeat(const QString &id, std::optional<bool> busy)
         agent.lastHeartbeatMsSinceEpoch = m_clock.msSinceEpoch();
         if (busy)
             agent.busy = *busy;
+        return true;
+    }
+    return false;
+}
+
+bool AgentRegistry::heartbeatTakenElsewhere(const QString &id, std::chrono::milliseconds age,
+                                            bool busy, bool replace)
+{
+    for (AgentRecord &agent : m_agents) {
+        if (agent.registration.id != id)
+            continue;
+        const timing::Clock::TimePoint at =
+            m_clock.now() - std::max(age, std::chrono::milliseconds(0));
+        if (!replace && at < agent.lastHeartbeat)
+            return true;
+        agent.lastHeartbeat = at;
+        agent.lastHeartbeatMsSinceEpoch = m_clock.msSinceEpoch() - std::max<qint64>(age.count(), 0);
+        agent.busy = busy;
         return true;
     }
     return false;

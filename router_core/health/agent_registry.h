@@ -49,6 +49,14 @@ public:
     const AgentRecord &upsert(const AgentRegistration &registration, int endpoint);
     // False when no live agent has this id. `busy` unset leaves the busy flag as it was.
     bool heartbeat(const QString &id, std::optional<bool> busy);
+    // A heartbeat another node of the fleet took `age` ago, which left the agent `busy` or not
+    // (docs/fleet.md, "Agents"). It counts only when newer than the last heartbeat held here,
+    // since one this node took may not have reached the fleet yet; with `replace` it counts
+    // whatever it is: for an agent just learnt from the fleet, whose registration here stood for
+    // a heartbeat now. May revive an agent that lapsed here but not yet expired: the fleet saw
+    // it beat. False when no agent has this id.
+    bool heartbeatTakenElsewhere(const QString &id, std::chrono::milliseconds age, bool busy,
+                                 bool replace = false);
     // Removes the agent; returns its record, or nothing when unknown.
     std::optional<AgentRecord> remove(const QString &id);
     // Removes every agent whose last heartbeat is older than the TTL; returns them.

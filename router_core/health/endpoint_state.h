@@ -67,6 +67,26 @@ struct ProviderHealth {
     SimulatorKnobs::Mode simulatorMode = SimulatorKnobs::Mode::Ok;
 };
 
+// One endpoint as a node of a fleet publishes it for the others (docs/fleet.md, "Health"): the
+// few facts a Fleet page or a per-node column of the health matrix draws, not the whole
+// ProviderHealth. Each node's breakers decide for that node alone; another node's summary is
+// shown there, never acted on.
+struct EndpointSummary {
+    QString id;
+    bool agent = false;                      // a registered agent, not a provider of the config
+    ProviderState state = ProviderState::Up; // as ProviderHealth::state on the publishing node
+    BreakerState breaker = BreakerState::Closed;
+    QString breakerReason; // why the breaker last changed, e.g. "5 consecutive call failures"
+    OperatorState operatorState = OperatorState::Enabled;
+    int inFlight = 0;
+    double p50LatencyMs = -1.0; // over the recent window; negative when there is no sample yet
+    double errorRatePercent = 0.0;
+
+    // Takes traffic on its node: not Down (open, probe-unhealthy, disabled or draining).
+    bool healthy() const { return state != ProviderState::Down; }
+    friend bool operator==(const EndpointSummary &, const EndpointSummary &) = default;
+};
+
 // Why an endpoint's state changed, as a closed set: metrics count transitions by it and filters
 // match on it, where BreakerEvent::reason says the same in words with the numbers filled in.
 enum class BreakerCause {

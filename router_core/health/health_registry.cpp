@@ -50,6 +50,19 @@ QString breakerStateName(BreakerState state)
     return {};
 }
 
+QString providerStateName(ProviderState state)
+{
+    switch (state) {
+    case ProviderState::Up:
+        return u"up"_s;
+    case ProviderState::Degraded:
+        return u"degraded"_s;
+    case ProviderState::Down:
+        return u"down"_s;
+    }
+    return {};
+}
+
 QString operatorStateName(OperatorState state)
 {
     switch (state) {

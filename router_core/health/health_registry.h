@@ -233,8 +233,9 @@ private:
     std::function<void(const BreakerEvent &)> m_sink;
 };
 
-// Words for logs and the admin API: "closed", "open", "half_open"...
+// Words for logs and the admin API: "closed", "open", "half_open"...; "up", "degraded", "down".
 QString breakerStateName(BreakerState state);
+QString providerStateName(ProviderState state);
 QString operatorStateName(OperatorState state);
 QString providerActionName(ProviderAction action);
 std::optional<ProviderAction> providerActionFromName(const QString &name);
