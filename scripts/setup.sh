@@ -29,6 +29,10 @@ packages=(
     # The fleet's Redis client (docs/fleet.md), and the Redis server the fleet tests start on a
     # loopback port of their own (never as a service of the machine).
     libhiredis-dev redis-server
+    # A real load balancer in front of two nodes: tst_load_balancer starts HAProxy on a loopback
+    # port of its own, in the foreground, with a config in a temporary directory (never as a
+    # service of the machine), and restarts and kills a node behind it (docs/fleet.md).
+    haproxy
     # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command.
     curl
     # Fonts the console renders with, Latin and Simplified Chinese alike.

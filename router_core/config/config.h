@@ -138,6 +138,10 @@ struct ServerConfig {
     quint16 listenPort = 8080;
     qint64 maxBodyBytes = 8 * 1024 * 1024;
     std::chrono::milliseconds shutdownGrace{10000}; // how long SIGTERM waits for in-flight work
+    // How long SIGTERM keeps serving with /readyz at 503 before the listener closes: the time a
+    // load balancer's health check needs to stop sending here. Zero (the default) closes at once,
+    // right for a node no balancer checks (docs/fleet.md, "Behind a load balancer").
+    std::chrono::milliseconds drainDelay{0};
 
     // How long a client connection may hold the gateway without progress (docs/configuration.md
     // says why each default). A request's header block must be complete this long after its

@@ -31,13 +31,10 @@ QList<QLatin1StringView> rootKeys()
            logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys() +
            fleetRootKeys();
 }
-const QList<QLatin1StringView> limitKeys{"max_body"_L1,
-                                         "shutdown_grace"_L1,
-                                         "header_timeout"_L1,
-                                         "body_timeout"_L1,
-                                         "keep_alive_idle"_L1,
-                                         "max_connections"_L1,
-                                         "max_connections_per_address"_L1};
+const QList<QLatin1StringView> limitKeys{"max_body"_L1,        "shutdown_grace"_L1,
+                                         "drain_delay"_L1,     "header_timeout"_L1,
+                                         "body_timeout"_L1,    "keep_alive_idle"_L1,
+                                         "max_connections"_L1, "max_connections_per_address"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1,    "max_bytes"_L1,      "chunk_events"_L1,
                                          "keep_bodies"_L1, "body_max_bytes"_L1, "otlp"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
@@ -119,6 +116,11 @@ void ConfigChecker::checkLimits(const MapEntry &entry, ServerConfig &server)
         // Zero is a real choice here: stop at once without waiting for open streams.
         if (const auto duration = readDuration(*grace, ZeroDuration::Allowed))
             server.shutdownGrace = *duration;
+    }
+    if (const MapEntry *delay = limits->find("drain_delay"_L1)) {
+        // Zero is the default: no load balancer to wait for.
+        if (const auto duration = readDuration(*delay, ZeroDuration::Allowed))
+            server.drainDelay = *duration;
     }
     // Zero is refused for every connection timeout: a connection that may never time out is
     // what these keys exist to prevent, and a zero idle time would close a kept-alive

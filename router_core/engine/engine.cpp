@@ -533,6 +533,21 @@ void Engine::beginShutdown(std::chrono::milliseconds grace)
     if (m_shuttingDown)
         return;
     m_shuttingDown = true;
+    m_server->beginDraining();
+    const std::chrono::milliseconds delay = m_store->config().server.drainDelay;
+    if (delay.count() <= 0) {
+        stopAccepting(grace);
+        return;
+    }
+    // Still accepting and serving: a request a load balancer sends before its check has seen
+    // /readyz fail must be answered, not refused or reset.
+    qCInfo(lcEngine).noquote() << "draining: /readyz answers 503; still serving for"
+                               << delay.count() << "ms (limits.drain_delay)";
+    QTimer::singleShot(delay, this, [this, grace] { stopAccepting(grace); });
+}
+
+void Engine::stopAccepting(std::chrono::milliseconds grace)
+{
     m_server->stopAccepting();
     qCInfo(lcEngine) << "stopped accepting;" << inFlight() << "request(s) in flight";
     m_graceTimer.start(grace);

@@ -153,7 +153,8 @@ public Q_SLOTS:
     // the design allows), from the first call on; later calls change nothing. Until then
     // nothing is built for a console: a headless gateway has none. Collects the trace feed.
     void startPublishing(std::chrono::milliseconds interval = std::chrono::milliseconds(100));
-    // Stops accepting new requests; emits drained() once nothing is in flight or `grace` passed.
+    // Turns /readyz to 503 at once; after limits.drain_delay (still serving meanwhile) stops
+    // accepting new requests; emits drained() once nothing is in flight or `grace` passed since.
     void beginShutdown(std::chrono::milliseconds grace);
 
 Q_SIGNALS:
@@ -167,6 +168,8 @@ Q_SIGNALS:
     void fatalError(const QString &message);
 
 private:
+    // The second half of a shutdown, once the drain delay is over.
+    void stopAccepting(std::chrono::milliseconds grace);
     void checkDrained();
     // Starts, replaces or stops the alert webhook to match the config in force.
     void syncAlertWebhook(const config::Config &config);

@@ -217,8 +217,14 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
     return listener->serverPort();
 }
 
+void GatewayServer::beginDraining()
+{
+    m_draining = true;
+}
+
 void GatewayServer::stopAccepting()
 {
+    m_draining = true;
     m_accepting = false;
     if (m_listener)
         m_listener->close();
@@ -444,11 +450,14 @@ void GatewayServer::handleModels(ResponseWriter writer, const HeaderList &identi
 void GatewayServer::handleReady(ResponseWriter writer, const HeaderList &identity)
 {
     const int up = m_services.health.providersUp();
-    const bool ready = m_accepting && up > 0;
+    // Not ready from the moment a shutdown begins, while requests are still served: a load
+    // balancer's check must see it before the listener closes.
+    const bool ready = !m_draining && up > 0;
     writer.sendWhole(
         ready ? 200 : 503, identity, "application/json",
         compactJson({{QStringLiteral("status"),
                       ready ? QStringLiteral("ready") : QStringLiteral("not_ready")},
+                     {QStringLiteral("draining"), m_draining},
                      {QStringLiteral("providers_up"), up},
                      {QStringLiteral("providers"), m_services.health.providerCount()}}));
 }

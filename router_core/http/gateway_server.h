@@ -104,6 +104,9 @@ public:
     // error message.
     quint16 listenOn(const QString &host, quint16 port, QString *errorMessage);
 
+    // Draining: /readyz answers 503 so that load balancers stop sending here, while every
+    // request is still served as before. stopAccepting() follows after limits.drain_delay.
+    void beginDraining();
     // Stops accepting: listening sockets close and requests on open connections get 503.
     void stopAccepting();
     int inFlight() const { return int(m_executions.size()); }
@@ -185,6 +188,7 @@ private:
     qint64 m_startedAtSecs;
     QHash<execution::RequestExecution *, bool> m_executions;
     bool m_accepting = true;
+    bool m_draining = false;
     quint64 m_totalRequests = 0;
     RequestRateMeter m_rate{m_services.scheduler.clock()};
 };

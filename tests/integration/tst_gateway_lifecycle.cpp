@@ -61,11 +61,13 @@ private Q_SLOTS:
     void shutdownLetsInFlightStreamsFinishBeforeDraining();
     void shutdownWithNothingInFlightDrainsAtOnce();
     void shutdownGraceAbandonsRequestsThatNeverFinish();
+    void drainDelayFailsReadinessWhileStillServing();
+    void drainDelayEndsInRefusingNewConnections();
 
 private:
     // A started gateway in front of m_fake serving "test-model", with the default timeouts:
     // nothing in these tests may end because a timeout fired.
-    void startGateway();
+    void startGateway(std::chrono::milliseconds drainDelay = {});
 
     std::unique_ptr<FakeUpstream> m_fake;
     std::unique_ptr<Engine> m_engine;
@@ -88,10 +90,12 @@ void GatewayLifecycleTest::cleanup()
     m_fake.reset();
 }
 
-void GatewayLifecycleTest::startGateway()
+void GatewayLifecycleTest::startGateway(std::chrono::milliseconds drainDelay)
 {
-    m_engine = startEngine(gatewayConfig(
-        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})}));
+    config::Config config = gatewayConfig(
+        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})});
+    config.server.drainDelay = drainDelay;
+    m_engine = startEngine(config);
     QVERIFY(m_engine);
 }
 
@@ -419,6 +423,51 @@ void GatewayLifecycleTest::shutdownGraceAbandonsRequestsThatNeverFinish()
 
     QTRY_COMPARE_WITH_TIMEOUT(drained.count(), 1, 5000);
     QCOMPARE(drained.constFirst().constFirst().toInt(), 1);
+}
+
+void GatewayLifecycleTest::drainDelayFailsReadinessWhileStillServing()
+{
+    // An hour: the delay cannot end during the test, however slow the machine.
+    startGateway(1h);
+    QSignalSpy drained(m_engine.get(), &Engine::drained);
+    TestClient kept(m_engine->port());
+    kept.send("GET", "/readyz");
+    QVERIFY(kept.waitForFinished());
+    QCOMPARE(kept.status(), 200);
+
+    m_engine->beginShutdown(30s);
+
+    kept.send("GET", "/readyz");
+    QVERIFY(kept.waitForFinished());
+    QCOMPARE(kept.status(), 503);
+    const QJsonObject ready = QJsonDocument::fromJson(kept.body()).object();
+    QCOMPARE(ready.value(QStringLiteral("status")).toString(), QStringLiteral("not_ready"));
+    QCOMPARE(ready.value(QStringLiteral("draining")).toBool(), true);
+    // What a load balancer sends before its check noticed is served, on a kept-alive connection
+    // and on a new one alike.
+    kept.post("/v1/chat/completions", chatBody("test-model", false));
+    QVERIFY(kept.waitForFinished());
+    QCOMPARE(kept.status(), 200);
+    TestClient fresh(m_engine->port());
+    fresh.post("/v1/chat/completions", chatBody("test-model", true));
+    QVERIFY(fresh.waitForFinished());
+    QCOMPARE(fresh.status(), 200);
+    QCOMPARE(fresh.events().constLast().data, QByteArray("[DONE]"));
+    QCOMPARE(drained.count(), 0); // nothing in flight, but the delay is not over
+}
+
+void GatewayLifecycleTest::drainDelayEndsInRefusingNewConnections()
+{
+    startGateway(200ms);
+    QSignalSpy drained(m_engine.get(), &Engine::drained);
+    const quint16 port = m_engine->port();
+
+    m_engine->beginShutdown(30s);
+
+    QTRY_COMPARE_WITH_TIMEOUT(drained.count(), 1, 10000);
+    QCOMPARE(drained.constFirst().constFirst().toInt(), 0);
+    TestClient client(port);
+    QTRY_VERIFY_WITH_TIMEOUT(client.connectionFailed(), 5000);
 }
 
 QTEST_GUILESS_MAIN(GatewayLifecycleTest)

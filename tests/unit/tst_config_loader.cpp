@@ -469,6 +469,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
              "limits:\n"
              "  max_body: 2MiB\n"
              "  shutdown_grace: 5s\n"
+             "  drain_delay: 3s\n"
              "  header_timeout: 4s\n"
              "  body_timeout: 90s\n"
              "  keep_alive_idle: 2m\n"
@@ -505,6 +506,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(config.server.listenPort, quint16(9090));
     QCOMPARE(config.server.maxBodyBytes, qint64(2 * 1024 * 1024));
     QCOMPARE(config.server.shutdownGrace, 5s);
+    QCOMPARE(config.server.drainDelay, 3s);
     QCOMPARE(config.server.headerTimeout, 4s);
     QCOMPARE(config.server.bodyTimeout, 90s);
     QCOMPARE(config.server.keepAliveIdle, 2min);
@@ -538,7 +540,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(cloud.capacity, 16);
     QCOMPARE(cloud.latencyObjective, 2s);
     QCOMPARE(cloud.where.file, u"test.yaml"_s);
-    QCOMPARE(cloud.where.line, 14);
+    QCOMPARE(cloud.where.line, 15);
     QCOMPARE(cloud.where.column, 5);
 
     const ProviderConfig &simulated = config.providers.at(1);
@@ -568,6 +570,7 @@ void TestConfigLoader::appliesDefaultsForAbsentKeys()
     QCOMPARE(config.server.listenPort, quint16(8080));
     QCOMPARE(config.server.maxBodyBytes, qint64(8 * 1024 * 1024));
     QCOMPARE(config.server.shutdownGrace, 10s);
+    QCOMPARE(config.server.drainDelay, 0ms);
     QCOMPARE(config.server.headerTimeout, 10s);
     QCOMPARE(config.server.bodyTimeout, 60s);
     QCOMPARE(config.server.keepAliveIdle, 75s);
