@@ -313,6 +313,8 @@ void TestFleetAgents::aHeartbeatOnAnyNodeKeepsTheAgentAliveEverywhere()
     m_extraConfig = "agents:\n  ttl: 3s\n";
     QVERIFY(startThree());
     QCOMPARE(registerAgent(node(0).port(), "booker", *m_agent), 201);
+    // A node answers 404 to a heartbeat for an agent it has not learnt of yet: wait for both.
+    QTRY_COMPARE_WITH_TIMEOUT(agentIds(node(1).port()), QStringList{u"booker"_s}, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(agentIds(node(2).port()), QStringList{u"booker"_s}, 10000);
 
     // Twice the TTL of heartbeats sent to node b alone: nodes a and c hear of them through the
@@ -457,8 +459,10 @@ void TestFleetAgents::eachNodesEndpointStatesAreListedOnTheOthers()
     QVERIFY(!failingOnA.value(u"breaker_reason"_s).toString().isEmpty());
     QCOMPARE(publishedEndpoint(node(1).port(), u"b"_s, u"failing"_s).value(u"breaker"_s).toString(),
              u"closed"_s);
-    QCOMPARE(publishedEndpoint(node(2).port(), u"a"_s, u"failing"_s).value(u"breaker"_s).toString(),
-             u"open"_s);
+    // Node c reads the others at its own pace.
+    QTRY_COMPARE_WITH_TIMEOUT(
+        publishedEndpoint(node(2).port(), u"a"_s, u"failing"_s).value(u"breaker"_s).toString(),
+        u"open"_s, 10000);
     QCOMPARE(breakerOf(node(1).port(), "failing"), u"closed"_s);
     // And node b still calls it.
     const qsizetype before = m_failing->requests().size();

@@ -168,7 +168,8 @@ private Q_SLOTS:
         bridge.publish(snapshot);
         QVERIFY(fleet->isHidden()); // a single node says nothing of fleets
 
-        snapshot.fleet = {true, u"prod"_s, u"gw-1"_s, u"redis://10.0.0.5:6379/0"_s, true, 0, {}, 3};
+        snapshot.fleet = {true, u"prod"_s, u"gw-1"_s, u"redis://10.0.0.5:6379/0"_s, true, 0,
+                          {},   3,         {}};
         bridge.publish(snapshot);
         QVERIFY(fleet->isVisible());
         // "3 nodes" with the English plural forms loaded, "3 node(s)" without a translator.
