@@ -14,6 +14,11 @@
 namespace switchyard::config {
 class ConfigStore;
 }
+namespace switchyard::answers {
+class AnswerStore;
+class LocalAnswerStore;
+class RedisAnswerStore;
+} // namespace switchyard::answers
 namespace switchyard::control {
 class OperatorCommands;
 }
@@ -185,7 +190,12 @@ private:
     // Client keys: those created through the admin API live in the state database.
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
-    fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
+    // The duplicate guard's answers: this node's (memory, written behind to the state database),
+    // and the fleet's Redis in front of it with a `fleet` section. The server borrows one; the
+    // destructor deletes the server first.
+    std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
+    std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
+    fleet::SharedKeys *m_sharedKeys = nullptr;        // child; with m_fleet
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
     routing::Router *m_router = nullptr;              // child
     control::OperatorCommands *m_commands = nullptr;  // child
