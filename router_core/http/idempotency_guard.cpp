@@ -1,5 +1,6 @@
 #include "http/idempotency_guard.h"
 
+#include "resilience/degradation.h"
 #include "routing/request_context.h"
 
 #include <QCryptographicHash>
@@ -83,7 +84,8 @@ public:
     }
     void ended(bool complete) override
     {
-        if (!complete || m_tooLarge || m_answer.status < 200 || m_answer.status > 299) {
+        if (!complete || m_tooLarge || m_answer.status < 200 || m_answer.status > 299 ||
+            standsIn()) {
             if (m_tooLarge)
                 qCInfo(lcIdempotency).noquote()
                     << u"request %1: its answer is over idempotency.max_answer_bytes (%2) and is "
@@ -98,6 +100,18 @@ public:
     }
 
 private:
+    // A canned answer or the fail-safe message (the ladder's levels 2 and 3) stands in for one no
+    // provider gave: kept, it would tell every retry of the window "busy" long after the
+    // providers are back. A lighter model's answer (level 1) is a real answer and is kept.
+    bool standsIn() const
+    {
+        for (const auto &[name, value] : m_answer.headers) {
+            if (name.compare("x-switchyard-degraded", Qt::CaseInsensitive) == 0)
+                return value.toInt() >= resilience::kCannedAnswer;
+        }
+        return false;
+    }
+
     bool tooLarge(qint64 bytes)
     {
         if (bytes > m_maxBytes && !m_tooLarge) {

@@ -259,6 +259,30 @@ private Q_SLOTS:
         QCOMPARE(fake.requests().size(), callsAfterFailure + 1);
     }
 
+    void aFailSafeAnswerIsNotKept()
+    {
+        FakeUpstream fake;
+        fake.mode = FakeUpstream::Mode::Status; // 500: retried, then the ladder answers
+        config::Config config = configFor(fake);
+        config.resilience.degradation.failSafe = u"We are busy."_s;
+        auto engine = startEngine(config);
+        QVERIFY(engine);
+        const Call call{"/v1/chat/completions", chatBody("test-model", false), withKey("k-busy")};
+        std::unique_ptr<TestClient> busy = sendAndWait(engine->port(), call);
+        QCOMPARE(busy->status(), 200);
+        QCOMPARE(busy->header("x-switchyard-degraded"), QByteArray("3"));
+        QVERIFY(waitIdle(*engine));
+        const qsizetype callsWhileBusy = fake.requests().size();
+
+        // The provider is back: the retry gets its answer, not the stand-in.
+        fake.mode = FakeUpstream::Mode::Answer;
+        std::unique_ptr<TestClient> retry = sendAndWait(engine->port(), call);
+        QCOMPARE(retry->status(), 200);
+        QCOMPARE(retry->header("x-switchyard-degraded"), QByteArray("0"));
+        QVERIFY(retry->header("x-switchyard-idempotent-replay").isEmpty());
+        QCOMPARE(fake.requests().size(), callsWhileBusy + 1);
+    }
+
     void aClientGoneMidStreamReleasesTheKey()
     {
         FakeUpstream fake;
