@@ -3,6 +3,7 @@
 #include "config/adapter_config.h"
 #include "config/auth_config.h"
 #include "config/fleet_config.h"
+#include "config/idempotency_config.h"
 #include "config/resilience_config.h"
 #include "config/routing_config.h"
 #include "config/usage_config.h"
@@ -308,6 +309,7 @@ struct Config {
     ResilienceConfig resilience;      // breakers, retries, admission, probes, degradation
     UsageConfig usage;                // `pricing` and `budgets`: what requests cost, who may spend
     std::optional<FleetConfig> fleet; // set: this node shares its state with others on Redis
+    IdempotencyConfig idempotency;    // the duplicate guard on Idempotency-Key
 
     const ProviderConfig *provider(const QString &id) const;
 };

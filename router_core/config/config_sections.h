@@ -54,6 +54,10 @@ void checkFleetSection(YamlReader &reader, const EnvironmentLookup &environment,
 QList<QLatin1StringView> usageRootKeys();
 void checkUsageSections(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// The `idempotency` root key (idempotency_section.cpp): the duplicate guard's window and bounds.
+QList<QLatin1StringView> idempotencyRootKeys();
+void checkIdempotencySection(YamlReader &reader, const KeyedMap &root, Config &config);
+
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();
 // `kind` is empty when the entry's kind was missing or wrong; then only form is checked.

@@ -10,6 +10,8 @@
 #include "admin/usage_admin.h"
 #include "alerts/alert_evaluator.h"
 #include "alerts/webhook_notifier.h"
+#include "answers/local_answer_store.h"
+#include "answers/redis_answer_store.h"
 #include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
@@ -167,6 +169,21 @@ Engine::Engine(config::Config config, QObject *parent)
         },
         this);
     m_server->setMetricsSource([this] { return metricsText(); });
+    answers::LocalStoreOptions answerOptions;
+    answerOptions.databasePath = storage::stateDatabasePath(m_store->config().state.directory);
+    answerOptions.maxAnswers = m_store->config().idempotency.maxAnswers;
+    m_localAnswers = std::make_unique<answers::LocalAnswerStore>(answerOptions);
+    if (m_fleet)
+        m_fleetAnswers = std::make_unique<answers::RedisAnswerStore>(
+            m_fleet->link(), m_fleet->keyPrefix(), *m_localAnswers);
+    m_server->setAnswerStore(m_fleetAnswers
+                                 ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
+                                 : m_localAnswers.get());
+    connect(
+        m_store, &config::ConfigStore::replaced, this,
+        [answers = m_localAnswers.get()](const std::shared_ptr<const config::Config> &snapshot) {
+            answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
+        });
     // The logs: a line per finished request, and tiers going down and up with their endpoints.
     m_recorder->addSink(&telemetry::requestLog());
     connect(this, &Engine::breakerEvent, this,
@@ -327,6 +344,9 @@ bool Engine::listen(QString *errorMessage)
                 << "- none was ever stored, so requests are checked against the config "
                    "file's keys alone";
     }
+    // The answers earlier runs kept for the duplicate guard; without the database the guard
+    // keeps them in memory (the store logs why).
+    m_localAnswers->open();
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;

@@ -15,6 +15,11 @@
 namespace switchyard::config {
 class ConfigStore;
 }
+namespace switchyard::answers {
+class AnswerStore;
+class LocalAnswerStore;
+class RedisAnswerStore;
+} // namespace switchyard::answers
 namespace switchyard::control {
 class OperatorCommands;
 }
@@ -195,6 +200,11 @@ private:
     // Client keys: those created through the admin API live in the state database.
     std::unique_ptr<auth::ApiKeyStore> m_apiKeys;
     std::unique_ptr<auth::ClientAuthenticator> m_authenticator; // a sink of m_recorder
+    // The duplicate guard's answers: this node's (memory, written behind to the state database),
+    // and the fleet's Redis in front of it with a `fleet` section. The server borrows one; the
+    // destructor deletes the server first.
+    std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
+    std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
     fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
     fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle

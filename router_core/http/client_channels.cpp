@@ -83,6 +83,7 @@ void HttpClientChannel::writeStreamBytes(QByteArrayView bytes, bool sendNow)
 void HttpClientChannel::failStream(const protocol::ApiError &error)
 {
     // An error event the OpenAI SDKs raise as an error; no [DONE], so it never looks complete.
+    m_writer.markStreamFailed();
     upstream::SseEvent event;
     event.data = error.toJson();
     m_writer.writeStreamData(event.toWire());
@@ -140,6 +141,7 @@ void MessagesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events, 
 
 void MessagesChannel::failStream(const protocol::ApiError &error)
 {
+    m_writer.markStreamFailed();
     m_writer.writeStreamData(m_streamDialect == execution::Dialect::Native
                                  ? MessagesAnswers::passedThroughStreamError(error)
                                  : m_messages.streamError(error));
@@ -205,6 +207,7 @@ void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events,
 
 void ResponsesChannel::failStream(const protocol::ApiError &error)
 {
+    m_writer.markStreamFailed();
     QByteArray wire;
     if (m_streamDialect == execution::Dialect::Native) {
         // The provider's own events went out as they came; the failure is the Responses API's

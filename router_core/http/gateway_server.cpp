@@ -494,6 +494,15 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
 
 // ---- one API request, stage by stage ------------------------------------------------------------
 
+struct GatewayServer::ReadOperation {
+    ResponseWriter writer;
+    telemetry::TraceBuilder trace;
+    std::shared_ptr<const routing::RoutingTable> table;
+    ingress::ClientRequest client;
+    auth::ClientAuthenticator::Verdict caller;
+    protocol::Operation operation;
+};
+
 void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writer,
                                     telemetry::TraceBuilder trace, protocol::Operation operation)
 {
@@ -505,13 +514,17 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     m_rate.record();
     // The one moment this request takes the config: everything that serves it reads this
     // snapshot, so an Apply while it runs changes nothing for it.
-    const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
+    std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
     startTrace(trace, request, table->config());
     const auth::ClientAuthenticator::Verdict caller = identifyCaller(trace, request, *table);
     if (caller.refusal)
         return refuse(writer, trace, *caller.refusal, operation);
     if (const qint64 limit = table->config().server.maxBodyBytes; request.body.size() > limit)
         return refuse(writer, trace, protocol::ApiError::payloadTooLarge(limit), operation);
+    // Read before the body is let go: the key's fingerprint is the body's.
+    auto duplicateKey = idempotency::readKey(request, operation, table->config().idempotency);
+    if (const auto *malformed = std::get_if<protocol::ApiError>(&duplicateKey))
+        return refuse(writer, trace, *malformed, operation);
     ingress::ClientRequest client;
     const std::optional<protocol::ApiError> unreadable =
         ingress::readClientRequest(client, operation, request.headers, request.body, *table);
@@ -523,16 +536,94 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         return refuse(writer, trace, *refusal, operation);
     if (client.answeredByEstimate)
         return answerTokenEstimate(writer, trace, client.chat);
-    if (const std::optional<protocol::ApiError> refusal = admit(trace, client.context, caller))
-        return refuse(writer, trace, *refusal, operation);
-    routing::RouteDecision decision = routeRequest(trace, *table, client.context);
+    ReadOperation read{std::move(writer), std::move(trace), std::move(table),
+                       std::move(client), caller,           operation};
+    // A request without a key costs the guard nothing: no lookup, no Redis round trip.
+    if (auto *key = std::get_if<idempotency::Key>(&duplicateKey); key && m_answers)
+        return guardDuplicates(std::move(read), std::move(*key));
+    run(std::move(read));
+}
+
+void GatewayServer::run(ReadOperation read)
+{
+    if (const std::optional<protocol::ApiError> refusal =
+            admit(read.trace, read.client.context, read.caller))
+        return refuse(read.writer, read.trace, *refusal, read.operation);
+    routing::RouteDecision decision = routeRequest(read.trace, *read.table, read.client.context);
     // A decision without candidates (NoCandidate) still goes to the executor: when no endpoint
     // can take the request, the degradation ladder may answer it, and otherwise the executor
     // refuses it with 503 `no_route_candidate`.
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
-        return refuse(writer, trace, protocol::ApiError::modelNotFound(client.chat.model),
-                      operation);
-    execute(std::move(writer), std::move(trace), *table, std::move(client), std::move(decision));
+        return refuse(read.writer, read.trace,
+                      protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
+    execute(std::move(read.writer), std::move(read.trace), *read.table, std::move(read.client),
+            std::move(decision));
+}
+
+void GatewayServer::guardDuplicates(ReadOperation read, idempotency::Key key)
+{
+    // Scoped by who asks, so that no tenant can read another's answer with a guessed key.
+    idempotency::forScope(key, read.trace.trace().keyId, read.client.context.tenant);
+    const int span = read.trace.openSpan(QStringLiteral("idempotency"));
+    const QByteArray storeKey = key.storeKey;
+    const QByteArray fingerprint = key.fingerprint;
+    const QByteArray requestId = read.trace.trace().requestId;
+    const std::chrono::milliseconds window = read.table->config().idempotency.window;
+    // The claim may answer later (Redis): the request waits in a shared holder, which a server
+    // gone by then drops with its writer (the client's connection goes with the server).
+    auto waiting = std::make_shared<ReadOperation>(std::move(read));
+    m_answers->claim(storeKey, fingerprint, requestId, window,
+                     [self = QPointer<GatewayServer>(this), waiting, key = std::move(key),
+                      span](answers::ClaimResult result) mutable {
+                         if (self)
+                             self->claimed(std::move(*waiting), std::move(key), span,
+                                           std::move(result));
+                     });
+}
+
+void GatewayServer::claimed(ReadOperation read, idempotency::Key key, int span,
+                            answers::ClaimResult result)
+{
+    using Outcome = answers::ClaimResult::Outcome;
+    const QString where = QString::fromLatin1(result.where);
+    switch (result.outcome) {
+    case Outcome::Claimed: {
+        read.trace.closeSpan(span, QStringLiteral("claimed (%1)").arg(where));
+        const config::IdempotencyConfig &config = read.table->config().idempotency;
+        read.writer.setAnswerTap(idempotency::keeper(*m_answers, std::move(key),
+                                                     std::move(result.token),
+                                                     read.trace.trace().requestId, config));
+        return run(std::move(read));
+    }
+    case Outcome::Running:
+        read.trace.closeSpan(span, QStringLiteral("in use by %1 (%2)")
+                                       .arg(QString::fromLatin1(result.holderRequestId), where));
+        return refuse(read.writer, read.trace, idempotency::inUse(key), read.operation);
+    case Outcome::Mismatch:
+        read.trace.closeSpan(span, QStringLiteral("used by %1 for another request (%2)")
+                                       .arg(QString::fromLatin1(result.holderRequestId), where));
+        return refuse(read.writer, read.trace, idempotency::reused(key), read.operation);
+    case Outcome::Answered:
+        read.trace.closeSpan(span, QStringLiteral("answered by %1 (%2)")
+                                       .arg(QString::fromLatin1(result.answer->requestId), where));
+        return replayAnswer(read.writer, read.trace, *result.answer);
+    }
+}
+
+void GatewayServer::replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                                 const answers::StoredAnswer &answer)
+{
+    // No provider is called and nothing is charged: the record says no tokens, so the ledger's
+    // row costs nothing and the budgets and the key's token allowance are not touched. Admission
+    // did not run either: a replay takes no request from the key's or tenant's allowance.
+    idempotency::replay(writer, answer, identityHeaders(trace.trace()));
+    trace.pointEvent(
+        QStringLiteral("idempotent replay"),
+        QStringLiteral("answer of request %1").arg(QString::fromLatin1(answer.requestId)));
+    telemetry::Trace &record = trace.trace();
+    record.inputTokens = 0;
+    record.outputTokens = 0;
+    m_services.recorder.record(trace.finish(answer.status, QStringLiteral("idempotent_replay")));
 }
 
 void GatewayServer::describeEndpoint(telemetry::Trace &record, const QString &path,

@@ -1,9 +1,11 @@
 #pragma once
 
+#include "answers/answer_store.h"
 #include "auth/api_key_store.h"
 #include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "http/admin_endpoints.h"
+#include "http/idempotency_guard.h"
 #include "http/request_head.h"
 #include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
@@ -118,6 +120,9 @@ public:
     telemetry::ConnectionCounts connectionCounts() const;
     // What GET /metrics answers: Prometheus text the engine renders. Unset, the path is 404.
     void setMetricsSource(std::function<QByteArray()> render) { m_metricsText = std::move(render); }
+    // Where the duplicate guard keeps answers (docs/resilience.md); it must outlive the server.
+    // Unset, Idempotency-Key is checked for form and otherwise ignored.
+    void setAnswerStore(answers::AnswerStore *store) { m_answers = store; }
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -161,6 +166,18 @@ private:
     static std::unique_ptr<HttpClientChannel> clientChannel(ResponseWriter writer,
                                                             ingress::ClientRequest &client,
                                                             const QByteArray &requestId);
+    // A request read, authenticated and bound to its caller: what the stages after the duplicate
+    // guard need, carried across the store's claim, which may answer later (Redis).
+    struct ReadOperation;
+    // Admission, routing and execution.
+    void run(ReadOperation operation);
+    // The duplicate guard: claims the request's key, then runs it, refuses it or replays the
+    // answer kept under it.
+    void guardDuplicates(ReadOperation operation, idempotency::Key key);
+    void claimed(ReadOperation operation, idempotency::Key key, int span,
+                 answers::ClaimResult result);
+    void replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,
+                      const answers::StoredAnswer &answer);
     void execute(ResponseWriter writer, telemetry::TraceBuilder trace,
                  const routing::RoutingTable &table, ingress::ClientRequest client,
                  routing::RouteDecision decision);
@@ -184,6 +201,7 @@ private:
     AdminEndpoints m_admin;
     TraceStream *m_traceStream = nullptr; // child: GET /admin/v1/traces/stream
     std::function<QByteArray()> m_metricsText;
+    answers::AnswerStore *m_answers = nullptr; // the engine's; null: no guard
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::RequestExecution *, bool> m_executions;

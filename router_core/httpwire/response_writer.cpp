@@ -46,18 +46,28 @@ ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
       m_http10(other.m_http10), m_closesAfterAnswer(other.m_closesAfterAnswer),
       m_closeDelimited(other.m_closeDelimited), m_out(std::move(other.m_out)),
       m_headersSent(other.m_headersSent), m_finished(other.m_finished),
-      m_completionHook(std::exchange(other.m_completionHook, nullptr))
+      m_streamFailed(other.m_streamFailed),
+      m_completionHook(std::exchange(other.m_completionHook, nullptr)),
+      m_tap(std::move(other.m_tap))
 {}
 
 ResponseWriter::~ResponseWriter()
 {
+    endTap(false); // dropped without a whole answer
     if (m_completionHook)
         std::exchange(m_completionHook, nullptr)();
 }
 
-void ResponseWriter::markFinished()
+void ResponseWriter::endTap(bool complete)
+{
+    if (std::unique_ptr<AnswerTap> tap = std::move(m_tap))
+        tap->ended(complete);
+}
+
+void ResponseWriter::markFinished(bool complete)
 {
     m_finished = true;
+    endTap(complete);
     if (m_completionHook)
         std::exchange(m_completionHook, nullptr)();
 }
@@ -124,7 +134,9 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
         sendOut();
         send(body); // from where it is: a large body is not copied behind its head
     }
-    markFinished();
+    if (m_tap)
+        m_tap->whole(status, headers, contentType, body);
+    markFinished(clientConnected());
 }
 
 void ResponseWriter::sendError(const protocol::ApiError &error, const HeaderList &headers)
@@ -146,6 +158,8 @@ void ResponseWriter::beginEventStream(const HeaderList &headers, bool sendNow)
     framing().append("Content-Type: text/event-stream; charset=utf-8\r\n"
                      "Cache-Control: no-cache\r\n");
     framing().append(m_closeDelimited ? "\r\n" : "Transfer-Encoding: chunked\r\n\r\n");
+    if (m_tap)
+        m_tap->streamBegun(headers);
     if (sendNow)
         sendOut(); // the client sees the answer begin before the first event
 }
@@ -155,6 +169,8 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
     if (!m_headersSent || m_finished || !clientConnected())
         return;
     if (!bytes.isEmpty()) {
+        if (m_tap)
+            m_tap->streamData(bytes);
         if (m_closeDelimited)
             framing().append(bytes);
         else
@@ -174,6 +190,7 @@ void ResponseWriter::endEventStream()
 {
     if (!m_headersSent || m_finished)
         return;
+    const bool complete = !m_streamFailed && clientConnected();
     if (clientConnected()) {
         if (!m_closeDelimited)
             framing().append(kLastChunk);
@@ -182,7 +199,7 @@ void ResponseWriter::endEventStream()
             m_socket->disconnectFromHost(); // after what Qt still holds has been sent
     }
     m_out = QByteArray(); // the stream is over: nothing more to frame
-    markFinished();
+    markFinished(complete);
 }
 
 } // namespace switchyard::httpwire

@@ -9,10 +9,27 @@
 #include <QPointer>
 #include <QTcpSocket>
 #include <functional>
+#include <memory>
 
 namespace switchyard::httpwire {
 
 using protocol::HeaderList;
+
+// Sees an answer as the client gets it, before the wire's framing: for whoever keeps answers to
+// give them again (the duplicate guard on Idempotency-Key). The writer owns it and tells it the
+// end once.
+class AnswerTap {
+public:
+    virtual ~AnswerTap() = default;
+    virtual void whole(int status, const HeaderList &headers, QByteArrayView contentType,
+                       QByteArrayView body) = 0;
+    virtual void streamBegun(const HeaderList &headers) = 0;
+    virtual void streamData(QByteArrayView bytes) = 0;
+    // The answer is over. `complete` is false for an event stream that ended with an error event
+    // (markStreamFailed), for a client gone before the end, and for a writer dropped without an
+    // answer.
+    virtual void ended(bool complete) = 0;
+};
 
 // Writes one answer to the client's socket, framing the bytes itself: Qt 6.4's
 // QHttpServerResponder has no chunked encoding, writes a status line and each header as several
@@ -45,6 +62,8 @@ public:
 
     // Called once when the answer is complete, or when the writer is dropped without one.
     void setCompletionHook(std::function<void()> hook) { m_completionHook = std::move(hook); }
+    // Shows the answer to `tap` as it is written (see AnswerTap).
+    void setAnswerTap(std::unique_ptr<AnswerTap> tap) { m_tap = std::move(tap); }
 
     bool clientConnected() const { return !m_socket.isNull() && m_socket->isOpen(); }
     QTcpSocket *socket() const { return m_socket.data(); }
@@ -68,6 +87,8 @@ public:
     // Sends what writeStreamData held, if the stream has not ended since.
     void sendHeld();
     void endEventStream();
+    // The stream is ending in a failure (its error event follows): the answer is not whole.
+    void markStreamFailed() { m_streamFailed = true; }
 
 private:
     // Appends the status line and `headers` to m_out.
@@ -78,7 +99,8 @@ private:
     void sendOut();
     // m_out, with a buffer borrowed from the thread if it has none.
     QByteArray &framing();
-    void markFinished();
+    void markFinished(bool complete);
+    void endTap(bool complete);
 
     QPointer<QTcpSocket> m_socket;
     bool m_sendsDirectly = false; // plain TCP: see the class comment
@@ -88,7 +110,9 @@ private:
     QByteArray m_out;              // bytes framed and not yet sent
     bool m_headersSent = false;
     bool m_finished = false;
+    bool m_streamFailed = false;
     std::function<void()> m_completionHook;
+    std::unique_ptr<AnswerTap> m_tap;
 };
 
 } // namespace switchyard::httpwire

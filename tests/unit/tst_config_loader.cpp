@@ -83,6 +83,7 @@ private slots:
 
     void readsTheLogSection_data();
     void readsTheLogSection();
+    void readsTheIdempotencySection();
     void readsTheFleetSection();
 };
 
@@ -445,6 +446,23 @@ void TestConfigLoader::reportsEveryError_data()
     QTest::newRow("fleet timeout out of range")
         << fleet + "  redis: redis://127.0.0.1\n  timeout: 1ms\n"_ba
         << QStringList{u"test.yaml:7:12: `timeout` must be between 10 ms and 10000 ms"_s};
+    const QByteArray idempotency = QByteArray(oneSimulatedProvider) + "idempotency:\n"_ba;
+    QTest::newRow("idempotency key unknown")
+        << idempotency + "  windw: 1m\n"_ba
+        << QStringList{u"test.yaml:6:3: unknown key `windw` (did you mean `window`?)"_s};
+    QTest::newRow("idempotency window too long")
+        << idempotency + "  window: 25h\n"_ba
+        << QStringList{u"test.yaml:6:11: `window` must be at most 24h, got \"25h\""_s};
+    QTest::newRow("idempotency window too short")
+        << idempotency + "  window: 500ms\n"_ba
+        << QStringList{u"test.yaml:6:11: `window` must be between 1s and 24h, got \"500ms\""_s};
+    QTest::newRow("idempotency answer bound too small")
+        << idempotency + "  max_answer_bytes: 512\n"_ba
+        << QStringList{u"test.yaml:6:21: `max_answer_bytes` must be between 1KiB and 64MiB, got "
+                       u"\"512\""_s};
+    QTest::newRow("idempotency no answers")
+        << idempotency + "  max_answers: 0\n"_ba
+        << QStringList{u"test.yaml:6:16: `max_answers` must be at least 1, got \"0\""_s};
     QTest::newRow("log not a map") << QByteArray(oneSimulatedProvider) + "log: json\n"_ba
                                    << QStringList{u"test.yaml:5:6: `log` must be a map, got "
                                                   u"\"json\""_s};
@@ -1061,6 +1079,32 @@ void TestConfigLoader::readsTheLogSection()
     QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
     QCOMPARE(result.config->log.format, format);
     QCOMPARE(result.config->log.level, level);
+}
+
+void TestConfigLoader::readsTheIdempotencySection()
+{
+    const LoadResult defaults = load(QByteArray(oneSimulatedProvider));
+    QVERIFY(defaults.ok());
+    const switchyard::config::IdempotencyConfig &plain = defaults.config->idempotency;
+    QVERIFY(plain.enabled);
+    QCOMPARE(plain.window, std::chrono::milliseconds(600000));
+    QVERIFY(!plain.requestIdHeader);
+    QCOMPARE(plain.maxAnswerBytes, 1024 * 1024);
+    QCOMPARE(plain.maxAnswers, 1000);
+
+    const LoadResult full = load(QByteArray(oneSimulatedProvider) + "idempotency:\n"
+                                                                    "  enabled: false\n"
+                                                                    "  window: 90s\n"
+                                                                    "  request_id_header: true\n"
+                                                                    "  max_answer_bytes: 64KiB\n"
+                                                                    "  max_answers: 50\n"_ba);
+    QVERIFY2(full.ok(), qPrintable(errorLines(full).join(u'\n')));
+    const switchyard::config::IdempotencyConfig &set = full.config->idempotency;
+    QVERIFY(!set.enabled);
+    QCOMPARE(set.window, std::chrono::milliseconds(90000));
+    QVERIFY(set.requestIdHeader);
+    QCOMPARE(set.maxAnswerBytes, 64 * 1024);
+    QCOMPARE(set.maxAnswers, 50);
 }
 
 void TestConfigLoader::readsTheFleetSection()

@@ -1,0 +1,423 @@
+// The duplicate guard across a fleet: an Idempotency-Key answered on one node is replayed by
+// another without a second provider call, a duplicate of a running request is refused on any
+// node, and while Redis is unreachable each node guards alone. Two Switchyard processes (the
+// shipped binary, headless) on one Redis (Debian's redis-server, started by the test on a free
+// loopback port) in front of one fake provider; and the Redis store itself on two links.
+#include "answers/redis_answer_store.h"
+#include "fake_upstream.h"
+#include "redis/redis_link.h"
+#include "redis_server.h"
+#include "test_client.h"
+#include "timing/clock.h"
+
+#include <QDeadlineTimer>
+#include <QFile>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+#include <vector>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+using namespace Qt::StringLiterals;
+using namespace std::chrono_literals;
+
+namespace {
+
+const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
+
+// One node: the binary, headless, with its own state directory.
+class Node {
+public:
+    Node(const QString &name, const QString &configPath, const QString &stateDirectory,
+         const QHash<QString, QString> &environment = {})
+        : m_name(name)
+    {
+        QProcessEnvironment variables = QProcessEnvironment::systemEnvironment();
+        for (auto it = environment.begin(); it != environment.end(); ++it)
+            variables.insert(it.key(), it.value());
+        m_process.setProcessEnvironment(variables);
+        m_process.setProcessChannelMode(QProcess::SeparateChannels);
+        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
+                         [this] { m_output += m_process.readAllStandardOutput(); });
+        QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
+                         [this] { m_errors += m_process.readAllStandardError(); });
+        m_process.start(kBinary, {u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
+                                  stateDirectory, u"--log-level"_s, u"info"_s});
+    }
+    ~Node() { kill(); }
+
+    // The port it listens on; 0 when it did not say in time (or exited).
+    quint16 waitForPort()
+    {
+        const QRegularExpression baseUrl(u"OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
+        QDeadlineTimer deadline(30000);
+        while (!baseUrl.match(QString::fromUtf8(m_output)).hasMatch() && !deadline.hasExpired() &&
+               m_process.state() != QProcess::NotRunning)
+            QTest::qWait(20);
+        m_port = baseUrl.match(QString::fromUtf8(m_output)).captured(1).toUShort();
+        return m_port;
+    }
+    bool waitForExit(int timeoutMs)
+    {
+        return QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; },
+                               timeoutMs);
+    }
+    // SIGTERM: the node finishes what it holds (its ledger included) and exits.
+    void stop()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        m_process.terminate();
+        m_process.waitForFinished(15000);
+    }
+    void kill()
+    {
+        if (m_process.state() == QProcess::NotRunning)
+            return;
+        m_process.kill();
+        m_process.waitForFinished(10000);
+    }
+    quint16 port() const { return m_port; }
+    const QString &name() const { return m_name; }
+    int exitCode() const { return m_process.exitCode(); }
+    QByteArray errors() const { return m_errors; }
+
+private:
+    QString m_name;
+    QProcess m_process;
+    QByteArray m_output;
+    QByteArray m_errors;
+    quint16 m_port = 0;
+};
+
+QJsonObject getJson(quint16 port, const QByteArray &path)
+{
+    TestClient client(port);
+    client.send("GET", path);
+    if (!client.waitForFinished(10000) || client.status() != 200)
+        return {};
+    return QJsonDocument::fromJson(client.body()).object();
+}
+
+QStringList liveNodes(quint16 port)
+{
+    QStringList names;
+    for (const QJsonValue &node : getJson(port, "/admin/v1/fleet").value(u"nodes"_s).toArray())
+        names.append(node.toObject().value(u"node"_s).toString());
+    return names;
+}
+
+using HeaderList = QList<QPair<QByteArray, QByteArray>>;
+
+std::unique_ptr<TestClient> post(quint16 port, bool stream, const QByteArray &key)
+{
+    auto client = std::make_unique<TestClient>(port);
+    client->post("/v1/chat/completions", chatBody("test-model", stream),
+                 {{"Idempotency-Key", key}});
+    return client;
+}
+
+std::unique_ptr<TestClient> postAndWait(quint16 port, bool stream, const QByteArray &key)
+{
+    std::unique_ptr<TestClient> client = post(port, stream, key);
+    client->waitForFinished(15000);
+    return client;
+}
+
+redis::Link::Options linkOptions(const RedisServer &server)
+{
+    redis::Link::Options options;
+    options.address.host = u"127.0.0.1"_s;
+    options.address.port = server.port();
+    options.timeout = 300ms;
+    options.firstRetry = 20ms;
+    options.longestRetry = 100ms;
+    return options;
+}
+
+// One claim, waited for.
+std::optional<answers::ClaimResult> claimOf(answers::AnswerStore &store, const QByteArray &key,
+                                            const QByteArray &fingerprint = "f1")
+{
+    std::optional<answers::ClaimResult> result;
+    store.claim(key, fingerprint, "req", 10min,
+                [&result](answers::ClaimResult claimed) { result = std::move(claimed); });
+    if (!QTest::qWaitFor([&] { return result.has_value(); }, 5000))
+        return std::nullopt;
+    return result;
+}
+
+answers::StoredAnswer answerOf(const QByteArray &body)
+{
+    answers::StoredAnswer answer;
+    answer.headers = {{"x-switchyard-provider", "fake"}};
+    answer.contentType = "application/json";
+    answer.body = body;
+    answer.requestId = "req";
+    return answer;
+}
+
+} // namespace
+
+class TestFleetIdempotency : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void theRedisStoreSharesClaimsAndAnswersBetweenLinks();
+    void theRedisStoreFallsBackToTheNodeWhileRedisIsDown();
+    void aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall_data();
+    void aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall();
+    void aDuplicateOnAnotherNodeWhileTheFirstRunsGets409();
+    void whileRedisIsDownEachNodeGuardsAlone();
+
+private:
+    QString writeConfig(const QString &node, const QByteArray &timing);
+    Node &startNode(const QString &name, const QString &stateName = {},
+                    const QByteArray &timing = kQuickTiming,
+                    const QHash<QString, QString> &environment = {});
+    static constexpr const char *kQuickTiming = "  sync_interval: 50ms\n"
+                                                "  membership_ttl: 1500ms\n";
+    QByteArray m_extraConfig; // appended to every node's config
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<RedisServer> m_redis;
+    std::unique_ptr<FakeUpstream> m_fake;
+    std::vector<std::unique_ptr<Node>> m_nodes;
+};
+
+void TestFleetIdempotency::initTestCase()
+{
+    QVERIFY2(QFile::exists(kBinary), qPrintable(kBinary));
+}
+
+void TestFleetIdempotency::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    m_redis = std::make_unique<RedisServer>();
+    QVERIFY(m_redis->start());
+    m_fake = std::make_unique<FakeUpstream>();
+    m_extraConfig.clear();
+}
+
+void TestFleetIdempotency::cleanup()
+{
+    m_nodes.clear();
+    m_fake.reset();
+    m_redis.reset();
+    m_dir.reset();
+}
+
+QString TestFleetIdempotency::writeConfig(const QString &node, const QByteArray &timing)
+{
+    const QByteArray text = "listen: 127.0.0.1:0\n"
+                            "fleet:\n"
+                            "  redis: " +
+                            m_redis->url().toUtf8() +
+                            "\n"
+                            "  node: " +
+                            node.toUtf8() + "\n" + timing +
+                            "  timeout: 300ms\n"
+                            "providers:\n"
+                            "  - id: fake\n"
+                            "    kind: openai\n"
+                            "    base_url: " +
+                            m_fake->baseUrl() +
+                            "\n"
+                            "    models: [test-model]\n"
+                            "    capacity: 256\n" +
+                            m_extraConfig;
+    const QString path = m_dir->filePath(node + u".yaml"_s);
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
+        return {};
+    return path;
+}
+
+Node &TestFleetIdempotency::startNode(const QString &name, const QString &stateName,
+                                      const QByteArray &timing,
+                                      const QHash<QString, QString> &environment)
+{
+    const QString state = m_dir->filePath(u"state-"_s + (stateName.isEmpty() ? name : stateName));
+    m_nodes.push_back(std::make_unique<Node>(name, writeConfig(name, timing), state, environment));
+    return *m_nodes.back();
+}
+
+void TestFleetIdempotency::theRedisStoreSharesClaimsAndAnswersBetweenLinks()
+{
+    redis::Link linkA(linkOptions(*m_redis));
+    redis::Link linkB(linkOptions(*m_redis));
+    QSignalSpy upA(&linkA, &redis::Link::linkUp);
+    QSignalSpy upB(&linkB, &redis::Link::linkUp);
+    linkA.start();
+    linkB.start();
+    QTRY_VERIFY_WITH_TIMEOUT(upA.count() == 1 && upB.count() == 1, 5000);
+    timing::ManualClock clock;
+    answers::LocalAnswerStore localA({}, clock);
+    answers::LocalAnswerStore localB({}, clock);
+    answers::RedisAnswerStore nodeA(linkA, "switchyard:test:", localA);
+    answers::RedisAnswerStore nodeB(linkB, "switchyard:test:", localB);
+    using Outcome = answers::ClaimResult::Outcome;
+
+    const std::optional<answers::ClaimResult> claimed = claimOf(nodeA, "k");
+    QVERIFY(claimed);
+    QCOMPARE(claimed->outcome, Outcome::Claimed);
+    QCOMPARE(claimed->where, QByteArray("redis"));
+    QCOMPARE(claimOf(nodeB, "k")->outcome, Outcome::Running);
+    QCOMPARE(claimOf(nodeB, "k", "f2")->outcome, Outcome::Mismatch);
+    // The claim expires with the window Redis was given.
+    const QByteArray ttl = m_redis->command({"PTTL", "switchyard:test:answers:k"});
+    QVERIFY2(ttl.toLongLong() > 590000 && ttl.toLongLong() <= 600000, ttl.constData());
+
+    nodeA.put("k", claimed->token, answerOf("whole"), 10min);
+    QTRY_VERIFY_WITH_TIMEOUT(claimOf(nodeB, "k")->outcome == Outcome::Answered, 5000);
+    QCOMPARE(claimOf(nodeB, "k")->answer, std::optional(answerOf("whole")));
+    QCOMPARE(localA.answerCount(), 0); // Redis took it: nothing kept beside it
+
+    // A release frees the key for every node; a stale token frees nothing.
+    const std::optional<answers::ClaimResult> second = claimOf(nodeB, "k2");
+    nodeA.release("k2", "Rnot-the-token");
+    QTest::qWait(50);
+    QCOMPARE(claimOf(nodeA, "k2")->outcome, Outcome::Running);
+    nodeB.release("k2", second->token);
+    // A claim changes what it looks at: wait for the key to go, then claim once.
+    QTRY_VERIFY_WITH_TIMEOUT(m_redis->command({"EXISTS", "switchyard:test:answers:k2"}) == "0",
+                             5000);
+    QCOMPARE(claimOf(nodeA, "k2")->outcome, Outcome::Claimed);
+}
+
+void TestFleetIdempotency::theRedisStoreFallsBackToTheNodeWhileRedisIsDown()
+{
+    redis::Link link(linkOptions(*m_redis));
+    QSignalSpy up(&link, &redis::Link::linkUp);
+    QSignalSpy down(&link, &redis::Link::linkDown);
+    link.start();
+    QTRY_COMPARE_WITH_TIMEOUT(up.count(), 1, 5000);
+    timing::ManualClock clock;
+    answers::LocalAnswerStore local({}, clock);
+    answers::RedisAnswerStore store(link, "switchyard:test:", local);
+    using Outcome = answers::ClaimResult::Outcome;
+
+    // Claimed in Redis, then Redis goes away before the answer is put: kept on the node.
+    const std::optional<answers::ClaimResult> inRedis = claimOf(store, "before");
+    QCOMPARE(inRedis->where, QByteArray("redis"));
+    m_redis->kill();
+    store.put("before", inRedis->token, answerOf("kept here"), 10min);
+    QTRY_COMPARE_WITH_TIMEOUT(local.answerCount(), 1, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(!link.isUp(), 5000);
+    const std::optional<answers::ClaimResult> kept = claimOf(store, "before");
+    QCOMPARE(kept->outcome, Outcome::Answered);
+    QCOMPARE(kept->where, QByteArray("local"));
+
+    // Claimed while down: decided on the node at once, without a command.
+    const quint64 sent = link.commandsSent();
+    const std::optional<answers::ClaimResult> alone = claimOf(store, "during");
+    QCOMPARE(alone->outcome, Outcome::Claimed);
+    QCOMPARE(alone->where, QByteArray("local"));
+    QCOMPARE(claimOf(store, "during")->outcome, Outcome::Running);
+    store.put("during", alone->token, answerOf("local"), 10min);
+    QCOMPARE(claimOf(store, "during")->answer->body, QByteArray("local"));
+    QCOMPARE(link.commandsSent(), sent);
+}
+
+void TestFleetIdempotency::aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall_data()
+{
+    QTest::addColumn<bool>("stream");
+    QTest::newRow("whole") << false;
+    QTest::newRow("streamed") << true;
+}
+
+void TestFleetIdempotency::aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall()
+{
+    QFETCH(bool, stream);
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    QVERIFY2(b.waitForPort(), b.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+
+    std::unique_ptr<TestClient> original = postAndWait(a.port(), stream, "fleet-key");
+    QCOMPARE(original->status(), 200);
+    QCOMPARE(m_fake->requests().size(), 1);
+    // The answer is in Redis under the fleet's prefix, once node a has written it.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            const QList<QByteArray> keys =
+                m_redis->keys("switchyard:default:answers:idempotency:*");
+            return keys.size() == 1 &&
+                   m_redis->command({"GET", keys.first()}).contains("\"answer\"");
+        }(),
+        5000);
+
+    std::unique_ptr<TestClient> replay = postAndWait(b.port(), stream, "fleet-key");
+    QCOMPARE(replay->status(), 200);
+    QCOMPARE(replay->header("x-switchyard-idempotent-replay"), QByteArray("true"));
+    QCOMPARE(replay->header("x-switchyard-replay-of"), original->header("x-switchyard-request-id"));
+    QCOMPARE(replay->body(), original->body());
+    QCOMPARE(replay->chunked(), stream);
+    QCOMPARE(m_fake->requests().size(), 1);
+}
+
+void TestFleetIdempotency::aDuplicateOnAnotherNodeWhileTheFirstRunsGets409()
+{
+    m_fake->manualStreaming = true;
+    Node &a = startNode(u"a"_s);
+    Node &b = startNode(u"b"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    QVERIFY2(b.waitForPort(), b.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+
+    std::unique_ptr<TestClient> first = post(a.port(), true, "running-key");
+    QVERIFY(QTest::qWaitFor([&] { return m_fake->requests().size() == 1; }, 10000));
+    std::unique_ptr<TestClient> duplicate = postAndWait(b.port(), true, "running-key");
+    QCOMPARE(duplicate->status(), 409);
+    QCOMPARE(duplicate->header("retry-after"), QByteArray("1"));
+    QCOMPARE(QJsonDocument::fromJson(duplicate->body())
+                 .object()
+                 .value(u"error"_s)
+                 .toObject()
+                 .value(u"code"_s)
+                 .toString(),
+             u"idempotency_key_in_use"_s);
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            m_fake->releaseEvent();
+            return first->finished();
+        },
+        10000));
+    QCOMPARE(first->status(), 200);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        postAndWait(b.port(), true, "running-key")->header("x-switchyard-idempotent-replay"),
+        QByteArray("true"), 5000);
+    QCOMPARE(m_fake->requests().size(), 1);
+}
+
+void TestFleetIdempotency::whileRedisIsDownEachNodeGuardsAlone()
+{
+    Node &a = startNode(u"a"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
+    m_redis->kill();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !getJson(a.port(), "/admin/v1/fleet").value(u"link"_s).toObject().value(u"up"_s).toBool(),
+        10000);
+    QCOMPARE(postAndWait(a.port(), false, "alone-key")->status(), 200);
+    std::unique_ptr<TestClient> again = postAndWait(a.port(), false, "alone-key");
+    QCOMPARE(again->status(), 200);
+    QCOMPARE(again->header("x-switchyard-idempotent-replay"), QByteArray("true"));
+    QCOMPARE(m_fake->requests().size(), 1);
+}
+
+QTEST_MAIN(TestFleetIdempotency)
+#include "tst_fleet_idempotency.moc"
