@@ -51,6 +51,8 @@ struct FleetMemberState {
     int agents = -1;
     QList<EndpointSummary> endpoints; // in its registry's order; empty while not published
     qint64 endpointsPublishedMs = 0;  // when it published them, UTC by its own clock; 0: never
+
+    friend bool operator==(const FleetMemberState &, const FleetMemberState &) = default;
 };
 
 // This node's link to its fleet (docs/fleet.md), for the console's status bar, and the fleet's

@@ -5,6 +5,7 @@
 #include "ui/alerts/alerts_page.h"
 #include "ui/common/widget_helpers.h"
 #include "ui/config/config_page.h"
+#include "ui/fleet/fleet_page.h"
 #include "ui/keys/keys_page.h"
 #include "ui/overview/overview_page.h"
 #include "ui/routes/routes_view.h"
@@ -38,7 +39,7 @@ constexpr qint64 localDemoChangeGraceMs = 2000;
 } // namespace
 
 MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, const timing::Clock &clock)
-    : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot())
+    : QMainWindow(parent), m_bridge(bridge), m_snapshot(bridge.lastSnapshot()), m_clock(clock)
 {
     setObjectName(QStringLiteral("switchyardMainWindow"));
     // The only style sheet of the console: pages and panels are styled through it alone.
@@ -63,6 +64,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, const timing::Cloc
     m_tabs->addTab(m_keysPage, QString());
     m_usagePage = new UsagePage(m_bridge, clock, m_tabs);
     m_tabs->addTab(m_usagePage, QString());
+    m_fleetPage = new FleetPage(m_tabs);
+    m_tabs->addTab(m_fleetPage, QString());
 
     // The banner spans every page, above the tabs, so no page hides a raised alert.
     auto *central = new QWidget(this);
@@ -170,6 +173,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(m_tabs->indexOf(m_configPage), tr("Config"));
     m_tabs->setTabText(m_tabs->indexOf(m_keysPage), tr("Keys"));
     m_tabs->setTabText(m_tabs->indexOf(m_usagePage), tr("Usage"));
+    m_tabs->setTabText(m_tabs->indexOf(m_fleetPage), tr("Fleet"));
     refreshAlertsTab();
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
@@ -201,6 +205,7 @@ void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
     m_alertsPage->applyAlerts(snapshot.alerts);
     refreshAlertsTab();
     m_keysPage->applySnapshot(snapshot);
+    m_fleetPage->applySnapshot(snapshot, m_clock.msSinceEpoch());
     syncDemoControls(snapshot);
     refreshStatusBar();
 }

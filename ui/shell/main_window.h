@@ -25,6 +25,7 @@ class AlertsPage;
 class OverviewPage;
 class RoutesView;
 class TracesPage;
+class FleetPage;
 class KeysPage;
 class UsagePage;
 class ConfigPage;
@@ -46,6 +47,7 @@ public:
     RoutesView *routesView() const { return m_routesView; }
     TracesPage *tracesPage() const { return m_tracesPage; }
     KeysPage *keysPage() const { return m_keysPage; }
+    FleetPage *fleetPage() const { return m_fleetPage; }
     UsagePage *usagePage() const { return m_usagePage; }
     ConfigPage *configPage() const { return m_configPage; }
     AlertsPage *alertsPage() const { return m_alertsPage; }
@@ -82,6 +84,8 @@ private:
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
     KeysPage *m_keysPage = nullptr;
+    FleetPage *m_fleetPage = nullptr;
+    const timing::Clock &m_clock; // stamps "last seen" on the Fleet page
     UsagePage *m_usagePage = nullptr;
     QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
     QLabel *m_fleetLabel = nullptr;    // a node of a fleet: its link and the live nodes
