@@ -205,7 +205,7 @@ private:
     // destructor deletes the server first.
     std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
     std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
-    fleet::SharedKeys *m_sharedKeys = nullptr;                  // child; with m_fleet
+    fleet::SharedKeys *m_sharedKeys = nullptr;        // child; with m_fleet
     fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
     fleet::SharedHealth *m_sharedHealth = nullptr;    // child; with m_fleet
