@@ -96,6 +96,43 @@
     </message>
 </context>
 <context>
+    <name>EndpointSummaryText</name>
+    <message>
+        <source>disabled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>draining</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>half-open</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>degraded</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>down</source>
+        <extracomment>Breaker closed, yet kept out of traffic (failed health probes)</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 up</source>
+        <extracomment>%1 endpoints or nodes up; %2 how many there are</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -949,6 +986,111 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
 </context>
 <context>
+    <name>switchyard::ui::FleetEndpointsModel</name>
+    <message>
+        <source>%1 does not list this endpoint</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (this node)</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::FleetNodesModel</name>
+    <message>
+        <source>%1 (this node)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not published yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s ago</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Req/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::FleetPage</name>
+    <message>
+        <source>The nodes sharing this node&apos;s Redis, as each last announced itself. They share the config, client keys, limits, budgets, agents and usage; each keeps its own breakers.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This gateway runs alone. Give each node a fleet section with one Redis to share the config, client keys, limits, budgets, agents and usage (docs/fleet.md).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoints by node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Each node&apos;s view of each provider and agent. A breaker opened on one node stays that node&apos;s: the others keep calling while their own calls succeed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fleet %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Redis %1 · %n live node(s)</source>
+        <extracomment>%1 Redis address; %2 number of live nodes</extracomment>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Redis %1 unreachable since %2: %3. This node serves from its own copies; the list shows the nodes as last seen.</source>
+        <extracomment>%1 Redis address; %2 local time; %3 why</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>
@@ -1148,6 +1290,22 @@ Models: %3</source>
         <source>Failed calls since start, and their share of all calls since start</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not listed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No other node lists this provider yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Other nodes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How the fleet&apos;s other nodes see this provider, as each last published it. Each node&apos;s breakers are its own and are never opened from here.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::KeysModel</name>
@@ -1343,6 +1501,10 @@ Models: %3</source>
     <message>
         <source>%1
 This node keeps serving from its own copy of the keys, limits and config; changes made here are sent when the link is back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Fleet</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -95,6 +95,43 @@
     </message>
 </context>
 <context>
+    <name>EndpointSummaryText</name>
+    <message>
+        <source>disabled</source>
+        <translation>已停用</translation>
+    </message>
+    <message>
+        <source>draining</source>
+        <translation>排空中</translation>
+    </message>
+    <message>
+        <source>open</source>
+        <translation>断开</translation>
+    </message>
+    <message>
+        <source>half-open</source>
+        <translation>半开</translation>
+    </message>
+    <message>
+        <source>up</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <source>degraded</source>
+        <translation>降级</translation>
+    </message>
+    <message>
+        <source>down</source>
+        <extracomment>Breaker closed, yet kept out of traffic (failed health probes)</extracomment>
+        <translation>不可用</translation>
+    </message>
+    <message>
+        <source>%1 of %2 up</source>
+        <extracomment>%1 endpoints or nodes up; %2 how many there are</extracomment>
+        <translation>%2 个中 %1 个正常</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -945,6 +982,109 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
 </context>
 <context>
+    <name>switchyard::ui::FleetEndpointsModel</name>
+    <message>
+        <source>%1 does not list this endpoint</source>
+        <translation>%1 未列出此端点</translation>
+    </message>
+    <message>
+        <source>%1 (this node)</source>
+        <translation>%1（本节点）</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::FleetNodesModel</name>
+    <message>
+        <source>%1 (this node)</source>
+        <translation>%1（本节点）</translation>
+    </message>
+    <message>
+        <source>not published yet</source>
+        <translation>尚未发布</translation>
+    </message>
+    <message>
+        <source>now</source>
+        <translation>刚刚</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s ago</source>
+        <translation>
+            <numerusform>%n 秒前</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <source>Req/s</source>
+        <translation>请求/秒</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation>最后可见</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::FleetPage</name>
+    <message>
+        <source>The nodes sharing this node&apos;s Redis, as each last announced itself. They share the config, client keys, limits, budgets, agents and usage; each keeps its own breakers.</source>
+        <translation>与本节点共用同一 Redis 的节点，按各自最近一次通告显示。它们共享配置、客户端密钥、限额、预算、智能体和用量；熔断器各自独立。</translation>
+    </message>
+    <message>
+        <source>This gateway runs alone. Give each node a fleet section with one Redis to share the config, client keys, limits, budgets, agents and usage (docs/fleet.md).</source>
+        <translation>此网关单独运行。为每个节点配置指向同一 Redis 的 fleet 段，即可共享配置、客户端密钥、限额、预算、智能体和用量（见 docs/fleet.md）。</translation>
+    </message>
+    <message>
+        <source>Endpoints by node</source>
+        <translation>各节点的端点</translation>
+    </message>
+    <message>
+        <source>Each node&apos;s view of each provider and agent. A breaker opened on one node stays that node&apos;s: the others keep calling while their own calls succeed.</source>
+        <translation>每个节点眼中的各提供商与智能体。一个节点上断开的熔断器只属于该节点：其他节点在自己的调用成功时继续调用。</translation>
+    </message>
+    <message>
+        <source>Fleet %1</source>
+        <translation>集群 %1</translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>集群</translation>
+    </message>
+    <message numerus="yes">
+        <source>Redis %1 · %n live node(s)</source>
+        <extracomment>%1 Redis address; %2 number of live nodes</extracomment>
+        <translation>
+            <numerusform>Redis %1 · %n 个存活节点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Redis %1 unreachable since %2: %3. This node serves from its own copies; the list shows the nodes as last seen.</source>
+        <extracomment>%1 Redis address; %2 local time; %3 why</extracomment>
+        <translation>Redis %1 自 %2 起无法连接：%3。本节点使用自己的副本继续服务；列表显示各节点最后一次可见时的状态。</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::HealthMatrixModel</name>
     <message>
         <source>%1 ms</source>
@@ -1143,6 +1283,22 @@ Models: %3</source>
         <source>Failed calls since start, and their share of all calls since start</source>
         <translation>启动以来失败的调用次数，及其占启动以来全部调用的比例</translation>
     </message>
+    <message>
+        <source>not listed</source>
+        <translation>未列出</translation>
+    </message>
+    <message>
+        <source>No other node lists this provider yet</source>
+        <translation>尚无其他节点列出此提供商</translation>
+    </message>
+    <message>
+        <source>Other nodes</source>
+        <translation>其他节点</translation>
+    </message>
+    <message>
+        <source>How the fleet&apos;s other nodes see this provider, as each last published it. Each node&apos;s breakers are its own and are never opened from here.</source>
+        <translation>集群中其他节点眼中的此提供商，按各自最近一次发布显示。每个节点的熔断器各自独立，不会因此而断开。</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::KeysModel</name>
@@ -1339,6 +1495,10 @@ Models: %3</source>
 This node keeps serving from its own copy of the keys, limits and config; changes made here are sent when the link is back.</source>
         <translation>%1
 本节点继续使用自己保存的密钥、限额和配置提供服务；在此所做的更改会在连接恢复后发送。</translation>
+    </message>
+    <message>
+        <source>Fleet</source>
+        <translation>集群</translation>
     </message>
 </context>
 <context>

@@ -9,7 +9,9 @@
 #include <memory>
 
 using switchyard::BreakerState;
+using switchyard::EndpointSummary;
 using switchyard::EngineSnapshot;
+using switchyard::FleetMemberState;
 using switchyard::OperatorState;
 using switchyard::ProviderHealth;
 using switchyard::ProviderState;
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void reorderedSnapshotKeepsRowsInPlace();
     void mixedUpdateAddsRemovesAndChanges();
     void proxySortsOnRawLatency();
+    void otherNodesShowTheirOwnView();
 };
 
 void HealthMatrixModelTest::initTestCase()
@@ -154,11 +157,11 @@ void HealthMatrixModelTest::showsEveryColumnOfAProvider()
 void HealthMatrixModelTest::headersAreNamedAndAligned()
 {
     TestedModel tested;
-    const QStringList expected{QStringLiteral("Provider"),    QStringLiteral("Breaker"),
-                               QStringLiteral("In flight"),   QStringLiteral("Requests"),
-                               QStringLiteral("Errors"),      QStringLiteral("p50 latency"),
-                               QStringLiteral("p95 latency"), QStringLiteral("TTFT p50"),
-                               QStringLiteral("Models"),      QStringLiteral("Reason")};
+    const QStringList expected{
+        QStringLiteral("Provider"),    QStringLiteral("Breaker"),  QStringLiteral("In flight"),
+        QStringLiteral("Requests"),    QStringLiteral("Errors"),   QStringLiteral("p50 latency"),
+        QStringLiteral("p95 latency"), QStringLiteral("TTFT p50"), QStringLiteral("Models"),
+        QStringLiteral("Other nodes"), QStringLiteral("Reason")};
     for (int column = 0; column < HealthMatrixModel::ColumnCount; ++column) {
         QCOMPARE(tested.model.headerData(column, Qt::Horizontal).toString(), expected.at(column));
         QVERIFY(
@@ -477,6 +480,79 @@ void HealthMatrixModelTest::proxySortsOnRawLatency()
     tested.model.applySnapshot(snapshotOf({fast, slow, fresh}));
     QCOMPARE(order(), (QStringList{QStringLiteral("fast"), QStringLiteral("slow"),
                                    QStringLiteral("fresh")}));
+}
+
+void HealthMatrixModelTest::otherNodesShowTheirOwnView()
+{
+    TestedModel tested;
+    const auto node = [](const QString &name, bool self, QList<EndpointSummary> endpoints) {
+        FleetMemberState member;
+        member.node = name;
+        member.self = self;
+        member.endpoints = std::move(endpoints);
+        return member;
+    };
+    const auto endpoint = [](const QString &id, ProviderState state,
+                             BreakerState breaker = BreakerState::Closed) {
+        EndpointSummary summary;
+        summary.id = id;
+        summary.state = state;
+        summary.breaker = breaker;
+        if (breaker == BreakerState::Open)
+            summary.breakerReason = QStringLiteral("5 consecutive call failures");
+        return summary;
+    };
+    const auto cell = [&](int row, int role) {
+        return tested.model.index(row, HealthMatrixModel::OtherNodesColumn).data(role);
+    };
+
+    // A single node: the column has nothing to say and the view hides it.
+    EngineSnapshot snapshot =
+        snapshotOf({provider(QStringLiteral("cloud")), provider(QStringLiteral("local"))});
+    tested.model.applySnapshot(snapshot);
+    QVERIFY(!tested.model.hasOtherNodes());
+    QCOMPARE(tested.text(0, HealthMatrixModel::OtherNodesColumn), QString());
+
+    // gw-3's breaker for "cloud" is open there, and only there; gw-1 is this node, and its own
+    // view is the rest of the row, so it is not counted again.
+    snapshot.fleet.enabled = true;
+    snapshot.fleet.members = {
+        node(QStringLiteral("gw-1"), true,
+             {endpoint(QStringLiteral("cloud"), ProviderState::Down, BreakerState::Open)}),
+        node(QStringLiteral("gw-2"), false, {endpoint(QStringLiteral("cloud"), ProviderState::Up)}),
+        node(QStringLiteral("gw-3"), false,
+             {endpoint(QStringLiteral("cloud"), ProviderState::Down, BreakerState::Open)})};
+    QSignalSpy changed(&tested.model, &QAbstractItemModel::dataChanged);
+    tested.model.applySnapshot(snapshot);
+    QVERIFY(tested.model.hasOtherNodes());
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.first().at(0).toModelIndex().column(),
+             int(HealthMatrixModel::OtherNodesColumn));
+    QCOMPARE(tested.text(0, HealthMatrixModel::OtherNodesColumn), QStringLiteral("1 of 2 up"));
+    QCOMPARE(cell(0, Qt::ToolTipRole).toString(),
+             QStringLiteral("gw-2: up\ngw-3: open \u2014 5 consecutive call failures"));
+    QCOMPARE(cell(0, HealthMatrixModel::StatusColorRole).value<QColor>(), QColor(0xb4, 0x53, 0x09));
+    QCOMPARE(cell(0, HealthMatrixModel::SortRole).toDouble(), 0.5);
+    // This node's own breaker state stays in the Breaker column, untouched by the others' views.
+    QCOMPARE(tested.text(0, HealthMatrixModel::StateColumn), QStringLiteral("Closed"));
+    // No other node lists "local" (a provider only this node's config has, or not published).
+    QCOMPARE(tested.text(1, HealthMatrixModel::OtherNodesColumn), QStringLiteral("not listed"));
+
+    // The same views again signal nothing; gw-3 recovering repaints the column only.
+    changed.clear();
+    tested.model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 0);
+    snapshot.fleet.members[2].endpoints[0] = endpoint(QStringLiteral("cloud"), ProviderState::Up);
+    tested.model.applySnapshot(snapshot);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(tested.text(0, HealthMatrixModel::OtherNodesColumn), QStringLiteral("2 of 2 up"));
+    QCOMPARE(cell(0, HealthMatrixModel::StatusColorRole).value<QColor>(), QColor(0x15, 0x80, 0x3d));
+
+    // Leaving the fleet empties the column again.
+    snapshot.fleet = {};
+    tested.model.applySnapshot(snapshot);
+    QVERIFY(!tested.model.hasOtherNodes());
+    QCOMPARE(tested.text(0, HealthMatrixModel::OtherNodesColumn), QString());
 }
 
 QTEST_MAIN(HealthMatrixModelTest)

@@ -1,12 +1,10 @@
 #include "ui/fleet/fleet_models.h"
 
+#include "ui/common/endpoint_summary_text.h"
+
 #include <QLocale>
 
 namespace switchyard::ui {
-
-using health::BreakerState;
-using health::OperatorState;
-using health::ProviderState;
 
 namespace {
 
@@ -31,12 +29,11 @@ QVariant FleetNodesModel::data(const QModelIndex &index, int role) const
     const FleetMemberState &node = m_rows.at(index.row());
     int up = 0;
     QStringList notUp;
-    for (const health::EndpointSummary &endpoint : node.endpoints) {
+    for (const EndpointSummary &endpoint : node.endpoints) {
         if (endpoint.state == ProviderState::Up)
             ++up;
         else
-            notUp.append(endpoint.id + QStringLiteral(": ") +
-                         FleetEndpointsModel::stateText(endpoint));
+            notUp.append(endpoint.id + QStringLiteral(": ") + EndpointSummaryText::state(endpoint));
     }
     const int total = int(node.endpoints.size());
     if (role == Qt::TextAlignmentRole &&
@@ -44,8 +41,7 @@ QVariant FleetNodesModel::data(const QModelIndex &index, int role) const
          index.column() == ConfigColumn))
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     if (role == ColorRole && index.column() == EndpointsColumn && total > 0)
-        return up == total ? QColor(0x15, 0x80, 0x3d)
-                           : (up == 0 ? QColor(0xb9, 0x1c, 0x1c) : QColor(0xb4, 0x53, 0x09));
+        return EndpointSummaryText::upCountColor(up, total);
     if (role == Qt::ToolTipRole && index.column() == EndpointsColumn)
         return notUp.isEmpty() ? QVariant() : QVariant(notUp.join(QLatin1Char('\n')));
     if (role != Qt::DisplayRole)
@@ -67,8 +63,7 @@ QVariant FleetNodesModel::data(const QModelIndex &index, int role) const
     case EndpointsColumn:
         if (total == 0)
             return tr("not published yet");
-        //: %1 endpoints up; %2 endpoints the node has
-        return tr("%1 of %2 up").arg(up).arg(total);
+        return EndpointSummaryText::upCount(up, total);
     case SeenColumn: {
         if (node.self)
             return tr("now");
@@ -143,64 +138,34 @@ int FleetEndpointsModel::rowCount(const QModelIndex &parent) const
 
 int FleetEndpointsModel::columnCount(const QModelIndex &parent) const
 {
-    return parent.isValid() ? 0 : int(m_members.size());
+    return parent.isValid() || m_members.isEmpty() ? 0 : 1 + int(m_members.size());
 }
 
-const health::EndpointSummary *FleetEndpointsModel::find(int row, int column) const
+const EndpointSummary *FleetEndpointsModel::find(int row, int column) const
 {
     const QString &id = m_endpoints.at(row);
-    for (const health::EndpointSummary &endpoint : m_members.at(column).endpoints) {
+    for (const EndpointSummary &endpoint : memberOf(column).endpoints) {
         if (endpoint.id == id)
             return &endpoint;
     }
     return nullptr;
 }
 
-QString FleetEndpointsModel::stateText(const health::EndpointSummary &endpoint)
-{
-    if (endpoint.operatorState == OperatorState::Disabled)
-        return tr("disabled");
-    if (endpoint.operatorState == OperatorState::Draining)
-        return tr("draining");
-    switch (endpoint.breaker) {
-    case BreakerState::Open:
-        return tr("open");
-    case BreakerState::HalfOpen:
-        return tr("half-open");
-    case BreakerState::Closed:
-        break;
-    }
-    return endpoint.state == ProviderState::Up ? tr("up") : tr("degraded");
-}
-
-QColor FleetEndpointsModel::stateColor(const health::EndpointSummary &endpoint)
-{
-    if (endpoint.operatorState != OperatorState::Enabled)
-        return QColor(0x1d, 0x4e, 0xd8); // blue: an operator's deliberate choice
-    switch (endpoint.state) {
-    case ProviderState::Up:
-        return QColor(0x15, 0x80, 0x3d);
-    case ProviderState::Degraded:
-        return QColor(0xb4, 0x53, 0x09);
-    case ProviderState::Down:
-        break;
-    }
-    return QColor(0xb9, 0x1c, 0x1c);
-}
-
 QVariant FleetEndpointsModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid))
         return {};
-    const health::EndpointSummary *endpoint = find(index.row(), index.column());
+    if (index.column() == EndpointColumn)
+        return role == Qt::DisplayRole ? QVariant(m_endpoints.at(index.row())) : QVariant();
+    const EndpointSummary *endpoint = find(index.row(), index.column());
     switch (role) {
     case Qt::DisplayRole:
-        return endpoint ? stateText(*endpoint) : QStringLiteral("\u2014");
+        return endpoint ? EndpointSummaryText::state(*endpoint) : QStringLiteral("\u2014");
     case ColorRole:
-        return endpoint ? QVariant(stateColor(*endpoint)) : QVariant();
+        return endpoint ? QVariant(EndpointSummaryText::color(*endpoint)) : QVariant();
     case Qt::ToolTipRole:
         if (!endpoint)
-            return tr("%1 does not list this endpoint").arg(m_members.at(index.column()).node);
+            return tr("%1 does not list this endpoint").arg(memberOf(index.column()).node);
         if (endpoint->breakerReason.isEmpty())
             return {};
         return endpoint->breakerReason;
@@ -211,21 +176,20 @@ QVariant FleetEndpointsModel::data(const QModelIndex &index, int role) const
 
 QVariant FleetEndpointsModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (role != Qt::DisplayRole)
+    if (role != Qt::DisplayRole || orientation != Qt::Horizontal || section < 0 ||
+        section >= columnCount())
         return {};
-    if (orientation == Qt::Vertical)
-        return section >= 0 && section < m_endpoints.size() ? m_endpoints.at(section) : QString();
-    if (section < 0 || section >= m_members.size())
-        return {};
-    return m_members.at(section).self ? tr("%1 (this node)").arg(m_members.at(section).node)
-                                      : m_members.at(section).node;
+    if (section == EndpointColumn)
+        return tr("Endpoint");
+    const FleetMemberState &member = memberOf(section);
+    return member.self ? tr("%1 (this node)").arg(member.node) : member.node;
 }
 
 void FleetEndpointsModel::applyMembers(const QList<FleetMemberState> &members)
 {
     QStringList endpoints;
     for (const FleetMemberState &member : members) {
-        for (const health::EndpointSummary &endpoint : member.endpoints) {
+        for (const EndpointSummary &endpoint : member.endpoints) {
             if (!endpoints.contains(endpoint.id))
                 endpoints.append(endpoint.id);
         }
@@ -237,8 +201,8 @@ void FleetEndpointsModel::applyMembers(const QList<FleetMemberState> &members)
         if (sameNodes) {
             m_members = members;
             if (!m_endpoints.isEmpty() && !m_members.isEmpty())
-                emit dataChanged(index(0, 0),
-                                 index(int(m_endpoints.size()) - 1, int(m_members.size()) - 1));
+                emit dataChanged(index(0, 1),
+                                 index(int(m_endpoints.size()) - 1, int(m_members.size())));
             return;
         }
     }
@@ -252,10 +216,9 @@ void FleetEndpointsModel::applyMembers(const QList<FleetMemberState> &members)
 void FleetEndpointsModel::retranslate()
 {
     if (!m_members.isEmpty())
-        emit headerDataChanged(Qt::Horizontal, 0, int(m_members.size()) - 1);
+        emit headerDataChanged(Qt::Horizontal, 0, int(m_members.size()));
     if (!m_endpoints.isEmpty() && !m_members.isEmpty())
-        emit dataChanged(index(0, 0),
-                         index(int(m_endpoints.size()) - 1, int(m_members.size()) - 1));
+        emit dataChanged(index(0, 1), index(int(m_endpoints.size()) - 1, int(m_members.size())));
 }
 
 } // namespace switchyard::ui

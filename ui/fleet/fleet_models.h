@@ -51,13 +51,14 @@ private:
     qint64 m_nowMs = 0;
 };
 
-// Each node's view of each endpoint: a row per endpoint, a column per node, as the nodes last
-// published them. A node's breakers decide for it alone: this shows where a provider fails for
-// some nodes only (their network, their region), it does not act on it.
+// Each node's view of each endpoint: a row per endpoint (its id in EndpointColumn), then a column
+// per node, as the nodes last published them. A node's breakers decide for it alone: this shows
+// where a provider fails for some nodes only (their network, their region), it does not act on it.
 class FleetEndpointsModel final : public QAbstractTableModel {
     Q_OBJECT
 public:
     static constexpr int ColorRole = FleetNodesModel::ColorRole;
+    static constexpr int EndpointColumn = 0; // the nodes' columns follow, in the listing's order
 
     explicit FleetEndpointsModel(QObject *parent = nullptr);
 
@@ -70,11 +71,10 @@ public:
     void applyMembers(const QList<FleetMemberState> &members);
     void retranslate();
 
-    static QString stateText(const health::EndpointSummary &endpoint);
-    static QColor stateColor(const health::EndpointSummary &endpoint);
-
 private:
-    const health::EndpointSummary *find(int row, int column) const;
+    // The endpoint of `row` as the node of `column` published it; null when it does not list it.
+    const EndpointSummary *find(int row, int column) const;
+    const FleetMemberState &memberOf(int column) const { return m_members.at(column - 1); }
 
     QStringList m_endpoints; // in the order the nodes list them
     QList<FleetMemberState> m_members;

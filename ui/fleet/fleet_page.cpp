@@ -9,8 +9,10 @@
 #include <QFrame>
 #include <QHeaderView>
 #include <QLabel>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace switchyard::ui {
 
@@ -40,8 +42,9 @@ FleetPage::FleetPage(QWidget *parent)
     page->setContentsMargins(16, 16, 16, 16);
     page->setSpacing(12);
 
+    // The nodes' card is as tall as its rows (fitNodesTable); the endpoints take the rest.
     QFrame *nodesCard = makeCard(QStringLiteral("fleetNodesCard"), this);
-    page->addWidget(nodesCard, 1);
+    page->addWidget(nodesCard);
     auto *nodes = new QVBoxLayout(nodesCard);
     nodes->setContentsMargins(16, 14, 16, 14);
     m_title = makeLabel(TextRole::SectionTitle, nodesCard);
@@ -66,7 +69,9 @@ FleetPage::FleetPage(QWidget *parent)
         new StatePillDelegate(FleetNodesModel::ColorRole, m_nodesView));
     m_nodesView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_nodesView->horizontalHeader()->setStretchLastSection(true);
-    nodes->addWidget(m_nodesView, 1);
+    nodes->addWidget(m_nodesView);
+    // Alone, the card holds only its title and hint: they stay together at the top.
+    nodes->addStretch(1);
 
     QFrame *endpointsCard = makeCard(QStringLiteral("fleetEndpointsCard"), this);
     page->addWidget(endpointsCard, 1);
@@ -80,13 +85,20 @@ FleetPage::FleetPage(QWidget *parent)
     endpoints->addWidget(m_endpointsHint);
     m_endpointsView = makeTable(QStringLiteral("fleetEndpointsTable"), endpointsCard);
     m_endpointsView->setModel(m_endpoints);
+    m_endpointsView->verticalHeader()->hide();
     m_endpointsView->setItemDelegate(
         new StatePillDelegate(FleetEndpointsModel::ColorRole, m_endpointsView));
+    m_endpointsView->setItemDelegateForColumn(FleetEndpointsModel::EndpointColumn,
+                                              new QStyledItemDelegate(m_endpointsView));
     m_endpointsView->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_endpointsView->horizontalHeader()->setStretchLastSection(true);
+    // Alone, the page is one short card at the top: the stretch takes the rest.
+    page->addStretch(0);
     endpoints->addWidget(m_endpointsView, 1);
 
     retranslateUi();
     refreshHeader();
+    fitNodesTable();
 }
 
 void FleetPage::applySnapshot(const EngineSnapshot &snapshot, qint64 nowMs)
@@ -95,6 +107,24 @@ void FleetPage::applySnapshot(const EngineSnapshot &snapshot, qint64 nowMs)
     m_nodes->applyMembers(m_state.members, nowMs);
     m_endpoints->applyMembers(m_state.members);
     refreshHeader();
+    fitNodesTable();
+}
+
+void FleetPage::fitNodesTable()
+{
+    // Every node in view up to a dozen; a larger fleet scrolls.
+    constexpr int kRowsShown = 12;
+    const int rows = std::clamp(m_nodes->rowCount(), 1, kRowsShown);
+    const int rowHeight = m_nodesView->verticalHeader()->defaultSectionSize();
+    const int height = m_nodesView->horizontalHeader()->sizeHint().height() + rows * rowHeight +
+                       2 * m_nodesView->frameWidth();
+    if (m_nodesView->maximumHeight() == height)
+        return;
+    m_nodesView->setFixedHeight(height);
+    // Lay the card and the page out now, not a posted layout request later, so the card is
+    // never drawn clipped to its previous height.
+    m_nodesView->parentWidget()->layout()->activate();
+    layout()->activate();
 }
 
 void FleetPage::changeEvent(QEvent *event)
@@ -137,7 +167,7 @@ void FleetPage::refreshHeader()
         //: %1 Redis address; %2 number of live nodes
         m_link->setText(
             tr("Redis %1 · %n live node(s)", nullptr, m_state.liveNodes).arg(m_state.redis));
-        m_link->setStyleSheet({});
+        setTone(m_link, Tone::Neutral);
     } else {
         const QString since =
             QDateTime::fromMSecsSinceEpoch(m_state.linkDownSinceMs).toString(u"HH:mm:ss");
@@ -145,7 +175,7 @@ void FleetPage::refreshHeader()
         m_link->setText(tr("Redis %1 unreachable since %2: %3. This node serves from its own "
                            "copies; the list shows the nodes as last seen.")
                             .arg(m_state.redis, since, m_state.problem));
-        m_link->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+        setTone(m_link, Tone::Bad);
     }
 }
 

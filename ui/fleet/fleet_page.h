@@ -31,6 +31,7 @@ protected:
 private:
     void retranslateUi();
     void refreshHeader();
+    void fitNodesTable();
 
     FleetNodesModel *m_nodes;
     FleetEndpointsModel *m_endpoints;

@@ -1,5 +1,7 @@
 #include "ui/overview/health_matrix_model.h"
 
+#include "ui/common/endpoint_summary_text.h"
+
 #include <QHash>
 #include <QLocale>
 #include <algorithm>
@@ -276,6 +278,8 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
             return formatLatency(provider.p50TimeToFirstTokenMs);
         case ModelsColumn:
             return provider.models.join(QStringLiteral(", "));
+        case OtherNodesColumn:
+            return otherNodesData(provider, role);
         }
         break;
     case SortRole:
@@ -300,11 +304,15 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
             return provider.p50TimeToFirstTokenMs;
         case ModelsColumn:
             return provider.models.join(QStringLiteral(", "));
+        case OtherNodesColumn:
+            return otherNodesData(provider, role);
         }
         break;
     case StateRole:
         return int(statusOf(provider));
     case StatusColorRole:
+        if (column == OtherNodesColumn)
+            return otherNodesData(provider, role);
         return statusColor(statusOf(provider));
     case ProviderIdRole:
         return provider.id;
@@ -336,10 +344,46 @@ QVariant HealthMatrixModel::data(const QModelIndex &index, int role) const
                      locale.toString(provider.errorRatePercent, 'f', 1));
         case ModelsColumn:
             return provider.models.join(QLatin1Char('\n'));
+        case OtherNodesColumn:
+            return otherNodesData(provider, role);
         }
         break;
     }
     return {};
+}
+
+QVariant HealthMatrixModel::otherNodesData(const ProviderHealth &provider, int role) const
+{
+    const QList<NodeView> views = m_otherNodes.value(provider.id);
+    int up = 0;
+    for (const NodeView &view : views)
+        up += view.endpoint.state == ProviderState::Up ? 1 : 0;
+    const int total = int(views.size());
+    switch (role) {
+    case Qt::DisplayRole:
+        if (total == 0)
+            return m_otherNodeCount > 0 ? tr("not listed") : QString();
+        return EndpointSummaryText::upCount(up, total);
+    case SortRole:
+        return total == 0 ? -1.0 : double(up) / double(total);
+    case Qt::ForegroundRole:
+    case StatusColorRole:
+        return total == 0 ? QVariant() : QVariant(EndpointSummaryText::upCountColor(up, total));
+    case Qt::ToolTipRole: {
+        if (total == 0)
+            return tr("No other node lists this provider yet");
+        QStringList lines;
+        for (const NodeView &view : views) {
+            QString line = tr("%1: %2").arg(view.node, EndpointSummaryText::state(view.endpoint));
+            if (!view.endpoint.healthy() && !view.endpoint.breakerReason.isEmpty())
+                line += QStringLiteral(" \u2014 ") + view.endpoint.breakerReason;
+            lines.append(line);
+        }
+        return lines.join(QLatin1Char('\n'));
+    }
+    default:
+        return {};
+    }
 }
 
 QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const
@@ -370,6 +414,8 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
             return tr("TTFT p50");
         case ModelsColumn:
             return tr("Models");
+        case OtherNodesColumn:
+            return tr("Other nodes");
         }
     }
     if (role == Qt::ToolTipRole) {
@@ -395,6 +441,9 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
             return tr("Median time to first token of streamed answers over recent calls");
         case ModelsColumn:
             return tr("Models this provider serves");
+        case OtherNodesColumn:
+            return tr("How the fleet's other nodes see this provider, as each last published it. "
+                      "Each node's breakers are its own and are never opened from here.");
         }
     }
     return {};
@@ -403,6 +452,27 @@ QVariant HealthMatrixModel::headerData(int section, Qt::Orientation orientation,
 void HealthMatrixModel::applySnapshot(const EngineSnapshot &snapshot)
 {
     applyProviders(snapshot.providers);
+    applyOtherNodes(snapshot.fleet.enabled ? snapshot.fleet.members : QList<FleetMemberState>());
+}
+
+void HealthMatrixModel::applyOtherNodes(const QList<FleetMemberState> &members)
+{
+    QHash<QString, QList<NodeView>> views;
+    int others = 0;
+    for (const FleetMemberState &member : members) {
+        if (member.self)
+            continue;
+        ++others;
+        for (const EndpointSummary &endpoint : member.endpoints)
+            views[endpoint.id].append(NodeView{member.node, endpoint});
+    }
+    if (views == m_otherNodes && others == m_otherNodeCount)
+        return;
+    m_otherNodes = std::move(views);
+    m_otherNodeCount = others;
+    if (!m_rows.isEmpty())
+        Q_EMIT dataChanged(index(0, OtherNodesColumn),
+                           index(int(m_rows.size()) - 1, OtherNodesColumn));
 }
 
 void HealthMatrixModel::applyProviders(const QList<ProviderHealth> &providers)

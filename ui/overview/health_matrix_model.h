@@ -5,6 +5,7 @@
 
 #include <QAbstractTableModel>
 #include <QColor>
+#include <QHash>
 #include <QList>
 
 namespace switchyard::ui {
@@ -24,6 +25,9 @@ public:
         LatencyP95Column,
         TimeToFirstTokenP50Column,
         ModelsColumn,
+        // How the fleet's other nodes see the provider ("2 of 2 up"); the view shows it only in
+        // a fleet. Each node's breakers are its own: this is shown, never acted on.
+        OtherNodesColumn,
         ReasonColumn, // why it is in that status; last, so long reasons get the spare width
         ColumnCount
     };
@@ -35,7 +39,8 @@ public:
         // The ProviderStatus as an int.
         StateRole,
         ProviderIdRole,
-        // The status's QColor, for the state pill (StatePillDelegate).
+        // The status's QColor, for the state pill (StatePillDelegate); in OtherNodesColumn the
+        // colour of the other nodes' count.
         StatusColorRole,
     };
     Q_ENUM(Role)
@@ -62,9 +67,14 @@ public:
                         int role = Qt::DisplayRole) const override;
 
     // Merges the snapshot's providers into the rows: inserts new ids, removes vanished ones and
-    // signals dataChanged only for rows whose values differ. Never resets.
+    // signals dataChanged only for rows whose values differ. Never resets. The other nodes'
+    // views come from snapshot.fleet.members.
     void applySnapshot(const EngineSnapshot &snapshot);
     void applyProviders(const QList<ProviderHealth> &providers);
+    void applyOtherNodes(const QList<FleetMemberState> &members);
+
+    // Whether any other node of a fleet is listed: the view hides OtherNodesColumn otherwise.
+    bool hasOtherNodes() const { return m_otherNodeCount > 0; }
 
     const QList<ProviderHealth> &providers() const { return rows(); }
 
@@ -87,6 +97,18 @@ protected:
     QString idOf(const ProviderHealth &row) const override;
     std::pair<int, int> changedColumns(const ProviderHealth &before,
                                        const ProviderHealth &after) const override;
+
+private:
+    // One other node's view of one provider.
+    struct NodeView {
+        QString node;
+        EndpointSummary endpoint;
+        friend bool operator==(const NodeView &, const NodeView &) = default;
+    };
+    QVariant otherNodesData(const ProviderHealth &provider, int role) const;
+
+    QHash<QString, QList<NodeView>> m_otherNodes; // by provider id, in the nodes' order
+    int m_otherNodeCount = 0;
 };
 
 } // namespace switchyard::ui

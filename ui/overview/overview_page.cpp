@@ -1,6 +1,7 @@
 #include "ui/overview/overview_page.h"
 
 #include "bridge/engine_bridge.h"
+#include "ui/common/endpoint_summary_text.h"
 #include "ui/common/state_pill_delegate.h"
 #include "ui/common/widget_helpers.h"
 #include "ui/overview/breaker_timeline_panel.h"
@@ -68,6 +69,10 @@ void OverviewPage::applySnapshot(const EngineSnapshot &snapshot)
     m_snapshot = snapshot;
     m_lastSnapshotAtMs = std::max(m_lastSnapshotAtMs, m_clock.msSinceEpoch());
     m_model->applySnapshot(snapshot);
+    if (m_matrixView->isColumnHidden(HealthMatrixModel::OtherNodesColumn) ==
+        m_model->hasOtherNodes())
+        m_matrixView->setColumnHidden(HealthMatrixModel::OtherNodesColumn,
+                                      !m_model->hasOtherNodes());
     m_timeline->applySnapshot(snapshot, m_lastSnapshotAtMs);
     m_drills->applySnapshot(snapshot);
     refreshActions();
@@ -235,6 +240,9 @@ QWidget *OverviewPage::buildMatrixCard()
     m_matrixView->setItemDelegateForColumn(
         HealthMatrixModel::StateColumn,
         new StatePillDelegate(HealthMatrixModel::StatusColorRole, m_matrixView));
+    m_matrixView->setItemDelegateForColumn(
+        HealthMatrixModel::OtherNodesColumn,
+        new StatePillDelegate(HealthMatrixModel::StatusColorRole, m_matrixView));
     m_matrixView->setAlternatingRowColors(true);
     m_matrixView->setShowGrid(false);
     m_matrixView->setWordWrap(false);
@@ -254,6 +262,8 @@ QWidget *OverviewPage::buildMatrixCard()
     m_matrixView->sortByColumn(HealthMatrixModel::ProviderColumn, Qt::AscendingOrder);
     // Models are in the provider's tooltip; the width goes to the reason instead.
     m_matrixView->setColumnHidden(HealthMatrixModel::ModelsColumn, true);
+    // Shown once the fleet lists another node (applySnapshot).
+    m_matrixView->setColumnHidden(HealthMatrixModel::OtherNodesColumn, true);
     m_matrixView->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(m_matrixView, &QWidget::customContextMenuRequested, this,
             &OverviewPage::showMatrixMenu);
@@ -366,14 +376,15 @@ void OverviewPage::showMatrixMenu(const QPoint &position)
 void OverviewPage::fitMatrixColumns()
 {
     // Wide enough for the header (bold, plus the sort arrow) and for typical values, so no
-    // column truncates in English or Chinese; Models takes whatever is left.
+    // column truncates in English or Chinese; the reason takes whatever is left. Together they
+    // fit a 1280-pixel window with the fleet's column shown.
     const QFontMetrics body(m_matrixView->font());
     QFont headerFont = m_matrixView->horizontalHeader()->font();
     headerFont.setWeight(QFont::DemiBold);
     const QFontMetrics header(headerFont);
     const auto fit = [&](int column, const QString &typicalValue) {
         const QString title = m_model->headerData(column, Qt::Horizontal).toString();
-        const int width = std::max(header.horizontalAdvance(title) + 40,
+        const int width = std::max(header.horizontalAdvance(title) + 30,
                                    body.horizontalAdvance(typicalValue) + 28);
         m_matrixView->horizontalHeader()->resizeSection(column, width);
     };
@@ -397,6 +408,9 @@ void OverviewPage::fitMatrixColumns()
     fit(HealthMatrixModel::LatencyP50Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::LatencyP95Column, HealthMatrixModel::formatLatency(999.0));
     fit(HealthMatrixModel::TimeToFirstTokenP50Column, HealthMatrixModel::formatLatency(999.0));
+    // A pill too: "10 of 10 up" with its dot and padding.
+    fit(HealthMatrixModel::OtherNodesColumn,
+        EndpointSummaryText::upCount(10, 10) + QStringLiteral("xxxxxx"));
 }
 
 void OverviewPage::refreshSummary()
