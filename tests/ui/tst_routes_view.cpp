@@ -5,6 +5,7 @@
 #include "config/config_loader.h"
 #include "ui/alerts/alerts_page.h"
 #include "ui/config/config_page.h"
+#include "ui/fleet/fleet_page.h"
 #include "ui/keys/keys_page.h"
 #include "ui/routes/dry_run_panel.h"
 #include "ui/routes/route_rules_model.h"
@@ -446,7 +447,7 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 7);
+    QCOMPARE(tabs->count(), 8);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
@@ -460,6 +461,8 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     QCOMPARE(tabs->widget(5), window.keysPage());
     QCOMPARE(tabs->tabText(6), u"Usage"_s);
     QCOMPARE(tabs->widget(6), window.usagePage());
+    QCOMPARE(tabs->tabText(7), u"Fleet"_s);
+    QCOMPARE(tabs->widget(7), window.fleetPage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 
