@@ -4,6 +4,7 @@
 // port 0, and two fake providers, one of which fails. Registration, heartbeat and removal on
 // different nodes; Redis killed and restarted empty; a breaker opened on one node only.
 #include "fake_upstream.h"
+#include "gateway_process.h"
 #include "redis_server.h"
 #include "test_client.h"
 
@@ -32,49 +33,11 @@ const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
 constexpr QByteArrayView kIntent = "travel/book/flight";
 
 // One node: the binary, headless, with its own state directory.
-class Node {
+class Node : public GatewayProcess {
 public:
     Node(const QString &name, const QString &configPath, const QString &stateDirectory)
-        : m_name(name)
-    {
-        m_process.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
-                         [this] { m_output += m_process.readAllStandardOutput(); });
-        QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
-                         [this] { m_errors += m_process.readAllStandardError(); });
-        m_process.start(kBinary, {u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
-                                  stateDirectory, u"--log-level"_s, u"info"_s});
-    }
-    ~Node() { kill(); }
-
-    // The port it listens on; 0 when it did not say in time (or exited).
-    quint16 waitForPort()
-    {
-        const QRegularExpression baseUrl(u"OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
-        QDeadlineTimer deadline(30000);
-        while (!baseUrl.match(QString::fromUtf8(m_output)).hasMatch() && !deadline.hasExpired() &&
-               m_process.state() != QProcess::NotRunning)
-            QTest::qWait(20);
-        m_port = baseUrl.match(QString::fromUtf8(m_output)).captured(1).toUShort();
-        return m_port;
-    }
-    void kill()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.kill();
-        m_process.waitForFinished(10000);
-    }
-    quint16 port() const { return m_port; }
-    QByteArray errors() const { return m_errors; }
-
-private:
-    QString m_name;
-    QProcess m_process;
-    QByteArray m_output;
-    QByteArray m_errors;
-    quint16 m_port = 0;
+        : GatewayProcess(kBinary, name, configPath, stateDirectory, {})
+    {}
 };
 
 struct Answer {
@@ -91,22 +54,6 @@ Answer call(quint16 port, const QByteArray &method, const QByteArray &path,
     if (!client.waitForFinished(15000))
         return {};
     return {client.status(), client.header("x-switchyard-provider"), client.body()};
-}
-
-QJsonObject getJson(quint16 port, const QByteArray &path)
-{
-    const Answer answer = call(port, "GET", path);
-    if (answer.status != 200)
-        return {};
-    return QJsonDocument::fromJson(answer.body).object();
-}
-
-QStringList liveNodes(quint16 port)
-{
-    QStringList names;
-    for (const QJsonValue &node : getJson(port, "/admin/v1/fleet").value(u"nodes"_s).toArray())
-        names.append(node.toObject().value(u"node"_s).toString());
-    return names;
 }
 
 // The ids of the agents the node lists, sorted.

@@ -5,6 +5,7 @@
 // loopback port) in front of one fake provider; and the Redis store itself on two links.
 #include "answers/redis_answer_store.h"
 #include "fake_upstream.h"
+#include "gateway_process.h"
 #include "redis/redis_link.h"
 #include "redis_server.h"
 #include "test_client.h"
@@ -35,86 +36,13 @@ namespace {
 const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
 
 // One node: the binary, headless, with its own state directory.
-class Node {
+class Node : public GatewayProcess {
 public:
     Node(const QString &name, const QString &configPath, const QString &stateDirectory,
          const QHash<QString, QString> &environment = {})
-        : m_name(name)
-    {
-        QProcessEnvironment variables = QProcessEnvironment::systemEnvironment();
-        for (auto it = environment.begin(); it != environment.end(); ++it)
-            variables.insert(it.key(), it.value());
-        m_process.setProcessEnvironment(variables);
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
-                         [this] { m_output += m_process.readAllStandardOutput(); });
-        QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
-                         [this] { m_errors += m_process.readAllStandardError(); });
-        m_process.start(kBinary, {u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
-                                  stateDirectory, u"--log-level"_s, u"info"_s});
-    }
-    ~Node() { kill(); }
-
-    // The port it listens on; 0 when it did not say in time (or exited).
-    quint16 waitForPort()
-    {
-        const QRegularExpression baseUrl(u"OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
-        QDeadlineTimer deadline(30000);
-        while (!baseUrl.match(QString::fromUtf8(m_output)).hasMatch() && !deadline.hasExpired() &&
-               m_process.state() != QProcess::NotRunning)
-            QTest::qWait(20);
-        m_port = baseUrl.match(QString::fromUtf8(m_output)).captured(1).toUShort();
-        return m_port;
-    }
-    bool waitForExit(int timeoutMs)
-    {
-        return QTest::qWaitFor([this] { return m_process.state() == QProcess::NotRunning; },
-                               timeoutMs);
-    }
-    // SIGTERM: the node finishes what it holds (its ledger included) and exits.
-    void stop()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.terminate();
-        m_process.waitForFinished(15000);
-    }
-    void kill()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.kill();
-        m_process.waitForFinished(10000);
-    }
-    quint16 port() const { return m_port; }
-    const QString &name() const { return m_name; }
-    int exitCode() const { return m_process.exitCode(); }
-    QByteArray errors() const { return m_errors; }
-
-private:
-    QString m_name;
-    QProcess m_process;
-    QByteArray m_output;
-    QByteArray m_errors;
-    quint16 m_port = 0;
+        : GatewayProcess(kBinary, name, configPath, stateDirectory, {environment, {}})
+    {}
 };
-
-QJsonObject getJson(quint16 port, const QByteArray &path)
-{
-    TestClient client(port);
-    client.send("GET", path);
-    if (!client.waitForFinished(10000) || client.status() != 200)
-        return {};
-    return QJsonDocument::fromJson(client.body()).object();
-}
-
-QStringList liveNodes(quint16 port)
-{
-    QStringList names;
-    for (const QJsonValue &node : getJson(port, "/admin/v1/fleet").value(u"nodes"_s).toArray())
-        names.append(node.toObject().value(u"node"_s).toString());
-    return names;
-}
 
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 

@@ -4,6 +4,7 @@
 // HAProxy while a node restarts gracefully (SIGTERM: nobody sees an error) and while a node is
 // killed (SIGKILL: only what it held fails, visibly, and nothing hangs).
 #include "fake_upstream.h"
+#include "gateway_process.h"
 #include "redis_server.h"
 #include "test_client.h"
 
@@ -41,62 +42,13 @@ const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
 // a slow, shared machine must not fail the test, and a hang is what it exists to catch.
 constexpr int kRequestTimeoutMs = 60000;
 
-// One node: the binary, headless, with its own state directory. As in tst_fleet, plus extra
-// arguments (a restart listens on the port it had, where the balancer looks for it) and a stop
-// that returns at once, so the test's event loop (the fake provider, the clients) keeps running
-// while the node drains.
-class Node {
+// One node: the binary, headless, with its own state directory.
+class Node : public GatewayProcess {
 public:
     Node(const QString &name, const QString &configPath, const QString &stateDirectory,
          const QStringList &extraArguments = {})
-        : m_name(name)
-    {
-        m_process.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
-        m_process.setProcessChannelMode(QProcess::SeparateChannels);
-        QObject::connect(&m_process, &QProcess::readyReadStandardOutput, &m_process,
-                         [this] { m_output += m_process.readAllStandardOutput(); });
-        QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
-                         [this] { m_errors += m_process.readAllStandardError(); });
-        m_process.start(kBinary,
-                        QStringList{u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
-                                    stateDirectory, u"--log-level"_s, u"info"_s} +
-                            extraArguments);
-    }
-    ~Node() { kill(); }
-
-    // The port it listens on; 0 when it did not say in time (or exited).
-    quint16 waitForPort()
-    {
-        const QRegularExpression baseUrl(u"OpenAI base URL http://127\\.0\\.0\\.1:(\\d+)/v1"_s);
-        QDeadlineTimer deadline(30000);
-        while (!baseUrl.match(QString::fromUtf8(m_output)).hasMatch() && !deadline.hasExpired() &&
-               m_process.state() != QProcess::NotRunning)
-            QTest::qWait(20);
-        m_port = baseUrl.match(QString::fromUtf8(m_output)).captured(1).toUShort();
-        return m_port;
-    }
-    bool running() const { return m_process.state() != QProcess::NotRunning; }
-    // SIGTERM, without waiting: the node drains while the test goes on.
-    void terminate() { m_process.terminate(); }
-    void kill()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.kill();
-        m_process.waitForFinished(10000);
-    }
-    quint16 port() const { return m_port; }
-    const QString &name() const { return m_name; }
-    QProcess::ExitStatus exitStatus() const { return m_process.exitStatus(); }
-    int exitCode() const { return m_process.exitCode(); }
-    QByteArray errors() const { return m_errors; }
-
-private:
-    QString m_name;
-    QProcess m_process;
-    QByteArray m_output;
-    QByteArray m_errors;
-    quint16 m_port = 0;
+        : GatewayProcess(kBinary, name, configPath, stateDirectory, {{}, extraArguments})
+    {}
 };
 
 // Debian's HAProxy in the foreground (-db), with its config in the test's temporary directory
