@@ -1,11 +1,13 @@
 #include "execution/attempt.h"
 
 #include "execution/final_error.h"
+#include "execution/opening_events.h"
 #include "resilience/retry_policy.h"
 #include "upstream/adapters/provider_endpoint.h"
 
 #include <QDateTime>
 #include <QStringBuilder>
+#include <algorithm>
 
 namespace switchyard::execution {
 
@@ -27,6 +29,9 @@ constexpr milliseconds kEndAfterDoneGrace{500};
 
 // An upstream answer larger than this is a fault, not something to hold in memory.
 constexpr qsizetype kMaxUpstreamAnswerBytes = 64 * 1024 * 1024;
+// Opening events held before the first content; a provider sending more (pings, say) has the
+// stream begun anyway, so the hold never grows without bound.
+constexpr qsizetype kMaxHeldOpeningEvents = 32;
 
 // An attempt's outcome in a trace: a closed set, as exporters and filters read it.
 QString callOutcomeName(CallOutcome outcome)
@@ -284,6 +289,25 @@ void Attempt::onResponseBody(QByteArrayView bytes)
 bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
 {
     telemetry::TraceBuilder &trace = m_scope.trace;
+    if (m_phase == Phase::WaitingForAnswer && !output.completed) {
+        // What only opens the answer (a role-only chunk, message_start, ping, response.created)
+        // waits for the first content: a failure before it is a failure before the first byte,
+        // and the next candidate may still answer.
+        const bool onlyOpening =
+            std::all_of(output.events.cbegin(), output.events.cend(), isOpeningEvent);
+        if (onlyOpening && output.failure) {
+            m_heldOpening.clear(); // this attempt's; the client never sees them
+            output.events.clear();
+        } else if (onlyOpening &&
+                   m_heldOpening.size() + output.events.size() <= kMaxHeldOpeningEvents) {
+            m_heldOpening.append(std::move(output.events));
+            return true;
+        }
+    }
+    if (!m_heldOpening.isEmpty()) {
+        output.events = std::move(m_heldOpening) + std::move(output.events);
+        m_heldOpening.clear();
+    }
     if (output.completed) {
         m_sawDone = true;
         m_answerCompleteMs = msSince(m_startedAt);

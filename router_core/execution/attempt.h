@@ -225,6 +225,9 @@ private:
     QByteArray m_answer;
     bool m_relayingEvents = false;
     std::unique_ptr<upstream::adapters::StreamTranslator> m_stream;
+    // Events that open the answer without any of it (isOpeningEvent), held until its first
+    // content so that a failure before it can still fail over.
+    QList<upstream::SseEvent> m_heldOpening;
     bool m_sawDone = false;
     double m_timeToFirstTokenMs = -1.0;
     double m_answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency

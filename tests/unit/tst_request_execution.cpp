@@ -35,6 +35,7 @@ private slots:
     void allDownAnswers503WithTheSoonestProbe();
     void cutBeforeTheFirstByteFailsOver();
     void cutAfterTheFirstByteEndsTheStream();
+    void openingEventsWaitForTheFirstContent();
     void aCommittedStreamLetsGoOfBothSidesHeaders();
     void clientBudgetEndsAStream();
     void ladderLevels_data();
@@ -418,6 +419,37 @@ void RequestExecutionTest::cutBeforeTheFirstByteFailsOver()
     QCOMPARE(f.transport.calls.size(), std::size_t(2));
     f.transport.beginStream();
     f.transport.chunk(u"whole"_s);
+    f.transport.done();
+    f.transport.finish();
+    QCOMPARE(f.log->streamedText(), u"whole"_s);
+    QCOMPARE(f.log->header("x-switchyard-provider"), QByteArray("beta"));
+}
+
+void RequestExecutionTest::openingEventsWaitForTheFirstContent()
+{
+    Fixture f(kTwoProviders);
+    f.send(true);
+    f.transport.beginStream();
+    // A provider that says who speaks, then fails: the client has still been sent nothing.
+    f.transport.body(R"(data: {"id":"c1","object":"chat.completion.chunk","choices":[)"
+                     R"({"index":0,"delta":{"role":"assistant","content":""},)"
+                     R"("finish_reason":null}]})"
+                     "\n\n");
+    QCOMPARE(f.log->status, 0);
+    QVERIFY(f.log->events.isEmpty());
+    f.transport.finish(upstream::TransportError::ConnectionLost);
+    f.advance(100ms);
+    QCOMPARE(f.transport.calls.size(), std::size_t(2)); // failed over, as before any byte
+
+    // The next one opens the same way and answers: its opening chunk goes out with its content.
+    f.transport.beginStream();
+    f.transport.body(R"(data: {"id":"c2","object":"chat.completion.chunk","choices":[)"
+                     R"({"index":0,"delta":{"role":"assistant"},"finish_reason":null}]})"
+                     "\n\n");
+    QVERIFY(f.log->events.isEmpty());
+    f.transport.chunk(u"whole"_s);
+    QCOMPARE(f.log->events.size(), 2);
+    QVERIFY(f.log->events.first().data.contains(R"("id":"c2")"));
     f.transport.done();
     f.transport.finish();
     QCOMPARE(f.log->streamedText(), u"whole"_s);

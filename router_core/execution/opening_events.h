@@ -1,0 +1,15 @@
+#pragma once
+
+#include "upstream/sse_parser.h"
+
+namespace switchyard::execution {
+
+// Whether a stream event, in the shape the client receives it, only opens the answer and carries
+// none of it: a chat chunk with the assistant's role alone, Anthropic's `message_start` and
+// `ping` and an empty text block's start, the Responses API's `response.created`,
+// `response.in_progress`, `response.queued`, an empty message item added and an empty text part
+// added. An attempt holds such events until its first content: a provider that fails after them
+// has still sent nothing, and another provider may answer instead (docs/resilience.md).
+bool isOpeningEvent(const upstream::SseEvent &event);
+
+} // namespace switchyard::execution
