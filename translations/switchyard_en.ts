@@ -984,6 +984,10 @@ Its config becomes a new version, is applied at once (requests in flight finish 
         <source>Tier: none (tiers are for chat)</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>other split branch</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::FleetEndpointsModel</name>
@@ -993,6 +997,10 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
     <message>
         <source>%1 (this node)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -980,6 +980,10 @@ Its config becomes a new version, is applied at once (requests in flight finish 
         <source>Tier: none (tiers are for chat)</source>
         <translation>层级：无（层级仅用于对话）</translation>
     </message>
+    <message>
+        <source>other split branch</source>
+        <translation>拆分的其他分支</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::FleetEndpointsModel</name>
@@ -990,6 +994,10 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     <message>
         <source>%1 (this node)</source>
         <translation>%1（本节点）</translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
+        <translation>端点</translation>
     </message>
 </context>
 <context>

@@ -385,6 +385,8 @@ QString candidateRoleName(routing::CandidateRole role)
         return u"fallback_chain"_s;
     case routing::CandidateRole::LighterModel:
         return u"lighter_model"_s;
+    case routing::CandidateRole::OtherBranch:
+        return u"other_branch"_s;
     }
     return {};
 }
@@ -433,6 +435,7 @@ QJsonObject decisionJson(const routing::RouteDecision &decision)
                                     ? QJsonValue(QJsonValue::Null)
                                     : QJsonValue(decision.complexityScore)},
         {u"canary_side"_s, textOrNull(decision.canarySide)},
+        {u"canary_moved_from"_s, textOrNull(decision.canaryMovedFrom)},
         {u"refusal"_s, textOrNull(refusalName(decision.refusal))},
         {u"candidates"_s, candidates},
         {u"steps"_s, steps},

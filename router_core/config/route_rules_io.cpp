@@ -78,8 +78,10 @@ QJsonArray routeRulesJson(const QList<RouteRule> &rules)
             for (const SplitBranch &branch : rule.split)
                 branches.append(QJsonObject{{u"target"_s, targetJson(branch.target)},
                                             {u"weight"_s, branch.weight}});
-            object.insert(u"to"_s, QJsonObject{{u"split"_s, branches},
-                                               {u"key"_s, splitKeyName(rule.splitKey)}});
+            QJsonObject to{{u"split"_s, branches}, {u"key"_s, splitKeyName(rule.splitKey)}};
+            if (rule.strictSplit)
+                to.insert(u"strict"_s, true);
+            object.insert(u"to"_s, to);
         }
         array.append(object);
     }

@@ -24,7 +24,7 @@ readRouteRules(const QByteArray &text, const QString &sourceName, const Config &
                const QList<QLatin1StringView> &otherRootKeys = {});
 
 // The rules in the file's shape: `{name, priority, when?, to}` with `to` one of `{provider}`,
-// `{pool}`, `{tier}` or `{split, key}`. readRouteRules of this gives the same rules back.
+// `{pool}`, `{tier}` or `{split, key, strict?}`. readRouteRules of this gives the same rules back.
 QJsonArray routeRulesJson(const QList<RouteRule> &rules);
 QJsonObject routeConditionJson(const RouteCondition &condition);
 

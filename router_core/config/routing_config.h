@@ -89,6 +89,10 @@ struct RouteRule {
     RouteTarget to;                     // used when `split` is empty
     QList<SplitBranch> split;           // a weighted canary instead of `to`
     SplitKey splitKey = SplitKey::User; // the request id stands in when the request has none
+    // A split's branches follow health: a branch with no endpoint to choose gives its share to
+    // the others, and a failed attempt fails over to them. `strict: true` makes each branch a
+    // promise instead, as a provider or pool target is.
+    bool strictSplit = false;
     TextPosition position;
     TextPosition namePosition;
 };

@@ -20,7 +20,8 @@ const QList<QLatin1StringView> kTierKeys{"pool"_L1, "timeout"_L1, "retries"_L1,
 const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1, "when"_L1, "to"_L1};
 const QList<QLatin1StringView> kCombinators{"all"_L1, "any"_L1, "not"_L1};
 const QList<QLatin1StringView> kTargetKinds{"provider"_L1, "pool"_L1, "tier"_L1};
-const QList<QLatin1StringView> kToKeys{"provider"_L1, "pool"_L1, "tier"_L1, "split"_L1, "key"_L1};
+const QList<QLatin1StringView> kToKeys{"provider"_L1, "pool"_L1, "tier"_L1,
+                                       "split"_L1,    "key"_L1,  "strict"_L1};
 const QList<QLatin1StringView> kBranchKeys{"target"_L1, "weight"_L1};
 const QList<QLatin1StringView> kGearboxKeys{"pro_tasks"_L1, "light_tasks"_L1, "complexity"_L1};
 const QList<QLatin1StringView> kComplexityKeys{"threshold"_L1, "weights"_L1, "saturation"_L1};
@@ -569,7 +570,7 @@ bool RoutingChecker::checkTo(const MapEntry &entry, RouteRule &rule)
     const MapEntry *chosen = nullptr;
     int targets = 0;
     for (const MapEntry &key : keys.entries) {
-        if (key.name != u"key"_s) {
+        if (key.name != u"key"_s && key.name != u"strict"_s) {
             chosen = &key;
             ++targets;
         }
@@ -581,9 +582,17 @@ bool RoutingChecker::checkTo(const MapEntry &entry, RouteRule &rule)
         return false;
     }
     const MapEntry *key = keys.find("key"_L1);
+    const MapEntry *strict = keys.find("strict"_L1);
     if (chosen->name != u"split"_s) {
         if (key) {
             m_reader.report(key->key.Mark(), u"`key` only applies to a `split`"_s);
+            return false;
+        }
+        // A provider or pool target is a promise already; a tier follows health by design.
+        if (strict) {
+            m_reader.report(strict->key.Mark(),
+                            u"`strict` only applies to a `split`: a provider or pool target is "
+                            u"strict already, and a tier fails over by design"_s);
             return false;
         }
         const auto target = checkTargetEntry(*chosen);
@@ -607,6 +616,12 @@ bool RoutingChecker::checkTo(const MapEntry &entry, RouteRule &rule)
                                            describe(key->value)));
             return false;
         }
+    }
+    if (strict) {
+        const auto value = m_reader.readBool(*strict);
+        if (!value)
+            return false;
+        rule.strictSplit = *value;
     }
     if (!chosen->value.IsSequence() || chosen->value.size() == 0) {
         m_reader.reportValue(*chosen, u"`split` needs a list of branches such as `[{target: a, "

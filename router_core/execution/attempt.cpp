@@ -84,6 +84,8 @@ QString roleName(routing::CandidateRole role)
         return QStringLiteral("fallback chain");
     case routing::CandidateRole::LighterModel:
         return QStringLiteral("lighter model");
+    case routing::CandidateRole::OtherBranch:
+        return QStringLiteral("other split branch");
     }
     return {};
 }

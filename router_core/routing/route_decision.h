@@ -25,6 +25,7 @@ enum class CandidateRole {
     CrossTier,     // failover to the other tier (light -> pro)
     FallbackChain, // the configured fallback_chain
     LighterModel,  // degradation ladder level 1: a lighter model (pro -> light)
+    OtherBranch,   // failover to the other branches of a split that follows health
 };
 
 // The parts of an endpoint's score, each in [0, 1], higher is better.
@@ -73,6 +74,7 @@ struct RouteDecision {
     CascadeStep cascadeStep = CascadeStep::NotUsed;
     int complexityScore = -1; // 0-100 when the cascade computed it
     QString canarySide;       // the split target taken; empty without a split
+    QString canaryMovedFrom;  // the branch whose buckets hold the request, when health moved it
     QList<RouteCandidate> candidates;
     // Endpoints that would have been candidates but could not be chosen (breaker open,
     // disabled, draining), by slot: when nothing is left, the client learns why and when.

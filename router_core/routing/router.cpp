@@ -44,6 +44,9 @@ const QString kReasonRanked = u"ranked by score"_s;
 const QString kReasonCrossTier = u"failover to the pro tier"_s;
 const QString kReasonLighter = u"degradation level 1: the light tier's lighter model"_s;
 const QString kReasonFallback = u"fallback_chain, in configured order"_s;
+const QString kReasonOtherBranch = u"failover to another branch of the split"_s;
+// Separates the draw that moves a request off an unavailable or ramping branch from the bucket.
+constexpr quint64 kBranchMoveSeed = 0x6d6f7665; // "move"
 
 QString upstreamModelFor(const config::ProviderConfig &provider, const QString &model)
 {
@@ -94,7 +97,8 @@ struct CompiledRule {
     QList<CompiledBranch> split;
     QStringList splitTargets; // the branches' target labels, for matching live weights
     config::SplitKey splitKey = config::SplitKey::User;
-    quint64 seed = 0; // canary hash seed: each rule splits users independently
+    bool strictSplit = false; // branches are promises: no share moves, no failover between them
+    quint64 seed = 0;         // canary hash seed: each rule splits users independently
 };
 
 } // namespace
@@ -191,6 +195,7 @@ struct RoutingTable::Compiled {
                 compiled.splitTargets.append(compiled.split.last().target.label);
             }
             compiled.splitKey = rule.splitKey;
+            compiled.strictSplit = rule.strictSplit;
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
         }
@@ -316,7 +321,8 @@ struct Router::DecisionBuilder {
             const QString &reason = role != CandidateRole::Primary
                                         ? (role == CandidateRole::CrossTier      ? kReasonCrossTier
                                            : role == CandidateRole::LighterModel ? kReasonLighter
-                                                                                 : kReasonFallback)
+                                           : role == CandidateRole::OtherBranch ? kReasonOtherBranch
+                                                                                : kReasonFallback)
                                     : r > 0                                      ? kReasonRanked
                                     : ranking.first == FirstChoice::Affinity     ? kReasonAffinity
                                     : ranking.first == FirstChoice::WeightedDraw ? kReasonDraw
@@ -377,7 +383,51 @@ struct Router::DecisionBuilder {
                  u"then "_s % QString::number(added) % u" endpoint(s) of the fallback chain"_s);
     }
 
-    const CompiledTarget &pickCanary(const CompiledRule &rule)
+    // The key a split hashes, and what the trace calls it.
+    struct SplitKeyValue {
+        QString name;  // user, tenant or session
+        QString value; // empty when the request has none: the request id stands in
+    };
+    SplitKeyValue splitKeyOf(const CompiledRule &rule) const
+    {
+        const QString &value = rule.splitKey == config::SplitKey::User     ? context.user
+                               : rule.splitKey == config::SplitKey::Tenant ? context.tenant
+                                                                           : context.session;
+        return {config::splitKeyName(rule.splitKey), value};
+    }
+    quint64 splitHash(const SplitKeyValue &key, quint64 seed) const
+    {
+        return key.value.isEmpty() ? stableHash(QByteArrayView(context.requestId), seed)
+                                   : stableHash(QStringView(key.value), seed);
+    }
+
+    // The endpoints a split branch stands for: its provider or pool, or the pools its tier tries
+    // (light fails over to pro; pro alone, since a lighter model is a degradation).
+    QList<int> branchEndpoints(const CompiledTarget &target) const
+    {
+        if (target.kind != config::RouteTarget::Kind::Tier)
+            return target.pool;
+        return target.tier == kPro ? compiled.proPool : compiled.lightPool + compiled.proPool;
+    }
+
+    // How much of its share a split branch takes now, in [0, 1]: 0 while none of its endpoints
+    // can be chosen (breaker open, disabled, draining, failing its probes, cooling down after a
+    // 429), the largest recovery-ramp share among those that can, else 1.
+    double branchAvailability(const CompiledTarget &target) const
+    {
+        const health::HealthRegistry &registry = router.m_health;
+        double best = 0.0;
+        for (int slot : branchEndpoints(target)) {
+            if (slot >= registry.providerCount() || !registry.selectable(slot) ||
+                registry.coolDownLeft(slot).count() > 0)
+                continue;
+            best = std::max(best, registry.trafficShare(slot));
+        }
+        return best;
+    }
+
+    // The branch whose buckets hold the request, by weight (live weights when set).
+    qsizetype pickCanary(const CompiledRule &rule)
     {
         // Live weights when set (the override is shared, not copied), else the file's.
         const auto override = router.m_canaryOverrides.constFind(rule.name);
@@ -386,14 +436,8 @@ struct Router::DecisionBuilder {
         const auto weightOf = [&](qsizetype branch) {
             return std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight);
         };
-        const QString keyName = config::splitKeyName(rule.splitKey);
-        const QString &key = rule.splitKey == config::SplitKey::User     ? context.user
-                             : rule.splitKey == config::SplitKey::Tenant ? context.tenant
-                                                                         : context.session;
-        const quint64 hash = key.isEmpty()
-                                 ? stableHash(QByteArrayView(context.requestId), rule.seed)
-                                 : stableHash(QStringView(key), rule.seed);
-        const int bucket = int(hash % kCanaryBuckets);
+        const SplitKeyValue key = splitKeyOf(rule);
+        const int bucket = int(splitHash(key, rule.seed) % kCanaryBuckets);
         qint64 total = 0;
         for (qsizetype i = 0; i < rule.split.size(); ++i)
             total += weightOf(i);
@@ -414,17 +458,97 @@ struct Router::DecisionBuilder {
         }
         const CompiledBranch &branch = rule.split[side];
         decision.canarySide = branch.target.label;
-        const QString who = key.isEmpty()
-                                ? QString(u"no "_s % keyName % u" given, so request id `"_s %
+        const QString who = key.value.isEmpty()
+                                ? QString(u"no "_s % key.name % u" given, so request id `"_s %
                                           QLatin1StringView(context.requestId) % u'`')
-                                : QString(keyName % u" `"_s % key % u'`');
+                                : QString(key.name % u" `"_s % key.value % u'`');
         step(u"canary"_s, who % u" is in bucket "_s % QString::number(bucket) % u" of "_s %
                               QString::number(kCanaryBuckets) % u"; `"_s % branch.target.label %
                               u"` takes buckets "_s % QString::number(lowBucket) % u'-' %
                               QString::number(highBucket - 1) % u" (weight "_s %
                               QString::number(weightOf(side)) % u" of "_s % QString::number(total) %
                               u')');
-        return branch.target;
+        return rule.strictSplit ? side : followHealth(rule, side, key, weightOf);
+    }
+
+    // Splits follow health: a request whose branch has no endpoint to choose goes to the other
+    // branches in proportion to their weights; while the branch recovers through its breaker's
+    // ramp it keeps the ramp's share of its requests. The draws hash the split's key, so a
+    // client moves and comes back as one, and the requests of healthy branches never move.
+    template <typename WeightOf>
+    qsizetype followHealth(const CompiledRule &rule, qsizetype side, const SplitKeyValue &key,
+                           const WeightOf &weightOf)
+    {
+        const QString &label = rule.split[side].target.label;
+        const double available = branchAvailability(rule.split[side].target);
+        if (available >= 1.0)
+            return side;
+        const double stay = unitInterval(splitHash(key, rule.seed ^ kBranchMoveSeed));
+        const QString percent = QString::number(qRound(available * 100.0));
+        if (stay < available) {
+            step(u"canary"_s, u"`"_s % label % u"` is recovering and takes "_s % percent %
+                                  u" % of its share: this request stays"_s);
+            return side;
+        }
+        QVarLengthArray<double, 8> shares(rule.split.size(), 0.0);
+        double total = 0.0;
+        for (qsizetype i = 0; i < rule.split.size(); ++i) {
+            if (i != side)
+                shares[i] = weightOf(i) * branchAvailability(rule.split[i].target);
+            total += shares[i];
+        }
+        const QString why = available > 0.0
+                                ? QString(u"`"_s % label % u"` is recovering and takes "_s %
+                                          percent % u" % of its share"_s)
+                                : QString(u"branch `"_s % label %
+                                          u"` unavailable: none of its endpoints can be chosen"_s);
+        if (total <= 0.0) {
+            step(u"canary"_s, why % u"; no other branch can take its share"_s);
+            return side;
+        }
+        double target = unitInterval(splitHash(key, rule.seed ^ ~kBranchMoveSeed)) * total;
+        qsizetype moved = side;
+        for (qsizetype i = 0; i < rule.split.size(); ++i) {
+            if (shares[i] <= 0.0)
+                continue;
+            moved = i;
+            if (target < shares[i])
+                break;
+            target -= shares[i];
+        }
+        decision.canaryMovedFrom = label;
+        decision.canarySide = rule.split[moved].target.label;
+        step(u"canary"_s, why % u", share moved to `"_s % rule.split[moved].target.label % u'`');
+        return moved;
+    }
+
+    // A rule's split: the chosen branch, then, unless the split is strict, the endpoints of the
+    // other branches by weight, as failover for a failed attempt.
+    void routeSplit(const CompiledRule &rule)
+    {
+        const qsizetype side = pickCanary(rule);
+        routeTarget(rule.split[side].target, rule.strictSplit ? Promise::Kept : Promise::None);
+        if (rule.strictSplit)
+            return;
+        QVarLengthArray<qsizetype, 8> others;
+        for (qsizetype i = 0; i < rule.split.size(); ++i) {
+            if (i != side)
+                others.append(i);
+        }
+        std::stable_sort(others.begin(), others.end(), [&](qsizetype a, qsizetype b) {
+            return rule.split[a].weight > rule.split[b].weight;
+        });
+        qsizetype added = 0;
+        for (qsizetype i : others) {
+            const CompiledTarget &other = rule.split[i].target;
+            const bool tier = other.kind == config::RouteTarget::Kind::Tier && other.tier != kAuto;
+            added += addProviders(branchEndpoints(other), CandidateRole::OtherBranch,
+                                  tier ? other.tier : QString(), 0, PoolOrder::ByScore,
+                                  u"branch `"_s % other.label % u'`');
+        }
+        if (added > 0)
+            step(u"failover"_s, u"then "_s % QString::number(added) %
+                                    u" endpoint(s) of the split's other branches"_s);
     }
 
     void routeTier(const QString &pinnedTier)
@@ -468,18 +592,24 @@ struct Router::DecisionBuilder {
         addFallbackChain();
     }
 
-    void routeTarget(const CompiledTarget &target)
+    // Whether a provider or pool target is a promise about where a request may go (a rule keeping
+    // sensitive traffic local, a strict split's branch): then no other tier or fallback chain
+    // follows. A branch of a split that follows health promises nothing.
+    enum class Promise { Kept, None };
+
+    void routeTarget(const CompiledTarget &target, Promise promise = Promise::Kept)
     {
         if (target.kind == config::RouteTarget::Kind::Tier) {
             routeTier(target.tier);
             return;
         }
-        // A pinned provider or pool is a promise about where a request may go (a rule keeping
-        // sensitive traffic local, a canary side), so no other tier or fallback chain follows.
         const QString name = target.kind == config::RouteTarget::Kind::Provider
                                  ? u"provider `%1`"_s.arg(target.label)
                                  : u"pool %1"_s.arg(target.label);
-        step(u"target"_s, u"pinned to %1; no failover beyond it"_s.arg(name));
+        if (promise == Promise::Kept)
+            step(u"target"_s, u"pinned to %1; no failover beyond it"_s.arg(name));
+        else
+            step(u"target"_s, u"split branch %1"_s.arg(name));
         addProviders(target.pool, CandidateRole::Primary, QString(), 0, PoolOrder::ChooseFirst,
                      name);
     }
@@ -523,7 +653,10 @@ struct Router::DecisionBuilder {
                 u'`' % rule->name % u"` (priority "_s % QString::number(rule->priority) % u')';
             step(u"rule"_s, rule->hasCondition ? QString(head % u" matched: "_s % rule->when.text())
                                                : QString(head % u" matches every request"_s));
-            routeTarget(rule->split.isEmpty() ? rule->target : pickCanary(*rule));
+            if (rule->split.isEmpty())
+                routeTarget(rule->target);
+            else
+                routeSplit(*rule);
         } else {
             step(u"rule"_s, compiled.rules.isEmpty()
                                 ? u"no rules configured: the model's providers are the pool"_s

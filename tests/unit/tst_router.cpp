@@ -541,7 +541,11 @@ private Q_SLOTS:
         context.user = u"alice"_s;
         const routing::RouteDecision decision = fixture.router.route(context);
         QCOMPARE(decision.rule, u"canary"_s);
-        QCOMPARE(providers(decision), QStringList{decision.canarySide});
+        // The chosen branch first; the other branch follows as failover (the split follows
+        // health).
+        QCOMPARE(providers(decision).first(), decision.canarySide);
+        QCOMPARE(decision.candidates.size(), 2);
+        QCOMPARE(decision.candidates[1].role, CandidateRole::OtherBranch);
         const bool stable = decision.canarySide == u"pro-a"_s;
         QVERIFY(hasStep(decision, u"canary"_s,
                         stable ? u"`pro-a` takes buckets 0-9499 (weight 95 of 100)"_s
@@ -591,6 +595,97 @@ private Q_SLOTS:
         QVERIFY(!split.overridden);
         QCOMPARE(split.branches[1].target, u"backup"_s);
         QCOMPARE(split.branches[1].weight, 5);
+    }
+
+    void aSplitFollowsHealth()
+    {
+        Fixture fixture;
+        const int users = 4000;
+        const auto route = [&](int u) {
+            routing::RequestContext context = request(u"agent"_s, QByteArray::number(u));
+            context.user = u"user-%1"_s.arg(u);
+            return fixture.router.route(context);
+        };
+        const auto sides = [&] {
+            QStringList result;
+            for (int u = 0; u < users; ++u)
+                result.append(route(u).canarySide);
+            return result;
+        };
+        const QStringList healthy = sides();
+        const qsizetype onCanary = healthy.count(u"pro-b"_s);
+        QVERIFY2(onCanary > 120 && onCanary < 280, qPrintable(QString::number(onCanary)));
+
+        // The canary's branch has nothing to choose: its users go to pro-a, nobody else moves.
+        fixture.health.applyAction(fixture.index(u"pro-b"_s), ProviderAction::Disable);
+        const QStringList disabled = sides();
+        QCOMPARE(disabled.count(u"pro-b"_s), 0);
+        int movedUser = -1;
+        for (int u = 0; u < users; ++u) {
+            if (healthy[u] == u"pro-b"_s && movedUser < 0)
+                movedUser = u;
+        }
+        QVERIFY(movedUser >= 0);
+        const routing::RouteDecision moved = route(movedUser);
+        QCOMPARE(moved.canarySide, u"pro-a"_s);
+        QCOMPARE(moved.canaryMovedFrom, u"pro-b"_s);
+        QCOMPARE(providers(moved), QStringList{u"pro-a"_s});
+        QVERIFY(hasStep(moved, u"canary"_s,
+                        u"branch `pro-b` unavailable: none of its endpoints can be chosen, share "
+                        u"moved to `pro-a`"_s));
+
+        // Back through the breaker's ramp: 5 % of its users at first, all of them once it ends,
+        // each the same user as before.
+        fixture.health.applyAction(fixture.index(u"pro-b"_s), ProviderAction::Enable);
+        const QStringList ramping = sides();
+        const qsizetype back = ramping.count(u"pro-b"_s);
+        QVERIFY2(back > 0 && back < onCanary / 4, qPrintable(QString::number(back)));
+        for (int u = 0; u < users; ++u) {
+            if (ramping[u] == u"pro-b"_s)
+                QCOMPARE(healthy[u], u"pro-b"_s); // only its own users come back
+        }
+        fixture.clock.advance(60s);
+        QCOMPARE(sides(), healthy);
+        QVERIFY(route(movedUser).canaryMovedFrom.isEmpty());
+    }
+
+    void aFailedBranchFailsOverToTheOthers()
+    {
+        Fixture fixture;
+        routing::RequestContext context = request(u"agent"_s, "req-1");
+        context.user = u"alice"_s;
+        const routing::RouteDecision decision = fixture.router.route(context);
+        const QString other = decision.canarySide == u"pro-a"_s ? u"pro-b"_s : u"pro-a"_s;
+        QCOMPARE(providers(decision), (QStringList{decision.canarySide, other}));
+        QCOMPARE(decision.candidates[0].role, CandidateRole::Primary);
+        QCOMPARE(decision.candidates[1].role, CandidateRole::OtherBranch);
+        QVERIFY(hasStep(decision, u"target"_s, u"split branch provider `"_s));
+        QVERIFY(hasStep(decision, u"failover"_s,
+                        u"then 1 endpoint(s) of the split's other branches"_s));
+    }
+
+    void aStrictSplitKeepsItsPromise()
+    {
+        QByteArray strict(kRoutedConfig);
+        strict.replace("{target: pro-b, weight: 5}], key: user}",
+                       "{target: pro-b, weight: 5}], key: user, strict: true}");
+        Fixture fixture(strict.constData());
+        QVERIFY(fixture.config->routing.routes[1].strictSplit);
+        fixture.health.applyAction(fixture.index(u"pro-b"_s), ProviderAction::Disable);
+        int refused = 0;
+        for (int u = 0; u < 400; ++u) {
+            routing::RequestContext context = request(u"agent"_s, QByteArray::number(u));
+            context.user = u"user-%1"_s.arg(u);
+            const routing::RouteDecision decision = fixture.router.route(context);
+            QVERIFY(decision.canaryMovedFrom.isEmpty());
+            QCOMPARE(decision.candidates.size(), decision.canarySide == u"pro-a"_s ? 1 : 0);
+            if (decision.refusal == routing::RouteDecision::Refusal::NoCandidate) {
+                ++refused;
+                QVERIFY(hasStep(decision, u"target"_s,
+                                u"pinned to provider `pro-b`; no failover beyond it"_s));
+            }
+        }
+        QVERIFY2(refused > 0 && refused < 60, qPrintable(QString::number(refused)));
     }
 
     // ---- agents ----

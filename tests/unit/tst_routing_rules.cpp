@@ -4,6 +4,7 @@
 
 #include "config/config_loader.h"
 #include "config/glob_pattern.h"
+#include "config/route_rules_io.h"
 #include "config/rule_validation.h"
 #include "config_error_lines.h"
 #include "routing/request_context.h"
@@ -200,7 +201,7 @@ private Q_SLOTS:
             "    priority: 50\n"
             "    when: {field: model, glob: \"agent-*\"}\n"
             "    to: {split: [{target: cloud-a, weight: 95}, {target: {pool: [cloud-b, local]}, "
-            "weight: 5}], key: tenant}\n"
+            "weight: 5}], key: tenant, strict: true}\n"
             "  - name: default\n"
             "    to: {tier: auto}\n");
         QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
@@ -235,6 +236,12 @@ private Q_SLOTS:
         QCOMPARE(canary.split[0].target.kind, config::RouteTarget::Kind::Provider);
         QCOMPARE(canary.split[1].target.label(), u"[cloud-b, local]"_s);
         QCOMPARE(canary.split[1].weight, 5);
+        QVERIFY(canary.strictSplit);
+        QVERIFY(!routing.routes[0].strictSplit);
+        // The admin API's JSON says it, and reads back the same.
+        const QJsonObject to =
+            config::routeRulesJson(routing.routes)[1].toObject().value(u"to"_s).toObject();
+        QCOMPARE(to.value(u"strict"_s), QJsonValue(true));
         QCOMPARE(routing.routes[2].to.kind, config::RouteTarget::Kind::Tier);
         QVERIFY(!routing.routes[2].when);
         QCOMPARE(routing.routes[2].namePosition.line, 33);
@@ -332,6 +339,14 @@ private Q_SLOTS:
         QTest::newRow("key without split")
             << "routes:\n  - name: r\n    to: {provider: local, key: user}\n"_ba
             << QStringList{u"test.yaml:13:27: `key` only applies to a `split`"_s};
+        QTest::newRow("strict without split")
+            << "routes:\n  - name: r\n    to: {provider: local, strict: true}\n"_ba
+            << QStringList{u"test.yaml:13:27: `strict` only applies to a `split`: a provider or "
+                           u"pool target is strict already, and a tier fails over by design"_s};
+        QTest::newRow("strict not boolean")
+            << "routes:\n  - name: r\n    to: {split: [{target: local, weight: 1}], strict: "
+               "always}\n"_ba
+            << QStringList{u"test.yaml:13:55: `strict` must be true or false, got \"always\""_s};
         QTest::newRow("split key unknown")
             << "routes:\n  - name: r\n    to: {split: [{target: local, weight: 1}], key: ip}\n"_ba
             << QStringList{u"test.yaml:13:52: `key` must be `user`, `tenant` or `session`, "

@@ -67,6 +67,8 @@ QString roleText(routing::CandidateRole role)
         return DryRunPanel::tr("fallback chain");
     case routing::CandidateRole::LighterModel:
         return DryRunPanel::tr("lighter model");
+    case routing::CandidateRole::OtherBranch:
+        return DryRunPanel::tr("other split branch");
     }
     return {};
 }
