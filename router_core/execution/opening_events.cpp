@@ -12,7 +12,8 @@ namespace {
 
 bool emptyText(const QJsonValue &value)
 {
-    return value.isUndefined() || value.isNull() || (value.isString() && value.toString().isEmpty());
+    return value.isUndefined() || value.isNull() ||
+           (value.isString() && value.toString().isEmpty());
 }
 
 // By the event's type, from its `event:` line or the `type` field of its data.
@@ -23,8 +24,7 @@ bool openingByType(QByteArrayView type, const QJsonObject &data)
         return true;
     if (type == "content_block_start") {
         const QJsonObject block = data.value(u"content_block"_s).toObject();
-        return block.value(u"type"_s).toString() == u"text"_s &&
-               emptyText(block.value(u"text"_s));
+        return block.value(u"type"_s).toString() == u"text"_s && emptyText(block.value(u"text"_s));
     }
     if (type == "response.output_item.added") {
         const QJsonObject item = data.value(u"item"_s).toObject();

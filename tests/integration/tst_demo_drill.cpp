@@ -46,13 +46,13 @@ Answer chat(quint16 port, bool stream)
     answer.status = client.status();
     answer.provider = client.header("x-switchyard-provider");
     answer.body = client.body().left(600);
-    answer.complete = stream ? !client.events().isEmpty() &&
-                                   client.events().last().data.trimmed() == "[DONE]"
-                             : QJsonDocument::fromJson(client.body())
-                                   .object()
-                                   .value(u"choices"_s)
-                                   .toArray()
-                                   .size() == 1;
+    answer.complete =
+        stream ? !client.events().isEmpty() && client.events().last().data.trimmed() == "[DONE]"
+               : QJsonDocument::fromJson(client.body())
+                         .object()
+                         .value(u"choices"_s)
+                         .toArray()
+                         .size() == 1;
     return answer;
 }
 

@@ -116,6 +116,7 @@ private slots:
     void anthropicStreamIsRelayedEventByEvent();
     void passedThroughStreamCutEndsWithAnthropicErrorEvent();
     void passedThroughErrorEventBeforeTheFirstByteFailsOver();
+    void anErrorAfterOnlyOpeningEventsFailsOver();
     void translatedAttemptNamesWhatItDidNotApply();
     void passedThroughAttemptAfterATranslatedOneSaysNothingIgnored();
     void serverToolGoesToAnthropicProvidersOnly();
@@ -295,6 +296,44 @@ void GatewayMessagesTest::passedThroughErrorEventBeforeTheFirstByteFailsOver()
     QCOMPARE(client.status(), 200);
     QCOMPARE(client.header("x-switchyard-provider"), "spare"_ba);
     QCOMPARE(client.header("x-switchyard-attempts"), "2"_ba);
+    QCOMPARE(client.body(), kThinkingStream);
+}
+
+void GatewayMessagesTest::anErrorAfterOnlyOpeningEventsFailsOver()
+{
+    // The first provider opens its stream (message_start, ping), then is overloaded before any
+    // content: nothing of it reaches the client, and the second answers the whole stream.
+    FakeUpstream overloaded, healthy;
+    answersWith(
+        overloaded,
+        "event: message_start\n"
+        R"(data: {"type":"message_start","message":{"id":"msg_busy","type":"message",)"
+        R"("role":"assistant","content":[],"model":"claude-3-5-haiku-20241022",)"
+        R"("stop_reason":null,"usage":{"input_tokens":5,"output_tokens":1}}})"
+        "\n\n"
+        "event: ping\n"
+        R"(data: {"type":"ping"})"
+        "\n\n"
+        "event: error\n"
+        R"(data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}})"
+        "\n\n",
+        "text/event-stream");
+    answersWith(healthy, kThinkingStream, "text/event-stream");
+    config::Config config =
+        gatewayConfig({anthropicAt(u"busy"_s, overloaded), anthropicAt(u"spare"_s, healthy)});
+    config.routing.fallbackChain = {u"spare"_s};
+    config.providers[0].models[0].publicName = u"claude-busy"_s;
+    auto engine = startEngine(config);
+    QVERIFY(engine);
+
+    TestClient client(engine->port());
+    client.post("/v1/messages", R"({"model":"claude-busy","max_tokens":10,"stream":true,)"
+                                R"("messages":[{"role":"user","content":"hi"}]})");
+    QVERIFY(client.waitForFinished());
+    QCOMPARE(client.status(), 200);
+    QCOMPARE(client.header("x-switchyard-provider"), "spare"_ba);
+    QCOMPARE(client.header("x-switchyard-attempts"), "2"_ba);
+    QVERIFY(!client.body().contains("msg_busy"));
     QCOMPARE(client.body(), kThinkingStream);
 }
 

@@ -30,8 +30,7 @@ void OpeningEventsTest::classifies_data()
         << QByteArray()
         << R"({"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]})"_ba << true;
     QTest::newRow("content") << QByteArray()
-                             << R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})"_ba
-                             << false;
+                             << R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})"_ba << false;
     QTest::newRow("tool call") << QByteArray()
                                << R"({"choices":[{"index":0,"delta":{"role":"assistant",)"
                                   R"("tool_calls":[{"index":0,"id":"call_1"}]}}]})"_ba
@@ -45,9 +44,9 @@ void OpeningEventsTest::classifies_data()
 
     // Anthropic's Messages events, passed through.
     QTest::newRow("message_start") << "message_start"_ba
-                                   << R"({"type":"message_start","message":{"id":"m"}})"_ba
-                                   << true;
-    QTest::newRow("ping") << "ping"_ba << R"({"type":"ping"})"_ba << true;
+                                   << R"({"type":"message_start","message":{"id":"m"}})"_ba << true;
+    QTest::newRow("ping") << "ping"_ba
+                          << R"({"type":"ping"})"_ba << true;
     QTest::newRow("empty text block")
         << "content_block_start"_ba
         << R"({"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}})"_ba
@@ -66,8 +65,8 @@ void OpeningEventsTest::classifies_data()
                                   << false;
 
     // The Responses API's events, passed through; with their event line or their type alone.
-    QTest::newRow("response.created")
-        << "response.created"_ba << R"({"type":"response.created","response":{}})"_ba << true;
+    QTest::newRow("response.created") << "response.created"_ba
+                                      << R"({"type":"response.created","response":{}})"_ba << true;
     QTest::newRow("response.in_progress by type")
         << QByteArray() << R"({"type":"response.in_progress","response":{}})"_ba << true;
     QTest::newRow("empty message item")
