@@ -27,10 +27,10 @@ GatewayProcess::GatewayProcess(const QString &binary, const QString &name,
                      [this] { m_output += m_process.readAllStandardOutput(); });
     QObject::connect(&m_process, &QProcess::readyReadStandardError, &m_process,
                      [this] { m_errors += m_process.readAllStandardError(); });
-    m_process.start(binary, QStringList{u"--headless"_s, u"--config"_s, configPath,
-                                        u"--state-dir"_s, stateDirectory, u"--log-level"_s,
-                                        u"info"_s} +
-                                options.extraArguments);
+    m_process.start(binary,
+                    QStringList{u"--headless"_s, u"--config"_s, configPath, u"--state-dir"_s,
+                                stateDirectory, u"--log-level"_s, u"info"_s} +
+                        options.extraArguments);
 }
 
 GatewayProcess::~GatewayProcess()
