@@ -1,5 +1,6 @@
 // Demo traffic against the embedded demo's own config: each model is asked for at an endpoint it
-// is served at, so a healthy demo shows no client error.
+// is served at, so a healthy demo shows no client error, and every answer is priced, so the
+// demo's Usage page shows spend.
 
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
@@ -74,12 +75,41 @@ private Q_SLOTS:
     void eachModelIsAskedForAtAnEndpointItServes();
     void theDemosModelsAreChatAndOneEmbeddingsModel();
     void demoTrafficOnTheDemoGetsNoClientError();
+    void demoTrafficOnTheDemoIsPriced();
+
+private:
+    // What the demo's own traffic made on the demo's config: every request finished while it
+    // ran, as the console's trace feed delivered them.
+    QList<telemetry::RequestRecord> m_finished;
 };
 
 void DemoTrafficTest::initTestCase()
 {
     QVERIFY2(!qEnvironmentVariable("SWITCHYARD_SOURCE_DIR").isEmpty(),
              "SWITCHYARD_SOURCE_DIR must name the source tree");
+    const config::LoadResult demo = loadDemo();
+    QVERIFY(demo.ok());
+    config::Config config = *demo.config;
+    config.server.listenPort = 0;
+    EngineHost host(std::move(config));
+    connect(&host, &EngineBridge::traceFeedUpdated, this,
+            [this](const telemetry::TraceFeed &feed) { m_finished.append(feed.finished); });
+    QString error;
+    QVERIFY2(host.start(&error), qPrintable(error));
+
+    // At the console's rate, until every model has been asked for several times.
+    host.setDemoTraffic(true, 40.0);
+    const auto timesAskedFor = [this](const QString &model) {
+        return std::count_if(
+            m_finished.cbegin(), m_finished.cend(),
+            [&model](const telemetry::RequestRecord &record) { return record.model == model; });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(m_finished.size() >= 200 && timesAskedFor(u"demo-light"_s) >= 10 &&
+                                 timesAskedFor(u"demo-chat"_s) >= 10 &&
+                                 timesAskedFor(u"demo-embed"_s) >= 10 &&
+                                 timesAskedFor(u"demo-pro"_s) >= 10,
+                             kTrafficTimeoutMs);
+    host.setDemoTraffic(false, 0.0);
 }
 
 void DemoTrafficTest::eachModelIsAskedForAtAnEndpointItServes_data()
@@ -135,35 +165,10 @@ void DemoTrafficTest::theDemosModelsAreChatAndOneEmbeddingsModel()
 
 void DemoTrafficTest::demoTrafficOnTheDemoGetsNoClientError()
 {
-    const config::LoadResult demo = loadDemo();
-    QVERIFY(demo.ok());
-    config::Config config = *demo.config;
-    config.server.listenPort = 0;
-    EngineHost host(std::move(config));
-    QList<telemetry::RequestRecord> finished;
-    connect(&host, &EngineBridge::traceFeedUpdated, this,
-            [&finished](const telemetry::TraceFeed &feed) { finished.append(feed.finished); });
-    QString error;
-    QVERIFY2(host.start(&error), qPrintable(error));
-
-    // At the console's rate, until every model has been asked for several times.
-    host.setDemoTraffic(true, 40.0);
-    const auto timesAskedFor = [&finished](const QString &model) {
-        return std::count_if(
-            finished.cbegin(), finished.cend(),
-            [&model](const telemetry::RequestRecord &record) { return record.model == model; });
-    };
-    QTRY_VERIFY_WITH_TIMEOUT(finished.size() >= 200 && timesAskedFor(u"demo-light"_s) >= 10 &&
-                                 timesAskedFor(u"demo-chat"_s) >= 10 &&
-                                 timesAskedFor(u"demo-embed"_s) >= 10 &&
-                                 timesAskedFor(u"demo-pro"_s) >= 10,
-                             kTrafficTimeoutMs);
-    host.setDemoTraffic(false, 0.0);
-
     QStringList clientErrors;
     QSet<QString> embeddingsEndpoints;
     QSet<QString> chatEndpoints;
-    for (const telemetry::RequestRecord &record : finished) {
+    for (const telemetry::RequestRecord &record : std::as_const(m_finished)) {
         if (record.status >= 400 && record.status < 500)
             clientErrors.append(describe(record));
         (record.model == u"demo-embed"_s ? embeddingsEndpoints : chatEndpoints)
@@ -172,6 +177,22 @@ void DemoTrafficTest::demoTrafficOnTheDemoGetsNoClientError()
     QVERIFY2(clientErrors.isEmpty(), qPrintable(clientErrors.join(u'\n')));
     QCOMPARE(embeddingsEndpoints, QSet<QString>{u"/v1/embeddings"_s});
     QCOMPARE(chatEndpoints, QSet<QString>{u"/v1/chat/completions"_s});
+}
+
+void DemoTrafficTest::demoTrafficOnTheDemoIsPriced()
+{
+    // Every model has a price; an answered request used tokens, so it cost something. A failed
+    // one (the simulated providers' error rate) may have cost nothing, but is priced all the same.
+    QSet<QString> answeredModels;
+    for (const telemetry::RequestRecord &record : std::as_const(m_finished)) {
+        QVERIFY2(record.priced, qPrintable(describe(record)));
+        if (record.status == 200) {
+            QVERIFY2(record.costUsd > 0.0, qPrintable(describe(record)));
+            answeredModels.insert(record.model);
+        }
+    }
+    QCOMPARE(answeredModels,
+             (QSet<QString>{u"demo-light"_s, u"demo-chat"_s, u"demo-embed"_s, u"demo-pro"_s}));
 }
 
 QTEST_GUILESS_MAIN(DemoTrafficTest)
