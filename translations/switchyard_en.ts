@@ -699,6 +699,13 @@ Its config becomes a new version, is applied at once (requests in flight finish 
         <source>Not rolled back: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>the first version, %n line(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::ConfigVersionsModel</name>
@@ -993,6 +1000,10 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
     <message>
         <source>%1 (this node)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Endpoint</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
