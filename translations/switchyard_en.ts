@@ -699,6 +699,13 @@ Its config becomes a new version, is applied at once (requests in flight finish 
         <source>Not rolled back: %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>the first version, %n line(s)</source>
+        <translation type="unfinished">
+            <numerusform></numerusform>
+            <numerusform></numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::ConfigVersionsModel</name>

@@ -695,6 +695,12 @@ Its config becomes a new version, is applied at once (requests in flight finish 
         <source>Not rolled back: %1</source>
         <translation>未回滚：%1</translation>
     </message>
+    <message numerus="yes">
+        <source>the first version, %n line(s)</source>
+        <translation>
+            <numerusform>第一个版本，共 %n 行</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::ConfigVersionsModel</name>

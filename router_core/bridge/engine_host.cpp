@@ -175,13 +175,7 @@ bool EngineHost::start(QString *errorMessage)
     sim::applySimulatorUrls(config, urls);
 
     // What the demo traffic needs, read before the engine's store takes the config over.
-    QStringList models;
-    for (const config::ProviderConfig &provider : config.providers) {
-        for (const config::ModelRoute &model : provider.models) {
-            if (!models.contains(model.publicName))
-                models.append(model.publicName);
-        }
-    }
+    QList<sim::DemoModel> models = sim::demoModelsOf(config.providers);
     const QString listenHost = config.server.listenHost;
 
     m_engine = new Engine(std::move(config));
@@ -258,7 +252,7 @@ bool EngineHost::start(QString *errorMessage)
     gateway.setHost(host);
     gateway.setPort(m_port);
     gateway.setPath(QStringLiteral("/"));
-    m_demoTraffic = new sim::DemoTraffic(gateway, models);
+    m_demoTraffic = new sim::DemoTraffic(gateway, std::move(models));
     m_demoTraffic->moveToThread(m_simulatorThread);
 
     connect(m_engine, &Engine::snapshotReady, this, [this](const EngineSnapshot &snapshot) {

@@ -5,6 +5,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <algorithm>
 
 namespace switchyard::sim {
 
@@ -32,10 +33,37 @@ private:
     DemoTraffic *m_owner;
 };
 
-DemoTraffic::DemoTraffic(QUrl gatewayBaseUrl, QStringList models, QObject *parent)
-    : QObject(parent),
-      m_chatUrl(gatewayBaseUrl.resolved(QUrl(QStringLiteral("v1/chat/completions")))),
-      m_models(std::move(models)), m_random(QRandomGenerator::global()->generate())
+QList<DemoModel> demoModelsOf(const QList<config::ProviderConfig> &providers)
+{
+    QStringList names;
+    QList<protocol::Operations> served; // by index in names, over every provider
+    for (const config::ProviderConfig &provider : providers) {
+        for (const config::ModelRoute &model : provider.models) {
+            qsizetype index = names.indexOf(model.publicName);
+            if (index < 0) {
+                index = names.size();
+                names.append(model.publicName);
+                served.append(0);
+            }
+            served[index] |= model.endpoints;
+        }
+    }
+    QList<DemoModel> models;
+    for (qsizetype index = 0; index < names.size(); ++index) {
+        for (const protocol::Operation operation :
+             {protocol::Operation::Chat, protocol::Operation::Embeddings}) {
+            if (served[index] & protocol::operationBit(operation)) {
+                models.append(DemoModel{names[index], operation});
+                break;
+            }
+        }
+    }
+    return models;
+}
+
+DemoTraffic::DemoTraffic(QUrl gatewayBaseUrl, QList<DemoModel> models, QObject *parent)
+    : QObject(parent), m_gatewayBaseUrl(std::move(gatewayBaseUrl)), m_models(std::move(models)),
+      m_random(QRandomGenerator::global()->generate())
 {
     connect(&m_tick, &QTimer::timeout, this, &DemoTraffic::sendOne);
 }
@@ -61,8 +89,23 @@ void DemoTraffic::sendOne()
     if (!m_transport)
         m_transport = new upstream::CurlTransport(this);
 
+    const DemoModel &model = m_models[m_random.bounded(int(m_models.size()))];
+    upstream::UpstreamRequest request;
+    request.url = m_gatewayBaseUrl.resolved(QUrl(protocol::operationPath(model.operation)));
+    request.body = model.operation == protocol::Operation::Embeddings ? embeddingsBody(model.name)
+                                                                      : chatBody(model.name);
+    request.headers = {{"Content-Type", "application/json"}, {"x-switchyard-user", "demo"}};
+    request.totalTimeout = std::chrono::seconds(60);
+
+    auto call = std::make_unique<DemoCall>(this);
+    DemoCall *raw = call.get();
+    m_calls.emplace(raw, std::move(call));
+    raw->call = m_transport->start(request, raw);
+}
+
+QByteArray DemoTraffic::chatBody(const QString &model)
+{
     const bool stream = m_random.bounded(2) == 0;
-    const QString model = m_models[m_random.bounded(int(m_models.size()))];
     const QJsonObject body{
         {QStringLiteral("model"), model},
         {QStringLiteral("stream"), stream},
@@ -71,17 +114,15 @@ void DemoTraffic::sendOne()
              QJsonObject{{QStringLiteral("role"), QStringLiteral("user")},
                          {QStringLiteral("content"),
                           QLatin1String(kPrompts[m_random.bounded(int(kPrompts.size()))])}}}}};
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
+}
 
-    upstream::UpstreamRequest request;
-    request.url = m_chatUrl;
-    request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
-    request.headers = {{"Content-Type", "application/json"}, {"x-switchyard-user", "demo"}};
-    request.totalTimeout = std::chrono::seconds(60);
-
-    auto call = std::make_unique<DemoCall>(this);
-    DemoCall *raw = call.get();
-    m_calls.emplace(raw, std::move(call));
-    raw->call = m_transport->start(request, raw);
+QByteArray DemoTraffic::embeddingsBody(const QString &model)
+{
+    const QJsonObject body{
+        {QStringLiteral("model"), model},
+        {QStringLiteral("input"), QLatin1String(kPrompts[m_random.bounded(int(kPrompts.size()))])}};
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
 void DemoTraffic::finishCall(DemoCall *call)

@@ -180,6 +180,61 @@ private Q_SLOTS:
         QCOMPARE(page.diffTitle()->text(), u"Version 1"_s);
     }
 
+    void theFirstVersionShowsAsTextAcrossTheCard()
+    {
+        // A first version with a line wider than half the card, as the demo's canary rule is.
+        const QString text = kFirst + u"    to: {split: [{target: sim-swift, weight: 90}, "
+                                      u"{target: sim-steady, weight: 10}], key: session}\n"_s;
+        testing::FakeEngineBridge bridge;
+        ConfigVersion first = history().constFirst();
+        first.text = text;
+        bridge.configVersions = {first};
+        bridge.publish(snapshotWith(matching(1)));
+        MainWindow window(bridge);
+        window.resize(1280, 900);
+        window.pageTabs()->setCurrentWidget(window.configPage());
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ConfigPage &page = *window.configPage();
+        page.selectVersions({1});
+        QCoreApplication::processEvents();
+
+        QCOMPARE(page.diffTitle()->text(), u"Version 1"_s);
+        QCOMPARE(page.findChild<QLabel *>(u"configDiffHint"_s)->text(),
+                 u"the first version, 14 line(s)"_s);
+        // Nothing before it to face: one side, every line as it is, none marked changed.
+        QTableView *view = page.diffView();
+        QVERIFY(view->isColumnHidden(ConfigDiffModel::LeftLineColumn));
+        QVERIFY(view->isColumnHidden(ConfigDiffModel::LeftTextColumn));
+        QVERIFY(!view->isColumnHidden(ConfigDiffModel::RightTextColumn));
+        const ConfigDiffModel &model = *page.diffModel();
+        QCOMPARE(model.rowCount(), 14);
+        QCOMPARE(model.changedRows(), 0);
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex line = model.index(row, ConfigDiffModel::RightTextColumn);
+            QCOMPARE(line.data().toString(), text.split(u'\n').at(row));
+            QCOMPARE(model.index(row, ConfigDiffModel::RightLineColumn).data().toInt(), row + 1);
+            QVERIFY(!line.data(Qt::BackgroundRole).isValid());
+        }
+        // The text column starts where the card does and holds its longest line whole.
+        QCOMPARE(view->columnViewportPosition(ConfigDiffModel::RightLineColumn), 0);
+        QVERIFY(view->columnWidth(ConfigDiffModel::RightTextColumn) >=
+                static_cast<const QAbstractItemView *>(view)->sizeHintForColumn(
+                    ConfigDiffModel::RightTextColumn));
+
+        // Two versions face each other again.
+        ConfigVersion second = first;
+        second.number = 2;
+        second.text = withCloud(text);
+        bridge.configVersions = {first, second};
+        bridge.publish(snapshotWith(matching(2)));
+        page.selectVersions({1, 2});
+        QCOMPARE(page.diffTitle()->text(), u"Version 1 → version 2"_s);
+        QVERIFY(!view->isColumnHidden(ConfigDiffModel::LeftLineColumn));
+        QVERIFY(!view->isColumnHidden(ConfigDiffModel::LeftTextColumn));
+        QCOMPARE(model.changedRows(), 6);
+    }
+
     void theStatusLineSaysWhereTheFileStands()
     {
         testing::FakeEngineBridge bridge;

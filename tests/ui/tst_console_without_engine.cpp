@@ -1,8 +1,11 @@
 // The console on a fake bridge: it needs nothing of the engine but the bridge's interface. The
 // registered-agents panel merges agents by id and deregisters the selected one through the
-// bridge, as DELETE /admin/v1/agents/{id} does; the main window shows what the bridge publishes.
+// bridge, as DELETE /admin/v1/agents/{id} does; the main window shows what the bridge publishes;
+// pages with nothing to list keep their text together at the top.
 #include "fake_engine_bridge.h"
 #include "screenshots.h"
+#include "ui/alerts/alerts_page.h"
+#include "ui/keys/keys_page.h"
 #include "ui/overview/health_matrix_model.h"
 #include "ui/overview/overview_page.h"
 #include "ui/routes/agents_model.h"
@@ -16,6 +19,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTest>
 
@@ -219,6 +223,71 @@ private Q_SLOTS:
                                   u"Closed, request headers too slow: 5\n"
                                   u"Closed, request body too slow: 0\n"
                                   u"Closed, idle longer than limits.keep_alive_idle: 40"_s);
+    }
+
+    void emptyPagesKeepTheirTextTogetherAtTheTop_data()
+    {
+        QTest::addColumn<QString>("page");
+        // The card's labels from the top: its title, its hint, and the line that says the list
+        // is empty.
+        QTest::addColumn<QStringList>("labels");
+        QTest::addColumn<QString>("screenshot");
+        QTest::newRow("keys, none configured")
+            << u"keysPage"_s << QStringList{u"keysTitle"_s, u"keysHint"_s, u"keysEmptyHint"_s}
+            << u"console_keys_empty.png"_s;
+        QTest::newRow("alerts, all clear")
+            << u"alertsPage"_s
+            << QStringList{u"activeAlertsTitle"_s, u"activeAlertsHint"_s, u"alertsAllClear"_s}
+            << u"console_alerts_clear.png"_s;
+    }
+
+    void emptyPagesKeepTheirTextTogetherAtTheTop()
+    {
+        QFETCH(QString, page);
+        QFETCH(QStringList, labels);
+        QFETCH(QString, screenshot);
+        // The smallest window the console is laid out for: its height spreads any stretch.
+        FakeEngineBridge bridge;
+        ui::MainWindow window(bridge);
+        window.resize(1280, 900);
+        auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
+        auto *shown = window.findChild<QWidget *>(page);
+        QVERIFY(tabs && shown);
+        tabs->setCurrentWidget(shown);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        EngineSnapshot snapshot;
+        snapshot.listenAddress = u"127.0.0.1:8080"_s;
+        bridge.publish(snapshot);
+        QCoreApplication::processEvents();
+
+        QRect above;
+        for (const QString &name : labels) {
+            auto *label = shown->findChild<QLabel *>(name);
+            QVERIFY2(label, qPrintable(name));
+            QVERIFY2(label->isVisible(), qPrintable(name));
+            const QRect rect(label->mapTo(shown, QPoint(0, 0)), label->size());
+            // As tall as its text: a label stretched taller draws its text in its middle.
+            const int textHeight = label->hasHeightForWidth()
+                                       ? label->heightForWidth(label->width())
+                                       : label->sizeHint().height();
+            QVERIFY2(rect.height() <= textHeight + 4,
+                     qPrintable(u"%1 is %2 px tall for %3 px of text"_s.arg(name)
+                                    .arg(rect.height())
+                                    .arg(textHeight)));
+            if (above.isNull()) {
+                // The title opens the page: the page's margin and the card's above it.
+                QVERIFY2(rect.top() < 48, qPrintable(u"%1 at y %2"_s.arg(name).arg(rect.top())));
+            } else {
+                // Each line right under the one before: the layout's spacing, not a stretch.
+                const int gap = rect.top() - above.bottom() - 1;
+                QVERIFY2(gap >= 0 && gap <= 12,
+                         qPrintable(u"%1 is %2 px below the line above"_s.arg(name).arg(gap)));
+            }
+            above = rect;
+        }
+        if (switchyard::testing::updatingScreenshots())
+            QVERIFY(window.grab().save(switchyard::testing::screenshotPath(QString(), screenshot)));
     }
 };
 

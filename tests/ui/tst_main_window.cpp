@@ -9,6 +9,7 @@
 #include "ui/overview/request_rate_chart.h"
 #include "ui/routes/agents_model.h"
 #include "ui/routes/agents_panel.h"
+#include "ui/routes/route_rules_model.h"
 #include "ui/routes/routes_view.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/translation.h"
@@ -22,6 +23,8 @@
 #include <QPixmap>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -45,6 +48,7 @@ using switchyard::ui::BreakerEventsModel;
 using switchyard::ui::DrillsPanel;
 using switchyard::ui::HealthMatrixModel;
 using switchyard::ui::MainWindow;
+using switchyard::ui::RouteRulesModel;
 using switchyard::ui::RoutesView;
 namespace config = switchyard::config;
 
@@ -96,6 +100,54 @@ HealthMatrixModel::ProviderStatus shownStatus(const HealthMatrixModel &model, co
     return HealthMatrixModel::statusOf(shownProvider(model, id));
 }
 
+QString describe(const QWidget *widget)
+{
+    return widget->objectName().isEmpty() ? QString::fromLatin1(widget->metaObject()->className())
+                                          : widget->objectName();
+}
+
+// Why `field` can be neither seen nor scrolled to in `window`; empty when it can. Each widget
+// around it must hold it whole, except a scroll area's viewport: there it is enough that the
+// area's scroll bars reach every part of the content the field is in.
+QString unreachable(const QWidget *field, const QWidget *window)
+{
+    QRect rect(QPoint(0, 0), field->size());
+    for (const QWidget *child = field; child != window; child = child->parentWidget()) {
+        const QWidget *parent = child->parentWidget();
+        rect.translate(child->pos());
+        const auto *area = qobject_cast<const QScrollArea *>(parent->parentWidget());
+        if (area && parent == area->viewport()) {
+            // A scroll bar turned off keeps its range: only a shown one scrolls.
+            const auto reach = [](const QScrollBar *bar) {
+                return bar->isVisible() ? bar->maximum() : 0;
+            };
+            const QSize overflow = child->size() - parent->size();
+            if (overflow.width() > reach(area->horizontalScrollBar()) ||
+                overflow.height() > reach(area->verticalScrollBar()))
+                return QStringLiteral(
+                           "%1 is in %2, which scrolls %3×%4 px of its %5×%6 px overflow")
+                    .arg(describe(field), describe(area))
+                    .arg(reach(area->horizontalScrollBar()))
+                    .arg(reach(area->verticalScrollBar()))
+                    .arg(std::max(0, overflow.width()))
+                    .arg(std::max(0, overflow.height()));
+            rect = parent->rect(); // scrolled to, it shows where the viewport is
+            continue;
+        }
+        if (!parent->rect().contains(rect))
+            return QStringLiteral("%1 at %2,%3 (%4×%5) is cut by %6 (%7×%8)")
+                .arg(describe(field))
+                .arg(rect.x())
+                .arg(rect.y())
+                .arg(rect.width())
+                .arg(rect.height())
+                .arg(describe(parent))
+                .arg(parent->width())
+                .arg(parent->height());
+    }
+    return {};
+}
+
 } // namespace
 
 class MainWindowTest : public QObject {
@@ -111,6 +163,7 @@ private Q_SLOTS:
     void rateLimitDrillCoolsDownWithoutOpeningTheBreaker();
     void chineseTranslationTranslatesTheConsole();
     void routesPageRendersWithTheDemo();
+    void ruleEditorFitsTheSmallestWindow();
     void rateChartKeepsOnlyTheLastMinute();
     void rateChartAxisUsesRoundNumbers_data();
     void rateChartAxisUsesRoundNumbers();
@@ -469,6 +522,56 @@ void MainWindowTest::routesPageRendersWithTheDemo()
 
     QTest::mouseClick(toggle, Qt::LeftButton);
     QTRY_VERIFY_WITH_TIMEOUT(!m_bridge->lastSnapshot().demoTrafficRunning, trafficTimeoutMs);
+}
+
+void MainWindowTest::ruleEditorFitsTheSmallestWindow()
+{
+    // The smallest window the console is laid out for.
+    MainWindow window(*m_bridge);
+    window.resize(1280, 900);
+    auto *tabs = window.findChild<QTabWidget *>(QStringLiteral("consoleTabs"));
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(window.routesView());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RoutesView &view = *window.routesView();
+    auto *rules = view.findChild<QTableView *>(QStringLiteral("routeRules"));
+    auto *editor = view.findChild<QWidget *>(QStringLiteral("routeEditorCard"));
+    QVERIFY(rules && editor);
+    QCOMPARE(rules->model()->rowCount(), 2); // the demo's rules: chat-canary and gearbox
+
+    // Every rule of the demo in the editor, its longest (a condition and a two-branch canary
+    // split) among them: each field can be seen or scrolled to.
+    for (int row = 0; row < rules->model()->rowCount(); ++row) {
+        rules->selectRow(row);
+        QCoreApplication::processEvents();
+        const QString name = view.findChild<QLineEdit *>(QStringLiteral("ruleNameEdit"))->text();
+        QCOMPARE(name, rules->model()->index(row, RouteRulesModel::NameColumn).data().toString());
+        int fields = 0;
+        for (const QWidget *field : editor->findChildren<QWidget *>()) {
+            const bool isField = qobject_cast<const QLineEdit *>(field) ||
+                                 qobject_cast<const QComboBox *>(field) ||
+                                 qobject_cast<const QAbstractSpinBox *>(field);
+            if (!isField || !field->isVisibleTo(&window))
+                continue;
+            ++fields;
+            const QString why = unreachable(field, &window);
+            QVERIFY2(why.isEmpty(), qPrintable(name + QStringLiteral(": ") + why));
+        }
+        QVERIFY2(fields >= 5, qPrintable(name)); // name, priority, a condition's three
+        // At this size the demo's rules fit the card: nothing to scroll sideways.
+        auto *form = editor->findChild<QScrollArea *>();
+        QVERIFY(form);
+        QVERIFY2(!form->horizontalScrollBar()->isVisible(), qPrintable(name));
+    }
+
+    // The rule list's conditions are short enough to read whole.
+    const QAbstractItemView *list = rules; // sizeHintForColumn is public here
+    QVERIFY2(rules->columnWidth(RouteRulesModel::ConditionColumn) >=
+                 list->sizeHintForColumn(RouteRulesModel::ConditionColumn),
+             qPrintable(QStringLiteral("When column %1 px, its text %2 px")
+                            .arg(rules->columnWidth(RouteRulesModel::ConditionColumn))
+                            .arg(list->sizeHintForColumn(RouteRulesModel::ConditionColumn))));
 }
 
 void MainWindowTest::rateChartKeepsOnlyTheLastMinute()

@@ -724,6 +724,13 @@ void TestConfigLoader::loadsTheEmbeddedDemo()
         QCOMPARE(provider.kind, ProviderKind::Simulated);
     QCOMPARE(config.providers.at(0).simulated.errorRate, 0.01);
     QCOMPARE(config.providers.at(2).latencyObjective, 4s);
+    // Every model the demo serves has a price, so its Usage page shows spend.
+    for (const ProviderConfig &provider : config.providers) {
+        for (const switchyard::config::ModelRoute &model : provider.models)
+            QVERIFY2(config.usage.pricing.models.contains(model.publicName),
+                     qPrintable(model.publicName));
+    }
+    QCOMPARE(config.usage.pricing.models.value(u"demo-pro"_s).outputPerMillionUsd, 60.0);
 }
 
 void TestConfigLoader::reportsAnUnreadableFile()

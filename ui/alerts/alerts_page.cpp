@@ -49,27 +49,29 @@ AlertsPage::AlertsPage(QWidget *parent) : QWidget(parent)
     m_activeModel = new ActiveAlertsModel(this);
     m_eventsModel = new AlertEventsModel(this);
 
-    auto *layout = new QVBoxLayout(this);
-    layout->setContentsMargins(16, 16, 16, 12);
-    layout->setSpacing(12);
+    m_page = new QVBoxLayout(this);
+    m_page->setContentsMargins(16, 16, 16, 12);
+    m_page->setSpacing(12);
 
-    QFrame *activeCard = makeCard(QStringLiteral("activeAlertsCard"), this);
-    auto *activeLayout = new QVBoxLayout(activeCard);
+    m_activeCard = makeCard(QStringLiteral("activeAlertsCard"), this);
+    auto *activeLayout = new QVBoxLayout(m_activeCard);
     activeLayout->setContentsMargins(12, 12, 12, 12);
     activeLayout->setSpacing(6);
-    m_activeTitle = makeLabel(TextRole::SectionTitle, activeCard);
+    m_activeTitle = makeLabel(TextRole::SectionTitle, m_activeCard);
+    m_activeTitle->setObjectName(QStringLiteral("activeAlertsTitle"));
     m_activeTitle->setFont(sectionTitleFont(font()));
-    m_activeHint = makeLabel(TextRole::SectionHint, activeCard);
+    m_activeHint = makeLabel(TextRole::SectionHint, m_activeCard);
+    m_activeHint->setObjectName(QStringLiteral("activeAlertsHint"));
     m_activeHint->setWordWrap(true);
-    m_allClear = makeLabel(TextRole::Hint, activeCard);
+    m_allClear = makeLabel(TextRole::Hint, m_activeCard);
     m_allClear->setObjectName(QStringLiteral("alertsAllClear"));
     setTone(m_allClear, Tone::Good);
-    m_activeTable = makeTable(QStringLiteral("activeAlerts"), m_activeModel, activeCard);
+    m_activeTable = makeTable(QStringLiteral("activeAlerts"), m_activeModel, m_activeCard);
     activeLayout->addWidget(m_activeTitle);
     activeLayout->addWidget(m_activeHint);
     activeLayout->addWidget(m_allClear);
     activeLayout->addWidget(m_activeTable, 1);
-    layout->addWidget(activeCard, 2);
+    m_page->addWidget(m_activeCard, 2);
 
     QFrame *eventsCard = makeCard(QStringLiteral("alertEventsCard"), this);
     auto *eventsLayout = new QVBoxLayout(eventsCard);
@@ -83,7 +85,7 @@ AlertsPage::AlertsPage(QWidget *parent) : QWidget(parent)
     eventsLayout->addWidget(m_eventsTitle);
     eventsLayout->addWidget(m_eventsHint);
     eventsLayout->addWidget(m_eventsTable, 1);
-    layout->addWidget(eventsCard, 3);
+    m_page->addWidget(eventsCard, 3);
 
     retranslateUi();
     applyAlerts({});
@@ -103,6 +105,12 @@ void AlertsPage::applyAlerts(const alerts::AlertsState &state)
     const bool clear = state.active.isEmpty();
     m_allClear->setVisible(clear);
     m_activeTable->setVisible(!clear);
+    // All clear, the active card is as short as its text and the events take the rest: its
+    // title, hint and "all clear" sit together instead of spread down the card. Set only when it
+    // changes: setting it lays the page out again, and alerts arrive ten times a second.
+    const int stretch = clear ? 0 : 2;
+    if (m_page->stretch(m_page->indexOf(m_activeCard)) != stretch)
+        m_page->setStretchFactor(m_activeCard, stretch);
     refreshHints();
 }
 

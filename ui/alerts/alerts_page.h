@@ -5,8 +5,10 @@
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QFrame;
 class QLabel;
 class QTableView;
+class QVBoxLayout;
 QT_END_NAMESPACE
 
 namespace switchyard::ui {
@@ -36,6 +38,8 @@ private:
     alerts::AlertsState m_state;
     ActiveAlertsModel *m_activeModel = nullptr;
     AlertEventsModel *m_eventsModel = nullptr;
+    QVBoxLayout *m_page = nullptr;
+    QFrame *m_activeCard = nullptr;
     QLabel *m_activeTitle = nullptr;
     QLabel *m_activeHint = nullptr;
     QLabel *m_allClear = nullptr;

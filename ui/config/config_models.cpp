@@ -138,6 +138,22 @@ void ConfigDiffModel::setTexts(const QString &before, const QString &after)
     endResetModel();
 }
 
+void ConfigDiffModel::setText(const QString &text)
+{
+    beginResetModel();
+    m_rows.clear();
+    const QStringList lines = config::textLines(text);
+    m_rows.reserve(lines.size());
+    for (qsizetype index = 0; index < lines.size(); ++index) {
+        config::SideBySideRow row;
+        row.rightLine = int(index + 1);
+        row.rightText = lines[index];
+        m_rows.append(row);
+    }
+    m_changed = 0;
+    endResetModel();
+}
+
 void ConfigDiffModel::clear()
 {
     beginResetModel();

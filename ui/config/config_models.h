@@ -47,6 +47,8 @@ public:
     using QAbstractTableModel::QAbstractTableModel;
 
     void setTexts(const QString &before, const QString &after);
+    // One text with nothing before it, on the right: every line the same, none changed.
+    void setText(const QString &text);
     void clear();
     int changedRows() const { return m_changed; }
     const QList<config::SideBySideRow> &rows() const { return m_rows; }

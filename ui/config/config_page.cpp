@@ -187,17 +187,27 @@ QWidget *ConfigPage::buildDiffCard()
     m_diffView->setFocusPolicy(Qt::NoFocus);
     m_diffView->horizontalHeader()->hide();
     m_diffView->horizontalHeader()->setStretchLastSection(false);
-    m_diffView->horizontalHeader()->setSectionResizeMode(ConfigDiffModel::LeftTextColumn,
-                                                         QHeaderView::Stretch);
-    m_diffView->horizontalHeader()->setSectionResizeMode(ConfigDiffModel::RightTextColumn,
-                                                         QHeaderView::Stretch);
+    m_diffView->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
     const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     const int numberWidth = QFontMetrics(mono).horizontalAdvance(QStringLiteral("0000")) + 12;
     m_diffView->horizontalHeader()->resizeSection(ConfigDiffModel::LeftLineColumn, numberWidth);
     m_diffView->horizontalHeader()->resizeSection(ConfigDiffModel::RightLineColumn, numberWidth);
     m_diffView->verticalHeader()->setDefaultSectionSize(QFontMetrics(mono).height() + 4);
     layout->addWidget(m_diffView, 1);
+    showBothSides(true);
     return card;
+}
+
+void ConfigPage::showBothSides(bool both)
+{
+    QHeaderView *columns = m_diffView->horizontalHeader();
+    m_diffView->setColumnHidden(ConfigDiffModel::LeftLineColumn, !both);
+    m_diffView->setColumnHidden(ConfigDiffModel::LeftTextColumn, !both);
+    // Two sides share the width, each cut at its half. One text alone is as wide as its longest
+    // line, scrolling sideways when that is wider than the card.
+    columns->setSectionResizeMode(ConfigDiffModel::LeftTextColumn, QHeaderView::Stretch);
+    columns->setSectionResizeMode(ConfigDiffModel::RightTextColumn,
+                                  both ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
 }
 
 void ConfigPage::retranslateUi()
@@ -380,8 +390,17 @@ void ConfigPage::showDiffWhenLoaded()
         m_diffHint->setText(tr("loading…"));
         return;
     }
-    m_diff->setTexts(m_diffFrom == 0 ? QString() : m_texts.value(m_diffFrom),
-                     m_texts.value(m_diffTo));
+    if (m_diffFrom == 0) {
+        // The first version changed nothing: it is shown as it is, across the whole card.
+        showBothSides(false);
+        m_diff->setText(m_texts.value(m_diffTo));
+        m_diffHint->setText(
+            tr("the first version, %n line(s)", nullptr, int(m_diff->rows().size())));
+        m_diffView->scrollToTop();
+        return;
+    }
+    showBothSides(true);
+    m_diff->setTexts(m_texts.value(m_diffFrom), m_texts.value(m_diffTo));
     m_diffHint->setText(m_diff->changedRows() == 0
                             ? tr("the same config")
                             : tr("%n line(s) changed", nullptr, m_diff->changedRows()));

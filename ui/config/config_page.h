@@ -42,6 +42,7 @@ public:
     QPushButton *rollbackButton() const { return m_rollback; }
     QLabel *statusLabel() const { return m_status; }
     QLabel *diffTitle() const { return m_diffTitle; }
+    QTableView *diffView() const { return m_diffView; }
     QPlainTextEdit *detailsView() const { return m_details; }
     // Selects the rows of these versions, as clicks would.
     void selectVersions(const QList<quint64> &numbers);
@@ -62,6 +63,7 @@ private:
     QList<quint64> selectedNumbers() const;
     void selectionChanged();
     void showDiffWhenLoaded();
+    void showBothSides(bool both);
     void askRollback();
 
     EngineBridge &m_bridge;

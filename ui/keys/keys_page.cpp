@@ -23,9 +23,11 @@ KeysPage::KeysPage(QWidget *parent) : QWidget(parent), m_model(new KeysModel(thi
     auto *outer = new QVBoxLayout(card);
     outer->setContentsMargins(16, 14, 16, 14);
     m_title = makeLabel(TextRole::SectionTitle, card);
+    m_title->setObjectName(QStringLiteral("keysTitle"));
     m_title->setFont(sectionTitleFont(font()));
     outer->addWidget(m_title);
     m_hint = makeLabel(TextRole::SectionHint, card);
+    m_hint->setObjectName(QStringLiteral("keysHint"));
     m_hint->setWordWrap(true);
     outer->addWidget(m_hint);
     m_empty = makeLabel(TextRole::Hint, card);
@@ -46,6 +48,9 @@ KeysPage::KeysPage(QWidget *parent) : QWidget(parent), m_model(new KeysModel(thi
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_view->horizontalHeader()->setSectionResizeMode(KeysModel::ModelsColumn, QHeaderView::Stretch);
     outer->addWidget(m_view, 1);
+    // With no keys the table is hidden and this takes its height: the title, the hint and the
+    // empty line stay together at the top instead of spread down the card.
+    outer->addStretch(0);
 
     connect(m_model, &QAbstractItemModel::rowsInserted, this, &KeysPage::refreshEmptyState);
     connect(m_model, &QAbstractItemModel::rowsRemoved, this, &KeysPage::refreshEmptyState);

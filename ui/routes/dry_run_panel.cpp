@@ -7,7 +7,6 @@
 #include <QComboBox>
 #include <QEvent>
 #include <QGridLayout>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -90,7 +89,10 @@ DryRunPanel::DryRunPanel(EngineBridge &bridge, const RouteRulesModel &editedRule
     m_title->setFont(sectionTitleFont(font()));
     layout->addWidget(m_title);
 
-    auto *presetRow = new QHBoxLayout;
+    // The sample above the endpoint and the Run button rather than all three on one line: the
+    // card stays narrow enough for the rule editor beside it to show its fields at 1280 px.
+    auto *request = new QGridLayout;
+    request->setHorizontalSpacing(8);
     m_presetLabel = makeLabel(TextRole::Caption, this);
     m_presetCombo = new QComboBox(this);
     m_presetCombo->setObjectName(QStringLiteral("dryRunPresetCombo"));
@@ -104,12 +106,13 @@ DryRunPanel::DryRunPanel(EngineBridge &bridge, const RouteRulesModel &editedRule
         m_endpointCombo->addItem(protocol::operationPath(operation));
     m_runButton = new QPushButton(this);
     m_runButton->setObjectName(QStringLiteral("dryRunButton"));
-    presetRow->addWidget(m_presetLabel);
-    presetRow->addWidget(m_presetCombo, 1);
-    presetRow->addWidget(m_endpointLabel);
-    presetRow->addWidget(m_endpointCombo);
-    presetRow->addWidget(m_runButton);
-    layout->addLayout(presetRow);
+    request->addWidget(m_presetLabel, 0, 0);
+    request->addWidget(m_presetCombo, 0, 1, 1, 3);
+    request->addWidget(m_endpointLabel, 1, 0);
+    request->addWidget(m_endpointCombo, 1, 1);
+    request->setColumnStretch(2, 1);
+    request->addWidget(m_runButton, 1, 3);
+    layout->addLayout(request);
 
     m_bodyLabel = makeLabel(TextRole::Caption, this);
     m_bodyEdit = new QPlainTextEdit(this);

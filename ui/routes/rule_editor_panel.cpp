@@ -94,8 +94,10 @@ RuleEditorPanel::RuleEditorPanel(std::shared_ptr<const config::Config> snapshot,
     auto *scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    // Deep groups scroll down, never sideways: rows shrink to the card's width instead.
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Rows shrink to the card's width down to their fields' minimums; beyond that (deep groups,
+    // a narrow window, longer words in a translation) the form scrolls sideways rather than cut
+    // fields off.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     scroll->setWidget(m_editorForm);
     m_editorForm->setAutoFillBackground(false);
     scroll->viewport()->setAutoFillBackground(false);

@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace switchyard::ui {
 
@@ -36,11 +37,18 @@ RuleListPanel::RuleListPanel(RouteRulesModel &model, QWidget *parent)
     m_rulesView->verticalHeader()->hide();
     m_rulesView->setShowGrid(false);
     m_rulesView->setAlternatingRowColors(true);
-    // Summaries can be long: they share the width and elide; the tooltip has the whole text.
+    // Summaries can be long: the condition and the target share the width and elide; the
+    // tooltip has the whole text. The condition is sized by fitConditionColumn().
     QHeaderView *header = m_rulesView->horizontalHeader();
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(RouteRulesModel::ConditionColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(RouteRulesModel::ConditionColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(RouteRulesModel::TargetColumn, QHeaderView::Stretch);
+    m_rulesView->viewport()->installEventFilter(this);
+    connect(&m_model, &QAbstractItemModel::modelReset, this, &RuleListPanel::fitConditionColumn);
+    connect(&m_model, &QAbstractItemModel::rowsInserted, this, &RuleListPanel::fitConditionColumn);
+    connect(&m_model, &QAbstractItemModel::rowsRemoved, this, &RuleListPanel::fitConditionColumn);
+    connect(&m_model, &QAbstractItemModel::layoutChanged, this, &RuleListPanel::fitConditionColumn);
+    connect(&m_model, &QAbstractItemModel::dataChanged, this, &RuleListPanel::fitConditionColumn);
     m_rulesView->setTextElideMode(Qt::ElideRight);
     layout->addWidget(m_rulesView, 1);
     connect(m_rulesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -115,6 +123,28 @@ void RuleListPanel::retranslateUi()
     m_deleteButton->setText(tr("Delete rule"));
     m_revertButton->setText(tr("Revert"));
     m_applyButton->setText(tr("Apply"));
+}
+
+void RuleListPanel::fitConditionColumn()
+{
+    // The condition is what a reader scans the list for: it gets its whole text while that
+    // leaves the target a quarter of what the two share, then elides like the target.
+    const QHeaderView *header = m_rulesView->horizontalHeader();
+    const int shared = m_rulesView->viewport()->width() -
+                       header->sectionSize(RouteRulesModel::PriorityColumn) -
+                       header->sectionSize(RouteRulesModel::NameColumn);
+    const int wanted = static_cast<const QAbstractItemView *>(m_rulesView)
+                           ->sizeHintForColumn(RouteRulesModel::ConditionColumn);
+    const int width = std::max(header->minimumSectionSize(), std::min(wanted, shared * 3 / 4));
+    if (header->sectionSize(RouteRulesModel::ConditionColumn) != width)
+        m_rulesView->setColumnWidth(RouteRulesModel::ConditionColumn, width);
+}
+
+bool RuleListPanel::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_rulesView->viewport() && event->type() == QEvent::Resize)
+        fitConditionColumn();
+    return QFrame::eventFilter(watched, event);
 }
 
 void RuleListPanel::changeEvent(QEvent *event)

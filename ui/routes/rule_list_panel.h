@@ -36,9 +36,11 @@ Q_SIGNALS:
 
 protected:
     void changeEvent(QEvent *event) override;
+    bool eventFilter(QObject *watched, QEvent *event) override;
 
 private:
     void retranslateUi();
+    void fitConditionColumn();
 
     RouteRulesModel &m_model;
     bool m_selectingQuietly = false;
