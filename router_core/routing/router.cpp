@@ -426,16 +426,20 @@ struct Router::DecisionBuilder {
         return best;
     }
 
-    // The branch whose buckets hold the request, by weight (live weights when set).
-    qsizetype pickCanary(const CompiledRule &rule)
+    // A branch's weight: the live one when set (the override is shared, not copied), else the
+    // file's.
+    int branchWeight(const CompiledRule &rule, qsizetype branch) const
     {
-        // Live weights when set (the override is shared, not copied), else the file's.
         const auto override = router.m_canaryOverrides.constFind(rule.name);
         const bool live =
             override != router.m_canaryOverrides.cend() && override->targets == rule.splitTargets;
-        const auto weightOf = [&](qsizetype branch) {
-            return std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight);
-        };
+        return std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight);
+    }
+
+    // The branch whose buckets hold the request, by weight.
+    qsizetype pickCanary(const CompiledRule &rule)
+    {
+        const auto weightOf = [&](qsizetype branch) { return branchWeight(rule, branch); };
         const SplitKeyValue key = splitKeyOf(rule);
         const int bucket = int(splitHash(key, rule.seed) % kCanaryBuckets);
         qint64 total = 0;
@@ -468,16 +472,14 @@ struct Router::DecisionBuilder {
                               QString::number(highBucket - 1) % u" (weight "_s %
                               QString::number(weightOf(side)) % u" of "_s % QString::number(total) %
                               u')');
-        return rule.strictSplit ? side : followHealth(rule, side, key, weightOf);
+        return rule.strictSplit ? side : followHealth(rule, side, key);
     }
 
     // Splits follow health: a request whose branch has no endpoint to choose goes to the other
     // branches in proportion to their weights; while the branch recovers through its breaker's
     // ramp it keeps the ramp's share of its requests. The draws hash the split's key, so a
     // client moves and comes back as one, and the requests of healthy branches never move.
-    template <typename WeightOf>
-    qsizetype followHealth(const CompiledRule &rule, qsizetype side, const SplitKeyValue &key,
-                           const WeightOf &weightOf)
+    qsizetype followHealth(const CompiledRule &rule, qsizetype side, const SplitKeyValue &key)
     {
         const QString &label = rule.split[side].target.label;
         const double available = branchAvailability(rule.split[side].target);
@@ -494,7 +496,7 @@ struct Router::DecisionBuilder {
         double total = 0.0;
         for (qsizetype i = 0; i < rule.split.size(); ++i) {
             if (i != side)
-                shares[i] = weightOf(i) * branchAvailability(rule.split[i].target);
+                shares[i] = branchWeight(rule, i) * branchAvailability(rule.split[i].target);
             total += shares[i];
         }
         const QString why = available > 0.0
@@ -523,7 +525,8 @@ struct Router::DecisionBuilder {
     }
 
     // A rule's split: the chosen branch, then, unless the split is strict, the endpoints of the
-    // other branches by weight, as failover for a failed attempt.
+    // other branches by weight, as failover for a failed attempt. A branch at weight 0 is one an
+    // operator turned off: it takes no failover either.
     void routeSplit(const CompiledRule &rule)
     {
         const qsizetype side = pickCanary(rule);
@@ -532,11 +535,11 @@ struct Router::DecisionBuilder {
             return;
         QVarLengthArray<qsizetype, 8> others;
         for (qsizetype i = 0; i < rule.split.size(); ++i) {
-            if (i != side)
+            if (i != side && branchWeight(rule, i) > 0)
                 others.append(i);
         }
         std::stable_sort(others.begin(), others.end(), [&](qsizetype a, qsizetype b) {
-            return rule.split[a].weight > rule.split[b].weight;
+            return branchWeight(rule, a) > branchWeight(rule, b);
         });
         qsizetype added = 0;
         for (qsizetype i : others) {

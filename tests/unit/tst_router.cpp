@@ -662,6 +662,11 @@ private Q_SLOTS:
         QVERIFY(hasStep(decision, u"target"_s, u"split branch provider `"_s));
         QVERIFY(hasStep(decision, u"failover"_s,
                         u"then 1 endpoint(s) of the split's other branches"_s));
+
+        // A branch an operator set to weight 0 is off: no traffic, and no failover to it.
+        QCOMPARE(fixture.router.setCanaryWeights(u"canary"_s, {100, 0}), QString());
+        const routing::RouteDecision off = fixture.router.route(context);
+        QCOMPARE(providers(off), QStringList{u"pro-a"_s});
     }
 
     void aStrictSplitKeepsItsPromise()
