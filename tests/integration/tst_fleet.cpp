@@ -2,23 +2,15 @@
 // (Debian's redis-server, started by the test on a free loopback port), in front of one fake
 // provider. Membership, keys and limits shared across the nodes; Redis killed under traffic and
 // brought back empty; a node killed; a name or a state directory taken twice.
-#include "fake_upstream.h"
-#include "gateway_process.h"
-#include "redis_server.h"
+#include "fleet_test_bed.h"
 #include "test_client.h"
 
 #include <QDateTime>
-#include <QDeadlineTimer>
 #include <QDir>
 #include <QFile>
-#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
-#include <QRegularExpression>
-#include <QTemporaryDir>
 #include <QTest>
 #include <memory>
 #include <vector>
@@ -35,15 +27,6 @@ QByteArray chatBody()
 {
     return R"({"model":"test-model","messages":[{"role":"user","content":"hi"}]})"_ba;
 }
-
-// One node: the binary, headless, with its own state directory.
-class Node : public GatewayProcess {
-public:
-    Node(const QString &name, const QString &configPath, const QString &stateDirectory,
-         const QHash<QString, QString> &environment = {})
-        : GatewayProcess(kBinary, name, configPath, stateDirectory, {environment, {}})
-    {}
-};
 
 // The status of one chat request for `model`, without a key.
 int modelStatus(quint16 port, const QByteArray &model)
@@ -142,19 +125,9 @@ private Q_SLOTS:
     void usageIsReportedForTheFleetFromAnyNode();
 
 private:
-    QString writeConfig(const QString &node, const QByteArray &timing);
-    Node &startNode(const QString &name, const QString &stateName = {},
-                    const QByteArray &timing = kQuickTiming,
-                    const QHash<QString, QString> &environment = {});
-    static constexpr const char *kQuickTiming = "  sync_interval: 50ms\n"
-                                                "  membership_ttl: 1500ms\n";
     QByteArray createKey(quint16 port, const QByteArray &body);
-    QByteArray m_extraConfig; // appended to every node's config
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RedisServer> m_redis;
-    std::unique_ptr<FakeUpstream> m_fake;
-    std::vector<std::unique_ptr<Node>> m_nodes;
+    std::unique_ptr<FleetTestBed> m_bed;
 };
 
 void TestFleet::initTestCase()
@@ -164,54 +137,13 @@ void TestFleet::initTestCase()
 
 void TestFleet::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_redis = std::make_unique<RedisServer>();
-    QVERIFY(m_redis->start());
-    m_fake = std::make_unique<FakeUpstream>();
-    m_extraConfig.clear();
+    m_bed = std::make_unique<FleetTestBed>(kBinary);
+    QVERIFY(m_bed->start());
 }
 
 void TestFleet::cleanup()
 {
-    m_nodes.clear();
-    m_fake.reset();
-    m_redis.reset();
-    m_dir.reset();
-}
-
-QString TestFleet::writeConfig(const QString &node, const QByteArray &timing)
-{
-    const QByteArray text = "listen: 127.0.0.1:0\n"
-                            "fleet:\n"
-                            "  redis: " +
-                            m_redis->url().toUtf8() +
-                            "\n"
-                            "  node: " +
-                            node.toUtf8() + "\n" + timing +
-                            "  timeout: 300ms\n"
-                            "providers:\n"
-                            "  - id: fake\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            m_fake->baseUrl() +
-                            "\n"
-                            "    models: [test-model]\n"
-                            "    capacity: 256\n" +
-                            m_extraConfig;
-    const QString path = m_dir->filePath(node + u".yaml"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        return {};
-    return path;
-}
-
-Node &TestFleet::startNode(const QString &name, const QString &stateName, const QByteArray &timing,
-                           const QHash<QString, QString> &environment)
-{
-    const QString state = m_dir->filePath(u"state-"_s + (stateName.isEmpty() ? name : stateName));
-    m_nodes.push_back(std::make_unique<Node>(name, writeConfig(name, timing), state, environment));
-    return *m_nodes.back();
+    m_bed.reset();
 }
 
 QByteArray TestFleet::createKey(quint16 port, const QByteArray &body)
@@ -225,9 +157,9 @@ QByteArray TestFleet::createKey(quint16 port, const QByteArray &body)
 
 void TestFleet::membershipListsEveryNodeAndForgetsAKilledOne()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
-    Node &c = startNode(u"c"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
 
     const QStringList all{u"a"_s, u"b"_s, u"c"_s};
@@ -245,14 +177,14 @@ void TestFleet::membershipListsEveryNodeAndForgetsAKilledOne()
 
     c.kill(); // SIGKILL: no goodbye, its entry expires
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()), (QStringList{u"a"_s, u"b"_s}), 10000);
-    QCOMPARE(m_redis->command({"EXISTS", "switchyard:default:node:c"}), "0"_ba);
+    QCOMPARE(m_bed->redis().command({"EXISTS", "switchyard:default:node:c"}), "0"_ba);
 }
 
 void TestFleet::aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
-    Node &c = startNode(u"c"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
 
@@ -264,7 +196,8 @@ void TestFleet::aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo()
     QTRY_COMPARE_WITH_TIMEOUT(chatStatus(c.port(), key), 200, 5000);
     QCOMPARE(chatStatus(b.port(), key), 200);
     // Never the key's text in Redis: its SHA-256 only.
-    const QByteArray stored = m_redis->command({"HGET", "switchyard:default:keys", "shared-bot"});
+    const QByteArray stored =
+        m_bed->redis().command({"HGET", "switchyard:default:keys", "shared-bot"});
     QVERIFY(stored.contains("\"sha256\""));
     QVERIFY(!stored.contains(key));
 
@@ -279,10 +212,10 @@ void TestFleet::aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo()
 void TestFleet::aLimitHoldsAcrossTheFleet()
 {
     // At the default sync interval, as an operator runs it.
-    const QByteArray defaults = "  membership_ttl: 1500ms\n";
-    Node &a = startNode(u"a"_s, {}, defaults);
-    Node &b = startNode(u"b"_s, {}, defaults);
-    Node &c = startNode(u"c"_s, {}, defaults);
+    m_bed->config.fleetTiming = "  membership_ttl: 1500ms\n";
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
     const QByteArray key =
@@ -327,8 +260,8 @@ void TestFleet::aLimitHoldsAcrossTheFleet()
 
 void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
     const QByteArray key = createKey(a.port(), R"({"tenant":"team","id":"kept"})");
@@ -338,9 +271,9 @@ void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()
     int answered = 0;
     for (int i = 0; i < 40; ++i) {
         if (i == 10)
-            m_redis->kill();
+            m_bed->redis().kill();
         if (i == 30)
-            QVERIFY(m_redis->restart()); // empty: no persistence
+            QVERIFY(m_bed->redis().restart()); // empty: no persistence
         const int status = chatStatus(i % 2 ? a.port() : b.port(), key);
         QVERIFY2(status == 200, qPrintable(u"request %1 got %2"_s.arg(i).arg(status)));
         ++answered;
@@ -364,23 +297,24 @@ void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()
     QCOMPARE(answered, 40);
     // Back and empty: the nodes announce themselves and republish the keys they hold.
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(m_redis->command({"HLEN", "switchyard:default:keys"}), "1"_ba, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_bed->redis().command({"HLEN", "switchyard:default:keys"}), "1"_ba,
+                              10000);
     QCOMPARE(chatStatus(b.port(), key), 200);
 }
 
 void TestFleet::aNameOrAStateDirectoryTakenTwiceIsRefused()
 {
-    Node &a = startNode(u"a"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
 
-    Node &twin = startNode(u"a"_s, u"twin"_s);
+    GatewayProcess &twin = m_bed->startNode(u"a"_s, {.stateName = u"twin"_s});
     QVERIFY(twin.waitForExit(20000));
     QCOMPARE(twin.exitCode(), 1);
     QVERIFY2(twin.errors().contains("fleet node name \"a\" is taken by a live node at 127.0.0.1:"),
              twin.errors().constData());
 
-    Node &sharing = startNode(u"d"_s, u"a"_s);
+    GatewayProcess &sharing = m_bed->startNode(u"d"_s, {.stateName = u"a"_s});
     QVERIFY(sharing.waitForExit(20000));
     QCOMPARE(sharing.exitCode(), 1);
     QVERIFY2(sharing.errors().contains("is in use by another Switchyard"),
@@ -392,7 +326,8 @@ void TestFleet::aRequestMakesNoRedisRoundTrip()
 {
     // Syncs ten seconds apart and heartbeats minutes apart: between two syncs, whatever Redis
     // hears comes from the requests.
-    Node &a = startNode(u"a"_s, {}, "  sync_interval: 10s\n  membership_ttl: 10m\n");
+    m_bed->config.fleetTiming = "  sync_interval: 10s\n  membership_ttl: 10m\n";
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
     const QByteArray key =
@@ -416,9 +351,9 @@ void TestFleet::aRequestMakesNoRedisRoundTrip()
 
 void TestFleet::aConfigAppliedOnOneNodeServesOnEveryNode()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
-    Node &c = startNode(u"c"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
@@ -427,7 +362,7 @@ void TestFleet::aConfigAppliedOnOneNodeServesOnEveryNode()
     QCOMPARE(modelStatus(a.port(), "other-model"), 404);
 
     // B's own file with one more model: B's listen and fleet sections stay B's.
-    QFile file(m_dir->filePath(u"b.yaml"_s));
+    QFile file(m_bed->configPath(u"b"_s));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray text =
         file.readAll().replace("models: [test-model]", "models: [test-model, other-model]");
@@ -438,7 +373,7 @@ void TestFleet::aConfigAppliedOnOneNodeServesOnEveryNode()
     QCOMPARE(fleetConfigVersion(c.port()), before + 1);
     // Each node kept its own name and listener: the fleet shares what is not a node's own.
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(c.port()), (QStringList{u"a"_s, u"b"_s, u"c"_s}), 5000);
-    const QByteArray shared = m_redis->command({"GET", "switchyard:default:config:head"});
+    const QByteArray shared = m_bed->redis().command({"GET", "switchyard:default:config:head"});
     QVERIFY(shared.contains("other-model"));
     QVERIFY(!shared.contains("listen"));
     QVERIFY(!shared.contains("fleet"));
@@ -446,8 +381,9 @@ void TestFleet::aConfigAppliedOnOneNodeServesOnEveryNode()
 
 void TestFleet::aVersionANodeCannotLoadLeavesItOnItsOwn()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s, {}, kQuickTiming, {{u"EXTRA_HEADER"_s, u"only-on-b"_s}});
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b =
+        m_bed->startNode(u"b"_s, {.environment = {{u"EXTRA_HEADER"_s, u"only-on-b"_s}}});
     QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
@@ -455,7 +391,7 @@ void TestFleet::aVersionANodeCannotLoadLeavesItOnItsOwn()
     const quint64 before = fleetConfigVersion(a.port());
 
     // A header from a variable that only B's environment has: A cannot load the version.
-    QFile file(m_dir->filePath(u"b.yaml"_s));
+    QFile file(m_bed->configPath(u"b"_s));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray text = file.readAll().replace(
         "    capacity: 256\n", "    capacity: 256\n    headers: {x-extra: {env: EXTRA_HEADER}}\n");
@@ -482,20 +418,20 @@ void TestFleet::aBudgetCountsWhatEveryNodeSpent()
 {
     // Every answer costs $1 (ten prompt tokens at $100,000 a million); the tenant may spend $10
     // a day across the fleet.
-    m_fake->completionBody =
+    m_bed->fake().completionBody =
         R"({"id":"c","object":"chat.completion","model":"fake","choices":[{"index":0,)"
         R"("message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],)"
         R"("usage":{"prompt_tokens":10,"completion_tokens":0,"total_tokens":10}})";
-    m_extraConfig = "pricing:\n"
-                    "  models:\n"
-                    "    test-model: {input_per_million: 100000, output_per_million: 0}\n"
-                    "budgets:\n"
-                    "  - tenant: team\n"
-                    "    name: team budget\n"
-                    "    daily_usd: 10\n";
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
-    Node &c = startNode(u"c"_s);
+    m_bed->config.extra = "pricing:\n"
+                          "  models:\n"
+                          "    test-model: {input_per_million: 100000, output_per_million: 0}\n"
+                          "budgets:\n"
+                          "  - tenant: team\n"
+                          "    name: team budget\n"
+                          "    daily_usd: 10\n";
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
 
@@ -520,38 +456,38 @@ void TestFleet::aBudgetCountsWhatEveryNodeSpent()
     const QByteArray day = "switchyard:default:spend:day:" +
                            QDateTime::currentDateTimeUtc().toString(u"yyyy-MM-dd"_s).toUtf8() +
                            ":tenant:team";
-    QCOMPARE(m_redis->command({"HGET", day, "a"}), "4"_ba);
-    QCOMPARE(m_redis->command({"HGET", day, "c"}), "2"_ba);
+    QCOMPARE(m_bed->redis().command({"HGET", day, "a"}), "4"_ba);
+    QCOMPARE(m_bed->redis().command({"HGET", day, "c"}), "2"_ba);
 
     // A restarted node reads its own spend from its ledger and writes the same figure again.
     a.stop();
-    Node &again = startNode(u"a"_s);
+    GatewayProcess &again = m_bed->startNode(u"a"_s);
     QVERIFY2(again.waitForPort(), again.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(budgetSpent(again.port(), u"team budget"_s), 10.0, 10000);
     QCOMPARE(tenantStatus(again.port(), "team"), 429);
-    QCOMPARE(m_redis->command({"HGET", day, "a"}), "4"_ba);
+    QCOMPARE(m_bed->redis().command({"HGET", day, "a"}), "4"_ba);
 
     // Redis restarted empty: every node writes its own again, and the fleet's sum is whole.
-    m_redis->kill();
+    m_bed->redis().kill();
     QCOMPARE(tenantStatus(b.port(), "team"), 429); // served from what B knew
-    QVERIFY(m_redis->restart());
-    QTRY_COMPARE_WITH_TIMEOUT(m_redis->command({"HLEN", day}), "3"_ba, 10000);
-    QCOMPARE(m_redis->command({"HGET", day, "b"}), "4"_ba);
+    QVERIFY(m_bed->redis().restart());
+    QTRY_COMPARE_WITH_TIMEOUT(m_bed->redis().command({"HLEN", day}), "3"_ba, 10000);
+    QCOMPARE(m_bed->redis().command({"HGET", day, "b"}), "4"_ba);
     QTRY_COMPARE_WITH_TIMEOUT(budgetSpent(c.port(), u"team budget"_s), 10.0, 5000);
     QCOMPARE(tenantStatus(c.port(), "team"), 429);
 }
 
 void TestFleet::versionsDiffsAndRollbackAreTheFleets()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(fleetConfigVersion(a.port()) > 0, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(fleetConfigVersion(b.port()), fleetConfigVersion(a.port()), 10000);
     const quint64 first = fleetConfigVersion(a.port());
 
-    QFile file(m_dir->filePath(u"a.yaml"_s));
+    QFile file(m_bed->configPath(u"a"_s));
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray original = file.readAll();
     const QByteArray wider =
@@ -600,21 +536,21 @@ void TestFleet::versionsDiffsAndRollbackAreTheFleets()
 // client key `ci-runner` (the SHA-256 of "test"), ledger rows and a config version.
 void TestFleet::aPreviousReleasesStateDatabaseJoinsTheFleet()
 {
-    const QString state = m_dir->filePath(u"state-a"_s);
+    const QString state = m_bed->stateDirectory(u"a"_s);
     QVERIFY(QDir().mkpath(state));
     const QString database = state + u"/switchyard.db"_s;
     QVERIFY(QFile::copy(qEnvironmentVariable("SWITCHYARD_SOURCE_DIR") +
                             u"/tests/data/state/previous_release.db"_s,
                         database));
     QVERIFY(QFile::setPermissions(database, QFile::ReadOwner | QFile::WriteOwner));
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(b.port()).size(), 2, 10000);
 
     // A's old key reaches the fleet, and B lets it in.
     QTRY_VERIFY_WITH_TIMEOUT(
-        m_redis->command({"HGET", "switchyard:default:keys", "ci-runner"}).contains("sha256"),
+        m_bed->redis().command({"HGET", "switchyard:default:keys", "ci-runner"}).contains("sha256"),
         10000);
     QTRY_COMPARE_WITH_TIMEOUT(chatStatus(b.port(), "test"), 200, 5000);
     // Its ledger was migrated and still answers for the old day.
@@ -630,26 +566,26 @@ void TestFleet::aPreviousReleasesStateDatabaseJoinsTheFleet()
     revoke.send("DELETE", "/admin/v1/keys/ci-runner");
     QVERIFY(revoke.waitForFinished());
     QCOMPARE(revoke.status(), 200);
-    Node &again = startNode(u"a"_s);
+    GatewayProcess &again = m_bed->startNode(u"a"_s);
     QVERIFY2(again.waitForPort(), again.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(chatStatus(again.port(), "test"), 401, 10000);
-    QCOMPARE(m_redis->command({"HEXISTS", "switchyard:default:keys", "ci-runner"}), "0"_ba);
+    QCOMPARE(m_bed->redis().command({"HEXISTS", "switchyard:default:keys", "ci-runner"}), "0"_ba);
 }
 
 void TestFleet::usageIsReportedForTheFleetFromAnyNode()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
-    Node &c = startNode(u"c"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    GatewayProcess &c = m_bed->startNode(u"c"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort() && c.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 3, 10000);
-    const QList<Node *> nodes{&a, &b, &c};
+    const QList<GatewayProcess *> nodes{&a, &b, &c};
     int sent = 0;
     for (int i = 0; i < 6; ++i) {
         QCOMPARE(tenantStatus(nodes[i % 3]->port(), "team"), 200);
         ++sent;
     }
-    for (Node *node : nodes)
+    for (GatewayProcess *node : nodes)
         QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(node->port(), u"team"_s), qint64(sent), 10000);
     const QJsonObject report = getJson(b.port(), "/admin/v1/usage?group_by=tenant");
     QCOMPARE(report.value(u"fleet_nodes"_s).toArray(), (QJsonArray{u"a"_s, u"c"_s}));
@@ -657,7 +593,7 @@ void TestFleet::usageIsReportedForTheFleetFromAnyNode()
 
     // Redis killed under traffic and brought back empty: each node says the report is its own
     // meanwhile, and afterwards the fleet's count is whole again, nothing lost or counted twice.
-    m_redis->kill();
+    m_bed->redis().kill();
     for (int i = 0; i < 6; ++i) {
         QCOMPARE(tenantStatus(nodes[i % 3]->port(), "team"), 200);
         ++sent;
@@ -666,13 +602,13 @@ void TestFleet::usageIsReportedForTheFleetFromAnyNode()
         !getJson(a.port(), "/admin/v1/usage?group_by=tenant").value(u"fleet_problem"_s).isNull(),
         5000);
     QCOMPARE(reportedRequests(a.port(), u"team"_s), qint64(4)); // its own: two before, two during
-    QVERIFY(m_redis->restart());
-    for (Node *node : nodes)
+    QVERIFY(m_bed->redis().restart());
+    for (GatewayProcess *node : nodes)
         QTRY_COMPARE_WITH_TIMEOUT(reportedRequests(node->port(), u"team"_s), qint64(sent), 10000);
 
     // A node restarted from its state directory writes the same figures again.
     c.stop();
-    Node &again = startNode(u"c"_s);
+    GatewayProcess &again = m_bed->startNode(u"c"_s);
     QVERIFY2(again.waitForPort(), again.errors().constData());
     QCOMPARE(tenantStatus(again.port(), "team"), 200);
     ++sent;

@@ -3,25 +3,15 @@
 // redis-server, started by the test on a free loopback port), an agent that is a fake upstream on
 // port 0, and two fake providers, one of which fails. Registration, heartbeat and removal on
 // different nodes; Redis killed and restarted empty; a breaker opened on one node only.
-#include "fake_upstream.h"
-#include "gateway_process.h"
-#include "redis_server.h"
+#include "fleet_test_bed.h"
 #include "test_client.h"
 
-#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QHash>
 #include <QJsonArray>
-#include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
-#include <QRegularExpression>
-#include <QTemporaryDir>
 #include <QTest>
 #include <memory>
-#include <vector>
 
 using namespace switchyard;
 using namespace switchyard::testing;
@@ -31,14 +21,6 @@ namespace {
 
 const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
 constexpr QByteArrayView kIntent = "travel/book/flight";
-
-// One node: the binary, headless, with its own state directory.
-class Node : public GatewayProcess {
-public:
-    Node(const QString &name, const QString &configPath, const QString &stateDirectory)
-        : GatewayProcess(kBinary, name, configPath, stateDirectory, {})
-    {}
-};
 
 struct Answer {
     int status = 0;
@@ -128,19 +110,13 @@ private Q_SLOTS:
     void eachNodesEndpointStatesAreListedOnTheOthers();
 
 private:
-    QString writeConfig(const QString &node);
-    Node &startNode(const QString &name);
     // Three nodes a, b, c at the default sync interval, each listing all three.
     bool startThree();
-    Node &node(int i) { return *m_nodes[i]; }
+    GatewayProcess &node(int index) { return m_bed->node(size_t(index)); }
 
-    QByteArray m_extraConfig; // appended to every node's config
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RedisServer> m_redis;
-    std::unique_ptr<FakeUpstream> m_fake;
+    std::unique_ptr<FleetTestBed> m_bed;
     std::unique_ptr<FakeUpstream> m_failing;
     std::unique_ptr<FakeUpstream> m_agent;
-    std::vector<std::unique_ptr<Node>> m_nodes;
 };
 
 void TestFleetAgents::initTestCase()
@@ -150,84 +126,42 @@ void TestFleetAgents::initTestCase()
 
 void TestFleetAgents::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_redis = std::make_unique<RedisServer>();
-    QVERIFY(m_redis->start());
-    m_fake = std::make_unique<FakeUpstream>();
     m_failing = std::make_unique<FakeUpstream>();
     m_failing->mode = FakeUpstream::Mode::Status; // 500, a server error: the provider's fault
     m_agent = std::make_unique<FakeUpstream>();
-    m_extraConfig.clear();
+    m_bed = std::make_unique<FleetTestBed>(kBinary);
+    QVERIFY(m_bed->start());
+    // The default sync_interval (100 ms), as an operator runs it; a short membership TTL so a
+    // node's published states arrive every 375 ms.
+    m_bed->config.fleetTiming = "  membership_ttl: 1500ms\n";
+    m_bed->config.providers =
+        "providers:\n" +
+        FleetTestBed::openAiProvider("fake", m_bed->fake().baseUrl(), "[test-model]") +
+        FleetTestBed::openAiProvider("failing", m_failing->baseUrl(), "[broken-model]");
+    // Only requests call the fakes: a node's breaker opens from its own calls alone, and the
+    // agent counts only what was routed to it.
+    m_bed->config.extra = "probes: {enabled: false}\n";
 }
 
 void TestFleetAgents::cleanup()
 {
-    m_nodes.clear();
+    m_bed.reset();
     m_agent.reset();
     m_failing.reset();
-    m_fake.reset();
-    m_redis.reset();
-    m_dir.reset();
-}
-
-QString TestFleetAgents::writeConfig(const QString &node)
-{
-    // The default sync_interval (100 ms), as an operator runs it; a short membership TTL so a
-    // node's published states arrive every 375 ms.
-    const QByteArray text = "listen: 127.0.0.1:0\n"
-                            "fleet:\n"
-                            "  redis: " +
-                            m_redis->url().toUtf8() +
-                            "\n"
-                            "  node: " +
-                            node.toUtf8() +
-                            "\n"
-                            "  membership_ttl: 1500ms\n"
-                            "  timeout: 300ms\n"
-                            "providers:\n"
-                            "  - id: fake\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            m_fake->baseUrl() +
-                            "\n"
-                            "    models: [test-model]\n"
-                            "  - id: failing\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            m_failing->baseUrl() +
-                            "\n"
-                            "    models: [broken-model]\n"
-                            // Only requests call the fakes: a node's breaker opens from its own
-                            // calls alone, and the agent counts only what was routed to it.
-                            "probes: {enabled: false}\n" +
-                            m_extraConfig;
-    const QString path = m_dir->filePath(node + u".yaml"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        return {};
-    return path;
-}
-
-Node &TestFleetAgents::startNode(const QString &name)
-{
-    m_nodes.push_back(
-        std::make_unique<Node>(name, writeConfig(name), m_dir->filePath(u"state-"_s + name)));
-    return *m_nodes.back();
 }
 
 bool TestFleetAgents::startThree()
 {
     for (const QString &name : {u"a"_s, u"b"_s, u"c"_s})
-        startNode(name);
-    for (const auto &started : m_nodes) {
+        m_bed->startNode(name);
+    for (const auto &started : m_bed->nodes()) {
         if (!started->waitForPort()) {
             qWarning("a node did not start: %s", started->errors().constData());
             return false;
         }
     }
     const QStringList all{u"a"_s, u"b"_s, u"c"_s};
-    for (const auto &started : m_nodes) {
+    for (const auto &started : m_bed->nodes()) {
         if (!QTest::qWaitFor([&] { return liveNodes(started->port()) == all; }, 10000))
             return false;
     }
@@ -251,13 +185,13 @@ void TestFleetAgents::anAgentRegisteredOnOneNodeRoutesFromEveryNode()
     const qsizetype before = m_agent->requests().size();
     QCOMPARE(intentAnsweredBy(node(1).port()), "booker"_ba);
     QCOMPARE(m_agent->requests().size(), before + 1);
-    QVERIFY(m_fake->requests().isEmpty());
-    QCOMPARE(m_redis->command({"HEXISTS", "switchyard:default:agents", "booker"}), "1"_ba);
+    QVERIFY(m_bed->fake().requests().isEmpty());
+    QCOMPARE(m_bed->redis().command({"HEXISTS", "switchyard:default:agents", "booker"}), "1"_ba);
 }
 
 void TestFleetAgents::aHeartbeatOnAnyNodeKeepsTheAgentAliveEverywhere()
 {
-    m_extraConfig = "agents:\n  ttl: 3s\n";
+    m_bed->config.extra += "agents:\n  ttl: 3s\n";
     QVERIFY(startThree());
     QCOMPARE(registerAgent(node(0).port(), "booker", *m_agent), 201);
     // A node answers 404 to a heartbeat for an agent it has not learnt of yet: wait for both.
@@ -294,17 +228,17 @@ void TestFleetAgents::aRemovalOnOneNodeRemovesTheAgentEverywhere()
     QTRY_VERIFY_WITH_TIMEOUT(agentIds(node(1).port()).isEmpty(), 10000);
     QCOMPARE(intentAnsweredBy(node(0).port()), "503"_ba);
     QCOMPARE(heartbeat(node(1).port(), "booker"), 404); // register again to come back
-    QCOMPARE(m_redis->command({"HEXISTS", "switchyard:default:agents", "booker"}), "0"_ba);
+    QCOMPARE(m_bed->redis().command({"HEXISTS", "switchyard:default:agents", "booker"}), "0"_ba);
 }
 
 void TestFleetAgents::withRedisGoneEachNodeRoutesFromItsCopyAndExpiresOnItsOwn()
 {
-    m_extraConfig = "agents:\n  ttl: 3s\n";
+    m_bed->config.extra += "agents:\n  ttl: 3s\n";
     QVERIFY(startThree());
     QCOMPARE(registerAgent(node(0).port(), "booker", *m_agent), 201);
     QTRY_COMPARE_WITH_TIMEOUT(agentIds(node(2).port()), QStringList{u"booker"_s}, 10000);
 
-    m_redis->kill();
+    m_bed->redis().kill();
     QTRY_VERIFY_WITH_TIMEOUT(!getJson(node(2).port(), "/admin/v1/fleet")
                                   .value(u"link"_s)
                                   .toObject()
@@ -343,15 +277,15 @@ void TestFleetAgents::redisRestartedEmptyGetsTheRegistryBack()
     const QStringList both{u"booker"_s, u"planner"_s};
     QTRY_COMPARE_WITH_TIMEOUT(agentIds(node(2).port()), both, 10000);
 
-    m_redis->kill();
-    QVERIFY(m_redis->restart()); // empty: no persistence
-    QTRY_COMPARE_WITH_TIMEOUT(m_redis->command({"HLEN", "switchyard:default:agents"}), "2"_ba,
+    m_bed->redis().kill();
+    QVERIFY(m_bed->redis().restart()); // empty: no persistence
+    QTRY_COMPARE_WITH_TIMEOUT(m_bed->redis().command({"HLEN", "switchyard:default:agents"}), "2"_ba,
                               15000);
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(node(0).port()).size(), 3, 10000);
     // Every node still holds both, and a node that joins now learns both from Redis alone.
     for (int i = 0; i < 3; ++i)
         QCOMPARE(agentIds(node(i).port()), both);
-    Node &late = startNode(u"d"_s);
+    GatewayProcess &late = m_bed->startNode(u"d"_s);
     QVERIFY2(late.waitForPort(), late.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(agentIds(late.port()), both, 10000);
     QCOMPARE(intentAnsweredBy(late.port()), "booker"_ba);

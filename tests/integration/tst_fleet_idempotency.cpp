@@ -4,27 +4,17 @@
 // shipped binary, headless) on one Redis (Debian's redis-server, started by the test on a free
 // loopback port) in front of one fake provider; and the Redis store itself on two links.
 #include "answers/redis_answer_store.h"
-#include "fake_upstream.h"
-#include "gateway_process.h"
+#include "fleet_test_bed.h"
 #include "redis/redis_link.h"
-#include "redis_server.h"
 #include "test_client.h"
 #include "timing/clock.h"
 
-#include <QDeadlineTimer>
 #include <QFile>
-#include <QHash>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
-#include <QRegularExpression>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 #include <memory>
-#include <vector>
 
 using namespace switchyard;
 using namespace switchyard::testing;
@@ -34,17 +24,6 @@ using namespace std::chrono_literals;
 namespace {
 
 const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
-
-// One node: the binary, headless, with its own state directory.
-class Node : public GatewayProcess {
-public:
-    Node(const QString &name, const QString &configPath, const QString &stateDirectory,
-         const QHash<QString, QString> &environment = {})
-        : GatewayProcess(kBinary, name, configPath, stateDirectory, {environment, {}})
-    {}
-};
-
-using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
 std::unique_ptr<TestClient> post(quint16 port, bool stream, const QByteArray &key)
 {
@@ -110,18 +89,7 @@ private Q_SLOTS:
     void whileRedisIsDownEachNodeGuardsAlone();
 
 private:
-    QString writeConfig(const QString &node, const QByteArray &timing);
-    Node &startNode(const QString &name, const QString &stateName = {},
-                    const QByteArray &timing = kQuickTiming,
-                    const QHash<QString, QString> &environment = {});
-    static constexpr const char *kQuickTiming = "  sync_interval: 50ms\n"
-                                                "  membership_ttl: 1500ms\n";
-    QByteArray m_extraConfig; // appended to every node's config
-
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RedisServer> m_redis;
-    std::unique_ptr<FakeUpstream> m_fake;
-    std::vector<std::unique_ptr<Node>> m_nodes;
+    std::unique_ptr<FleetTestBed> m_bed;
 };
 
 void TestFleetIdempotency::initTestCase()
@@ -131,61 +99,19 @@ void TestFleetIdempotency::initTestCase()
 
 void TestFleetIdempotency::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_redis = std::make_unique<RedisServer>();
-    QVERIFY(m_redis->start());
-    m_fake = std::make_unique<FakeUpstream>();
-    m_extraConfig.clear();
+    m_bed = std::make_unique<FleetTestBed>(kBinary);
+    QVERIFY(m_bed->start());
 }
 
 void TestFleetIdempotency::cleanup()
 {
-    m_nodes.clear();
-    m_fake.reset();
-    m_redis.reset();
-    m_dir.reset();
-}
-
-QString TestFleetIdempotency::writeConfig(const QString &node, const QByteArray &timing)
-{
-    const QByteArray text = "listen: 127.0.0.1:0\n"
-                            "fleet:\n"
-                            "  redis: " +
-                            m_redis->url().toUtf8() +
-                            "\n"
-                            "  node: " +
-                            node.toUtf8() + "\n" + timing +
-                            "  timeout: 300ms\n"
-                            "providers:\n"
-                            "  - id: fake\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            m_fake->baseUrl() +
-                            "\n"
-                            "    models: [test-model]\n"
-                            "    capacity: 256\n" +
-                            m_extraConfig;
-    const QString path = m_dir->filePath(node + u".yaml"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        return {};
-    return path;
-}
-
-Node &TestFleetIdempotency::startNode(const QString &name, const QString &stateName,
-                                      const QByteArray &timing,
-                                      const QHash<QString, QString> &environment)
-{
-    const QString state = m_dir->filePath(u"state-"_s + (stateName.isEmpty() ? name : stateName));
-    m_nodes.push_back(std::make_unique<Node>(name, writeConfig(name, timing), state, environment));
-    return *m_nodes.back();
+    m_bed.reset();
 }
 
 void TestFleetIdempotency::theRedisStoreSharesClaimsAndAnswersBetweenLinks()
 {
-    redis::Link linkA(linkOptions(*m_redis));
-    redis::Link linkB(linkOptions(*m_redis));
+    redis::Link linkA(linkOptions(m_bed->redis()));
+    redis::Link linkB(linkOptions(m_bed->redis()));
     QSignalSpy upA(&linkA, &redis::Link::linkUp);
     QSignalSpy upB(&linkB, &redis::Link::linkUp);
     linkA.start();
@@ -205,7 +131,7 @@ void TestFleetIdempotency::theRedisStoreSharesClaimsAndAnswersBetweenLinks()
     QCOMPARE(claimOf(nodeB, "k")->outcome, Outcome::Running);
     QCOMPARE(claimOf(nodeB, "k", "f2")->outcome, Outcome::Mismatch);
     // The claim expires with the window Redis was given.
-    const QByteArray ttl = m_redis->command({"PTTL", "switchyard:test:answers:k"});
+    const QByteArray ttl = m_bed->redis().command({"PTTL", "switchyard:test:answers:k"});
     QVERIFY2(ttl.toLongLong() > 590000 && ttl.toLongLong() <= 600000, ttl.constData());
 
     nodeA.put("k", claimed->token, answerOf("whole"), 10min);
@@ -220,14 +146,14 @@ void TestFleetIdempotency::theRedisStoreSharesClaimsAndAnswersBetweenLinks()
     QCOMPARE(claimOf(nodeA, "k2")->outcome, Outcome::Running);
     nodeB.release("k2", second->token);
     // A claim changes what it looks at: wait for the key to go, then claim once.
-    QTRY_VERIFY_WITH_TIMEOUT(m_redis->command({"EXISTS", "switchyard:test:answers:k2"}) == "0",
-                             5000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        m_bed->redis().command({"EXISTS", "switchyard:test:answers:k2"}) == "0", 5000);
     QCOMPARE(claimOf(nodeA, "k2")->outcome, Outcome::Claimed);
 }
 
 void TestFleetIdempotency::theRedisStoreFallsBackToTheNodeWhileRedisIsDown()
 {
-    redis::Link link(linkOptions(*m_redis));
+    redis::Link link(linkOptions(m_bed->redis()));
     QSignalSpy up(&link, &redis::Link::linkUp);
     QSignalSpy down(&link, &redis::Link::linkDown);
     link.start();
@@ -240,7 +166,7 @@ void TestFleetIdempotency::theRedisStoreFallsBackToTheNodeWhileRedisIsDown()
     // Claimed in Redis, then Redis goes away before the answer is put: kept on the node.
     const std::optional<answers::ClaimResult> inRedis = claimOf(store, "before");
     QCOMPARE(inRedis->where, QByteArray("redis"));
-    m_redis->kill();
+    m_bed->redis().kill();
     store.put("before", inRedis->token, answerOf("kept here"), 10min);
     QTRY_COMPARE_WITH_TIMEOUT(local.answerCount(), 1, 5000);
     QTRY_VERIFY_WITH_TIMEOUT(!link.isUp(), 5000);
@@ -269,22 +195,22 @@ void TestFleetIdempotency::aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall_da
 void TestFleetIdempotency::aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall()
 {
     QFETCH(bool, stream);
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     QVERIFY2(b.waitForPort(), b.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
 
     std::unique_ptr<TestClient> original = postAndWait(a.port(), stream, "fleet-key");
     QCOMPARE(original->status(), 200);
-    QCOMPARE(m_fake->requests().size(), 1);
+    QCOMPARE(m_bed->fake().requests().size(), 1);
     // The answer is in Redis under the fleet's prefix, once node a has written it.
     QTRY_VERIFY_WITH_TIMEOUT(
         [&] {
             const QList<QByteArray> keys =
-                m_redis->keys("switchyard:default:answers:idempotency:*");
+                m_bed->redis().keys("switchyard:default:answers:idempotency:*");
             return keys.size() == 1 &&
-                   m_redis->command({"GET", keys.first()}).contains("\"answer\"");
+                   m_bed->redis().command({"GET", keys.first()}).contains("\"answer\"");
         }(),
         5000);
 
@@ -294,20 +220,20 @@ void TestFleetIdempotency::aReplayedKeyOnAnotherNodeMakesNoSecondProviderCall()
     QCOMPARE(replay->header("x-switchyard-replay-of"), original->header("x-switchyard-request-id"));
     QCOMPARE(replay->body(), original->body());
     QCOMPARE(replay->chunked(), stream);
-    QCOMPARE(m_fake->requests().size(), 1);
+    QCOMPARE(m_bed->fake().requests().size(), 1);
 }
 
 void TestFleetIdempotency::aDuplicateOnAnotherNodeWhileTheFirstRunsGets409()
 {
-    m_fake->manualStreaming = true;
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    m_bed->fake().manualStreaming = true;
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     QVERIFY2(b.waitForPort(), b.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
 
     std::unique_ptr<TestClient> first = post(a.port(), true, "running-key");
-    QVERIFY(QTest::qWaitFor([&] { return m_fake->requests().size() == 1; }, 10000));
+    QVERIFY(QTest::qWaitFor([&] { return m_bed->fake().requests().size() == 1; }, 10000));
     std::unique_ptr<TestClient> duplicate = postAndWait(b.port(), true, "running-key");
     QCOMPARE(duplicate->status(), 409);
     QCOMPARE(duplicate->header("retry-after"), QByteArray("1"));
@@ -320,7 +246,7 @@ void TestFleetIdempotency::aDuplicateOnAnotherNodeWhileTheFirstRunsGets409()
              u"idempotency_key_in_use"_s);
     QVERIFY(QTest::qWaitFor(
         [&] {
-            m_fake->releaseEvent();
+            m_bed->fake().releaseEvent();
             return first->finished();
         },
         10000));
@@ -328,15 +254,15 @@ void TestFleetIdempotency::aDuplicateOnAnotherNodeWhileTheFirstRunsGets409()
     QTRY_COMPARE_WITH_TIMEOUT(
         postAndWait(b.port(), true, "running-key")->header("x-switchyard-idempotent-replay"),
         QByteArray("true"), 5000);
-    QCOMPARE(m_fake->requests().size(), 1);
+    QCOMPARE(m_bed->fake().requests().size(), 1);
 }
 
 void TestFleetIdempotency::whileRedisIsDownEachNodeGuardsAlone()
 {
-    Node &a = startNode(u"a"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 1, 10000);
-    m_redis->kill();
+    m_bed->redis().kill();
     QTRY_VERIFY_WITH_TIMEOUT(
         !getJson(a.port(), "/admin/v1/fleet").value(u"link"_s).toObject().value(u"up"_s).toBool(),
         10000);
@@ -344,7 +270,7 @@ void TestFleetIdempotency::whileRedisIsDownEachNodeGuardsAlone()
     std::unique_ptr<TestClient> again = postAndWait(a.port(), false, "alone-key");
     QCOMPARE(again->status(), 200);
     QCOMPARE(again->header("x-switchyard-idempotent-replay"), QByteArray("true"));
-    QCOMPARE(m_fake->requests().size(), 1);
+    QCOMPARE(m_bed->fake().requests().size(), 1);
 }
 
 QTEST_MAIN(TestFleetIdempotency)

@@ -3,23 +3,16 @@
 // loopback ports of their own, in front of one fake provider. Clients stream requests through
 // HAProxy while a node restarts gracefully (SIGTERM: nobody sees an error) and while a node is
 // killed (SIGKILL: only what it held fails, visibly, and nothing hangs).
-#include "fake_upstream.h"
-#include "gateway_process.h"
-#include "redis_server.h"
+#include "fleet_test_bed.h"
 #include "test_client.h"
 
 #include <QDeadlineTimer>
 #include <QFile>
-#include <QHash>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLocalSocket>
 #include <QProcess>
-#include <QProcessEnvironment>
-#include <QRegularExpression>
 #include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QTest>
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -41,15 +34,6 @@ const QString kBinary = QStringLiteral(SWITCHYARD_BINARY);
 // How long one request through the balancer may take before the test calls it hung. Generous:
 // a slow, shared machine must not fail the test, and a hang is what it exists to catch.
 constexpr int kRequestTimeoutMs = 60000;
-
-// One node: the binary, headless, with its own state directory.
-class Node : public GatewayProcess {
-public:
-    Node(const QString &name, const QString &configPath, const QString &stateDirectory,
-         const QStringList &extraArguments = {})
-        : GatewayProcess(kBinary, name, configPath, stateDirectory, {{}, extraArguments})
-    {}
-};
 
 // Debian's HAProxy in the foreground (-db), with its config in the test's temporary directory
 // and its statistics on a Unix socket there. It listens on a socket the test bound to port 0
@@ -399,15 +383,10 @@ private Q_SLOTS:
     void aNodeKilledFailsOnlyWhatItHeld();
 
 private:
-    QString writeConfig(const QString &node);
-    Node &startNode(const QString &name, const QStringList &extraArguments = {});
     // Starts a and b, then HAProxy in front of them; true once both are up behind it.
     bool startFleetBehindHaProxy();
 
-    std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<RedisServer> m_redis;
-    std::unique_ptr<FakeUpstream> m_fake;
-    std::vector<std::unique_ptr<Node>> m_nodes;
+    std::unique_ptr<FleetTestBed> m_bed;
     std::unique_ptr<HaProxy> m_haproxy;
 };
 
@@ -418,77 +397,36 @@ void TestLoadBalancer::initTestCase()
 
 void TestLoadBalancer::init()
 {
-    m_dir = std::make_unique<QTemporaryDir>();
-    QVERIFY(m_dir->isValid());
-    m_redis = std::make_unique<RedisServer>();
-    QVERIFY(m_redis->start());
-    m_fake = std::make_unique<FakeUpstream>();
+    m_bed = std::make_unique<FleetTestBed>(kBinary);
+    QVERIFY(m_bed->start());
+    // drain_delay: longer than the balancer takes to see /readyz fail (2 checks 200 ms apart),
+    // with room for a slow machine.
+    m_bed->config.extra = "limits:\n"
+                          "  drain_delay: 3s\n"
+                          "  shutdown_grace: 30s\n";
     // Answers that take a while, so that requests are in flight whenever a node goes: a plain
     // answer after 150 ms, a stream of 8 events 50 ms apart.
-    m_fake->answerDelayMs = 150;
-    m_fake->streamEvents = 8;
-    m_fake->eventIntervalMs = 50;
+    m_bed->fake().answerDelayMs = 150;
+    m_bed->fake().streamEvents = 8;
+    m_bed->fake().eventIntervalMs = 50;
 }
 
 void TestLoadBalancer::cleanup()
 {
     m_haproxy.reset();
-    m_nodes.clear();
-    m_fake.reset();
-    m_redis.reset();
-    m_dir.reset();
-}
-
-QString TestLoadBalancer::writeConfig(const QString &node)
-{
-    // drain_delay: longer than the balancer takes to see /readyz fail (2 checks 200 ms apart),
-    // with room for a slow machine.
-    const QByteArray text = "listen: 127.0.0.1:0\n"
-                            "limits:\n"
-                            "  drain_delay: 3s\n"
-                            "  shutdown_grace: 30s\n"
-                            "fleet:\n"
-                            "  redis: " +
-                            m_redis->url().toUtf8() +
-                            "\n"
-                            "  node: " +
-                            node.toUtf8() +
-                            "\n"
-                            "  sync_interval: 50ms\n"
-                            "  membership_ttl: 1500ms\n"
-                            "  timeout: 300ms\n"
-                            "providers:\n"
-                            "  - id: fake\n"
-                            "    kind: openai\n"
-                            "    base_url: " +
-                            m_fake->baseUrl() +
-                            "\n"
-                            "    models: [test-model]\n"
-                            "    capacity: 256\n";
-    const QString path = m_dir->filePath(node + u".yaml"_s);
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly) || file.write(text) != text.size())
-        return {};
-    return path;
-}
-
-Node &TestLoadBalancer::startNode(const QString &name, const QStringList &extraArguments)
-{
-    m_nodes.push_back(std::make_unique<Node>(name, writeConfig(name),
-                                             m_dir->filePath(u"state-"_s + name), extraArguments));
-    return *m_nodes.back();
+    m_bed.reset();
 }
 
 bool TestLoadBalancer::startFleetBehindHaProxy()
 {
-    Node &a = startNode(u"a"_s);
-    Node &b = startNode(u"b"_s);
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
     if (!a.waitForPort() || !b.waitForPort()) {
         qWarning("a node did not start: %s %s", a.errors().constData(), b.errors().constData());
         return false;
     }
     m_haproxy = std::make_unique<HaProxy>();
-    if (!m_haproxy->start(m_dir->path(), {{u"a"_s, a.port()}, {u"b"_s, b.port()}}))
+    if (!m_haproxy->start(m_bed->directory(), {{u"a"_s, a.port()}, {u"b"_s, b.port()}}))
         return false;
     return QTest::qWaitFor(
         [this] {
@@ -506,7 +444,7 @@ void TestLoadBalancer::aNodeRestartedWithSigtermLosesNoRequest()
     QVERIFY(traffic.runUntil(
         [&] { return traffic.answeredBy("a") >= 20 && traffic.answeredBy("b") >= 20; }, 60000));
 
-    Node &a = *m_nodes[0];
+    GatewayProcess &a = m_bed->node(0);
     const quint16 port = a.port();
     QVERIFY(traffic.runUntil([&] { return traffic.streamRunningOn("a"); }, 30000));
     a.terminate();
@@ -518,7 +456,8 @@ void TestLoadBalancer::aNodeRestartedWithSigtermLosesNoRequest()
     const int beforeRestart = traffic.sent();
 
     // Back on the same port, where the balancer looks for it, with the same state.
-    Node &again = startNode(u"a"_s, {u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)});
+    GatewayProcess &again =
+        m_bed->startNode(u"a"_s, {.extraArguments = {u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)}});
     QVERIFY2(again.waitForPort() == port, again.errors().constData());
     QVERIFY(traffic.runUntil([&] { return m_haproxy->serverStatus(u"a"_s) == u"UP"_s; }, 60000));
     QVERIFY(traffic.runUntil([&] { return traffic.answeredBy("a", beforeRestart) >= 20; }, 60000));
@@ -538,7 +477,7 @@ void TestLoadBalancer::aNodeKilledFailsOnlyWhatItHeld()
         [&] { return traffic.answeredBy("a") >= 20 && traffic.answeredBy("b") >= 20; }, 60000));
     QVERIFY(traffic.failures().isEmpty());
 
-    Node &b = *m_nodes[1];
+    GatewayProcess &b = m_bed->node(1);
     QVERIFY(traffic.runUntil([&] { return traffic.streamRunningOn("b"); }, 30000));
     // Killed and reaped before the clients send anything more: the requests running now are
     // exactly those that may have been on b when it died.
