@@ -426,20 +426,25 @@ struct Router::DecisionBuilder {
         return best;
     }
 
-    // A branch's weight: the live one when set (the override is shared, not copied), else the
-    // file's.
-    int branchWeight(const CompiledRule &rule, qsizetype branch) const
+    // The branches' weights, read once per decision: the live ones when set (the override is
+    // shared, not copied), else the file's.
+    using SplitWeights = QVarLengthArray<int, 8>;
+    SplitWeights splitWeights(const CompiledRule &rule) const
     {
         const auto override = router.m_canaryOverrides.constFind(rule.name);
         const bool live =
             override != router.m_canaryOverrides.cend() && override->targets == rule.splitTargets;
-        return std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight);
+        SplitWeights weights;
+        for (qsizetype branch = 0; branch < rule.split.size(); ++branch)
+            weights.append(
+                std::max(0, live ? override->weights.at(branch) : rule.split[branch].weight));
+        return weights;
     }
 
     // The branch whose buckets hold the request, by weight.
-    qsizetype pickCanary(const CompiledRule &rule)
+    qsizetype pickCanary(const CompiledRule &rule, const SplitWeights &weights)
     {
-        const auto weightOf = [&](qsizetype branch) { return branchWeight(rule, branch); };
+        const auto weightOf = [&](qsizetype branch) { return weights[branch]; };
         const SplitKeyValue key = splitKeyOf(rule);
         const int bucket = int(splitHash(key, rule.seed) % kCanaryBuckets);
         qint64 total = 0;
@@ -472,14 +477,15 @@ struct Router::DecisionBuilder {
                               QString::number(highBucket - 1) % u" (weight "_s %
                               QString::number(weightOf(side)) % u" of "_s % QString::number(total) %
                               u')');
-        return rule.strictSplit ? side : followHealth(rule, side, key);
+        return rule.strictSplit ? side : followHealth(rule, side, key, weights);
     }
 
     // Splits follow health: a request whose branch has no endpoint to choose goes to the other
     // branches in proportion to their weights; while the branch recovers through its breaker's
     // ramp it keeps the ramp's share of its requests. The draws hash the split's key, so a
     // client moves and comes back as one, and the requests of healthy branches never move.
-    qsizetype followHealth(const CompiledRule &rule, qsizetype side, const SplitKeyValue &key)
+    qsizetype followHealth(const CompiledRule &rule, qsizetype side, const SplitKeyValue &key,
+                           const SplitWeights &weights)
     {
         const QString &label = rule.split[side].target.label;
         const double available = branchAvailability(rule.split[side].target);
@@ -496,7 +502,7 @@ struct Router::DecisionBuilder {
         double total = 0.0;
         for (qsizetype i = 0; i < rule.split.size(); ++i) {
             if (i != side)
-                shares[i] = branchWeight(rule, i) * branchAvailability(rule.split[i].target);
+                shares[i] = weights[i] * branchAvailability(rule.split[i].target);
             total += shares[i];
         }
         const QString why = available > 0.0
@@ -529,18 +535,18 @@ struct Router::DecisionBuilder {
     // operator turned off: it takes no failover either.
     void routeSplit(const CompiledRule &rule)
     {
-        const qsizetype side = pickCanary(rule);
+        const SplitWeights weights = splitWeights(rule);
+        const qsizetype side = pickCanary(rule, weights);
         routeTarget(rule.split[side].target, rule.strictSplit ? Promise::Kept : Promise::None);
         if (rule.strictSplit)
             return;
         QVarLengthArray<qsizetype, 8> others;
         for (qsizetype i = 0; i < rule.split.size(); ++i) {
-            if (i != side && branchWeight(rule, i) > 0)
+            if (i != side && weights[i] > 0)
                 others.append(i);
         }
-        std::stable_sort(others.begin(), others.end(), [&](qsizetype a, qsizetype b) {
-            return branchWeight(rule, a) > branchWeight(rule, b);
-        });
+        std::stable_sort(others.begin(), others.end(),
+                         [&](qsizetype a, qsizetype b) { return weights[a] > weights[b]; });
         qsizetype added = 0;
         for (qsizetype i : others) {
             const CompiledTarget &other = rule.split[i].target;
