@@ -80,6 +80,16 @@ bool ProviderConfig::speaksNatively(protocol::Operation operation) const
     return false;
 }
 
+bool ProviderConfig::continuesAnswers() const
+{
+    if (kind == ProviderKind::Mapped)
+        return false;
+    // Anthropic continues a final assistant message by design (prefill); the simulator does as
+    // vLLM does. An openai-compatible server may or may not: only its operator knows.
+    return continuesAnswersSetting.value_or(kind == ProviderKind::Anthropic ||
+                                            kind == ProviderKind::Simulated);
+}
+
 QByteArray ProviderConfig::keyHeaderName() const
 {
     if (apiKeyHeader)

@@ -96,6 +96,12 @@ struct ProviderConfig {
     // go to this provider (the provider's configured key, when it has one, takes its header's
     // place). Off by default: a client's credentials are Switchyard's, never a provider's.
     bool forwardClientAuthorization = false;
+    // `continues_answers`: the provider can be given a partial assistant answer and continue it,
+    // so a stream cut elsewhere may go on here (docs/resilience.md, "Streams that survive a
+    // cut"). Anthropic's prefill and the simulator's: on unless turned off; an openai provider's
+    // only when it says so (vLLM's `continue_final_message`); a mapped agent's never. Unset:
+    // the kind's default (continuesAnswers()).
+    std::optional<bool> continuesAnswersSetting;
 
     // How every call is made, whatever the kind (docs/adapters.md, "Calling a provider"). A
     // `{model}` in baseUrl's path stands for the attempt's upstream model name.
@@ -119,6 +125,8 @@ struct ProviderConfig {
     // rather than translated to chat: embeddings and completions always, the Responses API
     // when the provider speaks it, Anthropic's Messages and count_tokens at an anthropic one.
     bool speaksNatively(protocol::Operation operation) const;
+    // Whether a stream cut on another provider may continue here (continuesAnswersSetting).
+    bool continuesAnswers() const;
     // The header the API key goes in: apiKeyHeader, else x-api-key for anthropic and
     // Authorization for every other kind.
     QByteArray keyHeaderName() const;

@@ -50,7 +50,8 @@ const QList<QLatin1StringView> providerKeys{
     "simulate"_L1,
     "probe_path"_L1, // probe_path is read with the probes (breaker_section.cpp)
     "responses_api"_L1,
-    "forward_client_authorization"_L1};
+    "forward_client_authorization"_L1,
+    "continues_answers"_L1};
 const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
@@ -324,6 +325,15 @@ std::optional<ProviderConfig> ConfigChecker::checkProvider(const YAML::Node &nod
     if (const MapEntry *forward = keys.find("forward_client_authorization"_L1)) {
         if (const auto value = readBool(*forward))
             provider.forwardClientAuthorization = *value;
+    }
+
+    if (const MapEntry *continues = keys.find("continues_answers"_L1)) {
+        if (kind == ProviderKind::Mapped)
+            report(continues->key.Mark(),
+                   u"`continues_answers` is not allowed for a mapped provider: an agent's own JSON "
+                   u"has no way to be given a partial answer to continue"_s);
+        else if (const auto value = readBool(*continues))
+            provider.continuesAnswersSetting = *value;
     }
 
     if (const MapEntry *models = keys.find("models"_L1))

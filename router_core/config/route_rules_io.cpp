@@ -83,6 +83,8 @@ QJsonArray routeRulesJson(const QList<RouteRule> &rules)
                 to.insert(u"strict"_s, true);
             object.insert(u"to"_s, to);
         }
+        if (rule.continueStreams)
+            object.insert(u"continue_streams"_s, true);
         array.append(object);
     }
     return array;

@@ -23,14 +23,17 @@ struct TierConfig {
     std::chrono::milliseconds timeout{0}; // per attempt; zero means the global timeouts
     int retries = 0;                      // retries within this tier
     int maxInputTokens = 0;               // zero means no limit
+    // `continue_streams: true`: a text stream cut after its first content continues on another
+    // candidate that can continue a partial answer (docs/resilience.md).
+    bool continueStreams = false;
 
     static TierConfig light()
     {
-        return {QStringLiteral("light"), {}, std::chrono::milliseconds(8000), 2, 12000};
+        return {QStringLiteral("light"), {}, std::chrono::milliseconds(8000), 2, 12000, false};
     }
     static TierConfig pro()
     {
-        return {QStringLiteral("pro"), {}, std::chrono::milliseconds(30000), 1, 0};
+        return {QStringLiteral("pro"), {}, std::chrono::milliseconds(30000), 1, 0, false};
     }
 };
 
@@ -93,6 +96,9 @@ struct RouteRule {
     // the others, and a failed attempt fails over to them. `strict: true` makes each branch a
     // promise instead, as a provider or pool target is.
     bool strictSplit = false;
+    // `continue_streams: true`: as the tier's, for the requests this rule routes (either one
+    // turns it on).
+    bool continueStreams = false;
     TextPosition position;
     TextPosition namePosition;
 };

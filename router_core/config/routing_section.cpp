@@ -16,8 +16,9 @@ const QList<QLatin1StringView> kRoutingRootKeys{"tiers"_L1,   "routes"_L1,  "fal
                                                 "gearbox"_L1, "scoring"_L1, "agents"_L1};
 const QList<QLatin1StringView> kTierNames{"light"_L1, "pro"_L1};
 const QList<QLatin1StringView> kTierKeys{"pool"_L1, "timeout"_L1, "retries"_L1,
-                                         "max_input_tokens"_L1};
-const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1, "when"_L1, "to"_L1};
+                                         "max_input_tokens"_L1, "continue_streams"_L1};
+const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1, "when"_L1, "to"_L1,
+                                          "continue_streams"_L1};
 const QList<QLatin1StringView> kCombinators{"all"_L1, "any"_L1, "not"_L1};
 const QList<QLatin1StringView> kTargetKinds{"provider"_L1, "pool"_L1, "tier"_L1};
 const QList<QLatin1StringView> kToKeys{"provider"_L1, "pool"_L1, "tier"_L1,
@@ -156,6 +157,10 @@ void RoutingChecker::checkTiers(const MapEntry &entry)
             if (const auto value =
                     m_reader.readInteger(*maxTokens, 0, std::numeric_limits<int>::max()))
                 tier->maxInputTokens = int(*value);
+        }
+        if (const MapEntry *continues = keys->find("continue_streams"_L1)) {
+            if (const auto value = m_reader.readBool(*continues))
+                tier->continueStreams = *value;
         }
     }
 }
@@ -324,6 +329,10 @@ std::optional<RouteRule> RoutingChecker::checkRoute(const YAML::Node &node)
         checkTo(*to, rule);
     else
         m_reader.reportMissing(node, u"route"_s, "to"_L1);
+    if (const MapEntry *continues = keys.find("continue_streams"_L1)) {
+        if (const auto value = m_reader.readBool(*continues))
+            rule.continueStreams = *value;
+    }
     if (m_reader.errorCount() != errorsBefore)
         return std::nullopt;
     return rule;

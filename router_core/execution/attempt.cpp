@@ -326,22 +326,28 @@ bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
             trace.trace().finishReason = std::move(reason);
         break;
     }
+    // The listener may drop events too: a continuing provider's own opening.
+    if (!output.events.isEmpty())
+        m_scope.listener.streamEventsRelaying(output.events);
     if (!output.events.isEmpty()) {
         if (m_phase == Phase::WaitingForAnswer) {
             // The first byte goes to the client now: from here on this provider's answer is
-            // the answer, and a failure ends the stream with an error event.
+            // the answer, and a failure ends the stream with an error event (or, for a stream
+            // that may be continued, hands the rest to another provider).
             m_phase = Phase::Streaming;
-            m_scope.listener.streamCommitted();
+            if (!m_continuesStream)
+                m_scope.listener.streamCommitted();
             // Nor are the provider's headers needed (read for an error answer or a
             // non-streamed one).
             m_head.headers = {};
             m_timeToFirstTokenMs = msSince(m_startedAt);
             m_firstTokenWhileLate = loopIsLate();
             m_lagAtFirstTokenMs = m_scope.loop.lagMs;
-            trace.pointEvent(QStringLiteral("first byte"),
+            trace.pointEvent(m_continuesStream ? u"continued"_s : u"first byte"_s,
                              "first event after "_L1 %
                                  QString::number(m_timeToFirstTokenMs, 'f', 1) % " ms"_L1);
-            m_scope.client.beginStream(m_scope.listener.answerHeaders(), m_dialect);
+            if (!m_continuesStream)
+                m_scope.client.beginStream(m_scope.listener.answerHeaders(), m_dialect);
         }
         traceStreamedEvents(trace, output.events);
         for (const upstream::SseEvent &event : output.events)

@@ -63,6 +63,9 @@ public:
     virtual void streamCommitted() = 0;
     // The headers the attempt's answer leaves with.
     virtual HeaderList answerHeaders() const = 0;
+    // Streamed events are about to reach the client: the listener may read them, and rewrite
+    // those of an attempt that continues another's stream (StreamContinuation).
+    virtual void streamEventsRelaying(QList<upstream::SseEvent> &events) = 0;
     // A provider's answer, or one event of it, reached the client: the request used tokens
     // someone pays for. `text` counts for the estimate when the provider reports no usage.
     virtual void providerAnswerRelayed(QByteArrayView text) = 0;
@@ -120,6 +123,9 @@ public:
     // Starts the call prepare() built. `earlierInTier`: the attempts before it in its tier.
     void start(upstream::adapters::PreparedRequest prepared, const QByteArray &spanId,
                int earlierInTier);
+    // The attempt continues a stream another attempt began (its client's stream is open): its
+    // first content is not a first byte, and its stream is not begun again. Before start().
+    void continueStream() { m_continuesStream = true; }
     // The adapter refused: hands back what the attempt took without a call.
     void handBackAdmission();
     // Closes the attempt's span and reports its call to the health registry; false when it had
@@ -136,6 +142,10 @@ public:
     const QString &providerId() const { return m_candidate.providerId; }
     const config::ProviderConfig &provider() const { return *m_provider; }
     int pauseCount() const { return m_pauseCount; }
+    // What its answer is written in (prepare()).
+    Dialect dialect() const { return m_dialect; }
+    // Whether any of its stream reached the client.
+    bool relayedStream() const { return m_timeToFirstTokenMs >= 0; }
 
 private:
     // Streaming from the first event relayed; Stopped once the request ended (stop()).
@@ -229,6 +239,7 @@ private:
     // content so that a failure before it can still fail over.
     QList<upstream::SseEvent> m_heldOpening;
     bool m_sawDone = false;
+    bool m_continuesStream = false; // continueStream()
     double m_timeToFirstTokenMs = -1.0;
     double m_answerCompleteMs = -1.0; // when [DONE] arrived, for the call's latency
     // The engine loop ran later than admission.overload_lag when the first event was read:

@@ -6,6 +6,7 @@
 #include "resilience/admission.h"
 #include "resilience/degradation.h"
 #include "telemetry/request_recorder.h"
+#include "upstream/adapters/provider_adapter.h"
 
 #include <QDateTime>
 #include <QLoggingCategory>
@@ -152,6 +153,9 @@ void RequestExecution::start()
         m_decision.steps = {};
     m_services.retryBudget.requestStarted();
     m_countedInRetryBudget = true;
+    if (m_request.stream && operationHasTextAnswer() && continueStreamsConfigured() &&
+        StreamContinuation::requestAllows(m_body))
+        m_continuation = std::make_unique<StreamContinuation>();
 
     // The whole request's deadline, across attempts and waits: the client's budget, and for a
     // non-streamed request the total timeout as well. A stream has no total cap of its own.
@@ -199,7 +203,8 @@ QCoro::Task<> RequestExecution::run()
             // Nothing can take the request now. One endpoint cooling down after a 429 may be
             // worth waiting for, once.
             const int cooling = soonestCoolingCandidate();
-            if (cooling < 0) {
+            // A cut stream does not wait for a cool-down: its client is reading it now.
+            if (cooling < 0 || m_continuing) {
                 finishWithoutAnswer();
                 co_return;
             }
@@ -282,6 +287,11 @@ QCoro::Task<> RequestExecution::run()
             finishWithoutAnswer();
             co_return;
         }
+        if (m_continuing) {
+            // The client's stream is open and waiting: the continuation goes to another endpoint
+            // at once.
+            decision.delay = milliseconds(0);
+        }
         m_trace.pointEvent(QStringLiteral("retry"), decision.reason);
         const int waitSpan = decision.delay.count() > 0
                                  ? m_trace.openSpan(QStringLiteral("backoff"), decision.reason,
@@ -303,6 +313,8 @@ int RequestExecution::takeNextCandidate(bool *tookFailoverSlot)
                                  bool failover) -> std::optional<resilience::SkipReason> {
         if (const auto mismatch = operationMismatch(next))
             return mismatch;
+        if (m_continuing && !canContinueOn(next))
+            return resilience::SkipReason::CannotContinue;
         // Reversible checks first: a half-open breaker's admission is its one probe call.
         const int provider = next.endpoint;
         if (m_services.health.coolDownLeft(provider).count() > 0)
@@ -398,16 +410,32 @@ bool RequestExecution::startAttempt(int candidateIndex, bool failover)
     // translated. Each attempt decides by its own provider.
     const bool passThrough =
         m_operation != protocol::Operation::Chat && provider.speaksNatively(m_operation);
-    auto prepared =
-        m_attempt->prepare(providerRequest(chosen, provider, passThrough, attemptSpanId),
-                           passThrough ? Dialect::Native : Dialect::Chat);
+    upstream::adapters::AdapterRequest request =
+        providerRequest(chosen, provider, passThrough, attemptSpanId);
+    if (m_continuing) {
+        // The text the client has is this provider's to continue, as the assistant's own
+        // unfinished answer.
+        upstream::adapters::ContinuationBody continuation =
+            upstream::adapters::continuationBody(provider, m_body, m_continuation->text());
+        request.openAiBody = std::move(continuation.body);
+        m_continuation->beginContinuation(m_cutProvider, provider.id,
+                                          m_cutError ? m_cutError->code : QString(),
+                                          m_plan.attempts(), continuation.trimmedTail);
+        m_attempt->continueStream();
+        m_trace.pointEvent(QStringLiteral("stream continued"),
+                           QStringLiteral("%1 continues the answer `%2` was cut off in, after %3 "
+                                          "characters")
+                               .arg(provider.id, m_cutProvider)
+                               .arg(m_continuation->text().size()));
+    }
+    auto prepared = m_attempt->prepare(request, passThrough ? Dialect::Native : Dialect::Chat);
     if (const protocol::ApiError *refusal = std::get_if<protocol::ApiError>(&prepared)) {
         refuseForProvider(*refusal);
         return false;
     }
     upstream::adapters::PreparedRequest &built =
         std::get<upstream::adapters::PreparedRequest>(prepared);
-    if (!passThrough && built.bodyIsOpenAiBodyRenamed) {
+    if (!passThrough && built.bodyIsOpenAiBodyRenamed && !m_continuing) {
         // The renamed body is kept instead of the client's: one copy of the conversation while
         // the call is in flight, not two. A later attempt renames it again (only the model
         // differs), and every other kind of provider reads it for everything but the model.
@@ -497,6 +525,9 @@ void RequestExecution::onClientDrained()
 
 void RequestExecution::streamCommitted()
 {
+    // A stream that may be continued needs the request again, for the provider that continues.
+    if (m_continuation)
+        return;
     // No other attempt can follow, so the client's request is not needed again. An agent's
     // request carries its whole conversation; held streams would otherwise keep it, besides the
     // provider's copy, for as long as they run.
@@ -504,6 +535,101 @@ void RequestExecution::streamCommitted()
     m_operationBody = QByteArray();
     // Nor are its headers (read for credentials at each attempt).
     m_context.headers = {};
+}
+
+void RequestExecution::streamEventsRelaying(QList<upstream::SseEvent> &events)
+{
+    if (!m_continuation)
+        return;
+    if (m_attempt->dialect() != Dialect::Chat) {
+        // A stream in a provider's own protocol: nothing can splice another provider's into it.
+        m_continuation.reset();
+        return;
+    }
+    if (m_continuing)
+        m_continuation->rewriteContinued(events);
+    else
+        m_continuation->observe(events);
+}
+
+// ---- streams that survive a cut ----------------------------------------------------------------
+
+bool RequestExecution::continueStreamsConfigured() const
+{
+    const config::TierConfig *tier =
+        m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
+    if (tier && tier->continueStreams)
+        return true;
+    if (m_decision.rule.isEmpty())
+        return false;
+    for (const config::RouteRule &rule : m_config->routing.routes) {
+        if (rule.name == m_decision.rule)
+            return rule.continueStreams;
+    }
+    return false;
+}
+
+bool RequestExecution::canContinueOn(const routing::RouteCandidate &next) const
+{
+    const config::ProviderConfig *provider = m_config->provider(next.providerId);
+    if (!provider || !provider->continuesAnswers())
+        return false; // a registered agent's JSON has no partial answer to continue
+    // Reached in its own protocol, its answer would not be chat chunks to splice in.
+    return m_operation == protocol::Operation::Chat || !provider->speaksNatively(m_operation);
+}
+
+bool RequestExecution::mayContinueAfter(const AttemptFailure &failure)
+{
+    if (!m_continuation)
+        return false;
+    // The gateway's own overload, or the client's budget, would cut the next provider as well.
+    if (failure.blamedOnGateway || failure.cutByBudget ||
+        failure.errorClass == ErrorClass::RequestRejected)
+        return false;
+    if (!m_continuation->continuable()) {
+        m_trace.pointEvent(QStringLiteral("not continued"), m_continuation->refusal());
+        return false;
+    }
+    if (m_attempt->relayedStream())
+        carryCutAttemptTokens();
+    m_continuing = true;
+    m_trace.pointEvent(QStringLiteral("stream cut"),
+                       QStringLiteral("`%1` was cut off after %2 characters (%3): another "
+                                      "candidate continues the answer")
+                           .arg(m_cutProvider)
+                           .arg(m_continuation->text().size())
+                           .arg(m_cutError->code));
+    return true;
+}
+
+void RequestExecution::carryCutAttemptTokens()
+{
+    // Each attempt is billed for what it did: the cut one's counts, when it sent none, are
+    // estimated from the prompt and the text it relayed.
+    telemetry::RequestRecord &record = m_trace.trace();
+    const bool inputReported = record.inputTokens >= 0;
+    const bool outputReported = record.outputTokens >= 0;
+    m_carriedInputTokens += inputReported ? record.inputTokens : m_request.estimatedInputTokens;
+    m_carriedOutputTokens += outputReported ? record.outputTokens : m_answerText.estimatedTokens();
+    m_carriedTokensEstimated = m_carriedTokensEstimated || !inputReported || !outputReported;
+    record.inputTokens = -1;
+    record.outputTokens = -1;
+    record.cacheReadTokens = -1;
+    record.cacheWriteTokens = -1;
+    m_answerText = {};
+}
+
+void RequestExecution::failStartedStream(const protocol::ApiError &error)
+{
+    m_finishing = true;
+    // The inspector's live text ends as the client's stream did: with this error.
+    if (m_trace.watched() || m_trace.limits().keepBodies) {
+        const QByteArray errorJson = error.toJson();
+        m_trace.appendLiveData(errorJson);
+        m_trace.appendResponseBody("data: " + errorJson + "\n\n");
+    }
+    m_client->failStream(error);
+    complete(error.status, error.code);
 }
 
 HeaderList RequestExecution::answerHeaders() const
@@ -582,16 +708,18 @@ void RequestExecution::attemptFailed(AttemptFailure failure)
     }
     if (m_client->answerStarted()) {
         // The status line is gone; a second provider would repeat or contradict what the client
-        // already has. The stream ends with an error event instead.
-        m_finishing = true;
-        // The inspector's live text ends as the client's stream did: with this error.
-        if (m_trace.watched() || m_trace.limits().keepBodies) {
-            const QByteArray errorJson = failure.error.toJson();
-            m_trace.appendLiveData(errorJson);
-            m_trace.appendResponseBody("data: " + errorJson + "\n\n");
+        // already has, unless it continues the very text the client has (continue_streams).
+        // Otherwise the stream ends with an error event.
+        if (!m_cutError || m_attempt->relayedStream()) {
+            m_cutError = std::make_unique<protocol::ApiError>(failure.error);
+            m_cutProvider = provider;
         }
-        m_client->failStream(failure.error);
-        complete(failure.error.status, failure.error.code);
+        if (mayContinueAfter(failure)) {
+            m_failure = std::make_unique<AttemptFailure>(std::move(failure));
+            resumeRun();
+            return;
+        }
+        failStartedStream(*m_cutError);
         return;
     }
     m_failures.lastError = std::make_unique<protocol::ApiError>(failure.error);
@@ -602,6 +730,25 @@ void RequestExecution::attemptFailed(AttemptFailure failure)
 // ---- endings ------------------------------------------------------------------------------------
 
 void RequestExecution::countTokens(telemetry::RequestRecord &record) const
+{
+    const bool lastAttemptAnswered = !m_continuing || (m_attempt && m_attempt->relayedStream());
+    if (lastAttemptAnswered) {
+        fillUnreportedTokens(record);
+    } else {
+        // The attempt that was to continue the stream never sent any of it: nothing to bill.
+        record.inputTokens = 0;
+        record.outputTokens = 0;
+        record.cacheReadTokens = -1;
+        record.cacheWriteTokens = -1;
+    }
+    if (m_carriedInputTokens > 0 || m_carriedOutputTokens > 0) {
+        record.inputTokens = std::max<qint64>(record.inputTokens, 0) + m_carriedInputTokens;
+        record.outputTokens = std::max<qint64>(record.outputTokens, 0) + m_carriedOutputTokens;
+        record.tokensEstimated = record.tokensEstimated || m_carriedTokensEstimated;
+    }
+}
+
+void RequestExecution::fillUnreportedTokens(telemetry::RequestRecord &record) const
 {
     // Counting tokens costs nothing at the provider, and the count it answers is its result,
     // not usage: the request has no token counts at all, reported or estimated.
@@ -659,6 +806,13 @@ void RequestExecution::releaseRetrySlot()
 
 void RequestExecution::finishWithoutAnswer()
 {
+    if (m_client->answerStarted()) {
+        // A cut stream no other candidate could continue ends as any cut stream does.
+        m_trace.pointEvent(QStringLiteral("not continued"),
+                           QStringLiteral("no candidate could continue the stream"));
+        failStartedStream(*m_cutError);
+        return;
+    }
     const protocol::ApiError error = errorWording().finalError();
     // The ladder's lower rungs answer for providers that failed, never for a request that
     // every provider would refuse.

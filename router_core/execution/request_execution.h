@@ -4,6 +4,7 @@
 #include "execution/attempt.h"
 #include "execution/client_channel.h"
 #include "execution/final_error.h"
+#include "execution/stream_continuation.h"
 #include "health/health_registry.h"
 #include "protocol/chat_request.h"
 #include "protocol/token_estimate.h"
@@ -135,6 +136,7 @@ private:
     void onClientDrained() override;
 
     void streamCommitted() override;
+    void streamEventsRelaying(QList<upstream::SseEvent> &events) override;
     HeaderList answerHeaders() const override;
     void providerAnswerRelayed(QByteArrayView text) override;
     void answerFinishing() override;
@@ -151,8 +153,24 @@ private:
         return m_deadline.remaining(now());
     }
 
-    // Fills the record's token counts the provider did not report (see RequestRecord).
+    // Fills the record's token counts the provider did not report (see RequestRecord), and adds
+    // those of attempts whose stream another continued.
     void countTokens(telemetry::RequestRecord &record) const;
+    void fillUnreportedTokens(telemetry::RequestRecord &record) const;
+
+    // ---- streams that survive a cut (continue_streams) ----
+    // Whether the request's route or tier continues cut streams.
+    bool continueStreamsConfigured() const;
+    // Whether `next` can continue this request's cut stream: a provider (not an agent) that
+    // continues answers, reached as chat.
+    bool canContinueOn(const routing::RouteCandidate &next) const;
+    // After a cut: whether another candidate may take the stream over. Says why not in the
+    // trace when the stream may never be continued.
+    bool mayContinueAfter(const AttemptFailure &failure);
+    // Takes over the cut attempt's tokens (reported, else estimated) before the next one runs.
+    void carryCutAttemptTokens();
+    // The stream already begun ends with `error` as its last event.
+    void failStartedStream(const protocol::ApiError &error);
     void endAttempt(health::CallOutcome outcome, const QString &detail);
     bool takeRetrySlot();
     void releaseRetrySlot();
@@ -200,6 +218,18 @@ private:
     bool m_providerAnswered = false;
     bool m_finishing = false; // an ending path records the outcome: ignore its disconnects
     int m_degradedLevel = -1; // the ladder's canned or fail-safe rung answered; -1: it did not
+
+    // Set for a streamed request whose route or tier has `continue_streams` and whose request
+    // allows it; dropped once its stream turns out not to be chat chunks.
+    std::unique_ptr<StreamContinuation> m_continuation;
+    bool m_continuing = false; // the client's stream is open: the next attempt continues it
+    // What ends the stream when no candidate can continue it: the last cut's error.
+    std::unique_ptr<protocol::ApiError> m_cutError;
+    QString m_cutProvider; // the provider the stream was last cut on
+    // Tokens of the attempts that were cut and continued, added to the record at the end.
+    qint64 m_carriedInputTokens = 0;
+    qint64 m_carriedOutputTokens = 0;
+    bool m_carriedTokensEstimated = false;
 };
 
 } // namespace switchyard::execution

@@ -69,6 +69,14 @@ QList<SseEvent> ChatChunkReader::feed(const SseEvent &chunkEvent, ChatChunkHandl
     }
     if (choice.value(u"finish_reason"_s).isString())
         m_finishReason = choice.value(u"finish_reason"_s).toString();
+    // A stream continued on another provider says so on its first continued chunk; the client's
+    // protocol carries the note on the event that chunk became (docs/resilience.md).
+    if (const QJsonValue note = chunk.value(u"switchyard"_s);
+        note.isObject() && !events.isEmpty()) {
+        QJsonObject last = QJsonDocument::fromJson(events.last().data).object();
+        last.insert(u"switchyard"_s, note);
+        events.last().data = QJsonDocument(last).toJson(QJsonDocument::Compact);
+    }
     return events;
 }
 

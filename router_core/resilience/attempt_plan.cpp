@@ -21,6 +21,8 @@ QString skipReasonText(SkipReason reason)
         return QStringLiteral("failover capacity full");
     case SkipReason::OperationNotServed:
         return QStringLiteral("its model does not serve this endpoint");
+    case SkipReason::CannotContinue:
+        return QStringLiteral("it cannot continue a partial answer");
     }
     return {};
 }

@@ -19,6 +19,7 @@ enum class SkipReason {
     CoolingDown,          // it answered 429 and its Retry-After has not passed
     FailoverCapacityFull, // failed-over traffic already takes its share of the endpoint
     OperationNotServed,   // its model does not serve the request's endpoint (embeddings...)
+    CannotContinue,       // a cut stream is to be continued, and it cannot continue an answer
 };
 
 QString skipReasonText(SkipReason reason);

@@ -20,6 +20,10 @@ const fake = {
     toolArguments: '{"city":"Paris"}',
     embedding: [0.25, -0.5, 0.125, 1],
     chatUsage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    // `cut-chat`: the first stream is cut after `cutAfter` characters, and a continuation (vLLM's
+    // continue_final_message) streams the rest of the same text.
+    cutText: 'The quick brown fox jumps over the lazy dog, twice.',
+    cutAfter: 20,
 };
 
 const run = new SdkRun('openai_sdk_check');
@@ -114,7 +118,33 @@ class FakeUpstream {
         return { content: fake.chatText };
     }
 
+    // A vLLM-like server behind `cut-chat`: a new answer breaks off mid-stream (the socket is
+    // destroyed after a few chunks); asked to continue a final assistant message, it streams
+    // the rest of the same text.
+    async #cutChat(body, response) {
+        const last = body.messages.at(-1);
+        const continuing = body.continue_final_message === true && last?.role === 'assistant';
+        if (body.continue_final_message !== undefined && !continuing)
+            return this.#error(response, 400, 'continue_final_message needs a final assistant message');
+        const envelope = { id: 'chatcmpl-cut', object: 'chat.completion.chunk', created: 1700000000, model: body.model };
+        const chunk = (delta, finish = null) => `data: ${JSON.stringify({ ...envelope, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        response.write(chunk({ role: 'assistant', content: '' }));
+        const from = continuing ? textOf(last.content).length : 0;
+        const to = continuing ? fake.cutText.length : fake.cutAfter;
+        for (const piece of fake.cutText.slice(from, to).match(/.{1,5}/g)) {
+            response.write(chunk({ content: piece }));
+            await pause(5);
+        }
+        if (!continuing)
+            return response.socket.destroy(); // cut: no finish, no [DONE]
+        response.write(chunk({}, 'stop'));
+        response.end('data: [DONE]\n\n');
+    }
+
     async #chat(body, response) {
+        if (body.model === 'cut-chat-upstream')
+            return this.#cutChat(body, response);
         const answer = this.#chatAnswer(body);
         if (answer.error)
             return this.#error(response, 400, answer.error);
@@ -236,12 +266,28 @@ providers:
     base_url: ${upstreamUrl}
     responses_api: true
     models: [native-chat]
+  # Two vLLM-like providers of one model: a stream cut on either continues on the other.
+  - id: fake-cut-a
+    kind: openai
+    base_url: ${upstreamUrl}
+    continues_answers: true
+    models: [{name: cut-chat, upstream: cut-chat-upstream}]
+  - id: fake-cut-b
+    kind: openai
+    base_url: ${upstreamUrl}
+    continues_answers: true
+    models: [{name: cut-chat, upstream: cut-chat-upstream}]
   - id: simulated
     kind: simulated
     simulate: {latency: 0ms, first_token: 0ms, tokens_per_second: 1000, error_rate: 0, answer_tokens: 12}
     models:
       - sim-chat
       - {name: sim-embed, endpoints: [embeddings], dimensions: 16}
+routes:
+  - name: continued
+    when: {field: model, eq: cut-chat}
+    to: {pool: [fake-cut-a, fake-cut-b]}
+    continue_streams: true
 `);
     return file;
 }
@@ -402,6 +448,44 @@ async function runChecks(client, upstream) {
     await check('an unknown model: NotFoundError 404', async () => {
         await assert.rejects(client.embeddings.create({ model: 'no-such-model', input: 'x' }),
             (error) => assertNotServed(error, OpenAI.NotFoundError, 404, 'model_not_found'));
+    });
+
+    // A stream cut after its first text continues on the other provider: the SDK reads one
+    // stream with the whole text, and the provider that continued was given the partial answer.
+    await check('chat.completions.create stream cut mid-way, continued on another provider', async () => {
+        const before = upstream.requests.length;
+        const stream = await client.chat.completions.create({
+            model: 'cut-chat', stream: true, messages: [{ role: 'user', content: 'Tell me about the fox.' }],
+        });
+        let text = '';
+        const marked = [];
+        const finishes = [];
+        for await (const chunk of stream) {
+            if (chunk.switchyard)
+                marked.push({ before: text, note: chunk.switchyard });
+            text += chunk.choices[0]?.delta?.content ?? '';
+            if (chunk.choices[0]?.finish_reason)
+                finishes.push(chunk.choices[0].finish_reason);
+        }
+        assert.equal(text, fake.cutText);
+        assert.deepEqual(finishes, ['stop']);
+        assert.equal(marked.length, 1, `marked chunks: ${JSON.stringify(marked)}`);
+        assert.equal(marked[0].before, fake.cutText.slice(0, fake.cutAfter));
+        assert.equal(marked[0].note.reason, 'upstream_stream_interrupted');
+        assert.notEqual(marked[0].note.continued_from, marked[0].note.continued_on);
+        const sent = upstream.requests.slice(before).map((request) => request.body);
+        assert.equal(sent.length, 2);
+        assert.equal(sent[1].continue_final_message, true);
+        assert.equal(sent[1].add_generation_prompt, false);
+        assert.deepEqual(sent[1].messages.at(-1), { role: 'assistant', content: fake.cutText.slice(0, fake.cutAfter) });
+    });
+
+    await check('responses.create stream cut mid-way, continued on another provider', async () => {
+        const events = await collect(await client.responses.create({ model: 'cut-chat', input: 'Tell me about the fox.', stream: true }));
+        assert.equal(outputText(assertResponseStream(events)), fake.cutText);
+        const marked = events.filter((event) => event.switchyard);
+        assert.equal(marked.length, 1);
+        assert.equal(marked[0].type, 'response.output_text.delta');
     });
 
     await check('a chat model asked for embeddings: BadRequestError 400', async () => {

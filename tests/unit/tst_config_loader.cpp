@@ -105,6 +105,19 @@ void TestConfigLoader::reportsEveryError_data()
                                      << QStringList{u"test.yaml:6:1: config must be a single YAML "
                                                     u"document, found another one"_s};
 
+    QTest::newRow("continues_answers on a mapped provider")
+        << "providers:\n"
+           "  - id: agent\n"
+           "    kind: mapped\n"
+           "    base_url: http://127.0.0.1:1/run\n"
+           "    continues_answers: true\n"
+           "    models: [a]\n"
+           "    mapping:\n"
+           "      request: {p: $.model}\n"
+           "      answer: $.text\n"_ba
+        << QStringList{
+               u"test.yaml:5:5: `continues_answers` is not allowed for a mapped provider: "
+               u"an agent's own JSON has no way to be given a partial answer to continue"_s};
     QTest::newRow("model endpoints")
         << "providers:\n"
            "  - id: sim\n"

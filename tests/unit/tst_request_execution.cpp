@@ -6,6 +6,9 @@
 
 #include "execution_fixture.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -36,6 +39,9 @@ private slots:
     void cutBeforeTheFirstByteFailsOver();
     void cutAfterTheFirstByteEndsTheStream();
     void openingEventsWaitForTheFirstContent();
+    void aStreamCutByItsIdleTimeoutContinuesElsewhere();
+    void aStreamCutByAnErrorEventContinuesElsewhere();
+    void aContinuationThatFailsBeforeItsTextEndsWithTheCut();
     void aCommittedStreamLetsGoOfBothSidesHeaders();
     void clientBudgetEndsAStream();
     void ladderLevels_data();
@@ -70,6 +76,17 @@ retries:
   max_retry_after: 5s
   default_cool_down: 1500ms
   min_retries_in_flight: 1
+)";
+
+// Two providers that continue answers, behind a rule that continues cut streams: alpha first.
+constexpr auto kContinuedStreams = R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m], continues_answers: true}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 0, continues_answers: true}
+timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
+retries: {backoff_base: 100ms, backoff_jitter: 0ms, min_retries_in_flight: 1}
+routes:
+  - {name: continued, to: {pool: [alpha, beta]}, continue_streams: true}
 )";
 
 } // namespace
@@ -493,6 +510,81 @@ void RequestExecutionTest::cutAfterTheFirstByteEndsTheStream()
     QCOMPARE(f.log->streamFailure->code, u"upstream_stream_interrupted"_s);
     QCOMPARE(f.log->streamedText(), u"half"_s);
     QCOMPARE(f.finished, 1);
+}
+
+void RequestExecutionTest::aStreamCutByItsIdleTimeoutContinuesElsewhere()
+{
+    Fixture f(kContinuedStreams);
+    f.send(true);
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    f.transport.beginStream();
+    f.transport.chunk(u"Once upon "_s);
+    f.advance(3s); // alpha goes silent past the idle timeout
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    QCOMPARE(f.transport.last().provider(), u"beta"_s);
+    const QJsonObject continued = QJsonDocument::fromJson(f.transport.last().request.body).object();
+    const QJsonObject partial = continued.value(u"messages"_s).toArray().last().toObject();
+    QCOMPARE(partial.value(u"role"_s).toString(), u"assistant"_s);
+    QCOMPARE(partial.value(u"content"_s).toString(), u"Once upon "_s);
+    QVERIFY(continued.value(u"continue_final_message"_s).toBool());
+
+    f.transport.beginStream();
+    f.transport.chunk(u"a time."_s);
+    f.transport.done();
+    f.transport.finish();
+    f.settle();
+    QVERIFY(!f.log->streamFailure);
+    QVERIFY(f.log->streamEnded);
+    QCOMPARE(f.log->streamedText(), u"Once upon a time."_s);
+    QCOMPARE(f.finished, 1);
+    const telemetry::Trace trace = f.lastTrace();
+    QCOMPARE(trace.status, 200);
+    QCOMPARE(trace.attempts, 2);
+    QVERIFY(f.traceHas(u"stream cut"_s, u"`alpha` was cut off after 10 characters"_s));
+    QVERIFY(f.traceHas(u"stream continued"_s, u"beta continues"_s));
+    // Neither provider reported usage: both attempts are estimated and billed.
+    QVERIFY(trace.tokensEstimated);
+    QVERIFY(trace.outputTokens >= 2);
+    QVERIFY(trace.inputTokens >= 2);
+    QCOMPARE(f.health.snapshot()[f.slot(u"alpha"_s)].errors, quint64(1));
+}
+
+void RequestExecutionTest::aStreamCutByAnErrorEventContinuesElsewhere()
+{
+    Fixture f(kContinuedStreams);
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.chunk(u"Part one, "_s);
+    f.transport.body(R"(data: {"error":{"message":"overloaded","type":"server_error"}})"
+                     "\n\n");
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    f.transport.beginStream();
+    f.transport.chunk(u"part two."_s);
+    f.transport.done();
+    f.transport.finish();
+    f.settle();
+    QVERIFY(!f.log->streamFailure);
+    QCOMPARE(f.log->streamedText(), u"Part one, part two."_s);
+}
+
+void RequestExecutionTest::aContinuationThatFailsBeforeItsTextEndsWithTheCut()
+{
+    Fixture f(kContinuedStreams);
+    f.send(true);
+    f.transport.beginStream();
+    f.transport.chunk(u"half"_s);
+    f.transport.finish(upstream::TransportError::ConnectionLost);
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    f.transport.status(503);
+    f.advance(1s);
+    // Nobody is left to continue: the client learns of the cut, not of beta's 503.
+    QVERIFY(f.log->streamFailure);
+    QCOMPARE(f.log->streamFailure->code, u"upstream_stream_interrupted"_s);
+    QCOMPARE(f.log->streamedText(), u"half"_s);
+    QCOMPARE(f.finished, 1);
+    QVERIFY(f.traceHas(u"not continued"_s, u"no candidate could continue"_s));
 }
 
 void RequestExecutionTest::clientBudgetEndsAStream()

@@ -181,7 +181,7 @@ private Q_SLOTS:
         const config::LoadResult result = load(
             "tiers:\n"
             "  light: {pool: [local], timeout: 5s, retries: 3, max_input_tokens: 8000}\n"
-            "  pro: {pool: [cloud-a, cloud-b], timeout: 45s, retries: 0}\n"
+            "  pro: {pool: [cloud-a, cloud-b], timeout: 45s, retries: 0, continue_streams: true}\n"
             "fallback_chain: [cloud-b, local]\n"
             "gearbox:\n"
             "  pro_tasks: [code_gen]\n"
@@ -203,7 +203,8 @@ private Q_SLOTS:
             "    to: {split: [{target: cloud-a, weight: 95}, {target: {pool: [cloud-b, local]}, "
             "weight: 5}], key: tenant, strict: true}\n"
             "  - name: default\n"
-            "    to: {tier: auto}\n");
+            "    to: {tier: auto}\n"
+            "    continue_streams: true\n");
         QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
         const config::RoutingConfig &routing = result.config->routing;
         const config::TierConfig *light = routing.tier(u"light"_s);
@@ -216,6 +217,8 @@ private Q_SLOTS:
         QCOMPARE(pro->timeout, 45s);
         QCOMPARE(pro->retries, 0);
         QCOMPARE(pro->maxInputTokens, 0);
+        QVERIFY(pro->continueStreams);
+        QVERIFY(!light->continueStreams);
         QCOMPARE(routing.fallbackChain, (QStringList{u"cloud-b"_s, u"local"_s}));
         QCOMPARE(routing.gearbox.proTasks, QStringList{u"code_gen"_s});
         QCOMPARE(routing.gearbox.lightTasks, (QStringList{u"chat"_s, u"translate"_s}));
@@ -245,6 +248,11 @@ private Q_SLOTS:
         QCOMPARE(routing.routes[2].to.kind, config::RouteTarget::Kind::Tier);
         QVERIFY(!routing.routes[2].when);
         QCOMPARE(routing.routes[2].namePosition.line, 33);
+        QVERIFY(routing.routes[2].continueStreams);
+        QVERIFY(!routing.routes[1].continueStreams);
+        const QJsonArray rulesJson = config::routeRulesJson(routing.routes);
+        QCOMPARE(rulesJson[2].toObject().value(u"continue_streams"_s), QJsonValue(true));
+        QVERIFY(!rulesJson[1].toObject().contains(u"continue_streams"_s));
     }
 
     void routingDefaultsWhenAbsent()
@@ -343,6 +351,10 @@ private Q_SLOTS:
             << "routes:\n  - name: r\n    to: {provider: local, strict: true}\n"_ba
             << QStringList{u"test.yaml:13:27: `strict` only applies to a `split`: a provider or "
                            u"pool target is strict already, and a tier fails over by design"_s};
+        QTest::newRow("continue_streams not boolean")
+            << "routes:\n  - name: r\n    to: {tier: auto}\n    continue_streams: often\n"_ba
+            << QStringList{
+                   u"test.yaml:14:23: `continue_streams` must be true or false, got \"often\""_s};
         QTest::newRow("strict not boolean")
             << "routes:\n  - name: r\n    to: {split: [{target: local, weight: 1}], strict: "
                "always}\n"_ba

@@ -28,6 +28,30 @@ std::unique_ptr<ProviderAdapter> adapterFor(const config::ProviderConfig &provid
     return std::make_unique<OpenAiAdapter>(provider);
 }
 
+ContinuationBody continuationBody(const config::ProviderConfig &provider,
+                                  const QByteArray &chatBody, const QString &partial)
+{
+    QJsonObject request = QJsonDocument::fromJson(chatBody).object();
+    ContinuationBody continuation;
+    QString text = partial;
+    if (provider.kind == config::ProviderKind::Anthropic) {
+        qsizetype end = text.size();
+        while (end > 0 && text.at(end - 1).isSpace())
+            --end;
+        continuation.trimmedTail = end < text.size();
+        text.truncate(end);
+    }
+    QJsonArray messages = request.value(u"messages"_s).toArray();
+    messages.append(QJsonObject{{u"role"_s, u"assistant"_s}, {u"content"_s, text}});
+    request.insert(u"messages"_s, messages);
+    if (provider.kind == config::ProviderKind::OpenAi) {
+        request.insert(u"continue_final_message"_s, true);
+        request.insert(u"add_generation_prompt"_s, false);
+    }
+    continuation.body = QJsonDocument(request).toJson(QJsonDocument::Compact);
+    return continuation;
+}
+
 protocol::ApiError providerHttpError(const QString &providerId, int status, const QString &detail,
                                      const QByteArray &retryAfter)
 {

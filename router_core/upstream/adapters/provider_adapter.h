@@ -161,6 +161,21 @@ public:
 // which must outlive it (the config snapshot the request holds does).
 std::unique_ptr<ProviderAdapter> adapterFor(const config::ProviderConfig &provider);
 
+// A chat request asking a provider to continue an assistant answer another provider was cut off
+// in (config::ProviderConfig::continuesAnswers).
+struct ContinuationBody {
+    QByteArray body;
+    // White space was left off the partial answer's end: Anthropic refuses a final assistant
+    // message that ends in it. The continuation's own leading white space is then dropped.
+    bool trimmedTail = false;
+};
+// `chatBody` with `partial` as its last message, the assistant's, written the way `provider`
+// continues one: Anthropic (and the simulator) continue a final assistant message as it is;
+// an openai provider is asked in vLLM's words, `continue_final_message` without a generation
+// prompt (which would open a new turn instead).
+ContinuationBody continuationBody(const config::ProviderConfig &provider,
+                                  const QByteArray &chatBody, const QString &partial);
+
 // The error a non-2xx provider answer becomes, the same for every kind: the request's own faults
 // (400, 401, 403, 404, 413, 422) keep their status, 429 keeps Retry-After, 503 and 504 pass
 // through, anything else is 502. `detail` is the provider's own message.
