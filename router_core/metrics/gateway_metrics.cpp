@@ -103,6 +103,10 @@ GatewayMetrics::GatewayMetrics()
       m_failovers("switchyard_failovers_total",
                   "Attempts sent to another provider, by the error class of the attempt before.",
                   {{"reason", &m_errorClasses}}),
+      m_streamContinuations("switchyard_stream_continuations_total",
+                            "Streams cut after their first content and continued on another "
+                            "provider (continue_streams), by the provider that continued.",
+                            {{"provider", &m_providers}}),
       m_tokens("switchyard_tokens_total",
                "Tokens the providers reported, by provider, model asked for and type: input and "
                "output, and the parts of input read from (cache_read) and written to "
@@ -265,9 +269,14 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
     // Consecutive attempts tell retries from failovers: the same provider again is a retry,
     // another one a failover, and the attempt before says why.
     const telemetry::Span *previous = nullptr;
+    bool continues = false; // the attempt that follows continues a cut stream
     for (const telemetry::Span &span : trace.spans) {
+        if (span.kind == telemetry::SpanKind::Event && span.name == u"stream continued"_s)
+            continues = true;
         if (span.kind != telemetry::SpanKind::Attempt)
             continue;
+        if (std::exchange(continues, false))
+            m_streamContinuations.add({m_providers.find(span.provider)});
         if (!span.errorClass.isEmpty())
             m_upstreamErrors.add(
                 {m_providers.find(span.provider), m_errorClasses.find(span.errorClass)});
@@ -314,6 +323,7 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
     m_upstreamErrors.render(writer);
     m_retries.render(writer);
     m_failovers.render(writer);
+    m_streamContinuations.render(writer);
     m_tokens.render(writer);
     m_addedLatency.render(writer);
 

@@ -96,6 +96,7 @@ private:
     CounterFamily m_upstreamErrors;
     CounterFamily m_retries;
     CounterFamily m_failovers;
+    CounterFamily m_streamContinuations;
     CounterFamily m_tokens;
     HistogramFamily m_addedLatency;
     CounterFamily m_breakerTransitions;

@@ -88,6 +88,7 @@ void GatewayContinuationTest::aCutChatStreamContinuesOnTheOtherProvider()
     QVERIFY(!client.framingError());
 
     QString text;
+    QString continuedOn;
     int marked = 0;
     int finishes = 0;
     for (const upstream::SseEvent &event : client.events()) {
@@ -102,6 +103,7 @@ void GatewayContinuationTest::aCutChatStreamContinuesOnTheOtherProvider()
             // The switch is marked on the first continued chunk: after the cut one's text.
             QCOMPARE(text, QStringLiteral("t0t1"));
             const QJsonObject note = chunk.value(u"switchyard").toObject();
+            continuedOn = note.value(u"continued_on").toString();
             QCOMPARE(note.value(u"reason").toString(),
                      QStringLiteral("upstream_stream_interrupted"));
             QCOMPARE(note.value(u"characters_before").toInt(), 4);
@@ -128,6 +130,14 @@ void GatewayContinuationTest::aCutChatStreamContinuesOnTheOtherProvider()
     QCOMPARE(continued.value(u"add_generation_prompt").toBool(true), false);
     QTRY_COMPARE_WITH_TIMEOUT(bed.engine->inFlight(), 0, 5000);
     QCOMPARE(healthInFlight(*bed.engine), 0);
+
+    // Counted, by the provider that continued.
+    TestClient metrics(bed.engine->port());
+    metrics.send("GET", "/metrics");
+    QVERIFY(metrics.waitForFinished());
+    const QByteArray counted =
+        "switchyard_stream_continuations_total{provider=\"" + continuedOn.toUtf8() + "\"} 1";
+    QVERIFY2(metrics.body().split('\n').contains(counted), counted.constData());
 }
 
 void GatewayContinuationTest::aMessagesClientReadsOneContinuedStream()

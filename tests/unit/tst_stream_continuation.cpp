@@ -28,8 +28,8 @@ SseEvent chunk(const QByteArray &id, const QByteArray &delta,
                const QByteArray &finishReason = "null")
 {
     return sseEvent(R"({"id":")" + id +
-                 R"(","object":"chat.completion.chunk","choices":[{"index":0,"delta":)" + delta +
-                 R"(,"finish_reason":)" + finishReason + "}]}");
+                    R"(","object":"chat.completion.chunk","choices":[{"index":0,"delta":)" + delta +
+                    R"(,"finish_reason":)" + finishReason + "}]}");
 }
 
 QJsonObject chunkJson(const SseEvent &sent)
@@ -110,10 +110,12 @@ void StreamContinuationTest::streamsWithMoreThanTextAreNotContinuable_data()
                                << QStringLiteral("the stream carries `reasoning_content`, not "
                                                  "only text");
     QTest::newRow("logprobs")
-        << sseEvent(R"({"id":"a","choices":[{"index":0,"delta":{"content":"x"},"logprobs":{"content":[]},"finish_reason":null}]})")
+        << sseEvent(
+               R"({"id":"a","choices":[{"index":0,"delta":{"content":"x"},"logprobs":{"content":[]},"finish_reason":null}]})")
         << QStringLiteral("the stream carries logprobs");
     QTest::newRow("second choice")
-        << sseEvent(R"({"id":"a","choices":[{"index":1,"delta":{"content":"x"},"finish_reason":null}]})")
+        << sseEvent(
+               R"({"id":"a","choices":[{"index":1,"delta":{"content":"x"},"finish_reason":null}]})")
         << QStringLiteral("the stream carries more than one choice");
     QTest::newRow("finished") << chunk("a", R"({})", R"("stop")")
                               << QStringLiteral("the answer had already finished");
@@ -185,8 +187,7 @@ void StreamContinuationTest::aContinuationThatEndsAtOnceStillCarriesTheMarker()
     StreamContinuation stream;
     stream.observe({chunk("a", R"({"content":"Done."})")});
     stream.beginContinuation(QStringLiteral("x"), QStringLiteral("y"), {}, 2, false);
-    QList<SseEvent> events{chunk("b", R"({"role":"assistant"})"),
-                           chunk("b", R"({})", R"("stop")")};
+    QList<SseEvent> events{chunk("b", R"({"role":"assistant"})"), chunk("b", R"({})", R"("stop")")};
     stream.rewriteContinued(events);
     QCOMPARE(events.size(), 1);
     QVERIFY(chunkJson(events.at(0)).contains(u"switchyard"));
