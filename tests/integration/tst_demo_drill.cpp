@@ -2,7 +2,9 @@
 // with the demo's own config; `sim-swift` (90 % of the `chat-canary` split) set to fail with
 // HTTP 500 through the admin API. The split follows health: every demo-chat request is still
 // answered, first by failing over to the other branch, then, once sim-swift's breaker opens, by
-// moving its share to sim-steady; the explanation says so; a strict split keeps its promise.
+// moving its share to sim-steady; the explanation says so; a strict split keeps its promise. With
+// sim-swift cutting its streams mid-way, every streamed demo-chat answer still ends whole: the
+// route continues cut streams on sim-steady.
 #include "gateway_process.h"
 #include "test_client.h"
 
@@ -32,8 +34,9 @@ QByteArray chatBody(bool stream)
 struct Answer {
     int status = 0;
     QByteArray provider;
-    bool complete = false; // a whole body, or a stream that ended with [DONE]
-    QByteArray body;       // for a failure's message
+    bool complete = false;  // a whole body, or a stream that ended with [DONE]
+    QByteArray body;        // for a failure's message
+    bool continued = false; // a chunk said the stream went on at another provider
 };
 
 Answer chat(quint16 port, bool stream)
@@ -46,6 +49,8 @@ Answer chat(quint16 port, bool stream)
     answer.status = client.status();
     answer.provider = client.header("x-switchyard-provider");
     answer.body = client.body().left(600);
+    for (const auto &event : client.events())
+        answer.continued = answer.continued || event.data.contains(R"("switchyard":{)");
     answer.complete =
         stream ? !client.events().isEmpty() && client.events().last().data.trimmed() == "[DONE]"
                : QJsonDocument::fromJson(client.body())
@@ -95,6 +100,7 @@ private Q_SLOTS:
     void cleanup();
     void aFailingCanaryBranchLosesNoRequest();
     void aStrictSplitKeepsItsPromise();
+    void streamsCutMidWayAreContinued();
 
 private:
     // The demo's config, changed by `edit`, run by the shipped binary on a free port.
@@ -180,6 +186,26 @@ void TestDemoDrill::aFailingCanaryBranchLosesNoRequest()
         const Answer answer = chat(port, false);
         QVERIFY2(answer.status == 200, answer.body.constData());
     }
+}
+
+void TestDemoDrill::streamsCutMidWayAreContinued()
+{
+    GatewayProcess &demo = startDemo();
+    const quint16 port = demo.waitForPort();
+    QVERIFY2(port != 0, demo.errors().constData());
+    QCOMPARE(setSimulator(port, "sim-steady", R"({"error_rate":0})"), 200);
+    QCOMPARE(setSimulatorMode(port, "sim-swift", "cut-stream"), 200);
+    int continued = 0;
+    for (int i = 0; i < 12; ++i) {
+        const Answer answer = chat(port, true);
+        QVERIFY2(answer.status == 200 && answer.complete,
+                 qPrintable(u"request %1: status %2: %3"_s.arg(i)
+                                .arg(answer.status)
+                                .arg(QString::fromUtf8(answer.body))));
+        continued += answer.continued ? 1 : 0;
+    }
+    // About nine in ten streams begin at sim-swift and are cut there (until its breaker opens).
+    QVERIFY2(continued > 0, "no stream was continued");
 }
 
 void TestDemoDrill::aStrictSplitKeepsItsPromise()
