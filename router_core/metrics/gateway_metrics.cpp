@@ -66,6 +66,19 @@ qint64 addedMicros(const telemetry::Trace &trace)
     return std::max<qint64>(0, end - elsewhere);
 }
 
+// What the duplicate guard did with a request that named a key, by how the request ended: its
+// refusals and its replay have their own codes (http/idempotency_guard.h); anything else ran.
+QString idempotencyOutcome(const QString &requestOutcome)
+{
+    if (requestOutcome == u"idempotent_replay"_s)
+        return u"replayed"_s;
+    if (requestOutcome == u"idempotency_key_in_use"_s)
+        return u"in_use"_s;
+    if (requestOutcome == u"idempotency_key_reused"_s)
+        return u"reused"_s;
+    return u"claimed"_s;
+}
+
 } // namespace
 
 GatewayMetrics::GatewayMetrics()
@@ -107,6 +120,12 @@ GatewayMetrics::GatewayMetrics()
                             "Streams cut after their first content and continued on another "
                             "provider (continue_streams), by the provider that continued.",
                             {{"provider", &m_providers}}),
+      m_idempotency("switchyard_idempotency_total",
+                    "Requests that named an Idempotency-Key, by what the duplicate guard did: "
+                    "claimed (the request ran), replayed (a kept answer was sent again), in_use "
+                    "(409: one with the key still runs), reused (422: the key was used for "
+                    "another request).",
+                    {{"outcome", &m_idempotencyOutcomes}}),
       m_tokens("switchyard_tokens_total",
                "Tokens the providers reported, by provider, model asked for and type: input and "
                "output, and the parts of input read from (cache_read) and written to "
@@ -171,6 +190,8 @@ GatewayMetrics::GatewayMetrics()
     }
     for (const char *code : kAdmissionCodes)
         m_admissionCodes.add(QString::fromLatin1(code));
+    for (const QString &outcome : {u"claimed"_s, u"replayed"_s, u"in_use"_s, u"reused"_s})
+        m_idempotencyOutcomes.add(outcome);
     m_inputTokens = m_tokenTypes.add(u"input"_s);
     m_outputTokens = m_tokenTypes.add(u"output"_s);
     // Only switchyard_tokens_total counts these: gen_ai.client.token.usage keeps to the
@@ -188,6 +209,8 @@ GatewayMetrics::GatewayMetrics()
         m_answers.seed({level});
     for (int code = 1; code < m_admissionCodes.size(); ++code)
         m_admissionRefusals.seed({code});
+    for (int outcome = 1; outcome < m_idempotencyOutcomes.size(); ++outcome)
+        m_idempotency.seed({outcome});
     for (int error = 1; error < m_errorClasses.size(); ++error) {
         m_retries.seed({error});
         m_failovers.seed({error});
@@ -271,6 +294,8 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
     const telemetry::Span *previous = nullptr;
     bool continues = false; // the attempt that follows continues a cut stream
     for (const telemetry::Span &span : trace.spans) {
+        if (span.kind == telemetry::SpanKind::Step && span.name == u"idempotency"_s)
+            m_idempotency.add({m_idempotencyOutcomes.find(idempotencyOutcome(trace.outcome))});
         if (span.kind == telemetry::SpanKind::Event && span.name == u"stream continued"_s)
             continues = true;
         if (span.kind != telemetry::SpanKind::Attempt)
@@ -324,6 +349,7 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
     m_retries.render(writer);
     m_failovers.render(writer);
     m_streamContinuations.render(writer);
+    m_idempotency.render(writer);
     m_tokens.render(writer);
     m_addedLatency.render(writer);
 

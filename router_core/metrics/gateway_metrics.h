@@ -80,6 +80,7 @@ private:
     LabelDictionary m_tokenTypes{QString()};
     LabelDictionary m_breakerStates{QString()};
     LabelDictionary m_breakerCauses{QString()};
+    LabelDictionary m_idempotencyOutcomes{QString()};
     LabelDictionary m_none{QString()};
 
     int m_noErrorType = 0;
@@ -97,6 +98,7 @@ private:
     CounterFamily m_retries;
     CounterFamily m_failovers;
     CounterFamily m_streamContinuations;
+    CounterFamily m_idempotency;
     CounterFamily m_tokens;
     HistogramFamily m_addedLatency;
     CounterFamily m_breakerTransitions;

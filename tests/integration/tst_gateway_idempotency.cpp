@@ -221,6 +221,24 @@ private Q_SLOTS:
                 ->status(),
             422);
         QCOMPARE(fake.requests().size(), 1);
+        // The same key once more, with the first body: a replay.
+        QCOMPARE(
+            sendAndWait(engine->port(), {"/v1/chat/completions",
+                                         chatBody("test-model", false, "one"), withKey("k-422")})
+                ->header("x-switchyard-idempotent-replay"),
+            QByteArray("true"));
+
+        // /metrics says what the guard did with each.
+        TestClient metrics(engine->port());
+        metrics.send("GET", "/metrics");
+        QVERIFY(metrics.waitForFinished());
+        const QList<QByteArray> lines = metrics.body().split('\n');
+        for (const QByteArray &expected :
+             {QByteArray(R"(switchyard_idempotency_total{outcome="claimed"} 1)"),
+              QByteArray(R"(switchyard_idempotency_total{outcome="reused"} 2)"),
+              QByteArray(R"(switchyard_idempotency_total{outcome="replayed"} 1)"),
+              QByteArray(R"(switchyard_idempotency_total{outcome="in_use"} 0)")})
+            QVERIFY2(lines.contains(expected), expected.constData());
     }
 
     void aFailedAnswerIsNotKept_data()
