@@ -84,10 +84,10 @@ bool ProviderConfig::continuesAnswers() const
 {
     if (kind == ProviderKind::Mapped)
         return false;
-    // Anthropic continues a final assistant message by design (prefill); the simulator does as
-    // vLLM does. An openai-compatible server may or may not: only its operator knows.
-    return continuesAnswersSetting.value_or(kind == ProviderKind::Anthropic ||
-                                            kind == ProviderKind::Simulated);
+    // Only the simulator is known to: an openai-compatible server may or may not read vLLM's
+    // continue_final_message, and not every Anthropic model takes a prefilled answer (newer ones
+    // refuse it with a 400). Their operator says so.
+    return continuesAnswersSetting.value_or(kind == ProviderKind::Simulated);
 }
 
 QByteArray ProviderConfig::keyHeaderName() const

@@ -98,9 +98,8 @@ struct ProviderConfig {
     bool forwardClientAuthorization = false;
     // `continues_answers`: the provider can be given a partial assistant answer and continue it,
     // so a stream cut elsewhere may go on here (docs/resilience.md, "Streams that survive a
-    // cut"). Anthropic's prefill and the simulator's: on unless turned off; an openai provider's
-    // only when it says so (vLLM's `continue_final_message`); a mapped agent's never. Unset:
-    // the kind's default (continuesAnswers()).
+    // cut"): Anthropic's prefill, vLLM's `continue_final_message`. Off unless set, but for the
+    // simulator; a mapped agent's never. Unset: the kind's default (continuesAnswers()).
     std::optional<bool> continuesAnswersSetting;
 
     // How every call is made, whatever the kind (docs/adapters.md, "Calling a provider"). A

@@ -263,7 +263,14 @@ QCoro::Task<> RequestExecution::run()
             decision.reason = QStringLiteral("the request's time budget ran out");
             decision.stop = RetryStop::TimeBudget;
         } else {
-            const resilience::RetryInput input{failure.errorClass, false, m_plan.attempts(),
+            // A provider that refused to continue a cut stream refused the continuation, not the
+            // client's request: another may continue it, within the same caps, as after an
+            // answer that could not be used.
+            const ErrorClass retryClass =
+                m_continuing && failure.errorClass == ErrorClass::RequestRejected
+                    ? ErrorClass::UnusableAnswer
+                    : failure.errorClass;
+            const resilience::RetryInput input{retryClass, false, m_plan.attempts(),
                                                remainingBudget(),
                                                m_services.random ? m_services.random() : 0.0};
             decision = resilience::decideRetry(input, retries);
@@ -397,6 +404,10 @@ bool RequestExecution::tierIsDegraded() const
 bool RequestExecution::startAttempt(int candidateIndex, bool failover)
 {
     const routing::RouteCandidate &chosen = m_plan.candidates()[candidateIndex];
+    // A continuation starts: the cut attempt's tokens are its own, carried before it is replaced.
+    // (When none starts, the cut attempt stays the last and its tokens are the record's.)
+    if (m_continuing && m_attempt && m_attempt->relayedStream())
+        carryCutAttemptTokens();
     const int earlierInTier = m_plan.attemptsInTier(chosen.tier);
     m_plan.recordAttempt(candidateIndex);
     m_attempt.emplace(attemptScope(), candidateIndex, chosen, m_plan.attempts(), failover);
@@ -583,15 +594,18 @@ bool RequestExecution::mayContinueAfter(const AttemptFailure &failure)
     if (!m_continuation)
         return false;
     // The gateway's own overload, or the client's budget, would cut the next provider as well.
-    if (failure.blamedOnGateway || failure.cutByBudget ||
-        failure.errorClass == ErrorClass::RequestRejected)
+    if (failure.blamedOnGateway || failure.cutByBudget)
+        return false;
+    // The client's request is not at fault once its stream began: a continuing provider that
+    // refuses the continuation (a model that takes no prefill) cannot continue, and the next
+    // candidate may. A refusal of the first attempt's own stream is final.
+    if (failure.errorClass == ErrorClass::RequestRejected &&
+        (!m_continuing || m_attempt->relayedStream()))
         return false;
     if (!m_continuation->continuable()) {
         m_trace.pointEvent(QStringLiteral("not continued"), m_continuation->refusal());
         return false;
     }
-    if (m_attempt->relayedStream())
-        carryCutAttemptTokens();
     m_continuing = true;
     m_trace.pointEvent(QStringLiteral("stream cut"),
                        QStringLiteral("`%1` was cut off after %2 characters (%3): another "
@@ -710,7 +724,7 @@ void RequestExecution::attemptFailed(AttemptFailure failure)
         // The status line is gone; a second provider would repeat or contradict what the client
         // already has, unless it continues the very text the client has (continue_streams).
         // Otherwise the stream ends with an error event.
-        if (!m_cutError || m_attempt->relayedStream()) {
+        if (!m_cutError || m_attempt->relayedStream() || failure.cutByBudget) {
             m_cutError = std::make_unique<protocol::ApiError>(failure.error);
             m_cutProvider = provider;
         }

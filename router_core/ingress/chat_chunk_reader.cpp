@@ -2,6 +2,7 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <utility>
 
 namespace switchyard::ingress {
 
@@ -41,6 +42,7 @@ QList<SseEvent> ChatChunkReader::feed(const SseEvent &chunkEvent, ChatChunkHandl
         start({}, handler, events);
         handler.finishAnswer(events);
         m_completed = true;
+        attachPendingNote(events);
         return events;
     }
     const QJsonObject chunk = QJsonDocument::fromJson(chunkEvent.data).object();
@@ -70,14 +72,21 @@ QList<SseEvent> ChatChunkReader::feed(const SseEvent &chunkEvent, ChatChunkHandl
     if (choice.value(u"finish_reason"_s).isString())
         m_finishReason = choice.value(u"finish_reason"_s).toString();
     // A stream continued on another provider says so on its first continued chunk; the client's
-    // protocol carries the note on the event that chunk became (docs/resilience.md).
-    if (const QJsonValue note = chunk.value(u"switchyard"_s);
-        note.isObject() && !events.isEmpty()) {
-        QJsonObject last = QJsonDocument::fromJson(events.last().data).object();
-        last.insert(u"switchyard"_s, note);
-        events.last().data = QJsonDocument(last).toJson(QJsonDocument::Compact);
-    }
+    // protocol carries the note on the event that chunk became, or, when it became none (a
+    // finish reason alone), on the next event sent (docs/resilience.md).
+    if (const QJsonValue note = chunk.value(u"switchyard"_s); note.isObject())
+        m_pendingNote = note.toObject();
+    attachPendingNote(events);
     return events;
+}
+
+void ChatChunkReader::attachPendingNote(QList<SseEvent> &events)
+{
+    if (m_pendingNote.isEmpty() || events.isEmpty())
+        return;
+    QJsonObject last = QJsonDocument::fromJson(events.last().data).object();
+    last.insert(u"switchyard"_s, std::exchange(m_pendingNote, {}));
+    events.last().data = QJsonDocument(last).toJson(QJsonDocument::Compact);
 }
 
 QList<SseEvent> ChatChunkReader::fail(const protocol::ApiError &error, ChatChunkHandler &handler)

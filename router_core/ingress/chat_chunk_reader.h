@@ -67,12 +67,15 @@ public:
 
 private:
     void start(const QJsonObject &firstChunk, ChatChunkHandler &handler, QList<SseEvent> &events);
+    // Puts a continued stream's note (the chunk's `switchyard` member) on the last of `events`.
+    void attachPendingNote(QList<SseEvent> &events);
 
     bool m_started = false;
     bool m_completed = false;
     bool m_failed = false;
     QJsonValue m_chatUsage = QJsonValue::Null;
     QString m_finishReason;
+    QJsonObject m_pendingNote; // a continuation's note not yet carried by an event
 };
 
 } // namespace switchyard::ingress

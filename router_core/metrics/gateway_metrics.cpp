@@ -292,16 +292,15 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
     // Consecutive attempts tell retries from failovers: the same provider again is a retry,
     // another one a failover, and the attempt before says why.
     const telemetry::Span *previous = nullptr;
-    bool continues = false; // the attempt that follows continues a cut stream
     for (const telemetry::Span &span : trace.spans) {
         if (span.kind == telemetry::SpanKind::Step && span.name == u"idempotency"_s)
             m_idempotency.add({m_idempotencyOutcomes.find(idempotencyOutcome(trace.outcome))});
-        if (span.kind == telemetry::SpanKind::Event && span.name == u"stream continued"_s)
-            continues = true;
+        // A continuing attempt's first content is marked `continued` (not `first byte`): the
+        // stream went on there, not merely was tried there.
+        if (span.kind == telemetry::SpanKind::Event && span.name == u"continued"_s && previous)
+            m_streamContinuations.add({m_providers.find(previous->provider)});
         if (span.kind != telemetry::SpanKind::Attempt)
             continue;
-        if (std::exchange(continues, false))
-            m_streamContinuations.add({m_providers.find(span.provider)});
         if (!span.errorClass.isEmpty())
             m_upstreamErrors.add(
                 {m_providers.find(span.provider), m_errorClasses.find(span.errorClass)});

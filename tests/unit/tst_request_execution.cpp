@@ -42,6 +42,8 @@ private slots:
     void aStreamCutByItsIdleTimeoutContinuesElsewhere();
     void aStreamCutByAnErrorEventContinuesElsewhere();
     void aContinuationThatFailsBeforeItsTextEndsWithTheCut();
+    void aProviderRefusingToContinueIsPassedOver();
+    void aCutNobodyContinuesIsBilledOnce();
     void aCommittedStreamLetsGoOfBothSidesHeaders();
     void clientBudgetEndsAStream();
     void ladderLevels_data();
@@ -87,6 +89,27 @@ timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
 retries: {backoff_base: 100ms, backoff_jitter: 0ms, min_retries_in_flight: 1}
 routes:
   - {name: continued, to: {pool: [alpha, beta]}, continue_streams: true}
+)";
+
+// Three that continue answers; beta (second) will refuse to.
+constexpr auto kThreeContinuing = R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m], weight: 2, continues_answers: true}
+  - {id: beta, kind: openai, base_url: "http://beta.test/v1", models: [m], weight: 1, continues_answers: true}
+  - {id: gamma, kind: openai, base_url: "http://gamma.test/v1", models: [m], weight: 0, continues_answers: true}
+timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
+retries: {backoff_base: 100ms, backoff_jitter: 0ms, min_retries_in_flight: 1}
+routes:
+  - {name: continued, to: {pool: [alpha, beta, gamma]}, continue_streams: true}
+)";
+
+// One provider behind a rule that continues cut streams: nobody can.
+constexpr auto kContinuedAlone = R"(
+providers:
+  - {id: alpha, kind: openai, base_url: "http://alpha.test/v1", models: [m], continues_answers: true}
+timeouts: {connect: 1s, first_token: 2s, idle: 3s, total: 10s}
+routes:
+  - {name: continued, to: {pool: [alpha]}, continue_streams: true}
 )";
 
 } // namespace
@@ -585,6 +608,55 @@ void RequestExecutionTest::aContinuationThatFailsBeforeItsTextEndsWithTheCut()
     QCOMPARE(f.log->streamedText(), u"half"_s);
     QCOMPARE(f.finished, 1);
     QVERIFY(f.traceHas(u"not continued"_s, u"no candidate could continue"_s));
+}
+
+void RequestExecutionTest::aProviderRefusingToContinueIsPassedOver()
+{
+    Fixture f(kThreeContinuing);
+    f.send(true);
+    QCOMPARE(f.transport.last().provider(), u"alpha"_s);
+    f.transport.beginStream();
+    f.transport.chunk(u"Begun, "_s);
+    f.transport.finish(upstream::TransportError::ConnectionLost);
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(2));
+    const QString refusing = f.transport.last().provider();
+    f.transport.status(400); // a model that takes no prefilled answer
+    f.settle();
+    QCOMPARE(f.transport.calls.size(), std::size_t(3));
+    QVERIFY(f.transport.last().provider() != refusing);
+    f.transport.beginStream();
+    f.transport.chunk(u"and ended."_s);
+    f.transport.done();
+    f.transport.finish();
+    f.settle();
+    QVERIFY(!f.log->streamFailure);
+    QCOMPARE(f.log->streamedText(), u"Begun, and ended."_s);
+    // Counted once, for the provider that continued.
+    QCOMPARE(f.lastTrace().attempts, 3);
+}
+
+void RequestExecutionTest::aCutNobodyContinuesIsBilledOnce()
+{
+    // The same cut with and without the setting: nobody can continue it, so the record is the
+    // same, not the cut attempt's tokens twice.
+    const auto cut = [](Fixture &f) {
+        f.send(true);
+        f.transport.beginStream();
+        f.transport.chunk(u"half an answer"_s);
+        f.transport.finish(upstream::TransportError::ConnectionLost);
+        f.advance(1s);
+        return f.lastTrace();
+    };
+    Fixture continued(kContinuedAlone);
+    Fixture plain(kTwoProviders);
+    const telemetry::Trace withSetting = cut(continued);
+    const telemetry::Trace without = cut(plain);
+    QCOMPARE(withSetting.outcome, u"upstream_stream_interrupted"_s);
+    QCOMPARE(without.outcome, u"upstream_stream_interrupted"_s);
+    QVERIFY(withSetting.inputTokens > 0);
+    QCOMPARE(withSetting.inputTokens, without.inputTokens);
+    QCOMPARE(withSetting.outputTokens, without.outputTokens);
 }
 
 void RequestExecutionTest::clientBudgetEndsAStream()

@@ -4,6 +4,7 @@
 
 #include "config/config.h"
 #include "execution/stream_continuation.h"
+#include "ingress/anthropic_ingress.h"
 #include "upstream/adapters/provider_adapter.h"
 
 #include <QJsonArray>
@@ -66,6 +67,7 @@ private Q_SLOTS:
     void trimmedTailDropsTheContinuationsLeadingSpace();
     void aContinuationThatEndsAtOnceStillCarriesTheMarker();
     void continuationBodyForEachKind();
+    void aNoteOnAFinishOnlyChunkReachesAMessagesClient();
 };
 
 void StreamContinuationTest::requestsWithOtherAnswersThanTextAreNeverContinued_data()
@@ -217,6 +219,8 @@ void StreamContinuationTest::continuationBodyForEachKind()
 
     config::ProviderConfig anthropic;
     anthropic.kind = config::ProviderKind::Anthropic;
+    QVERIFY(!anthropic.continuesAnswers()); // not every model takes a prefill
+    anthropic.continuesAnswersSetting = true;
     QVERIFY(anthropic.continuesAnswers());
     const auto prefill = upstream::adapters::continuationBody(anthropic, body, partial);
     request = QJsonDocument::fromJson(prefill.body).object();
@@ -229,6 +233,26 @@ void StreamContinuationTest::continuationBodyForEachKind()
     mapped.kind = config::ProviderKind::Mapped;
     mapped.continuesAnswersSetting = true;
     QVERIFY(!mapped.continuesAnswers());
+}
+
+void StreamContinuationTest::aNoteOnAFinishOnlyChunkReachesAMessagesClient()
+{
+    // The continuing provider had nothing to add: its first chunk is its finish reason, which
+    // becomes no Messages event of its own. The note rides on the next one.
+    ingress::MessagesStreamWriter writer;
+    QList<SseEvent> sent = writer.feed(chunk("a", R"({"content":"All done."})"));
+    SseEvent finishOnly = chunk("a", R"({})", R"("stop")");
+    QJsonObject withNote = chunkJson(finishOnly);
+    withNote.insert(u"switchyard",
+                    QJsonObject{{QStringLiteral("continued_on"), QStringLiteral("b")}});
+    finishOnly.data = QJsonDocument(withNote).toJson(QJsonDocument::Compact);
+    sent += writer.feed(finishOnly);
+    sent += writer.feed(sseEvent("[DONE]"));
+    int noted = 0;
+    for (const SseEvent &event : sent)
+        noted += chunkJson(event).contains(u"switchyard") ? 1 : 0;
+    QCOMPARE(noted, 1);
+    QVERIFY(writer.completed());
 }
 
 QTEST_GUILESS_MAIN(StreamContinuationTest)
