@@ -1323,6 +1323,95 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::IssueKeyDialog</name>
+    <message>
+        <source>Copied</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue a client key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests with the key belong to its tenant, within its limits. Its text is shown once, when it is issued.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>T&amp;enant:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>required, e.g. team-a</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key &amp;id:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>optional; made up when empty</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>This is the only time the key is shown: Switchyard keeps only its SHA-256. Copy it now and hand it to its user; once this dialog is closed, a lost key can only be revoked and another issued.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key %1 issued for tenant %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeyLimitsDialog</name>
+    <message>
+        <source>Edit the limits of key %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key %1 of tenant %2. The new limits apply from its next request, on every node of a fleet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Save limits</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeyLimitsFields</name>
+    <message>
+        <source>&amp;Requests per minute:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Tokens per minute:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Input plus output tokens, counted when each request finishes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Models:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>all models; or names and patterns, e.g. gpt-4o*, claude-*</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::KeysModel</name>
     <message>
         <source>Revoke it by removing it from auth.keys in the config file</source>
@@ -1384,11 +1473,55 @@ Models: %3</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
+        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued here, with POST /admin/v1/keys or in the config file (auth.keys); a key&apos;s secret is shown once, when it is issued, and never again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue key…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit limits…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key %1 is defined in the config file: change or remove it under auth.keys there</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key %1 issued.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Limits of key %1 saved.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke key %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke key %1 of tenant %2?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests with it are refused from now on (401), on every node of a fleet. This cannot be undone: the tenant needs a new key.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key %1 revoked.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1315,6 +1315,95 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::IssueKeyDialog</name>
+    <message>
+        <source>Copied</source>
+        <translation>已复制</translation>
+    </message>
+    <message>
+        <source>Issue a client key</source>
+        <translation>签发客户端密钥</translation>
+    </message>
+    <message>
+        <source>Requests with the key belong to its tenant, within its limits. Its text is shown once, when it is issued.</source>
+        <translation>使用此密钥的请求归属于它的租户，并受它的限额约束。密钥文本只在签发时显示一次。</translation>
+    </message>
+    <message>
+        <source>T&amp;enant:</source>
+        <translation>租户(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>required, e.g. team-a</source>
+        <translation>必填，例如 team-a</translation>
+    </message>
+    <message>
+        <source>Key &amp;id:</source>
+        <translation>密钥 ID(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>optional; made up when empty</source>
+        <translation>可选；留空时自动生成</translation>
+    </message>
+    <message>
+        <source>Issue key</source>
+        <translation>签发密钥</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>This is the only time the key is shown: Switchyard keeps only its SHA-256. Copy it now and hand it to its user; once this dialog is closed, a lost key can only be revoked and another issued.</source>
+        <translation>这是该密钥唯一一次显示：Switchyard 只保存它的 SHA-256。请现在复制并交给它的使用者；关闭此对话框后，丢失的密钥只能吊销后重新签发。</translation>
+    </message>
+    <message>
+        <source>Key %1 issued for tenant %2</source>
+        <translation>已为租户 %2 签发密钥 %1</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeyLimitsDialog</name>
+    <message>
+        <source>Edit the limits of key %1</source>
+        <translation>编辑密钥 %1 的限额</translation>
+    </message>
+    <message>
+        <source>Key %1 of tenant %2. The new limits apply from its next request, on every node of a fleet.</source>
+        <translation>租户 %2 的密钥 %1。新限额从它的下一个请求起生效，集群中的每个节点都是如此。</translation>
+    </message>
+    <message>
+        <source>Save limits</source>
+        <translation>保存限额</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::KeyLimitsFields</name>
+    <message>
+        <source>&amp;Requests per minute:</source>
+        <translation>每分钟请求数(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>&amp;Tokens per minute:</source>
+        <translation>每分钟令牌数(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>Input plus output tokens, counted when each request finishes</source>
+        <translation>输入与输出令牌之和，在每个请求结束时计入</translation>
+    </message>
+    <message>
+        <source>&amp;Models:</source>
+        <translation>模型(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>all models; or names and patterns, e.g. gpt-4o*, claude-*</source>
+        <translation>全部模型；或填写名称与模式，例如 gpt-4o*, claude-*</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::KeysModel</name>
     <message>
         <source>Revoke it by removing it from auth.keys in the config file</source>
@@ -1376,12 +1465,56 @@ Models: %3</source>
         <translation>客户端 API 密钥</translation>
     </message>
     <message>
-        <source>Each request&apos;s tenant comes from its key. Keys are issued in the config file (auth.keys) or with POST /admin/v1/keys; their secrets are never shown here.</source>
-        <translation>每个请求的租户由其密钥决定。密钥在配置文件（auth.keys）中签发，或通过 POST /admin/v1/keys 创建；此处从不显示密钥本身。</translation>
-    </message>
-    <message>
         <source>No client keys: the gateway is open, and a request&apos;s tenant is what its x-switchyard-tenant header says.</source>
         <translation>没有客户端密钥：网关处于开放状态，请求的租户取自其 x-switchyard-tenant 请求头。</translation>
+    </message>
+    <message>
+        <source>Each request&apos;s tenant comes from its key. Keys are issued here, with POST /admin/v1/keys or in the config file (auth.keys); a key&apos;s secret is shown once, when it is issued, and never again.</source>
+        <translation>每个请求的租户来自它的密钥。密钥可在此处签发，也可通过 POST /admin/v1/keys 签发，或写在配置文件中（auth.keys）；密钥文本只在签发时显示一次，之后不再显示。</translation>
+    </message>
+    <message>
+        <source>Issue key…</source>
+        <translation>签发密钥…</translation>
+    </message>
+    <message>
+        <source>Edit limits…</source>
+        <translation>编辑限额…</translation>
+    </message>
+    <message>
+        <source>Revoke…</source>
+        <translation>吊销…</translation>
+    </message>
+    <message>
+        <source>Key %1 is defined in the config file: change or remove it under auth.keys there</source>
+        <translation>密钥 %1 定义在配置文件中：请在该文件的 auth.keys 下修改或删除它</translation>
+    </message>
+    <message>
+        <source>Key %1 issued.</source>
+        <translation>已签发密钥 %1。</translation>
+    </message>
+    <message>
+        <source>Limits of key %1 saved.</source>
+        <translation>已保存密钥 %1 的限额。</translation>
+    </message>
+    <message>
+        <source>Revoke key %1</source>
+        <translation>吊销密钥 %1</translation>
+    </message>
+    <message>
+        <source>Revoke key %1 of tenant %2?</source>
+        <translation>吊销租户 %2 的密钥 %1？</translation>
+    </message>
+    <message>
+        <source>Requests with it are refused from now on (401), on every node of a fleet. This cannot be undone: the tenant needs a new key.</source>
+        <translation>从现在起，使用它的请求都会被拒绝（401），集群中的每个节点都是如此。此操作无法撤销：该租户需要一个新密钥。</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>吊销</translation>
+    </message>
+    <message>
+        <source>Key %1 revoked.</source>
+        <translation>已吊销密钥 %1。</translation>
     </message>
 </context>
 <context>

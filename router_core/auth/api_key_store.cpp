@@ -8,6 +8,7 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QVariant>
+#include <algorithm>
 #include <atomic>
 
 namespace switchyard::auth {
@@ -152,8 +153,31 @@ std::optional<QString> ApiKeyStore::insert(const ClientKey &key)
         return query.lastError().text();
     m_keys.append(key);
     syncMarker();
-    if (m_listener.inserted)
-        m_listener.inserted(key);
+    if (m_listener.stored)
+        m_listener.stored(key);
+    return std::nullopt;
+}
+
+std::optional<QString> ApiKeyStore::updateLimits(const ClientKey &key)
+{
+    if (const QString error = open(); !error.isEmpty())
+        return error;
+    const auto held = std::find_if(m_keys.begin(), m_keys.end(),
+                                   [&](const ClientKey &known) { return known.id == key.id; });
+    if (held == m_keys.end())
+        return u"no API key has id `%1`"_s.arg(key.id);
+    QSqlQuery query(QSqlDatabase::database(m_connectionName, false));
+    query.prepare(u"UPDATE api_keys SET requests_per_minute = ?, tokens_per_minute = ?, "
+                  u"models = ? WHERE id = ?"_s);
+    query.addBindValue(key.limits.requestsPerMinute);
+    query.addBindValue(key.limits.tokensPerMinute);
+    query.addBindValue(modelsText(key.limits.models));
+    query.addBindValue(key.id);
+    if (!query.exec())
+        return query.lastError().text();
+    held->limits = key.limits;
+    if (m_listener.stored)
+        m_listener.stored(*held);
     return std::nullopt;
 }
 

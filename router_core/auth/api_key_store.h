@@ -51,11 +51,14 @@ public:
     std::optional<QString> insert(const ClientKey &key);
     // Removes key `id`; false when there is no such API key. The error says why it could not be.
     std::variant<bool, QString> remove(const QString &id);
+    // Gives API key `key.id` the limits `key.limits` (its tenant, digest and creation time stay).
+    // The error says why not: the database's message, or that no API key has the id.
+    std::optional<QString> updateLimits(const ClientKey &key);
 
-    // Told of each key insert() stored and remove() removed, after it was: a fleet publishes
-    // them. Not told of what replaceAll() brings.
+    // Told of each key insert() stored or updateLimits() changed, and of each remove() removed,
+    // after it was: a fleet publishes them. Not told of what replaceAll() brings.
     struct Listener {
-        std::function<void(const ClientKey &key)> inserted;
+        std::function<void(const ClientKey &key)> stored;
         std::function<void(const QString &id)> removed;
     };
     void setListener(Listener listener) { m_listener = std::move(listener); }

@@ -4,6 +4,7 @@
 
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <limits>
 
 namespace switchyard::auth {
 
@@ -76,7 +77,46 @@ bool isKeyId(const QString &id)
     return pattern.match(id).hasMatch();
 }
 
+// A tenant lands in logs, traces and metrics: the same bound as the config file's.
+constexpr qsizetype kLongestTenantBytes = 256;
+
+protocol::ApiError keyNotFound(const QString &id)
+{
+    return {404,
+            u"No API key has id `%1`."_s.arg(id),
+            u"invalid_request_error"_s,
+            {},
+            u"key_not_found"_s,
+            {}};
+}
+
 } // namespace
+
+protocol::ApiError perMinuteLimitError(const QString &field)
+{
+    return protocol::invalidAdminRequest(
+        u"`%1` must be a whole number of at least 0 (0: no limit)."_s.arg(field), field);
+}
+
+protocol::ApiError modelsLimitError()
+{
+    return protocol::invalidAdminRequest(
+        u"`models` must be a list of model names or patterns (`*` and `?`)."_s, u"models"_s);
+}
+
+std::optional<protocol::ApiError> limitsProblem(const config::ClientKeyLimits &limits)
+{
+    if (limits.requestsPerMinute < 0)
+        return perMinuteLimitError(u"requests_per_minute"_s);
+    // The token bucket counts in int (admit()).
+    if (limits.tokensPerMinute < 0 || limits.tokensPerMinute > std::numeric_limits<int>::max())
+        return perMinuteLimitError(u"tokens_per_minute"_s);
+    for (const QString &model : limits.models) {
+        if (model.trimmed().isEmpty())
+            return modelsLimitError();
+    }
+    return std::nullopt;
+}
 
 ClientAuthenticator::ClientAuthenticator(const config::ConfigStore &store, ApiKeyStore &apiKeys,
                                          const timing::Clock &clock,
@@ -226,9 +266,15 @@ std::optional<ClientKey> ClientAuthenticator::findById(const config::Config &con
 }
 
 std::variant<ClientAuthenticator::Created, protocol::ApiError>
-ClientAuthenticator::create(const config::Config &config, const QString &tenant, QString id,
+ClientAuthenticator::create(const config::Config &config, const QString &tenantText, QString id,
                             const config::ClientKeyLimits &limits)
 {
+    const QString tenant = tenantText.trimmed();
+    if (tenant.isEmpty() || tenant.toUtf8().size() > kLongestTenantBytes)
+        return protocol::invalidAdminRequest(
+            u"`tenant` is required: the tenant every request with this key belongs to (1 to "
+            u"%1 bytes)."_s.arg(kLongestTenantBytes),
+            u"tenant"_s);
     if (id.isEmpty()) {
         do {
             id = u"key-%1"_s.arg(QRandomGenerator::system()->generate(), 8, 16, QLatin1Char('0'));
@@ -249,6 +295,8 @@ ClientAuthenticator::create(const config::Config &config, const QString &tenant,
             u"key_exists"_s,
             {}};
     }
+    if (auto problem = limitsProblem(limits))
+        return *std::move(problem);
     Created created;
     created.text = newKeyText();
     created.key = {
@@ -260,19 +308,45 @@ ClientAuthenticator::create(const config::Config &config, const QString &tenant,
     return created;
 }
 
+std::variant<ClientKey, protocol::ApiError>
+ClientAuthenticator::editLimits(const config::Config &config, const QString &id,
+                                const config::ClientKeyLimitsEdit &edit)
+{
+    std::optional<ClientKey> key = findById(config, id);
+    if (!key)
+        return keyNotFound(id);
+    if (key->source == KeySource::File) {
+        return protocol::ApiError{
+            409,
+            u"Key `%1` is defined in the config file (%2); change its limits under `auth.keys` "
+            u"there and reload."_s.arg(id, config.sourceName),
+            u"invalid_request_error"_s,
+            {},
+            u"key_defined_in_file"_s,
+            {}};
+    }
+    if (edit.isEmpty())
+        return protocol::invalidAdminRequest(
+            u"Nothing to change: send at least one of requests_per_minute, tokens_per_minute, "
+            u"models."_s);
+    key->limits = edit.appliedTo(key->limits);
+    if (auto problem = limitsProblem(key->limits))
+        return *std::move(problem);
+    // The token buckets need nothing: admit() reads the key's limits at each request, and a
+    // bucket holding more than a lowered limit allows is cut to it at its next refill.
+    if (const std::optional<QString> error = m_apiKeys.updateLimits(*key)) {
+        return protocol::ApiError::serviceUnavailable(
+            u"The key's limits could not be stored in the state database: %1"_s.arg(*error));
+    }
+    return *std::move(key);
+}
+
 std::optional<protocol::ApiError> ClientAuthenticator::revoke(const config::Config &config,
                                                               const QString &id)
 {
     const std::optional<ClientKey> key = findById(config, id);
-    if (!key) {
-        protocol::ApiError error{404,
-                                 u"No API key has id `%1`."_s.arg(id),
-                                 u"invalid_request_error"_s,
-                                 {},
-                                 u"key_not_found"_s,
-                                 {}};
-        return error;
-    }
+    if (!key)
+        return keyNotFound(id);
     if (key->source == KeySource::File) {
         return protocol::ApiError{
             409,

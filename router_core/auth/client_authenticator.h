@@ -64,11 +64,22 @@ public:
         ClientKey key;
         QByteArray text; // shown once, to the caller that created it
     };
-    // `id` empty: one is made up. Refused with 409 when the id is taken, 503 when the database
-    // cannot store it.
+    // Each command below is the one the admin API and the console both call, so both refuse
+    // the same things in the same words.
+    //
+    // `tenant` is trimmed; `id` empty: one is made up. Refused with 400 for a tenant that is
+    // empty or too long, an id not in the form of one, or limits out of range (limitsProblem()),
+    // 409 when the id is taken, 503 when the database cannot store it.
     std::variant<Created, protocol::ApiError> create(const config::Config &config,
                                                      const QString &tenant, QString id,
                                                      const config::ClientKeyLimits &limits);
+    // Gives key `id` the limits `edit` sets, in force from the key's next request (here at
+    // once, on the other nodes of a fleet at their next sync); answers the key as it is now.
+    // 404 when no key has the id, 409 for a file key (its limits are in the file), 400 for a
+    // limit out of range or an edit that sets nothing, 503 when the database cannot store it.
+    std::variant<ClientKey, protocol::ApiError> editLimits(const config::Config &config,
+                                                           const QString &id,
+                                                           const config::ClientKeyLimitsEdit &edit);
     // 404 when no key has the id, 409 for a file key (it is revoked by editing the file).
     std::optional<protocol::ApiError> revoke(const config::Config &config, const QString &id);
 
@@ -80,6 +91,14 @@ private:
     const timing::Clock &m_clock;
     std::unique_ptr<limits::TenantQuota> m_quota;
 };
+
+// The words of a limit out of range, for the admin API's checks of its JSON and for the commands
+// above: `field` (`requests_per_minute`, `tokens_per_minute`) is not a whole number from 0 to
+// 2,147,483,647; `models` is not a list of names or patterns.
+protocol::ApiError perMinuteLimitError(const QString &field);
+protocol::ApiError modelsLimitError();
+// The first limit of `limits` out of range, in those words.
+std::optional<protocol::ApiError> limitsProblem(const config::ClientKeyLimits &limits);
 
 // What the admin token guards.
 enum class AdminSurface { AdminApi, Metrics };

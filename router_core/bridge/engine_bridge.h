@@ -1,6 +1,8 @@
 #pragma once
 
+#include "config/auth_config.h"
 #include "config/routing_config.h"
+#include "control/client_key_commands.h"
 #include "control/config_versions.h"
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
@@ -74,6 +76,16 @@ public:
     // configRolledBack(ticket, result) says how it ended (refused: why).
     virtual void rollbackConfig(quint64 ticket, quint64 number) = 0;
 
+    // ---- client keys: the admin API's key commands (docs/operations.md) ----
+    // Each is answered by clientKeyCommandDone(ticket, ...), refused in the admin API's words;
+    // the next snapshot lists the keys as the command left them.
+    // `id` empty: the engine makes one up. The result carries the key's text, shown once.
+    virtual void issueClientKey(quint64 ticket, const QString &tenant, const QString &id,
+                                const config::ClientKeyLimits &limits) = 0;
+    virtual void editClientKeyLimits(quint64 ticket, const QString &id,
+                                     const config::ClientKeyLimitsEdit &edit) = 0;
+    virtual void revokeClientKey(quint64 ticket, const QString &id) = 0;
+
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.
     virtual void setDemoTraffic(bool enabled, double requestsPerSecond) = 0;
@@ -100,6 +112,7 @@ Q_SIGNALS:
     void configVersionsLoaded(quint64 ticket, const QList<switchyard::ConfigVersionInfo> &versions);
     void configVersionLoaded(quint64 ticket, bool found, const switchyard::ConfigVersion &version);
     void configRolledBack(quint64 ticket, const switchyard::ConfigChangeResult &result);
+    void clientKeyCommandDone(quint64 ticket, const switchyard::ClientKeyCommandResult &result);
 };
 
 } // namespace switchyard

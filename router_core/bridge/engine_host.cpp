@@ -1,5 +1,6 @@
 #include "bridge/engine_host.h"
 
+#include "auth/client_authenticator.h"
 #include "bridge/thread_hop.h"
 #include "control/operator_commands.h"
 #include "engine/engine.h"
@@ -117,6 +118,29 @@ QCoro::Task<> applyOnEngine(EngineHost *host, Engine *engine, QList<config::Rout
     emit host->routesApplied(problems.isEmpty(), problems);
 }
 
+// A key command's refusal as the console receives it: the admin API's error, field for field.
+ClientKeyCommandResult keyCommandRefused(const QString &keyId, const protocol::ApiError &error)
+{
+    ClientKeyCommandResult result;
+    result.keyId = keyId;
+    result.error = error.message;
+    result.status = error.status;
+    result.errorCode = error.code;
+    result.errorField = error.param;
+    return result;
+}
+
+// Runs one of the authenticator's key commands (the admin API's own) on the engine's thread
+// against the config in force, and answers on the bridge's.
+QCoro::Task<> keyCommandOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                                 std::function<ClientKeyCommandResult(Engine &)> command)
+{
+    ThreadHop<ClientKeyCommandResult> hop(engine, host,
+                                          [engine, command] { return command(*engine); });
+    const ClientKeyCommandResult result = co_await hop;
+    emit host->clientKeyCommandDone(ticket, result);
+}
+
 } // namespace
 
 EngineHost::EngineHost(config::Config config, QObject *parent)
@@ -134,6 +158,7 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<QList<switchyard::ConfigVersionInfo>>();
     qRegisterMetaType<switchyard::ConfigVersion>();
     qRegisterMetaType<switchyard::ConfigChangeResult>();
+    qRegisterMetaType<switchyard::ClientKeyCommandResult>();
 }
 
 EngineHost::~EngineHost()
@@ -438,6 +463,51 @@ void EngineHost::rollbackConfig(quint64 ticket, quint64 number)
     if (!m_engine)
         return;
     rollbackOnEngine(this, m_engine, ticket, number);
+}
+
+void EngineHost::issueClientKey(quint64 ticket, const QString &tenant, const QString &id,
+                                const config::ClientKeyLimits &limits)
+{
+    if (!m_engine)
+        return;
+    keyCommandOnEngine(this, m_engine, ticket, [tenant, id, limits](Engine &engine) {
+        auto created = engine.authenticator().create(engine.config(), tenant, id, limits);
+        if (const auto *error = std::get_if<protocol::ApiError>(&created))
+            return keyCommandRefused(id, *error);
+        const auto &made = std::get<auth::ClientAuthenticator::Created>(created);
+        ClientKeyCommandResult result;
+        result.keyId = made.key.id;
+        result.secret = made.text;
+        return result;
+    });
+}
+
+void EngineHost::editClientKeyLimits(quint64 ticket, const QString &id,
+                                     const config::ClientKeyLimitsEdit &edit)
+{
+    if (!m_engine)
+        return;
+    keyCommandOnEngine(this, m_engine, ticket, [id, edit](Engine &engine) {
+        auto edited = engine.authenticator().editLimits(engine.config(), id, edit);
+        if (const auto *error = std::get_if<protocol::ApiError>(&edited))
+            return keyCommandRefused(id, *error);
+        ClientKeyCommandResult result;
+        result.keyId = id;
+        return result;
+    });
+}
+
+void EngineHost::revokeClientKey(quint64 ticket, const QString &id)
+{
+    if (!m_engine)
+        return;
+    keyCommandOnEngine(this, m_engine, ticket, [id](Engine &engine) {
+        if (const auto refusal = engine.authenticator().revoke(engine.config(), id))
+            return keyCommandRefused(id, *refusal);
+        ClientKeyCommandResult result;
+        result.keyId = id;
+        return result;
+    });
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)

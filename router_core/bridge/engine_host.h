@@ -69,6 +69,11 @@ public:
     void loadConfigVersions(quint64 ticket) override;
     void loadConfigVersion(quint64 ticket, quint64 number) override;
     void rollbackConfig(quint64 ticket, quint64 number) override;
+    void issueClientKey(quint64 ticket, const QString &tenant, const QString &id,
+                        const config::ClientKeyLimits &limits) override;
+    void editClientKeyLimits(quint64 ticket, const QString &id,
+                             const config::ClientKeyLimitsEdit &edit) override;
+    void revokeClientKey(quint64 ticket, const QString &id) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;

@@ -4,6 +4,7 @@
 #include <QList>
 #include <QString>
 #include <QStringList>
+#include <optional>
 
 namespace switchyard::config {
 
@@ -28,6 +29,24 @@ struct ClientKeyLimits {
 
     bool allowsModel(const QString &model) const;
     friend bool operator==(const ClientKeyLimits &, const ClientKeyLimits &) = default;
+};
+
+// A change to some of a key's limits (PATCH /admin/v1/keys/{id}, the console's Edit limits): each
+// member that is set replaces that limit, each unset one keeps it.
+struct ClientKeyLimitsEdit {
+    std::optional<int> requestsPerMinute;
+    std::optional<qint64> tokensPerMinute;
+    std::optional<QStringList> models;
+
+    bool isEmpty() const { return !requestsPerMinute && !tokensPerMinute && !models; }
+    ClientKeyLimits appliedTo(ClientKeyLimits limits) const
+    {
+        limits.requestsPerMinute = requestsPerMinute.value_or(limits.requestsPerMinute);
+        limits.tokensPerMinute = tokensPerMinute.value_or(limits.tokensPerMinute);
+        if (models)
+            limits.models = *models;
+        return limits;
+    }
 };
 
 // `auth.keys[]`: a client API key written in the config file.

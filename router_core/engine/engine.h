@@ -116,6 +116,9 @@ public:
     const resilience::RetryBudget &retryBudget() const { return *m_retryBudget; }
     // Everything an operator can do: the console's bridge and the admin API both use it.
     control::OperatorCommands &commands() { return *m_commands; }
+    // Client keys: who a request is, and the commands that issue, edit and revoke keys, which
+    // the console's bridge and the admin API both call.
+    auth::ClientAuthenticator &authenticator() { return *m_authenticator; }
     int inFlight() const;
     // The Prometheus families GET /metrics renders.
     const metrics::GatewayMetrics &metrics() const { return *m_metrics; }

@@ -50,6 +50,8 @@ SharedKeys::SharedKeys(FleetNode &node, auth::ApiKeyStore &store, QObject *paren
       m_revisionKey(node.keyPrefix() + "keys:revision"),
       m_joinedKey(node.keyPrefix() + "keys:joined")
 {
+    // A key's limits edited is the whole key written again: HSET replaces the field, and a
+    // reader takes the key whole, so no node ever holds half an edit.
     m_store.setListener({[this](const auth::ClientKey &key) {
                              enqueue({"HSET", m_hashKey, key.id.toUtf8(), keyToJson(key)});
                          },

@@ -14,9 +14,10 @@ class FleetNode;
 // The client keys created through the admin API, shared by every node of the fleet
 // (docs/fleet.md, "Keys"): a hash `keys` in Redis (id to the key's JSON: tenant, SHA-256, limits,
 // creation time; never a key's text) and a counter `keys:revision` every change bumps. A key
-// created or revoked on one node is written there at once; every node reads the hash again when
-// the counter moved, at its next sync, and makes its own store match it. The store's database
-// keeps the fleet's keys, so a node that starts while Redis is away serves with them.
+// created, revoked or given new limits on one node is written there at once; every node reads the
+// hash again when the counter moved, at its next sync, and makes its own store match it. The
+// store's database keeps the fleet's keys, so a node that starts while Redis is away serves with
+// them.
 //
 // A change made while Redis is away waits in a bounded queue and is written when the link is
 // back, before anything is read. A node joining the fleet for the first time (it is not in the

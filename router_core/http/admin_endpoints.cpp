@@ -53,13 +53,6 @@ AdminReply AdminReply::json(const QJsonDocument &document, int status)
     return reply;
 }
 
-protocol::ApiError invalidAdminRequest(const QString &message, const QString &param)
-{
-    protocol::ApiError error = protocol::ApiError::invalidRequest(message, param);
-    error.code = QStringLiteral("invalid_admin_request");
-    return error;
-}
-
 AdminReply AdminReply::error(const protocol::ApiError &error)
 {
     AdminReply reply;

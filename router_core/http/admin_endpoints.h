@@ -33,11 +33,8 @@ struct AdminReply {
     static AdminReply error(const protocol::ApiError &error);
 };
 
-// The admin API's one error for a request it cannot read: 400 `invalid_admin_request` naming the
-// parameter (`param`) when there is one. Every admin endpoint uses it, so a client tells a
-// malformed request from the other kinds (`invalid_config`, `invalid_routes`, `*_not_found`) by
-// one code.
-protocol::ApiError invalidAdminRequest(const QString &message, const QString &param = {});
+// The admin API's one error for a request it cannot read (protocol/openai_error.h).
+using protocol::invalidAdminRequest;
 
 // The admin API's table of endpoints under /admin/v1/. Each part of the engine registers its own
 // endpoints (providers, simulator, routes, agents...) so this file never grows with them.

@@ -76,6 +76,13 @@ ApiError ApiError::serviceUnavailable(const QString &message)
     return {503, message, QStringLiteral("server_error"), {}, QStringLiteral("unavailable"), {}};
 }
 
+ApiError invalidAdminRequest(const QString &message, const QString &param)
+{
+    ApiError error = ApiError::invalidRequest(message, param);
+    error.code = QStringLiteral("invalid_admin_request");
+    return error;
+}
+
 QString jsonTypeName(const QJsonValue &value)
 {
     switch (value.type()) {

@@ -31,6 +31,13 @@ struct ApiError {
     static ApiError serviceUnavailable(const QString &message);
 };
 
+// The admin API's one error for a request it cannot read: 400 `invalid_admin_request` naming the
+// parameter (`param`) when there is one. Every admin command uses it, so a client tells a
+// malformed request from the other kinds (`invalid_config`, `invalid_routes`, `*_not_found`) by
+// one code. Here rather than in the admin layer because commands below it (the client keys')
+// answer the console in the same words.
+ApiError invalidAdminRequest(const QString &message, const QString &param = {});
+
 // The words OpenAI's errors use for a request field of the wrong JSON type or one that is
 // missing, shared by every ingress that reads a body with Qt's JSON classes:
 // "an array", "a string"... (and "nothing" for an absent value).

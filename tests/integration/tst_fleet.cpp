@@ -1,6 +1,7 @@
 // A fleet for real: three Switchyard processes (the shipped binary, headless) on one Redis
 // (Debian's redis-server, started by the test on a free loopback port), in front of one fake
-// provider. Membership, keys and limits shared across the nodes; Redis killed under traffic and
+// provider. Membership, keys and limits shared across the nodes (a key's limits edited on one
+// node in force on another); Redis killed under traffic and
 // brought back empty; a node killed; a name or a state directory taken twice.
 #include "fleet_test_bed.h"
 #include "test_client.h"
@@ -114,6 +115,7 @@ private Q_SLOTS:
     void membershipListsEveryNodeAndForgetsAKilledOne();
     void aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo();
     void aLimitHoldsAcrossTheFleet();
+    void aLimitEditedOnOneNodeIsInForceOnAnother();
     void redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty();
     void aNameOrAStateDirectoryTakenTwiceIsRefused();
     void aRequestMakesNoRedisRoundTrip();
@@ -256,6 +258,55 @@ void TestFleet::aLimitHoldsAcrossTheFleet()
           kRequests + 2);
     QCOMPARE(admitted + refused, kRequests + 2);
     QVERIFY2(admitted >= 540 && admitted <= 660, qPrintable(QString::number(admitted)));
+}
+
+void TestFleet::aLimitEditedOnOneNodeIsInForceOnAnother()
+{
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    GatewayProcess &b = m_bed->startNode(u"b"_s);
+    QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
+    QTRY_COMPARE_WITH_TIMEOUT(liveNodes(a.port()).size(), 2, 10000);
+    const QByteArray key = createKey(a.port(), R"({"tenant":"team","id":"edited-bot"})");
+    QVERIFY(!key.isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(b.port(), key), 200, 5000);
+    QCOMPARE(chatStatus(b.port(), key), 200); // no limit yet
+
+    // One request a minute, set on node a: the record the fleet holds carries it...
+    TestClient edit(a.port());
+    edit.send("PATCH", "/admin/v1/keys/edited-bot", R"({"requests_per_minute":1})");
+    QVERIFY(edit.waitForFinished());
+    QCOMPARE(edit.status(), 200);
+    const QJsonObject shared =
+        QJsonDocument::fromJson(
+            m_bed->redis().command({"HGET", "switchyard:default:keys", "edited-bot"}))
+            .object();
+    QCOMPARE(shared.value(u"requests_per_minute"_s).toInt(), 1);
+    QVERIFY(!shared.value(u"sha256"_s).toString().isEmpty()); // the whole key, not the limit alone
+
+    // ...node b lists it at its next sync, and refuses the request after the one it allows.
+    const auto limitOnB = [&] {
+        for (const QJsonValue &listed :
+             getJson(b.port(), "/admin/v1/keys").value(u"data"_s).toArray()) {
+            if (listed.toObject().value(u"id"_s).toString() == u"edited-bot"_s)
+                return listed.toObject().value(u"requests_per_minute"_s).toInt();
+        }
+        return -1;
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(limitOnB(), 1, 5000);
+    // No request was counted while the key had no limit: b serves the one a minute allows, and
+    // its refill of one a minute keeps the next refused however slow the machine.
+    QCOMPARE(chatStatus(b.port(), key), 200);
+    TestClient refused(b.port());
+    refused.post("/v1/chat/completions", chatBody(), {{"Authorization", "Bearer " + key}});
+    QVERIFY(refused.waitForFinished(15000));
+    QCOMPARE(refused.status(), 429);
+    QCOMPARE(QJsonDocument::fromJson(refused.body())
+                 .object()
+                 .value(u"error"_s)
+                 .toObject()
+                 .value(u"code"_s)
+                 .toString(),
+             u"key_requests_per_minute_exceeded"_s);
 }
 
 void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()

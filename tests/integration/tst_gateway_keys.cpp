@@ -225,6 +225,10 @@ private Q_SLOTS:
     void modelsOutsideTheKeysListGet403();
     void keysCreatedThroughTheAdminApiSurviveARestart();
     void fileKeysCannotBeRevokedThroughTheApi();
+    void patchRefusesWhatPostRefusesInItsWords_data();
+    void patchRefusesWhatPostRefusesInItsWords();
+    void patchOfAnUnknownKeyIs404AndOfAFileKey409();
+    void patchedLimitsApplyFromTheNextRequestAndSurviveARestart();
     void aDamagedKeyStoreRefusesAllButFileKeys();
     void clientCredentialsNeverReachAProvider();
     void aProviderMayOptInToTheClientsCredentials();
@@ -546,6 +550,189 @@ void GatewayKeysTest::fileKeysCannotBeRevokedThroughTheApi()
     QCOMPARE(errorOf(revoke.body()).value(u"code"_s).toString(), u"key_defined_in_file"_s);
     QVERIFY(errorOf(revoke.body()).value(u"message"_s).toString().contains(u"auth.keys"_s));
     QCOMPARE(chat(engine->port(), bearer(kKeyA))->status(), 200);
+}
+
+void GatewayKeysTest::patchRefusesWhatPostRefusesInItsWords_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<QString>("param");
+    QTest::addColumn<QString>("message");
+    const QString perMinute = u"`%1` must be a whole number of at least 0 (0: no limit)."_s;
+    const QString models = u"`models` must be a list of model names or patterns (`*` and `?`)."_s;
+    QTest::newRow("not JSON") << "requests_per_minute=5"_ba << QString()
+                              << u"The body must be a JSON object such as "
+                                 u"{\"requests_per_minute\": 60}."_s;
+    QTest::newRow("a list") << "[1]"_ba << QString()
+                            << u"The body must be a JSON object such as "
+                               u"{\"requests_per_minute\": 60}."_s;
+    // The tenant and the id are the key's; only its limits are edited.
+    QTest::newRow("tenant") << R"({"tenant":"team-z"})"_ba << u"tenant"_s
+                            << u"Unknown field `tenant`; a key's limits are requests_per_minute, "
+                               u"tokens_per_minute, models."_s;
+    QTest::newRow("a misspelt limit")
+        << R"({"request_per_minute":5})"_ba << u"request_per_minute"_s
+        << u"Unknown field `request_per_minute`; a key's limits are requests_per_minute, "
+           u"tokens_per_minute, models."_s;
+    QTest::newRow("negative") << R"({"requests_per_minute":-1})"_ba << u"requests_per_minute"_s
+                              << perMinute.arg(u"requests_per_minute"_s);
+    QTest::newRow("text") << R"({"requests_per_minute":"60"})"_ba << u"requests_per_minute"_s
+                          << perMinute.arg(u"requests_per_minute"_s);
+    QTest::newRow("a fraction") << R"({"tokens_per_minute":1.5})"_ba << u"tokens_per_minute"_s
+                                << perMinute.arg(u"tokens_per_minute"_s);
+    QTest::newRow("beyond an int")
+        << R"({"tokens_per_minute":3000000000})"_ba << u"tokens_per_minute"_s
+        << perMinute.arg(u"tokens_per_minute"_s);
+    QTest::newRow("models as text") << R"({"models":"test-*"})"_ba << u"models"_s << models;
+    QTest::newRow("a blank model") << R"({"models":["test-*"," "]})"_ba << u"models"_s << models;
+    QTest::newRow("nothing to change")
+        << "{}"_ba << QString()
+        << u"Nothing to change: send at least one of requests_per_minute, tokens_per_minute, "
+           u"models."_s;
+}
+
+void GatewayKeysTest::patchRefusesWhatPostRefusesInItsWords()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(QString, param);
+    QFETCH(QString, message);
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine = startEngine(configFor(fake, twoKeys()));
+    QVERIFY(engine);
+    TestClient create(engine->port());
+    create.post("/admin/v1/keys", R"({"tenant":"team-c","id":"ci-bot","requests_per_minute":7})");
+    QVERIFY(create.waitForFinished());
+    QCOMPARE(create.status(), 201);
+
+    TestClient patch(engine->port());
+    patch.send("PATCH", "/admin/v1/keys/ci-bot", body);
+    QVERIFY(patch.waitForFinished());
+
+    QCOMPARE(patch.status(), 400);
+    const QJsonObject error = errorOf(patch.body());
+    QCOMPARE(error.value(u"message"_s).toString(), message);
+    QCOMPARE(error.value(u"param"_s).toString(), param);
+    QCOMPARE(error.value(u"type"_s).toString(), u"invalid_request_error"_s);
+    QCOMPARE(error.value(u"code"_s).toString(), u"invalid_admin_request"_s);
+    // The same words from POST for the same mistake in a limit.
+    const QStringList limits{u"requests_per_minute"_s, u"tokens_per_minute"_s, u"models"_s};
+    if (limits.contains(param)) {
+        QJsonObject created = QJsonDocument::fromJson(body).object();
+        created.insert(u"tenant"_s, u"team-d"_s);
+        TestClient post(engine->port());
+        post.post("/admin/v1/keys", QJsonDocument(created).toJson(QJsonDocument::Compact));
+        QVERIFY(post.waitForFinished());
+        QCOMPARE(post.status(), 400);
+        QCOMPARE(errorOf(post.body()).value(u"message"_s).toString(), message);
+        QCOMPARE(errorOf(post.body()).value(u"param"_s).toString(), param);
+    }
+    // Nothing changed.
+    const QJsonArray keys =
+        jsonOf(*get(engine->port(), "/admin/v1/keys")).value(u"data"_s).toArray();
+    QCOMPARE(keys.size(), 3);
+    QCOMPARE(keys[2].toObject().value(u"requests_per_minute"_s).toInt(), 7);
+    QCOMPARE(keys[2].toObject().value(u"tenant"_s).toString(), u"team-c"_s);
+}
+
+void GatewayKeysTest::patchOfAnUnknownKeyIs404AndOfAFileKey409()
+{
+    FakeUpstream fake;
+    const std::unique_ptr<Engine> engine = startEngine(configFor(fake, twoKeys()));
+    QVERIFY(engine);
+
+    TestClient unknown(engine->port());
+    unknown.send("PATCH", "/admin/v1/keys/nobody", R"({"requests_per_minute":5})");
+    QVERIFY(unknown.waitForFinished());
+    QCOMPARE(unknown.status(), 404);
+    QCOMPARE(
+        QJsonDocument::fromJson(unknown.body()).object(),
+        QJsonObject({{u"error"_s, QJsonObject({{u"message"_s, u"No API key has id `nobody`."_s},
+                                               {u"type"_s, u"invalid_request_error"_s},
+                                               {u"param"_s, QJsonValue::Null},
+                                               {u"code"_s, u"key_not_found"_s}})}}));
+
+    TestClient file(engine->port());
+    file.send("PATCH", "/admin/v1/keys/key-a", R"({"requests_per_minute":5})");
+    QVERIFY(file.waitForFinished());
+    QCOMPARE(file.status(), 409);
+    QCOMPARE(errorOf(file.body()).value(u"code"_s).toString(), u"key_defined_in_file"_s);
+    QCOMPARE(errorOf(file.body()).value(u"message"_s).toString(),
+             u"Key `key-a` is defined in the config file (keys.yaml); change its limits under "
+             u"`auth.keys` there and reload."_s);
+}
+
+void GatewayKeysTest::patchedLimitsApplyFromTheNextRequestAndSurviveARestart()
+{
+    // A refill of one request a minute: however slow the machine, the request after the one
+    // the new limit allows finds the bucket empty.
+    QTemporaryDir state;
+    QVERIFY(state.isValid());
+    FakeUpstream fake;
+    config::Config config = configFor(fake, twoKeys());
+    config.state.directory = state.path();
+    QByteArray key;
+    {
+        const std::unique_ptr<Engine> engine = startEngine(config);
+        QVERIFY(engine);
+        TestClient create(engine->port());
+        create.post("/admin/v1/keys", R"({"tenant":"team-c","id":"ci-bot"})");
+        QVERIFY(create.waitForFinished());
+        QCOMPARE(create.status(), 201);
+        key = jsonOf(create).value(u"key"_s).toString().toLatin1();
+        for (int request = 0; request < 3; ++request)
+            QCOMPARE(chat(engine->port(), bearer(key), "other-model")->status(), 200);
+
+        TestClient patch(engine->port());
+        patch.send("PATCH", "/admin/v1/keys/ci-bot",
+                   R"({"requests_per_minute":1,"models":["test-*"]})");
+        QVERIFY(patch.waitForFinished());
+
+        QCOMPARE(patch.status(), 200);
+        const QJsonObject edited = jsonOf(patch);
+        QCOMPARE(edited.value(u"id"_s).toString(), u"ci-bot"_s);
+        QCOMPARE(edited.value(u"tenant"_s).toString(), u"team-c"_s);
+        QCOMPARE(edited.value(u"requests_per_minute"_s).toInt(), 1);
+        QCOMPARE(edited.value(u"tokens_per_minute"_s).toInt(), 0); // not sent: kept
+        QCOMPARE(edited.value(u"models"_s).toArray(), QJsonArray{u"test-*"_s});
+        QVERIFY(!edited.contains(u"key"_s));
+        const auto refusedModel = chat(engine->port(), bearer(key), "other-model");
+        QCOMPARE(refusedModel->status(), 403);
+        QCOMPARE(errorOf(refusedModel->body()).value(u"code"_s).toString(), u"model_not_allowed"_s);
+        QCOMPARE(chat(engine->port(), bearer(key))->status(), 200);
+        const auto refused = chat(engine->port(), bearer(key));
+        QCOMPARE(refused->status(), 429);
+        QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(),
+                 u"key_requests_per_minute_exceeded"_s);
+        QVERIFY(errorOf(refused->body())
+                    .value(u"message"_s)
+                    .toString()
+                    .startsWith(u"API key `ci-bot` has sent its 1 requests per minute "_s));
+
+        // Back to no limit: the next request passes.
+        TestClient lift(engine->port());
+        lift.send("PATCH", "/admin/v1/keys/ci-bot", R"({"requests_per_minute":null})");
+        QVERIFY(lift.waitForFinished());
+        QCOMPARE(lift.status(), 200);
+        QCOMPARE(jsonOf(lift).value(u"requests_per_minute"_s).toInt(), 0);
+        QCOMPARE(jsonOf(lift).value(u"models"_s).toArray(), QJsonArray{u"test-*"_s});
+        QCOMPARE(chat(engine->port(), bearer(key))->status(), 200);
+        QCOMPARE(chat(engine->port(), bearer(key))->status(), 200);
+
+        // The state database keeps the edit: a restart serves the key with it.
+        TestClient tighten(engine->port());
+        tighten.send("PATCH", "/admin/v1/keys/ci-bot", R"({"tokens_per_minute":5000})");
+        QVERIFY(tighten.waitForFinished());
+        QCOMPARE(tighten.status(), 200);
+    }
+    const std::unique_ptr<Engine> restarted = startEngine(config);
+    QVERIFY(restarted);
+    const QJsonArray keys =
+        jsonOf(*get(restarted->port(), "/admin/v1/keys")).value(u"data"_s).toArray();
+    QCOMPARE(keys.size(), 3);
+    const QJsonObject kept = keys[2].toObject();
+    QCOMPARE(kept.value(u"id"_s).toString(), u"ci-bot"_s);
+    QCOMPARE(kept.value(u"tokens_per_minute"_s).toInt(), 5000);
+    QCOMPARE(kept.value(u"models"_s).toArray(), QJsonArray{u"test-*"_s});
+    QCOMPARE(chat(restarted->port(), bearer(key), "other-model")->status(), 403);
 }
 
 void GatewayKeysTest::aDamagedKeyStoreRefusesAllButFileKeys()

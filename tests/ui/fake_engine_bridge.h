@@ -92,6 +92,33 @@ public:
         rolledBackTo.append(number);
         emit configRolledBack(ticket, rollbackResult);
     }
+    // Key commands: recorded, and answered at once with `keyCommandAnswer` (success unless the
+    // test sets an error), the issued key's id and text made up from the request.
+    void issueClientKey(quint64 ticket, const QString &tenant, const QString &id,
+                        const config::ClientKeyLimits &limits) override
+    {
+        issuedKeys.append({tenant, id, limits});
+        ClientKeyCommandResult result = keyCommandAnswer;
+        result.keyId = id.isEmpty() ? QStringLiteral("key-fake") : id;
+        if (result.ok())
+            result.secret = "sk-sy-fake-" + result.keyId.toUtf8();
+        emit clientKeyCommandDone(ticket, result);
+    }
+    void editClientKeyLimits(quint64 ticket, const QString &id,
+                             const config::ClientKeyLimitsEdit &edit) override
+    {
+        editedKeys.append({id, edit});
+        ClientKeyCommandResult result = keyCommandAnswer;
+        result.keyId = id;
+        emit clientKeyCommandDone(ticket, result);
+    }
+    void revokeClientKey(quint64 ticket, const QString &id) override
+    {
+        revokedKeys.append(id);
+        ClientKeyCommandResult result = keyCommandAnswer;
+        result.keyId = id;
+        emit clientKeyCommandDone(ticket, result);
+    }
     void publishFeed(const telemetry::TraceFeed &feed) { emit traceFeedUpdated(feed); }
     void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
     void shutdown(std::chrono::milliseconds) override { emit stopped(); }
@@ -103,6 +130,16 @@ public:
     {
         knobsFor.append(providerId);
     }
+
+    struct IssuedKey {
+        QString tenant;
+        QString id;
+        config::ClientKeyLimits limits;
+    };
+    QList<IssuedKey> issuedKeys;
+    QList<QPair<QString, config::ClientKeyLimitsEdit>> editedKeys;
+    QStringList revokedKeys;
+    ClientKeyCommandResult keyCommandAnswer; // what every key command answers
 
     int explainRequests = 0;
     QList<QList<config::RouteRule>> appliedRules;

@@ -1,7 +1,8 @@
 // The console on a fake bridge: it needs nothing of the engine but the bridge's interface. The
 // registered-agents panel merges agents by id and deregisters the selected one through the
 // bridge, as DELETE /admin/v1/agents/{id} does; the main window shows what the bridge publishes;
-// pages with nothing to list keep their text together at the top.
+// pages with nothing to list keep their text, and the Keys page its Issue button, together at the
+// top.
 #include "fake_engine_bridge.h"
 #include "screenshots.h"
 #include "ui/alerts/alerts_page.h"
@@ -232,13 +233,15 @@ private Q_SLOTS:
         // is empty.
         QTest::addColumn<QStringList>("labels");
         QTest::addColumn<QString>("screenshot");
+        // The button right under the empty line, when the page offers one to fill it.
+        QTest::addColumn<QString>("action");
         QTest::newRow("keys, none configured")
             << u"keysPage"_s << QStringList{u"keysTitle"_s, u"keysHint"_s, u"keysEmptyHint"_s}
-            << u"console_keys_empty.png"_s;
+            << u"console_keys_empty.png"_s << u"issueKeyAction"_s;
         QTest::newRow("alerts, all clear")
             << u"alertsPage"_s
             << QStringList{u"activeAlertsTitle"_s, u"activeAlertsHint"_s, u"alertsAllClear"_s}
-            << u"console_alerts_clear.png"_s;
+            << u"console_alerts_clear.png"_s << QString();
     }
 
     void emptyPagesKeepTheirTextTogetherAtTheTop()
@@ -246,6 +249,7 @@ private Q_SLOTS:
         QFETCH(QString, page);
         QFETCH(QStringList, labels);
         QFETCH(QString, screenshot);
+        QFETCH(QString, action);
         // The smallest window the console is laid out for: its height spreads any stretch.
         FakeEngineBridge bridge;
         ui::MainWindow window(bridge);
@@ -285,6 +289,19 @@ private Q_SLOTS:
                          qPrintable(u"%1 is %2 px below the line above"_s.arg(name).arg(gap)));
             }
             above = rect;
+        }
+        if (!action.isEmpty()) {
+            auto *button = shown->findChild<QPushButton *>(action);
+            QVERIFY2(button, qPrintable(action));
+            QVERIFY(button->isVisible());
+            QVERIFY(button->isEnabled());
+            const QRect rect(button->mapTo(shown, QPoint(0, 0)), button->size());
+            const int gap = rect.top() - above.bottom() - 1;
+            QVERIFY2(gap >= 0 && gap <= 12,
+                     qPrintable(u"%1 is %2 px below the empty line"_s.arg(action).arg(gap)));
+            // Its height is a button's, not a share of the card's.
+            QVERIFY2(rect.height() <= button->sizeHint().height() + 4,
+                     qPrintable(u"%1 is %2 px tall"_s.arg(action).arg(rect.height())));
         }
         if (switchyard::testing::updatingScreenshots())
             QVERIFY(window.grab().save(switchyard::testing::screenshotPath(QString(), screenshot)));

@@ -1,8 +1,7 @@
 // The Keys tab: client API keys from the engine's snapshots, merged by id under
-// QAbstractItemModelTester, never a secret; its empty state; its Chinese translation; and the
-// screenshot in docs/screenshots.
+// QAbstractItemModelTester, never a secret; its empty state; its Chinese translation. (The page's
+// commands run against a real engine in tst_keys_console.)
 #include "fake_engine_bridge.h"
-#include "screenshots.h"
 #include "ui/keys/keys_model.h"
 #include "ui/keys/keys_page.h"
 #include "ui/shell/main_window.h"
@@ -11,6 +10,7 @@
 #include <QAbstractItemModelTester>
 #include <QDir>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -129,9 +129,10 @@ void KeysPageTest::theTabListsWhatTheBridgePublishes()
     QCOMPARE(table->model()->rowCount(), 3);
     QVERIFY(table->isVisible());
     QVERIFY(!empty->isVisible());
+    // Rendered, not published: docs/screenshots/console_keys.png comes from tst_keys_console,
+    // with a real engine's keys and the Issue dialog over them.
     QTemporaryDir scratch;
-    QVERIFY(window.grab().save(
-        switchyard::testing::screenshotPath(scratch.path(), u"console_keys.png"_s)));
+    QVERIFY(window.grab().save(scratch.filePath(u"console_keys.png"_s)));
 }
 
 void KeysPageTest::chineseTranslationTranslatesThePage()
@@ -139,13 +140,17 @@ void KeysPageTest::chineseTranslationTranslatesThePage()
     QTranslator translator;
     QVERIFY(ui::loadSwitchyardTranslation(
         translator, QLocale(QLocale::Chinese, QLocale::SimplifiedChineseScript, QLocale::China)));
-    ui::KeysPage page;
+    FakeEngineBridge bridge;
+    ui::KeysPage page(bridge);
     page.model()->applyKeys({apiKey(u"bot"_s, u"b"_s)});
+    auto *issue = page.findChild<QPushButton *>(u"issueKeyAction"_s);
+    QVERIFY(issue);
     QVERIFY(QCoreApplication::installTranslator(&translator));
 
     QTRY_COMPARE(page.model()->headerData(KeysModel::TenantColumn, Qt::Horizontal).toString(),
                  u"租户"_s);
     QCOMPARE(cell(*page.model(), 0, KeysModel::SourceColumn), u"管理 API"_s);
+    QTRY_COMPARE(issue->text(), u"签发密钥…"_s); // retranslated on the LanguageChange event
 
     QVERIFY(QCoreApplication::removeTranslator(&translator));
 }

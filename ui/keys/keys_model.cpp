@@ -18,7 +18,7 @@ QVariant KeysModel::data(const QModelIndex &index, int role) const
     const ClientKeyListing &key = m_rows.at(index.row());
     if (role == Qt::TextAlignmentRole &&
         (index.column() == RequestsColumn || index.column() == TokensColumn))
-        return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant(Qt::AlignHCenter | Qt::AlignVCenter); // beside left-aligned text
     if (role == Qt::ToolTipRole && index.column() == SourceColumn) {
         return key.definedInFile ? tr("Revoke it by removing it from auth.keys in the config file")
                                  : tr("Revoke it with DELETE /admin/v1/keys/%1").arg(key.id);
@@ -50,6 +50,9 @@ QVariant KeysModel::data(const QModelIndex &index, int role) const
 
 QVariant KeysModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::TextAlignmentRole &&
+        (section == RequestsColumn || section == TokensColumn))
+        return QVariant(Qt::AlignHCenter | Qt::AlignVCenter); // over their centred numbers
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {

@@ -5,8 +5,9 @@
 
 namespace switchyard::ui {
 
-// One row per client API key, from the engine's snapshots, merged by id. Read-only: keys are
-// created and revoked in the config file or through the admin API (docs/operations.md).
+// One row per client API key, from the engine's snapshots, merged by id. Read-only: a key issued,
+// edited or revoked (by the page's commands, the admin API or the config file) reaches it in the
+// next snapshot (docs/operations.md).
 class KeysModel final : public MergingTableModel<ClientKeyListing> {
     Q_OBJECT
 public:

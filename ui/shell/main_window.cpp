@@ -60,7 +60,7 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, const timing::Cloc
     m_tabs->addTab(m_configPage, QString());
     m_alertsPage = new AlertsPage(m_tabs);
     m_tabs->addTab(m_alertsPage, QString());
-    m_keysPage = new KeysPage(m_tabs);
+    m_keysPage = new KeysPage(m_bridge, m_tabs);
     m_tabs->addTab(m_keysPage, QString());
     m_usagePage = new UsagePage(m_bridge, clock, m_tabs);
     m_tabs->addTab(m_usagePage, QString());
