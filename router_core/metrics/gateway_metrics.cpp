@@ -103,6 +103,10 @@ GatewayMetrics::GatewayMetrics()
       m_failovers("switchyard_failovers_total",
                   "Attempts sent to another provider, by the error class of the attempt before.",
                   {{"reason", &m_errorClasses}}),
+      m_errorFallbacks("switchyard_error_fallbacks_total",
+                       "Requests moved to a fallback model because a provider answered an error "
+                       "another model may not have (fallbacks by error), by that error.",
+                       {{"reason", &m_fallbackErrors}}),
       m_tokens("switchyard_tokens_total",
                "Tokens the providers reported, by provider, model asked for and type: input and "
                "output, and the parts of input read from (cache_read) and written to "
@@ -167,6 +171,9 @@ GatewayMetrics::GatewayMetrics()
     }
     for (const char *code : kAdmissionCodes)
         m_admissionCodes.add(QString::fromLatin1(code));
+    for (const config::FallbackError error :
+         {config::FallbackError::ContextLengthExceeded, config::FallbackError::ContentFiltered})
+        m_errorFallbacks.seed({m_fallbackErrors.add(config::fallbackErrorName(error))});
     m_inputTokens = m_tokenTypes.add(u"input"_s);
     m_outputTokens = m_tokenTypes.add(u"output"_s);
     // Only switchyard_tokens_total counts these: gen_ai.client.token.usage keeps to the
@@ -266,6 +273,10 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
     // another one a failover, and the attempt before says why.
     const telemetry::Span *previous = nullptr;
     for (const telemetry::Span &span : trace.spans) {
+        // A fallback by error that found a model: its event names the error that moved it.
+        if (span.kind == telemetry::SpanKind::Event && !span.errorClass.isEmpty() &&
+            span.name == u"fallback by error"_s)
+            m_errorFallbacks.add({m_fallbackErrors.find(span.errorClass)});
         if (span.kind != telemetry::SpanKind::Attempt)
             continue;
         if (!span.errorClass.isEmpty())
@@ -314,6 +325,7 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
     m_upstreamErrors.render(writer);
     m_retries.render(writer);
     m_failovers.render(writer);
+    m_errorFallbacks.render(writer);
     m_tokens.render(writer);
     m_addedLatency.render(writer);
 

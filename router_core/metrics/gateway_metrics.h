@@ -81,6 +81,7 @@ private:
     LabelDictionary m_breakerStates{QString()};
     LabelDictionary m_breakerCauses{QString()};
     LabelDictionary m_none{QString()};
+    LabelDictionary m_fallbackErrors{QStringLiteral("other")};
 
     int m_noErrorType = 0;
     int m_inputTokens = 0;
@@ -96,6 +97,7 @@ private:
     CounterFamily m_upstreamErrors;
     CounterFamily m_retries;
     CounterFamily m_failovers;
+    CounterFamily m_errorFallbacks;
     CounterFamily m_tokens;
     HistogramFamily m_addedLatency;
     CounterFamily m_breakerTransitions;
