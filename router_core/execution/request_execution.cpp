@@ -259,13 +259,7 @@ QCoro::Task<> RequestExecution::run()
 
         // An error another model may not have goes to the request's fallback models for it,
         // before any retry: another endpoint of the same model would answer the same.
-        if (failure.fallbackError && !failure.blamedOnGateway && m_errorFallbacks &&
-            !fallsBackOn(*failure.fallbackError)) {
-            m_trace.pointEvent(QStringLiteral("no fallback"),
-                               QStringLiteral("%1: every fallback model was tried")
-                                   .arg(config::fallbackErrorName(*failure.fallbackError)));
-        } else if (failure.fallbackError && !failure.blamedOnGateway &&
-                   fallsBackOn(*failure.fallbackError)) {
+        if (failure.fallbackError && !failure.blamedOnGateway) {
             if (std::optional<routing::RouteDecision> fallback =
                     routeErrorFallback(*failure.fallbackError)) {
                 if (!takeRetrySlot()) {
@@ -615,8 +609,14 @@ QString RequestExecution::nextFallbackModel(config::FallbackError error) const
 std::optional<routing::RouteDecision>
 RequestExecution::routeErrorFallback(config::FallbackError error)
 {
-    if (!m_router || !m_table)
+    if (!m_table || !fallsBackOn(error)) {
+        // Said only when the request has moved before: without fallbacks an error is just one.
+        if (m_errorFallbacks)
+            m_trace.pointEvent(QStringLiteral("no fallback"),
+                               QStringLiteral("%1: every fallback model was tried")
+                                   .arg(config::fallbackErrorName(error)));
         return std::nullopt;
+    }
     if (!m_errorFallbacks) {
         m_errorFallbacks = std::make_unique<ErrorFallbackRun>();
         m_errorFallbacks->lists.append(m_decision.errorFallbacks);
