@@ -440,6 +440,8 @@ QJsonObject decisionJson(const routing::RouteDecision &decision)
         {u"candidates"_s, candidates},
         {u"steps"_s, steps},
         {u"reason"_s, decision.reason()},
+        // What a provider's context-length or content-filter error would move the request to.
+        {u"error_fallbacks"_s, config::errorFallbacksJson(decision.errorFallbacks)},
     };
 }
 

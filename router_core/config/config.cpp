@@ -27,6 +27,27 @@ QString kindName(ProviderKind kind)
     return QStringLiteral("simulated");
 }
 
+QString fallbackErrorName(FallbackError error)
+{
+    switch (error) {
+    case FallbackError::ContextLengthExceeded:
+        return QStringLiteral("context_length_exceeded");
+    case FallbackError::ContentFiltered:
+        break;
+    }
+    return QStringLiteral("content_filtered");
+}
+
+std::optional<FallbackError> fallbackErrorFromName(QStringView name)
+{
+    for (const FallbackError error :
+         {FallbackError::ContextLengthExceeded, FallbackError::ContentFiltered}) {
+        if (name == fallbackErrorName(error))
+            return error;
+    }
+    return std::nullopt;
+}
+
 QString ProviderConfig::upstreamModelFor(const QString &publicName) const
 {
     for (const ModelRoute &route : models) {

@@ -69,6 +69,10 @@ struct ModelRoute {
     // API too (translated, or passed through to a provider that speaks it).
     protocol::Operations endpoints = protocol::kChatOperations;
     int dimensions = 0; // `dimensions` of an embeddings model; 0 when not said
+    // Models tried when a provider answers this model an error another may not have. Said once
+    // per public name: another provider's entry of the same name says the same or nothing.
+    ErrorFallbacks fallbacks{};
+    TextPosition fallbacksPosition{};
 
     bool serves(protocol::Operation operation) const
     {

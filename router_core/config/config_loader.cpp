@@ -52,7 +52,8 @@ const QList<QLatin1StringView> providerKeys{
     "responses_api"_L1,
     "forward_client_authorization"_L1,
     "continues_answers"_L1};
-const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1};
+const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1,
+                                         "fallbacks"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
 
@@ -461,6 +462,14 @@ void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider,
                     continue;
                 }
                 route.dimensions = int(*value);
+            }
+            if (const MapEntry *fallbacks = keys.find("fallbacks"_L1)) {
+                const SourceLocation where = locate(valueMark(*fallbacks));
+                route.fallbacksPosition = {where.line, where.column};
+                std::optional<ErrorFallbacks> read = readErrorFallbacks(*this, *fallbacks);
+                if (!read)
+                    continue;
+                route.fallbacks = std::move(*read);
             }
         } else {
             report(node.IsNull() ? entry.value.Mark() : node.Mark(),

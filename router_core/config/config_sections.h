@@ -17,6 +17,12 @@ QList<QLatin1StringView> routingRootKeys();
 // Runs after providers are checked, so targets can be resolved against their ids.
 void checkRoutingSections(YamlReader &reader, const KeyedMap &root, Config &config);
 
+// A `fallbacks:` map of a tier, a route rule or a model entry: each key an error of
+// FallbackError (`context_length_exceeded`, `content_filtered`), each value a list of model names,
+// none empty, none twice. Whether a provider lists the models is checked once every provider is
+// known (config::validateErrorFallbacks).
+std::optional<ErrorFallbacks> readErrorFallbacks(YamlReader &reader, const MapEntry &entry);
+
 // Root keys owned by the health section: breaker, probes.
 QList<QLatin1StringView> healthRootKeys();
 void checkHealthSections(YamlReader &reader, const KeyedMap &root, Config &config);

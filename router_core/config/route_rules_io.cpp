@@ -35,6 +35,18 @@ QJsonObject targetJson(const RouteTarget &target)
 
 } // namespace
 
+QJsonObject errorFallbacksJson(const ErrorFallbacks &fallbacks)
+{
+    QJsonObject object;
+    for (const FallbackError error :
+         {FallbackError::ContextLengthExceeded, FallbackError::ContentFiltered}) {
+        if (!fallbacks.models(error).isEmpty())
+            object.insert(fallbackErrorName(error),
+                          QJsonArray::fromStringList(fallbacks.models(error)));
+    }
+    return object;
+}
+
 QJsonObject routeConditionJson(const RouteCondition &condition)
 {
     switch (condition.kind) {
@@ -85,6 +97,8 @@ QJsonArray routeRulesJson(const QList<RouteRule> &rules)
         }
         if (rule.continueStreams)
             object.insert(u"continue_streams"_s, true);
+        if (!rule.fallbacks.isEmpty())
+            object.insert(u"fallbacks"_s, errorFallbacksJson(rule.fallbacks));
         array.append(object);
     }
     return array;

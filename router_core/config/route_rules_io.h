@@ -23,9 +23,12 @@ std::variant<QList<RouteRule>, QList<ConfigError>>
 readRouteRules(const QByteArray &text, const QString &sourceName, const Config &live,
                const QList<QLatin1StringView> &otherRootKeys = {});
 
-// The rules in the file's shape: `{name, priority, when?, to}` with `to` one of `{provider}`,
+// The rules in the file's shape: `{name, priority, when?, to, fallbacks?}` with `to` one of
+// `{provider}`,
 // `{pool}`, `{tier}` or `{split, key, strict?}`. readRouteRules of this gives the same rules back.
 QJsonArray routeRulesJson(const QList<RouteRule> &rules);
 QJsonObject routeConditionJson(const RouteCondition &condition);
+// `{context_length_exceeded: [...], content_filtered: [...]}`, the errors without models left out.
+QJsonObject errorFallbacksJson(const ErrorFallbacks &fallbacks);
 
 } // namespace switchyard::config

@@ -15,6 +15,38 @@ struct TextPosition {
     int column = 0;
 };
 
+// Errors a client cannot fix by retrying but another model may not have (docs/resilience.md,
+// "Fallbacks by error"): the keys of a `fallbacks:` map.
+enum class FallbackError {
+    ContextLengthExceeded, // `context_length_exceeded`: the prompt is longer than the model takes
+    ContentFiltered,       // `content_filtered`: the provider's content filter refused it
+};
+inline constexpr int kFallbackErrors = 2;
+
+// `fallbacks:` of a tier, a route rule or a model entry: for each error, the public model names
+// tried instead, in order, each at most once per request. Empty lists: no fallback.
+struct ErrorFallbacks {
+    QStringList contextLengthExceeded;
+    QStringList contentFiltered;
+
+    const QStringList &models(FallbackError error) const
+    {
+        return error == FallbackError::ContextLengthExceeded ? contextLengthExceeded
+                                                             : contentFiltered;
+    }
+    QStringList &models(FallbackError error)
+    {
+        return error == FallbackError::ContextLengthExceeded ? contextLengthExceeded
+                                                             : contentFiltered;
+    }
+    bool isEmpty() const { return contextLengthExceeded.isEmpty() && contentFiltered.isEmpty(); }
+    friend bool operator==(const ErrorFallbacks &, const ErrorFallbacks &) = default;
+};
+
+// "context_length_exceeded", "content_filtered": the word the config file, traces and metrics use.
+QString fallbackErrorName(FallbackError error);
+std::optional<FallbackError> fallbackErrorFromName(QStringView name);
+
 // A tier is a contract, not only a pool (docs/routing.md, "The gearbox (tiers)"): its own timeout,
 // retries and largest input it takes.
 struct TierConfig {
@@ -26,6 +58,8 @@ struct TierConfig {
     // `continue_streams: true`: a text stream cut after its first content continues on another
     // candidate that can continue a partial answer (docs/resilience.md).
     bool continueStreams = false;
+    ErrorFallbacks fallbacks{}; // models tried when a provider answers such an error
+    TextPosition fallbacksPosition{};
 
     static TierConfig light()
     {
@@ -99,8 +133,12 @@ struct RouteRule {
     // `continue_streams: true`: as the tier's, for the requests this rule routes (either one
     // turns it on).
     bool continueStreams = false;
+    // Models tried when a provider answers an error another model may not have; before the
+    // requested model's and the tier's own (docs/resilience.md, "Fallbacks by error").
+    ErrorFallbacks fallbacks{};
     TextPosition position;
     TextPosition namePosition;
+    TextPosition fallbacksPosition{};
 };
 
 // Weights of the parts of an endpoint's score (see docs/routing.md, "Choosing an endpoint").

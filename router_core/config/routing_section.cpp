@@ -15,10 +15,13 @@ namespace {
 const QList<QLatin1StringView> kRoutingRootKeys{"tiers"_L1,   "routes"_L1,  "fallback_chain"_L1,
                                                 "gearbox"_L1, "scoring"_L1, "agents"_L1};
 const QList<QLatin1StringView> kTierNames{"light"_L1, "pro"_L1};
-const QList<QLatin1StringView> kTierKeys{"pool"_L1, "timeout"_L1, "retries"_L1,
-                                         "max_input_tokens"_L1, "continue_streams"_L1};
-const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1, "when"_L1, "to"_L1,
-                                          "continue_streams"_L1};
+const QList<QLatin1StringView> kTierKeys{
+    "pool"_L1,     "timeout"_L1, "retries"_L1, "max_input_tokens"_L1, "continue_streams"_L1,
+    "fallbacks"_L1};
+const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1,         "when"_L1,
+                                          "to"_L1,   "continue_streams"_L1, "fallbacks"_L1};
+const QList<QLatin1StringView> kFallbackErrorKeys{"context_length_exceeded"_L1,
+                                                  "content_filtered"_L1};
 const QList<QLatin1StringView> kCombinators{"all"_L1, "any"_L1, "not"_L1};
 const QList<QLatin1StringView> kTargetKinds{"provider"_L1, "pool"_L1, "tier"_L1};
 const QList<QLatin1StringView> kToKeys{"provider"_L1, "pool"_L1, "tier"_L1,
@@ -63,6 +66,9 @@ public:
     void checkAgents(const MapEntry &entry);
     void checkRoutes(const MapEntry &entry);
     void validateRoutes();
+    // The models the tiers' and the model entries' `fallbacks` name; the rules' are checked with
+    // the rest of each rule (validateRoutes).
+    void validateFallbackModels();
 
 private:
     TextPosition position(const YAML::Mark &mark) const
@@ -161,6 +167,11 @@ void RoutingChecker::checkTiers(const MapEntry &entry)
         if (const MapEntry *continues = keys->find("continue_streams"_L1)) {
             if (const auto value = m_reader.readBool(*continues))
                 tier->continueStreams = *value;
+        }
+        if (const MapEntry *fallbacks = keys->find("fallbacks"_L1)) {
+            tier->fallbacksPosition = valuePosition(*fallbacks);
+            if (auto read = readErrorFallbacks(m_reader, *fallbacks))
+                tier->fallbacks = std::move(*read);
         }
     }
 }
@@ -332,6 +343,11 @@ std::optional<RouteRule> RoutingChecker::checkRoute(const YAML::Node &node)
     if (const MapEntry *continues = keys.find("continue_streams"_L1)) {
         if (const auto value = m_reader.readBool(*continues))
             rule.continueStreams = *value;
+    }
+    if (const MapEntry *fallbacks = keys.find("fallbacks"_L1)) {
+        rule.fallbacksPosition = valuePosition(*fallbacks);
+        if (auto read = readErrorFallbacks(m_reader, *fallbacks))
+            rule.fallbacks = std::move(*read);
     }
     if (m_reader.errorCount() != errorsBefore)
         return std::nullopt;
@@ -648,6 +664,40 @@ bool RoutingChecker::checkTo(const MapEntry &entry, RouteRule &rule)
     return allOk;
 }
 
+void RoutingChecker::validateFallbackModels()
+{
+    const auto report = [this](const QList<RuleProblem> &problems) {
+        for (const RuleProblem &problem : problems) {
+            YAML::Mark mark;
+            mark.line = problem.position.line - 1;
+            mark.column = problem.position.column - 1;
+            m_reader.report(mark, problem.message);
+        }
+    };
+    for (const TierConfig &tier : std::as_const(m_config.routing.tiers))
+        report(validateErrorFallbacks(tier.fallbacks, tier.fallbacksPosition, m_config));
+    // A model's fallbacks belong to its public name, whichever provider lists it: said once, or
+    // said the same everywhere, so a request's fallbacks never depend on the endpoint it drew.
+    QHash<QString, const ModelRoute *> declared;
+    for (const ProviderConfig &provider : std::as_const(m_config.providers)) {
+        for (const ModelRoute &model : provider.models) {
+            if (model.fallbacks.isEmpty())
+                continue;
+            report(validateErrorFallbacks(model.fallbacks, model.fallbacksPosition, m_config,
+                                          model.publicName));
+            const ModelRoute *first = declared.value(model.publicName);
+            if (!first) {
+                declared.insert(model.publicName, &model);
+            } else if (!(first->fallbacks == model.fallbacks)) {
+                report({{model.fallbacksPosition,
+                         u"model `%1` has other `fallbacks` at line %2: a model's fallbacks are "
+                         u"said once, or the same for every provider that lists it"_s.arg(
+                             model.publicName, QString::number(first->fallbacksPosition.line))}});
+            }
+        }
+    }
+}
+
 void RoutingChecker::validateRoutes()
 {
     // Rules are judged against the providers as the file names them, including those whose own
@@ -668,6 +718,36 @@ void RoutingChecker::validateRoutes()
 }
 
 } // namespace
+
+std::optional<ErrorFallbacks> readErrorFallbacks(YamlReader &reader, const MapEntry &entry)
+{
+    const std::optional<KeyedMap> keys = reader.readSection(entry, kFallbackErrorKeys);
+    if (!keys)
+        return std::nullopt;
+    const qsizetype errorsBefore = reader.errorCount();
+    ErrorFallbacks fallbacks;
+    for (const MapEntry &kind : keys->entries) {
+        const std::optional<FallbackError> error = fallbackErrorFromName(kind.name);
+        const std::optional<QStringList> models = reader.readStringList(kind);
+        if (!error || !models)
+            continue;
+        if (models->isEmpty()) {
+            reader.reportValue(kind, u"`%1` must list at least one model"_s.arg(kind.name));
+            continue;
+        }
+        QStringList &into = fallbacks.models(*error);
+        for (const QString &model : *models) {
+            if (into.contains(model)) {
+                reader.reportValue(kind, u"`%1` lists model `%2` twice"_s.arg(kind.name, model));
+                continue;
+            }
+            into.append(model);
+        }
+    }
+    if (reader.errorCount() != errorsBefore)
+        return std::nullopt;
+    return fallbacks;
+}
 
 std::variant<QList<RouteRule>, QList<ConfigError>>
 readRouteRules(const QByteArray &text, const QString &sourceName, const Config &live,
@@ -732,6 +812,7 @@ void checkRoutingSections(YamlReader &reader, const KeyedMap &root, Config &conf
         checker.checkRoutes(*routes);
         checker.validateRoutes();
     }
+    checker.validateFallbackModels();
 }
 
 } // namespace switchyard::config

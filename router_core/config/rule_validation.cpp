@@ -95,6 +95,7 @@ public:
                              u"got \"%1\""_s.arg(rule.name)});
         if (rule.when)
             checkCondition(*rule.when);
+        problems.append(validateErrorFallbacks(rule.fallbacks, rule.fallbacksPosition, m_config));
         if (rule.split.isEmpty()) {
             checkTarget(rule.to);
             return;
@@ -353,6 +354,43 @@ QString splitKeyName(SplitKey key)
         return u"session"_s;
     }
     return {};
+}
+
+QList<RuleProblem> validateErrorFallbacks(const ErrorFallbacks &fallbacks,
+                                          const TextPosition &position, const Config &config,
+                                          const QString &ownModel)
+{
+    QList<RuleProblem> problems;
+    if (fallbacks.isEmpty())
+        return problems;
+    QStringList known;
+    for (const ProviderConfig &provider : config.providers) {
+        for (const ModelRoute &model : provider.models) {
+            if (!known.contains(model.publicName))
+                known.append(model.publicName);
+        }
+    }
+    for (const FallbackError error :
+         {FallbackError::ContextLengthExceeded, FallbackError::ContentFiltered}) {
+        const QString kind = fallbackErrorName(error);
+        for (const QString &model : fallbacks.models(error)) {
+            if (model.isEmpty()) {
+                problems.append(
+                    {position, u"`fallbacks.%1` lists an empty model name"_s.arg(kind)});
+            } else if (!ownModel.isEmpty() && model == ownModel) {
+                problems.append({position, u"model `%1` falls back to itself on `%2`: list "
+                                           u"another model"_s.arg(model, kind)});
+            } else if (!known.contains(model)) {
+                problems.append(
+                    {position,
+                     withSuggestion(
+                         u"`fallbacks.%1` names model `%2`, which no provider lists"_s.arg(kind,
+                                                                                           model),
+                         model, known)});
+            }
+        }
+    }
+    return problems;
 }
 
 QList<RuleProblem> validateRule(const RouteRule &rule, const Config &config)

@@ -36,6 +36,13 @@ struct RuleProblem {
     QString message;
 };
 
+// The models of a `fallbacks:` map (a tier's, a rule's or a model entry's) against the models
+// `config`'s providers list: each must be listed by one, and a model entry (`ownModel`) never
+// names itself. Every problem is reported at `position`, the map's.
+QList<RuleProblem> validateErrorFallbacks(const ErrorFallbacks &fallbacks,
+                                          const TextPosition &position, const Config &config,
+                                          const QString &ownModel = {});
+
 // What a rule means, checked against the providers and tiers of `config`: known fields, values
 // that fit their operator, regexes that compile, targets that name something, split weights. The
 // config loader reports exactly these messages, so a rule a form accepts loads from a file too.

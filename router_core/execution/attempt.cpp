@@ -2,6 +2,7 @@
 
 #include "execution/final_error.h"
 #include "execution/opening_events.h"
+#include "resilience/error_fallback.h"
 #include "resilience/retry_policy.h"
 #include "upstream/adapters/provider_endpoint.h"
 
@@ -71,6 +72,37 @@ QString finishReasonIn(QByteArrayView json, QByteArrayView key = "\"finish_reaso
     if (end < 0 || end - from - 1 > 64)
         return {};
     return QString::fromLatin1(json.sliced(from + 1, end - from - 1));
+}
+
+// Whether an answer or event names the content filter as its end: finish_reason
+// `content_filter`, or Anthropic's stop_reason `refusal` (a chat delta's `"refusal":null` is not).
+bool mentionsContentFilter(QByteArrayView json)
+{
+    return json.contains("content_filter") || json.contains(":\"refusal\"") ||
+           json.contains(": \"refusal\"");
+}
+
+// Whether the events, the first to reach the client, end the answer as the content filter
+// stopped it, with no content: opening events, then a filter's finish, then at most the end.
+// Read only while an attempt waits for its first content; a content chunk ends the search.
+bool endsFilteredWithoutContent(const QList<upstream::SseEvent> &events)
+{
+    // Most first batches carry content and no filter's word: they are not parsed at all.
+    const bool mentionsFilter =
+        std::any_of(events.cbegin(), events.cend(), [](const upstream::SseEvent &event) {
+            return mentionsContentFilter(event.data);
+        });
+    if (!mentionsFilter)
+        return false;
+    bool filtered = false;
+    for (const upstream::SseEvent &event : events) {
+        const resilience::FilterEventRole role = resilience::filterEventRole(event);
+        if (role == resilience::FilterEventRole::FilteredEnd)
+            filtered = true;
+        else if (role == resilience::FilterEventRole::Other && !isOpeningEvent(event))
+            return false;
+    }
+    return filtered;
 }
 
 QString roleName(routing::CandidateRole role)
@@ -291,6 +323,11 @@ void Attempt::onResponseBody(QByteArrayView bytes)
 bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
 {
     telemetry::TraceBuilder &trace = m_scope.trace;
+    if (m_phase == Phase::WaitingForAnswer && !output.failure &&
+        failIfFilteredWithoutContent(endsFilteredWithoutContent(output.events))) {
+        m_heldOpening.clear(); // this attempt's; the client never sees them
+        return false;
+    }
     if (m_phase == Phase::WaitingForAnswer && !output.completed) {
         // What only opens the answer (a role-only chunk, message_start, ping, response.created)
         // waits for the first content: a failure before it is a failure before the first byte,
@@ -477,6 +514,9 @@ void Attempt::relayWholeAnswer()
         fail({ErrorClass::UnusableAnswer, std::move(translated.error), description});
         return;
     }
+    if (failIfFilteredWithoutContent(mentionsContentFilter(translated.openAiJson) &&
+                                     resilience::isFilteredWithoutContent(translated.openAiJson)))
+        return;
     noteUsage(translated.usage);
     // Only an estimate needs the answer's text.
     m_scope.listener.providerAnswerRelayed(translated.usage.completionTokens < 0
@@ -542,7 +582,33 @@ void Attempt::relayUpstreamError()
                                                  m_head.header("retry-after"),
                                                  QDateTime::currentDateTimeUtc());
     }
-    fail({errorClass, std::move(error), QStringLiteral("HTTP %1").arg(status), false, retryAfter});
+    AttemptFailure failure(errorClass, std::move(error), QStringLiteral("HTTP %1").arg(status),
+                           false, retryAfter);
+    failure.fallbackError = resilience::recognizeErrorAnswer(m_provider->kind, status, m_answer);
+    fail(std::move(failure));
+}
+
+bool Attempt::failIfFilteredWithoutContent(bool filtered)
+{
+    if (!filtered || !m_scope.listener.fallsBackOn(config::FallbackError::ContentFiltered))
+        return false;
+    // The provider answered, and would answer the same again: the request's fault as far as
+    // health goes, never a breaker's failure. The client sees this error only when no fallback
+    // model answers either.
+    AttemptFailure failure(
+        ErrorClass::RequestRejected,
+        protocol::ApiError{400,
+                           QStringLiteral("Provider `%1` withheld its answer: its content filter "
+                                          "stopped it before any content.")
+                               .arg(providerId()),
+                           QStringLiteral("invalid_request_error"),
+                           {},
+                           QStringLiteral("content_filter"),
+                           {}},
+        QStringLiteral("answer stopped by the content filter before any content"));
+    failure.fallbackError = config::FallbackError::ContentFiltered;
+    fail(std::move(failure));
+    return true;
 }
 
 void Attempt::completeStream()

@@ -37,6 +37,9 @@ struct AttemptFailure {
     std::optional<std::chrono::milliseconds> retryAfter; // a 429's, when it named one
     // The engine loop was too late to tell a slow provider from its own backlog.
     bool blamedOnGateway = false;
+    // The provider answered an error another model may not have (resilience/error_fallback.h):
+    // the request's fallback models for it may answer instead.
+    std::optional<config::FallbackError> fallbackError{};
 };
 
 // The whole request's deadline, across attempts and waits: the client's budget, and for a
@@ -78,6 +81,9 @@ public:
     virtual void budgetRanOutMidStream() = 0;
     // The client took nothing for a whole idle period while its stream waited.
     virtual void clientStalled() = 0;
+    // Whether a fallback model is left to try for `error`. An answer the content filter stopped
+    // before any content is relayed as it is unless one is: then the attempt fails instead.
+    virtual bool fallsBackOn(config::FallbackError error) const = 0;
     // The attempt failed, its call stopped: after the first byte that ends the request; before
     // it another provider may still answer instead.
     virtual void attemptFailed(AttemptFailure failure) = 0;
@@ -184,6 +190,9 @@ private:
     // acts on a failure among them. Returns false when the request ended or its attempt failed.
     bool relayStreamOutput(upstream::adapters::StreamOutput output);
     void relayUpstreamError();
+    // The content filter stopped the answer before any content and a fallback model is left to
+    // try: fails the attempt, so that model answers instead. False: the answer is relayed.
+    bool failIfFilteredWithoutContent(bool filtered);
     void completeStream();
     void noteUsage(const upstream::adapters::Usage &usage);
     // Stops the call and the watch and hands the failure to the listener.

@@ -133,6 +133,13 @@ void RequestExecution::setOperation(protocol::Operation operation, QByteArray op
     m_nativeOnly = nativeOnly;
 }
 
+void RequestExecution::setFallbackRouting(const routing::Router &router,
+                                          std::shared_ptr<const routing::RoutingTable> table)
+{
+    m_router = &router;
+    m_table = std::move(table);
+}
+
 void RequestExecution::start()
 {
     m_client->setListener(this);
@@ -254,6 +261,28 @@ QCoro::Task<> RequestExecution::run()
         if (m_done)
             co_return; // answered, or the client is gone
         const AttemptFailure failure = std::move(*std::exchange(m_failure, nullptr));
+
+        // An error another model may not have goes to the request's fallback models for it,
+        // before any retry: another endpoint of the same model would answer the same. Not once
+        // the client's stream began: its headers named the model that answers.
+        if (failure.fallbackError && !failure.blamedOnGateway && !m_continuing) {
+            if (std::optional<routing::RouteDecision> fallback =
+                    routeErrorFallback(*failure.fallbackError)) {
+                if (!takeRetrySlot()) {
+                    finishWithoutAnswer();
+                    co_return;
+                }
+                // The next attempt never starts inside the callbacks of the one that failed.
+                m_wait.armIn(milliseconds(0));
+                co_await suspend();
+                if (m_done)
+                    co_return;
+                m_attempt.reset(); // it refers to its candidate, which the switch may move
+                m_failures.coolingCandidates.clear(); // the model before's: not worth a wait
+                m_plan.switchToFallback(fallback->candidates);
+                continue;
+            }
+        }
 
         resilience::RetryDecision decision;
         if (failure.blamedOnGateway) {
@@ -648,7 +677,16 @@ void RequestExecution::failStartedStream(const protocol::ApiError &error)
 
 HeaderList RequestExecution::answerHeaders() const
 {
-    return responseHeaders(m_attempt->providerId(), m_attempt->candidate().degradationLevel);
+    HeaderList headers =
+        responseHeaders(m_attempt->providerId(), m_attempt->candidate().degradationLevel);
+    if (m_errorFallbacks && !m_errorFallbacks->answeringModel.isEmpty()) {
+        // A fallback by error answered: which model, and why it was not the one asked for.
+        headers.append(
+            {"x-switchyard-fallback-model", headerSafe(m_errorFallbacks->answeringModel)});
+        headers.append({"x-switchyard-fallback-reason",
+                        config::fallbackErrorName(m_errorFallbacks->reason).toLatin1()});
+    }
+    return headers;
 }
 
 void RequestExecution::providerAnswerRelayed(QByteArrayView text)
@@ -684,6 +722,80 @@ void RequestExecution::clientStalled()
     m_client->abort();
     endAttempt(CallOutcome::Cancelled, QStringLiteral("client stalled"));
     complete(499, QStringLiteral("client_stalled"));
+}
+
+bool RequestExecution::fallsBackOn(config::FallbackError error) const
+{
+    return m_router && !m_continuing && !nextFallbackModel(error).isEmpty();
+}
+
+QString RequestExecution::nextFallbackModel(config::FallbackError error) const
+{
+    if (!m_errorFallbacks) {
+        for (const QString &model : m_decision.errorFallbacks.models(error)) {
+            if (model != m_request.model)
+                return model;
+        }
+        return {};
+    }
+    for (const config::ErrorFallbacks &list : m_errorFallbacks->lists) {
+        for (const QString &model : list.models(error)) {
+            if (!m_errorFallbacks->routedModels.contains(model))
+                return model;
+        }
+    }
+    return {};
+}
+
+std::optional<routing::RouteDecision>
+RequestExecution::routeErrorFallback(config::FallbackError error)
+{
+    if (!m_table || !fallsBackOn(error)) {
+        // Said only when the request has moved before: without fallbacks an error is just one.
+        if (m_errorFallbacks)
+            m_trace.pointEvent(QStringLiteral("no fallback"),
+                               QStringLiteral("%1: every fallback model was tried")
+                                   .arg(config::fallbackErrorName(error)));
+        return std::nullopt;
+    }
+    if (!m_errorFallbacks) {
+        m_errorFallbacks = std::make_unique<ErrorFallbackRun>();
+        m_errorFallbacks->lists.append(m_decision.errorFallbacks);
+        m_errorFallbacks->routedModels.append(m_request.model);
+    }
+    ErrorFallbackRun &run = *m_errorFallbacks;
+    const QString errorName = config::fallbackErrorName(error);
+    const QString from = run.answeringModel.isEmpty() ? m_request.model : run.answeringModel;
+    for (QString model = nextFallbackModel(error); !model.isEmpty();
+         model = nextFallbackModel(error)) {
+        run.routedModels.append(model);
+        // Routed as a request for that model is: its rule, tier, health, breakers; by model,
+        // not by the intent the client named.
+        routing::RequestContext context = m_context;
+        context.model = model;
+        context.intent.clear();
+        routing::RouteDecision decision = m_router->route(*m_table, context);
+        run.lists.append(decision.errorFallbacks);
+        if (decision.candidates.isEmpty()) {
+            m_trace.pointEvent(QStringLiteral("fallback by error"),
+                               QStringLiteral("%1: model `%2` cannot take the request: %3")
+                                   .arg(errorName, model, decision.reason()));
+            continue;
+        }
+        m_trace.pointEvent(QStringLiteral("fallback by error"),
+                           QStringLiteral("%1: from model `%2` to model `%3`; %4")
+                               .arg(errorName, from, model, decision.reason()));
+        // The event's error names the fallback's reason: /metrics counts them by it.
+        m_trace.trace().spans.last().errorClass = errorName;
+        run.answeringModel = model;
+        run.reason = error;
+        return decision;
+    }
+    m_trace.pointEvent(QStringLiteral("no fallback"),
+                       QStringLiteral("%1: every fallback model was tried or cannot take the "
+                                      "request")
+                           .arg(errorName));
+    return std::nullopt;
 }
 
 void RequestExecution::attemptFailed(AttemptFailure failure)

@@ -12,6 +12,7 @@
 #include "resilience/retry_policy.h"
 #include "routing/request_context.h"
 #include "routing/route_decision.h"
+#include "routing/router.h"
 #include "telemetry/trace.h"
 #include "timing/deadline_scheduler.h"
 #include "timing/loop_health.h"
@@ -83,6 +84,11 @@ public:
     // only providers that speak the operation are tried.
     void setOperation(protocol::Operation operation, QByteArray operationBody,
                       bool nativeOnly = false);
+    // Before start(): the router and the request's own routing table, which route the fallback
+    // models of a fallback by error (docs/resilience.md, "Fallbacks by error") as any request
+    // for them is routed. Without them an error is never moved to another model.
+    void setFallbackRouting(const routing::Router &router,
+                            std::shared_ptr<const routing::RoutingTable> table);
     void start();
     const QByteArray &requestId() const { return m_trace.trace().requestId; }
     bool isDone() const { return m_done; }
@@ -143,6 +149,7 @@ private:
     void answered(int status) override;
     void budgetRanOutMidStream() override;
     void clientStalled() override;
+    bool fallsBackOn(config::FallbackError error) const override;
     // After the first byte the failure ends the request; before it, it is handed to run(), which
     // decides what comes next.
     void attemptFailed(AttemptFailure failure) override;
@@ -172,6 +179,13 @@ private:
     // The stream already begun ends with `error` as its last event.
     void failStartedStream(const protocol::ApiError &error);
     void endAttempt(health::CallOutcome outcome, const QString &detail);
+    // The next model to try for `error`: the first not yet tried of the lists of the request's
+    // decision, then of each fallback's, in order. Empty when none is left.
+    QString nextFallbackModel(config::FallbackError error) const;
+    // Routes the fallback models for `error` through the router until one has candidates: its
+    // decision, or nothing when no fallback model is left to take the request. Each model is
+    // routed at most once, so a chain of fallbacks that leads back ends.
+    std::optional<routing::RouteDecision> routeErrorFallback(config::FallbackError error);
     bool takeRetrySlot();
     void releaseRetrySlot();
     void finishWithoutAnswer();
@@ -230,6 +244,17 @@ private:
     qint64 m_carriedInputTokens = 0;
     qint64 m_carriedOutputTokens = 0;
     bool m_carriedTokensEstimated = false;
+    // Fallbacks by error. The lists and the tried models are kept only once an error asked for
+    // them: most requests never do.
+    struct ErrorFallbackRun {
+        QList<config::ErrorFallbacks> lists; // the request's decision's, then each fallback's
+        QStringList routedModels;            // the requested model, then each fallback routed
+        QString answeringModel;              // the fallback whose candidates the plan walks now
+        config::FallbackError reason = config::FallbackError::ContextLengthExceeded;
+    };
+    const routing::Router *m_router = nullptr;
+    std::shared_ptr<const routing::RoutingTable> m_table;
+    std::unique_ptr<ErrorFallbackRun> m_errorFallbacks;
 };
 
 } // namespace switchyard::execution

@@ -556,8 +556,8 @@ void GatewayServer::run(ReadOperation read)
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuse(read.writer, read.trace,
                       protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
-    execute(std::move(read.writer), std::move(read.trace), *read.table, std::move(read.client),
-            std::move(decision));
+    execute(std::move(read.writer), std::move(read.trace), std::move(read.table),
+            std::move(read.client), std::move(decision));
 }
 
 void GatewayServer::guardDuplicates(ReadOperation read, idempotency::Key key)
@@ -751,8 +751,8 @@ std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter w
 }
 
 void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace,
-                            const routing::RoutingTable &table, ingress::ClientRequest client,
-                            routing::RouteDecision decision)
+                            std::shared_ptr<const routing::RoutingTable> table,
+                            ingress::ClientRequest client, routing::RouteDecision decision)
 {
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const auto finished = [this](execution::RequestExecution *execution) {
@@ -772,11 +772,12 @@ void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace
     std::unique_ptr<HttpClientChannel> channel =
         clientChannel(std::move(writer), client, trace.trace().requestId);
     auto *execution = new execution::RequestExecution(
-        services, table.snapshot(), std::move(client.chat), std::move(client.chatBody),
+        services, table->snapshot(), std::move(client.chat), std::move(client.chatBody),
         std::move(client.context), std::move(decision), std::move(trace), std::move(channel), this);
     if (client.operation != protocol::Operation::Chat)
         execution->setOperation(client.operation, std::move(client.operationBody),
                                 client.nativeOnly);
+    execution->setFallbackRouting(m_services.router, std::move(table));
     m_executions.insert(execution, true);
     emit inFlightChanged(int(m_executions.size()));
     execution->start();

@@ -179,7 +179,7 @@ private:
     void replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                       const answers::StoredAnswer &answer);
     void execute(ResponseWriter writer, telemetry::TraceBuilder trace,
-                 const routing::RoutingTable &table, ingress::ClientRequest client,
+                 std::shared_ptr<const routing::RoutingTable> table, ingress::ClientRequest client,
                  routing::RouteDecision decision);
     // POST /v1/messages/count_tokens for a model no anthropic provider serves.
     void answerTokenEstimate(ResponseWriter &writer, telemetry::TraceBuilder &trace,

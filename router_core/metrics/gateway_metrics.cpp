@@ -126,6 +126,10 @@ GatewayMetrics::GatewayMetrics()
                     "(409: one with the key still runs), reused (422: the key was used for "
                     "another request).",
                     {{"outcome", &m_idempotencyOutcomes}}),
+      m_errorFallbacks("switchyard_error_fallbacks_total",
+                       "Requests moved to a fallback model because a provider answered an error "
+                       "another model may not have (fallbacks by error), by that error.",
+                       {{"reason", &m_fallbackErrors}}),
       m_tokens("switchyard_tokens_total",
                "Tokens the providers reported, by provider, model asked for and type: input and "
                "output, and the parts of input read from (cache_read) and written to "
@@ -192,6 +196,9 @@ GatewayMetrics::GatewayMetrics()
         m_admissionCodes.add(QString::fromLatin1(code));
     for (const QString &outcome : {u"claimed"_s, u"replayed"_s, u"in_use"_s, u"reused"_s})
         m_idempotencyOutcomes.add(outcome);
+    for (const config::FallbackError error :
+         {config::FallbackError::ContextLengthExceeded, config::FallbackError::ContentFiltered})
+        m_errorFallbacks.seed({m_fallbackErrors.add(config::fallbackErrorName(error))});
     m_inputTokens = m_tokenTypes.add(u"input"_s);
     m_outputTokens = m_tokenTypes.add(u"output"_s);
     // Only switchyard_tokens_total counts these: gen_ai.client.token.usage keeps to the
@@ -299,6 +306,10 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
         // stream went on there, not merely was tried there.
         if (span.kind == telemetry::SpanKind::Event && span.name == u"continued"_s && previous)
             m_streamContinuations.add({m_providers.find(previous->provider)});
+        // A fallback by error that found a model: its event names the error that moved it.
+        if (span.kind == telemetry::SpanKind::Event && !span.errorClass.isEmpty() &&
+            span.name == u"fallback by error"_s)
+            m_errorFallbacks.add({m_fallbackErrors.find(span.errorClass)});
         if (span.kind != telemetry::SpanKind::Attempt)
             continue;
         if (!span.errorClass.isEmpty())
@@ -349,6 +360,7 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
     m_failovers.render(writer);
     m_streamContinuations.render(writer);
     m_idempotency.render(writer);
+    m_errorFallbacks.render(writer);
     m_tokens.render(writer);
     m_addedLatency.render(writer);
 

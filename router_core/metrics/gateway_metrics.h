@@ -82,6 +82,7 @@ private:
     LabelDictionary m_breakerCauses{QString()};
     LabelDictionary m_idempotencyOutcomes{QString()};
     LabelDictionary m_none{QString()};
+    LabelDictionary m_fallbackErrors{QStringLiteral("other")};
 
     int m_noErrorType = 0;
     int m_inputTokens = 0;
@@ -99,6 +100,7 @@ private:
     CounterFamily m_failovers;
     CounterFamily m_streamContinuations;
     CounterFamily m_idempotency;
+    CounterFamily m_errorFallbacks;
     CounterFamily m_tokens;
     HistogramFamily m_addedLatency;
     CounterFamily m_breakerTransitions;

@@ -82,6 +82,13 @@ int AttemptPlan::takeNext(const Gate &gate, QList<CandidateSkip> *skipped)
     return -1;
 }
 
+void AttemptPlan::switchToFallback(const QList<routing::RouteCandidate> &candidates)
+{
+    m_next = int(m_candidates.size());
+    m_candidates.append(candidates);
+    m_attemptsByTier.clear();
+}
+
 bool AttemptPlan::anyCandidateLeft() const
 {
     for (int index = m_next; index < m_candidates.size(); ++index) {

@@ -50,6 +50,11 @@ public:
     // Whether a candidate after the last one taken could still pass the plan's own checks: a
     // retry is only worth waiting for when this holds.
     bool anyCandidateLeft() const;
+    // A fallback by error: the candidates of the fallback model join the plan after the others,
+    // and the walk goes on from the first of them (the candidates left of the model before would
+    // answer the same error). Attempts counted so far stay counted; each tier's retries start
+    // again, since they bound the retries of one model's call.
+    void switchToFallback(const QList<routing::RouteCandidate> &candidates);
     // Records the attempt on a candidate: counts it against its tier and marks it tried.
     void recordAttempt(int candidateIndex);
     // Whether an attempt on `candidateIndex` now would be failed-over traffic: any attempt after

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "config/routing_config.h"
 #include "protocol/operation.h"
 
 #include <QList>
@@ -81,6 +82,10 @@ struct RouteDecision {
     QList<int> unavailable;
     QList<RouteStep> steps;
     Refusal refusal = Refusal::None;
+    // The models to try when a provider answers an error another model may not have, for each
+    // error the first of the matched rule's, the requested model's and the tier's that names
+    // it (docs/resilience.md, "Fallbacks by error").
+    config::ErrorFallbacks errorFallbacks;
 
     // Each step as "stage: detail", in order: a trace's explanation.
     QStringList explanation() const

@@ -99,6 +99,7 @@ struct CompiledRule {
     config::SplitKey splitKey = config::SplitKey::User;
     bool strictSplit = false; // branches are promises: no share moves, no failover between them
     quint64 seed = 0;         // canary hash seed: each rule splits users independently
+    config::ErrorFallbacks fallbacks;
 };
 
 } // namespace
@@ -116,6 +117,10 @@ struct RoutingTable::Compiled {
     QList<int> proPool;
     QList<int> fallbackChain;
     QList<CompiledRule> rules; // highest priority first; equal priorities in file order
+    // Fallbacks by error of the models that have them, by public name, and of the tiers.
+    QHash<QString, config::ErrorFallbacks> fallbacksByModel;
+    config::ErrorFallbacks lightFallbacks;
+    config::ErrorFallbacks proFallbacks;
 
     // Providers by id to their endpoint slots. The health registry knows every provider of a
     // snapshot before the snapshot is applied (it syncs first), so every id resolves.
@@ -161,6 +166,8 @@ struct RoutingTable::Compiled {
                               double(provider.latencyObjective.count()),
                               stableHash(QStringView(provider.id))};
             for (const config::ModelRoute &model : provider.models) {
+                if (!model.fallbacks.isEmpty())
+                    fallbacksByModel.insert(model.publicName, model.fallbacks);
                 ModelServers &servers = serversByModel[model.publicName];
                 servers.providers.append(slot);
                 servers.upstreamNames.insert(slot, model.upstreamName);
@@ -176,10 +183,14 @@ struct RoutingTable::Compiled {
             firstUpstreamModel[slot] =
                 provider.models.isEmpty() ? QString() : provider.models.first().upstreamName;
         }
-        if (const config::TierConfig *light = config.routing.tier(kLight))
+        if (const config::TierConfig *light = config.routing.tier(kLight)) {
             lightPool = slotsOf(health, light->pool);
-        if (const config::TierConfig *pro = config.routing.tier(kPro))
+            lightFallbacks = light->fallbacks;
+        }
+        if (const config::TierConfig *pro = config.routing.tier(kPro)) {
             proPool = slotsOf(health, pro->pool);
+            proFallbacks = pro->fallbacks;
+        }
         fallbackChain = slotsOf(health, config.routing.fallbackChain);
 
         for (const config::RouteRule &rule : config.routing.routes) {
@@ -196,6 +207,7 @@ struct RoutingTable::Compiled {
             }
             compiled.splitKey = rule.splitKey;
             compiled.strictSplit = rule.strictSplit;
+            compiled.fallbacks = rule.fallbacks;
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
         }
@@ -233,6 +245,7 @@ struct Router::DecisionBuilder {
     quint64 sessionHash = 0;               // 0: no session, no affinity
     double draw = 0.0;                     // from the request id: the same request draws the same
     const ModelServers *servers = nullptr; // configured providers serving the requested model
+    const CompiledRule *matchedRule = nullptr;
 
     DecisionBuilder(const Router &owner, const RoutingTable &table, const RequestContext &request)
         : router(owner), compiled(table.compiled()), config(table.config()), context(request),
@@ -657,6 +670,7 @@ struct Router::DecisionBuilder {
         } else if (!context.intent.isEmpty()) {
             routeIntent();
         } else if (const CompiledRule *rule = matchingRule()) {
+            matchedRule = rule;
             decision.rule = rule->name;
             const QString head =
                 u'`' % rule->name % u"` (priority "_s % QString::number(rule->priority) % u')';
@@ -679,6 +693,47 @@ struct Router::DecisionBuilder {
             decision.refusal = RouteDecision::Refusal::NoCandidate;
             step(u"refusal"_s, u"no endpoint can be chosen now"_s);
         }
+        if (decision.refusal == RouteDecision::Refusal::None)
+            addErrorFallbacks();
+    }
+
+    // Fallbacks by error, for the operations a rule routes (embeddings and legacy completions are
+    // tied to their model's vectors and prompt format): for each error, the matched rule's list,
+    // else the requested model's, else the tier's.
+    void addErrorFallbacks()
+    {
+        if (context.operation == protocol::Operation::Embeddings ||
+            context.operation == protocol::Operation::Completions ||
+            context.operation == protocol::Operation::CountTokens)
+            return;
+        const config::ErrorFallbacks *model = nullptr;
+        if (const auto found = compiled.fallbacksByModel.constFind(context.model);
+            found != compiled.fallbacksByModel.cend())
+            model = &*found;
+        const config::ErrorFallbacks *tier = decision.tier == kLight ? &compiled.lightFallbacks
+                                             : decision.tier == kPro ? &compiled.proFallbacks
+                                                                     : nullptr;
+        const std::pair<const config::ErrorFallbacks *, QString> sources[] = {
+            {matchedRule ? &matchedRule->fallbacks : nullptr,
+             matchedRule ? QString(u"rule `"_s % matchedRule->name % u'`') : QString()},
+            {model, QString(u"model `"_s % context.model % u'`')},
+            {tier, QString(u"tier "_s % decision.tier)},
+        };
+        QStringList said;
+        for (const config::FallbackError error : {config::FallbackError::ContextLengthExceeded,
+                                                  config::FallbackError::ContentFiltered}) {
+            for (const auto &[source, name] : sources) {
+                if (!source || source->models(error).isEmpty())
+                    continue;
+                decision.errorFallbacks.models(error) = source->models(error);
+                said.append(config::fallbackErrorName(error) % u" -> "_s %
+                            source->models(error).join(u", "_s) % u" ("_s % name % u')');
+                break;
+            }
+        }
+        if (!said.isEmpty())
+            step(u"fallbacks"_s,
+                 u"on "_s % said.join(u"; "_s) % u"; each fallback model at most once"_s);
     }
 
     // The providers that list the requested model, ranked; false (a refusal) when none does.

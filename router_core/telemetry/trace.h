@@ -40,7 +40,9 @@ struct Span {
     QString provider;
     QString upstreamModel;
     QString outcome;    // "success", "failure", "unusable", "request_fault", "cancelled"...
-    QString errorClass; // resilience::errorClassName, a closed set; empty on success
+    QString errorClass; // resilience::errorClassName, a closed set; empty on success. On a
+                        // "fallback by error" event: the error that moved the request
+                        // (config::fallbackErrorName)
     qint64 bytes = 0;   // body bytes received from the provider
 };
 

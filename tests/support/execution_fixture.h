@@ -287,6 +287,7 @@ struct Fixture {
             std::move(context), std::move(decision),
             telemetry::TraceBuilder(clock, requestId, telemetry::newTraceId()),
             std::make_unique<FakeClient>(log), &owner);
+        run->setFallbackRouting(router, table);
         run->start();
         return run;
     }
