@@ -176,8 +176,8 @@ std::optional<QString> ApiKeyStore::updateLimits(const ClientKey &key)
     if (!query.exec())
         return query.lastError().text();
     held->limits = key.limits;
-    if (m_listener.stored)
-        m_listener.stored(*held);
+    if (m_listener.changed)
+        m_listener.changed(*held);
     return std::nullopt;
 }
 

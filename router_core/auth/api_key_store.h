@@ -55,10 +55,12 @@ public:
     // The error says why not: the database's message, or that no API key has the id.
     std::optional<QString> updateLimits(const ClientKey &key);
 
-    // Told of each key insert() stored or updateLimits() changed, and of each remove() removed,
-    // after it was: a fleet publishes them. Not told of what replaceAll() brings.
+    // Told of each key insert() stored, updateLimits() changed and remove() removed, after it
+    // was: a fleet publishes them. Not told of what replaceAll() brings. A change is told apart
+    // from a new key: published, it must never bring back a key another node revoked meanwhile.
     struct Listener {
         std::function<void(const ClientKey &key)> stored;
+        std::function<void(const ClientKey &key)> changed;
         std::function<void(const QString &id)> removed;
     };
     void setListener(Listener listener) { m_listener = std::move(listener); }

@@ -130,6 +130,15 @@ ClientKeyCommandResult keyCommandRefused(const QString &keyId, const protocol::A
     return result;
 }
 
+// What a key command is answered without an engine (stopped, or failed to start): the console
+// must not wait for an answer that never comes.
+ClientKeyCommandResult noEngine(const QString &keyId)
+{
+    return keyCommandRefused(
+        keyId, protocol::ApiError::serviceUnavailable(
+                   QStringLiteral("The gateway engine is not running; start it and try again.")));
+}
+
 // Runs one of the authenticator's key commands (the admin API's own) on the engine's thread
 // against the config in force, and answers on the bridge's.
 QCoro::Task<> keyCommandOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
@@ -468,8 +477,10 @@ void EngineHost::rollbackConfig(quint64 ticket, quint64 number)
 void EngineHost::issueClientKey(quint64 ticket, const QString &tenant, const QString &id,
                                 const config::ClientKeyLimits &limits)
 {
-    if (!m_engine)
+    if (!m_engine) {
+        Q_EMIT clientKeyCommandDone(ticket, noEngine(id));
         return;
+    }
     keyCommandOnEngine(this, m_engine, ticket, [tenant, id, limits](Engine &engine) {
         auto created = engine.authenticator().create(engine.config(), tenant, id, limits);
         if (const auto *error = std::get_if<protocol::ApiError>(&created))
@@ -485,8 +496,10 @@ void EngineHost::issueClientKey(quint64 ticket, const QString &tenant, const QSt
 void EngineHost::editClientKeyLimits(quint64 ticket, const QString &id,
                                      const config::ClientKeyLimitsEdit &edit)
 {
-    if (!m_engine)
+    if (!m_engine) {
+        Q_EMIT clientKeyCommandDone(ticket, noEngine(id));
         return;
+    }
     keyCommandOnEngine(this, m_engine, ticket, [id, edit](Engine &engine) {
         auto edited = engine.authenticator().editLimits(engine.config(), id, edit);
         if (const auto *error = std::get_if<protocol::ApiError>(&edited))
@@ -499,8 +512,10 @@ void EngineHost::editClientKeyLimits(quint64 ticket, const QString &id,
 
 void EngineHost::revokeClientKey(quint64 ticket, const QString &id)
 {
-    if (!m_engine)
+    if (!m_engine) {
+        Q_EMIT clientKeyCommandDone(ticket, noEngine(id));
         return;
+    }
     keyCommandOnEngine(this, m_engine, ticket, [id](Engine &engine) {
         if (const auto refusal = engine.authenticator().revoke(engine.config(), id))
             return keyCommandRefused(id, *refusal);

@@ -40,14 +40,15 @@ bool openingByType(QByteArrayView type, const QJsonObject &data)
 }
 
 // A chat chunk that says who speaks and nothing else: no content, tool call, refusal or
-// reasoning, no finish reason, no usage.
+// reasoning, no finish reason, no usage. Azure's first chunk, with no choices and only the
+// prompt's filter results, opens the answer as well.
 bool roleOnlyChunk(const QJsonObject &chunk)
 {
     if (!chunk.value(u"usage"_s).isNull() && !chunk.value(u"usage"_s).isUndefined())
         return false;
     const QJsonArray choices = chunk.value(u"choices"_s).toArray();
     if (choices.isEmpty())
-        return false;
+        return chunk.contains(u"prompt_filter_results"_s);
     for (const QJsonValue &choice : choices) {
         const QJsonObject object = choice.toObject();
         if (!emptyText(object.value(u"finish_reason"_s)))

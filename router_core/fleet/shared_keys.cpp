@@ -50,10 +50,19 @@ SharedKeys::SharedKeys(FleetNode &node, auth::ApiKeyStore &store, QObject *paren
       m_revisionKey(node.keyPrefix() + "keys:revision"),
       m_joinedKey(node.keyPrefix() + "keys:joined")
 {
-    // A key's limits edited is the whole key written again: HSET replaces the field, and a
-    // reader takes the key whole, so no node ever holds half an edit.
+    // A key's limits edited is the whole key written again, so a reader takes it whole and no
+    // node ever holds half an edit; but only while the key is still there. A revocation on
+    // another node (an HDEL this node has not synced yet, or one that came first while this edit
+    // waited in the queue) must not be undone by a late edit.
     m_store.setListener({[this](const auth::ClientKey &key) {
                              enqueue({"HSET", m_hashKey, key.id.toUtf8(), keyToJson(key)});
+                         },
+                         [this](const auth::ClientKey &key) {
+                             enqueue({"EVAL",
+                                      "if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then "
+                                      "return redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end "
+                                      "return 0",
+                                      "1", m_hashKey, key.id.toUtf8(), keyToJson(key)});
                          },
                          [this](const QString &id) {
                              enqueue({"HDEL", m_hashKey, id.toUtf8()});

@@ -147,8 +147,9 @@ bool responsesOutputEmpty(const QJsonArray &output)
 std::optional<FallbackError> recognizeErrorAnswer(config::ProviderKind kind, int status,
                                                   QByteArrayView body)
 {
-    // 401 and 403 ask for credentials, 404 for another path, 408 and 429 for patience: none of
-    // them is the model's limit, whatever words come with it. (Azure's filter answers 400.)
+    // 401 asks for credentials, 404 for another path, 408 and 429 for patience: none of them is
+    // the model's limit, whatever words come with it. (Azure's filter answers 400; a 403 is read
+    // for its words like any other 4xx.)
     if (status < 400 || status >= 500 || status == 401 || status == 404 || status == 408 ||
         status == 429)
         return std::nullopt;
@@ -208,10 +209,13 @@ FilterEventRole filterEventRole(const upstream::SseEvent &event)
     const QString type =
         event.event.isEmpty() ? text(data.value(u"type"_s)) : QString::fromUtf8(event.event);
     if (type.isEmpty()) {
-        // A chat chunk: with no choices it only carries usage.
+        // A chat chunk: with no choices it only carries usage, or (Azure's first) the prompt's
+        // filter results.
         const QJsonArray choices = data.value(u"choices"_s).toArray();
         if (choices.isEmpty())
-            return data.contains(u"usage"_s) ? FilterEventRole::Neutral : FilterEventRole::Other;
+            return data.contains(u"usage"_s) || data.contains(u"prompt_filter_results"_s)
+                       ? FilterEventRole::Neutral
+                       : FilterEventRole::Other;
         return chatChoicesFilteredWithoutContent(choices, u"delta"_s) ? FilterEventRole::FilteredEnd
                                                                       : FilterEventRole::Other;
     }

@@ -116,6 +116,7 @@ private Q_SLOTS:
     void aKeyCreatedOnOneNodeWorksOnEveryNodeAndItsRevocationToo();
     void aLimitHoldsAcrossTheFleet();
     void aLimitEditedOnOneNodeIsInForceOnAnother();
+    void aLateLimitEditNeverBringsBackARevokedKey();
     void redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty();
     void aNameOrAStateDirectoryTakenTwiceIsRefused();
     void aRequestMakesNoRedisRoundTrip();
@@ -307,6 +308,38 @@ void TestFleet::aLimitEditedOnOneNodeIsInForceOnAnother()
                  .value(u"code"_s)
                  .toString(),
              u"key_requests_per_minute_exceeded"_s);
+}
+
+void TestFleet::aLateLimitEditNeverBringsBackARevokedKey()
+{
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    // Another key stays: without any key left the gateway would not ask for one.
+    QVERIFY(!createKey(a.port(), R"({"tenant":"team","id":"staying-bot"})").isEmpty());
+    const QByteArray key = createKey(a.port(), R"({"tenant":"team","id":"late-bot"})");
+    QVERIFY(!key.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        !m_bed->redis().command({"HGET", "switchyard:default:keys", "late-bot"}).isEmpty(), 5000);
+    // Another node revokes it (its HDEL), and an operator edits it on this node before this
+    // node has synced: whichever comes first, the key stays revoked everywhere.
+    m_bed->redis().command({"HDEL", "switchyard:default:keys", "late-bot"});
+    m_bed->redis().command({"INCR", "switchyard:default:keys:revision"});
+    TestClient edit(a.port());
+    edit.send("PATCH", "/admin/v1/keys/late-bot", R"({"requests_per_minute":5})");
+    QVERIFY(edit.waitForFinished());
+    QVERIFY2(edit.status() == 200 || edit.status() == 404, edit.body().constData());
+    const auto listedOnA = [&] {
+        for (const QJsonValue &listed :
+             getJson(a.port(), "/admin/v1/keys").value(u"data"_s).toArray()) {
+            if (listed.toObject().value(u"id"_s).toString() == u"late-bot"_s)
+                return true;
+        }
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(!listedOnA(), 5000);
+    QVERIFY(m_bed->redis().command({"HGET", "switchyard:default:keys", "late-bot"}).isEmpty());
+    QTRY_COMPARE_WITH_TIMEOUT(chatStatus(a.port(), key), 401, 5000);
+    QVERIFY(m_bed->redis().command({"HGET", "switchyard:default:keys", "late-bot"}).isEmpty());
 }
 
 void TestFleet::redisKilledUnderTrafficLosesNoRequestAndComesBackEmpty()

@@ -344,6 +344,10 @@ void TestErrorFallbacks::readsFilteredStreamEvents_data()
     QTest::newRow("usage only") << QByteArray()
                                 << R"({"choices":[],"usage":{"prompt_tokens":5}})"_ba
                                 << Role::Neutral;
+    QTest::newRow("azure prompt filter results")
+        << QByteArray()
+        << R"({"id":"","choices":[],"prompt_filter_results":[{"prompt_index":0,"content_filter_results":{}}]})"_ba
+        << Role::Neutral;
     QTest::newRow("done") << QByteArray() << "[DONE]"_ba << Role::Neutral;
     QTest::newRow("anthropic refusal")
         << "message_delta"_ba

@@ -40,6 +40,10 @@ void OpeningEventsTest::classifies_data()
         << false;
     QTest::newRow("usage chunk") << QByteArray()
                                  << R"({"choices":[],"usage":{"total_tokens":3}})"_ba << false;
+    QTest::newRow("azure prompt filter results")
+        << QByteArray()
+        << R"({"id":"","choices":[],"created":0,"model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]})"_ba
+        << true;
     QTest::newRow("done") << QByteArray() << "[DONE]"_ba << false;
 
     // Anthropic's Messages events, passed through.
