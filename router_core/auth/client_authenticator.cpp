@@ -131,7 +131,7 @@ bool ClientAuthenticator::keysRequired(const config::Config &config) const
 {
     // A key store that cannot be read may hold keys: answering everyone would open a gateway
     // whose keys were all created through the API.
-    return !config.auth.keys.isEmpty() || !m_apiKeys.keys().isEmpty() ||
+    return config.auth.required || !config.auth.keys.isEmpty() || !m_apiKeys.keys().isEmpty() ||
            !m_apiKeys.unavailableReason().isEmpty();
 }
 

@@ -63,6 +63,10 @@ struct AuthConfig {
     // `auth.admin_token`: when set, the admin API and /metrics need `Authorization: Bearer
     // <token>` from every client, loopback included.
     SecretDigest adminToken;
+    // `auth.required: true`: every client request needs a valid key, even while no key exists
+    // (revoking the last one then locks the gateway instead of opening it). By default a gateway
+    // asks for keys once it has any.
+    bool required = false;
 };
 
 // The `tls` section: the listener speaks HTTPS with this certificate and key (PEM files, checked

@@ -18,7 +18,7 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-const QList<QLatin1StringView> authKeys{"keys"_L1, "admin_token"_L1};
+const QList<QLatin1StringView> authKeys{"keys"_L1, "admin_token"_L1, "required"_L1};
 const QList<QLatin1StringView> clientKeyKeys{
     "id"_L1, "tenant"_L1, "key"_L1, "requests_per_minute"_L1, "tokens_per_minute"_L1, "models"_L1};
 const QList<QLatin1StringView> secretKeys{"env"_L1};
@@ -183,6 +183,10 @@ void checkAuth(YamlReader &reader, const EnvironmentLookup &environment, const M
     if (const MapEntry *token = section->find("admin_token"_L1)) {
         if (auto digest = readSecret(reader, environment, *token, u"`admin_token`"_s))
             auth.adminToken = std::move(*digest);
+    }
+    if (const MapEntry *required = section->find("required"_L1)) {
+        if (const auto value = reader.readBool(*required))
+            auth.required = *value;
     }
     const MapEntry *keys = section->find("keys"_L1);
     if (!keys)

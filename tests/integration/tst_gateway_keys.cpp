@@ -213,6 +213,8 @@ class GatewayKeysTest : public QObject {
 
 private Q_SLOTS:
     void withoutKeysTheGatewayStaysOpen();
+    void requiredKeysStayRequiredWhenTheLastIsRevoked_data();
+    void requiredKeysStayRequiredWhenTheLastIsRevoked();
     void aRequestWithoutAValidKeyGets401InOpenAisShape_data();
     void aRequestWithoutAValidKeyGets401InOpenAisShape();
     void messagesAnswer401InAnthropicsShape();
@@ -249,6 +251,41 @@ void GatewayKeysTest::withoutKeysTheGatewayStaysOpen()
     QCOMPARE(answer->status(), 200);
     QCOMPARE(newestTrace(*engine).tenant, u"anyone"_s);
     QCOMPARE(newestTrace(*engine).keyId, QString());
+}
+
+void GatewayKeysTest::requiredKeysStayRequiredWhenTheLastIsRevoked_data()
+{
+    QTest::addColumn<bool>("required");
+    QTest::newRow("auth.required: true") << true;
+    QTest::newRow("by default") << false;
+}
+
+void GatewayKeysTest::requiredKeysStayRequiredWhenTheLastIsRevoked()
+{
+    QFETCH(bool, required);
+    QTemporaryDir state;
+    QVERIFY(state.isValid());
+    FakeUpstream fake;
+    config::Config config =
+        configFor(fake, required ? QByteArray("auth:\n  required: true\n") : QByteArray());
+    QCOMPARE(config.auth.required, required);
+    config.state.directory = state.path();
+    const std::unique_ptr<Engine> engine = startEngine(config);
+    QVERIFY(engine);
+    // No key exists yet: a required gateway refuses, the default one is open.
+    QCOMPARE(chat(engine->port(), {})->status(), required ? 401 : 200);
+
+    TestClient create(engine->port());
+    create.post("/admin/v1/keys", R"({"tenant":"team-c","id":"only-bot"})");
+    QVERIFY(create.waitForFinished());
+    QCOMPARE(create.status(), 201);
+    QCOMPARE(chat(engine->port(), {})->status(), 401);
+    TestClient revoke(engine->port());
+    revoke.send("DELETE", "/admin/v1/keys/only-bot");
+    QVERIFY(revoke.waitForFinished());
+    QCOMPARE(revoke.status(), 200);
+    // The last key gone: required stays locked; the default opens again, as documented.
+    QCOMPARE(chat(engine->port(), {})->status(), required ? 401 : 200);
 }
 
 void GatewayKeysTest::aRequestWithoutAValidKeyGets401InOpenAisShape_data()
