@@ -90,6 +90,18 @@ protocol::ApiError keyNotFound(const QString &id)
             {}};
 }
 
+// 409 for a command on a key the config file defines: `whatToDo` says how, in the file.
+protocol::ApiError keyDefinedInFile(const QString &id, const QString &sourceName,
+                                    const QString &whatToDo)
+{
+    return {409,
+            u"Key `%1` is defined in the config file (%2); %3"_s.arg(id, sourceName, whatToDo),
+            u"invalid_request_error"_s,
+            {},
+            u"key_defined_in_file"_s,
+            {}};
+}
+
 } // namespace
 
 protocol::ApiError perMinuteLimitError(const QString &field)
@@ -315,16 +327,9 @@ ClientAuthenticator::editLimits(const config::Config &config, const QString &id,
     std::optional<ClientKey> key = findById(config, id);
     if (!key)
         return keyNotFound(id);
-    if (key->source == KeySource::File) {
-        return protocol::ApiError{
-            409,
-            u"Key `%1` is defined in the config file (%2); change its limits under `auth.keys` "
-            u"there and reload."_s.arg(id, config.sourceName),
-            u"invalid_request_error"_s,
-            {},
-            u"key_defined_in_file"_s,
-            {}};
-    }
+    if (key->source == KeySource::File)
+        return keyDefinedInFile(id, config.sourceName,
+                                u"change its limits under `auth.keys` there and reload."_s);
     if (edit.isEmpty())
         return protocol::invalidAdminRequest(
             u"Nothing to change: send at least one of requests_per_minute, tokens_per_minute, "
@@ -347,16 +352,10 @@ std::optional<protocol::ApiError> ClientAuthenticator::revoke(const config::Conf
     const std::optional<ClientKey> key = findById(config, id);
     if (!key)
         return keyNotFound(id);
-    if (key->source == KeySource::File) {
-        return protocol::ApiError{
-            409,
-            u"Key `%1` is defined in the config file (%2); revoke it by removing it from "
-            u"`auth.keys` there and reloading."_s.arg(id, config.sourceName),
-            u"invalid_request_error"_s,
-            {},
-            u"key_defined_in_file"_s,
-            {}};
-    }
+    if (key->source == KeySource::File)
+        return keyDefinedInFile(
+            id, config.sourceName,
+            u"revoke it by removing it from `auth.keys` there and reloading."_s);
     const std::variant<bool, QString> removed = m_apiKeys.remove(id);
     if (const QString *error = std::get_if<QString>(&removed)) {
         return protocol::ApiError::serviceUnavailable(
