@@ -160,7 +160,7 @@ void RequestExecution::start()
         m_decision.steps = {};
     m_services.retryBudget.requestStarted();
     m_countedInRetryBudget = true;
-    if (m_request.stream && operationHasTextAnswer() && continueStreamsConfigured() &&
+    if (m_request.stream && operationHasTextAnswer() && m_decision.continueStreams &&
         StreamContinuation::requestAllows(m_body))
         m_continuation = std::make_unique<StreamContinuation>();
 
@@ -593,21 +593,6 @@ void RequestExecution::streamEventsRelaying(QList<upstream::SseEvent> &events)
 }
 
 // ---- streams that survive a cut ----------------------------------------------------------------
-
-bool RequestExecution::continueStreamsConfigured() const
-{
-    const config::TierConfig *tier =
-        m_decision.tier.isEmpty() ? nullptr : m_config->routing.tier(m_decision.tier);
-    if (tier && tier->continueStreams)
-        return true;
-    if (m_decision.rule.isEmpty())
-        return false;
-    for (const config::RouteRule &rule : m_config->routing.routes) {
-        if (rule.name == m_decision.rule)
-            return rule.continueStreams;
-    }
-    return false;
-}
 
 bool RequestExecution::canContinueOn(const routing::RouteCandidate &next) const
 {

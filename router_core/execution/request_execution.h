@@ -166,8 +166,6 @@ private:
     void fillUnreportedTokens(telemetry::RequestRecord &record) const;
 
     // ---- streams that survive a cut (continue_streams) ----
-    // Whether the request's route or tier continues cut streams.
-    bool continueStreamsConfigured() const;
     // Whether `next` can continue this request's cut stream: a provider (not an agent) that
     // continues answers, reached as chat.
     bool canContinueOn(const routing::RouteCandidate &next) const;

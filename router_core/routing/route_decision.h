@@ -86,6 +86,9 @@ struct RouteDecision {
     // error the first of the matched rule's, the requested model's and the tier's that names
     // it (docs/resilience.md, "Fallbacks by error").
     config::ErrorFallbacks errorFallbacks;
+    // `continue_streams` of the matched rule or the chosen tier: a stream cut after its first
+    // content may continue on another candidate (docs/resilience.md).
+    bool continueStreams = false;
 
     // Each step as "stage: detail", in order: a trace's explanation.
     QStringList explanation() const

@@ -100,6 +100,7 @@ struct CompiledRule {
     bool strictSplit = false; // branches are promises: no share moves, no failover between them
     quint64 seed = 0;         // canary hash seed: each rule splits users independently
     config::ErrorFallbacks fallbacks;
+    bool continueStreams = false;
 };
 
 } // namespace
@@ -121,6 +122,8 @@ struct RoutingTable::Compiled {
     QHash<QString, config::ErrorFallbacks> fallbacksByModel;
     config::ErrorFallbacks lightFallbacks;
     config::ErrorFallbacks proFallbacks;
+    bool lightContinuesStreams = false;
+    bool proContinuesStreams = false;
 
     // Providers by id to their endpoint slots. The health registry knows every provider of a
     // snapshot before the snapshot is applied (it syncs first), so every id resolves.
@@ -186,10 +189,12 @@ struct RoutingTable::Compiled {
         if (const config::TierConfig *light = config.routing.tier(kLight)) {
             lightPool = slotsOf(health, light->pool);
             lightFallbacks = light->fallbacks;
+            lightContinuesStreams = light->continueStreams;
         }
         if (const config::TierConfig *pro = config.routing.tier(kPro)) {
             proPool = slotsOf(health, pro->pool);
             proFallbacks = pro->fallbacks;
+            proContinuesStreams = pro->continueStreams;
         }
         fallbackChain = slotsOf(health, config.routing.fallbackChain);
 
@@ -208,6 +213,7 @@ struct RoutingTable::Compiled {
             compiled.splitKey = rule.splitKey;
             compiled.strictSplit = rule.strictSplit;
             compiled.fallbacks = rule.fallbacks;
+            compiled.continueStreams = rule.continueStreams;
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
         }
@@ -693,8 +699,14 @@ struct Router::DecisionBuilder {
             decision.refusal = RouteDecision::Refusal::NoCandidate;
             step(u"refusal"_s, u"no endpoint can be chosen now"_s);
         }
-        if (decision.refusal == RouteDecision::Refusal::None)
+        if (decision.refusal == RouteDecision::Refusal::None) {
             addErrorFallbacks();
+            // Either the matched rule or the chosen tier turns it on.
+            decision.continueStreams =
+                (matchedRule && matchedRule->continueStreams) ||
+                (decision.tier == kLight && compiled.lightContinuesStreams) ||
+                (decision.tier == kPro && compiled.proContinuesStreams);
+        }
     }
 
     // Fallbacks by error, for the operations a rule routes (embeddings and legacy completions are

@@ -187,6 +187,24 @@ private Q_SLOTS:
         QVERIFY(hasStep(decision, u"target"_s, u"pinned to pool [light-a]"_s));
     }
 
+    void continueStreamsComesFromTheRuleOrTheTier()
+    {
+        QByteArray yaml(kRoutedConfig);
+        yaml.replace("  pro: {pool: [pro-a, pro-b]}",
+                     "  pro: {pool: [pro-a, pro-b], continue_streams: true}");
+        yaml.replace("    when: {field: sensitivity, eq: high}\n    to: {pool: [light-a]}",
+                     "    when: {field: sensitivity, eq: high}\n    to: {pool: [light-a]}\n"
+                     "    continue_streams: true");
+        Fixture fixture(yaml.constData());
+        routing::RequestContext local = request(u"small"_s);
+        local.sensitivity = u"high"_s;
+        QVERIFY(fixture.router.route(local).continueStreams); // the rule's
+        routing::RequestContext pinned = request(u"small"_s);
+        pinned.headers = {{"X-Pin", "pro"}};
+        QVERIFY(fixture.router.route(pinned).continueStreams);               // the tier's
+        QVERIFY(!fixture.router.route(request(u"small"_s)).continueStreams); // light: neither
+    }
+
     void headerConditionPinsATier()
     {
         Fixture fixture;
