@@ -5,6 +5,7 @@
 #include "config/fleet_config.h"
 #include "config/idempotency_config.h"
 #include "config/resilience_config.h"
+#include "config/responses_config.h"
 #include "config/routing_config.h"
 #include "config/usage_config.h"
 #include "logging/log_line.h"
@@ -321,6 +322,7 @@ struct Config {
     UsageConfig usage;                // `pricing` and `budgets`: what requests cost, who may spend
     std::optional<FleetConfig> fleet; // set: this node shares its state with others on Redis
     IdempotencyConfig idempotency;    // the duplicate guard on Idempotency-Key
+    ResponsesConfig responses;        // stored responses and the background queue
 
     const ProviderConfig *provider(const QString &id) const;
 };

@@ -29,7 +29,7 @@ QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
            logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys() +
-           fleetRootKeys() + idempotencyRootKeys();
+           fleetRootKeys() + idempotencyRootKeys() + responsesRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,        "shutdown_grace"_L1,
                                          "drain_delay"_L1,     "header_timeout"_L1,
@@ -620,6 +620,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkUsageSections(*this, keys, config);
     checkFleetSection(*this, m_environment, keys, config);
     checkIdempotencySection(*this, keys, config);
+    checkResponsesSection(*this, keys, config);
     return config;
 }
 

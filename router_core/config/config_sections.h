@@ -63,6 +63,9 @@ void checkUsageSections(YamlReader &reader, const KeyedMap &root, Config &config
 // The `idempotency` root key (idempotency_section.cpp): the duplicate guard's window and bounds.
 QList<QLatin1StringView> idempotencyRootKeys();
 void checkIdempotencySection(YamlReader &reader, const KeyedMap &root, Config &config);
+// The `responses` root key (responses_section.cpp): stored responses and the background queue.
+QList<QLatin1StringView> responsesRootKeys();
+void checkResponsesSection(YamlReader &reader, const KeyedMap &root, Config &config);
 
 // Keys a provider entry may carry for its wire format (anthropic, mapped).
 QList<QLatin1StringView> adapterProviderKeys();

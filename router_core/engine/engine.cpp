@@ -5,6 +5,7 @@
 #include "admin/fleet_admin.h"
 #include "admin/key_admin.h"
 #include "admin/provider_admin.h"
+#include "admin/queue_admin.h"
 #include "admin/routing_admin.h"
 #include "admin/trace_admin.h"
 #include "admin/usage_admin.h"
@@ -24,6 +25,7 @@
 #include "fleet/shared_usage.h"
 #include "health/health_registry.h"
 #include "http/gateway_server.h"
+#include "http/responses_service.h"
 #include "lifecycle/config_lifecycle.h"
 #include "limits/fleet_quota.h"
 #include "metrics/gateway_metrics.h"
@@ -33,6 +35,7 @@
 #include "resilience/degradation.h"
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
+#include "responses/response_store.h"
 #include "routing/router.h"
 #include "routing/tier_watch.h"
 #include "storage/state_database.h"
@@ -176,14 +179,25 @@ Engine::Engine(config::Config config, QObject *parent)
     if (m_fleet)
         m_fleetAnswers = std::make_unique<answers::RedisAnswerStore>(
             m_fleet->link(), m_fleet->keyPrefix(), *m_localAnswers);
+    responses::ResponseStore::Options responseOptions;
+    responseOptions.databasePath = answerOptions.databasePath;
+    responseOptions.retention = m_store->config().responses.retention;
+    responseOptions.maxBytes = m_store->config().responses.maxStoredBytes;
+    m_responseStore =
+        new responses::ResponseStore(responseOptions, timing::SteadyClock::instance(), this);
+    m_responses = new http::ResponsesService(*m_responseStore, *m_store,
+                                             timing::SteadyClock::instance(), this);
+    m_server->setResponses(m_responses);
     m_server->setAnswerStore(m_fleetAnswers
                                  ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
                                  : m_localAnswers.get());
-    connect(
-        m_store, &config::ConfigStore::replaced, this,
-        [answers = m_localAnswers.get()](const std::shared_ptr<const config::Config> &snapshot) {
-            answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
-        });
+    connect(m_store, &config::ConfigStore::replaced, this,
+            [answers = m_localAnswers.get(),
+             responses = m_responseStore](const std::shared_ptr<const config::Config> &snapshot) {
+                answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
+                responses->setBounds(snapshot->responses.retention,
+                                     snapshot->responses.maxStoredBytes);
+            });
     // The logs: a line per finished request, and tiers going down and up with their endpoints.
     m_recorder->addSink(&telemetry::requestLog());
     connect(this, &Engine::breakerEvent, this,
@@ -207,6 +221,7 @@ Engine::Engine(config::Config config, QObject *parent)
         connect(m_fleet, &fleet::FleetNode::nameTaken, this, &Engine::fatalError);
     }
     admin::registerFleetAdmin(m_server->admin(), [this] { return fleetStatus(); });
+    admin::registerQueueAdmin(m_server->admin(), *m_responses);
     // The ledger: a row per finished request, written by its own thread; the budgets it feeds
     // are checked at admission.
     m_budgets = new usage::BudgetTracker(*m_store, timing::SteadyClock::instance(), this);
@@ -299,6 +314,11 @@ Engine::~Engine()
     // the transport, the registry and the retry budget are still alive.
     delete m_server;
     m_server = nullptr;
+    // Background runs ended with the server; what the store holds is on disk once it is gone.
+    delete m_responses;
+    m_responses = nullptr;
+    delete m_responseStore;
+    m_responseStore = nullptr;
     // No request finishes any more: send what the export still holds, within its bound.
     if (m_spanExporter) {
         m_recorder->removeSink(m_spanExporter.get());
@@ -347,9 +367,12 @@ bool Engine::listen(QString *errorMessage)
     // The answers earlier runs kept for the duplicate guard; without the database the guard
     // keeps them in memory (the store logs why).
     m_localAnswers->open();
+    // Stored responses and the background tasks an earlier run left queued or running.
+    m_responseStore->open();
     m_port = m_server->listenOn(server.listenHost, server.listenPort, errorMessage);
     if (m_port == 0)
         return false;
+    m_responses->recover();
     if (auth::exposedWithoutTls(config()))
         qCWarning(lcEngine).noquote()
             << "listening on" << listenAddress()
@@ -536,6 +559,21 @@ QByteArray Engine::metricsText() const
                        fleet.commandsSent,
                        fleet.commandsFailed};
     }
+    const http::ResponsesService::QueueCounts queue = m_responses->counts();
+    metrics::QueueScrape &scrape = state.queue;
+    scrape.enabled = true;
+    std::copy(std::begin(queue.queued), std::end(queue.queued), std::begin(scrape.queued));
+    scrape.running = queue.running;
+    scrape.oldestQueuedAgeSeconds = double(queue.oldestQueuedAgeMs) / 1000.0;
+    scrape.outcomes[0] = queue.completed;
+    scrape.outcomes[1] = queue.incomplete;
+    scrape.outcomes[2] = queue.failed;
+    scrape.outcomes[3] = queue.cancelled;
+    scrape.outcomes[4] = queue.timedOut;
+    scrape.stored = queue.stored;
+    scrape.storedBytes = queue.storedBytes;
+    scrape.expiredByAge = queue.expiredByAge;
+    scrape.expiredByBytes = queue.expiredByBytes;
     return m_metrics->render(state);
 }
 

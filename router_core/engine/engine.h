@@ -45,6 +45,10 @@ class WebhookNotifier;
 } // namespace switchyard::alerts
 namespace switchyard::http {
 class GatewayServer;
+class ResponsesService;
+} // namespace switchyard::http
+namespace switchyard::responses {
+class ResponseStore;
 }
 namespace switchyard::resilience {
 class AdmissionController;
@@ -208,6 +212,11 @@ private:
     // destructor deletes the server first.
     std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
     std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
+    // Stored and background responses, and the queue that runs them (docs/responses.md):
+    // children, so that they move to the engine's thread; deleted after the server, the
+    // service before its store.
+    responses::ResponseStore *m_responseStore = nullptr;
+    http::ResponsesService *m_responses = nullptr;
     fleet::SharedKeys *m_sharedKeys = nullptr;        // child; with m_fleet
     fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
     fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle

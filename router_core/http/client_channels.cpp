@@ -2,6 +2,8 @@
 
 #include "httpwire/chunked_encoding.h"
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTcpSocket>
 #include <cctype>
 
@@ -168,6 +170,8 @@ void ResponsesChannel::sendAnswer(int status, const HeaderList &headers,
     }
     m_writer.sendWhole(status, withIgnoredFields(headers, m_ignoredFields), "application/json",
                        std::get<QByteArray>(translated));
+    if (m_answerHook)
+        std::exchange(m_answerHook, {})(std::get<QByteArray>(translated));
 }
 
 void ResponsesChannel::beginStream(const HeaderList &headers, execution::Dialect dialect)
@@ -199,8 +203,16 @@ void ResponsesChannel::sendStreamEvents(const QList<upstream::SseEvent> &events,
     }
     QByteArray wire;
     for (const upstream::SseEvent &event : events) {
-        for (const upstream::SseEvent &translated : m_stream.feed(event))
+        for (const upstream::SseEvent &translated : m_stream.feed(event)) {
             wire.append(translated.toWire());
+            // The last event of an answer carries the whole response object.
+            if (m_answerHook && (translated.event == "response.completed" ||
+                                 translated.event == "response.incomplete")) {
+                const QJsonObject data = QJsonDocument::fromJson(translated.data).object();
+                std::exchange(m_answerHook, {})(QJsonDocument(data.value(u"response").toObject())
+                                                    .toJson(QJsonDocument::Compact));
+            }
+        }
     }
     writeStreamBytes(wire, sendNow);
 }

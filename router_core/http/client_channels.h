@@ -6,6 +6,7 @@
 #include "ingress/responses_ingress.h"
 
 #include <QObject>
+#include <functional>
 
 namespace switchyard::http {
 
@@ -85,7 +86,15 @@ public:
     void sendStreamEvents(const QList<upstream::SseEvent> &events, bool sendNow) override;
     void failStream(const protocol::ApiError &error) override;
 
+    // Called once with the response object of a translated answer that ended (completed or
+    // incomplete), whole or streamed: for a response the gateway stores.
+    void setAnswerHook(std::function<void(const QByteArray &responseJson)> hook)
+    {
+        m_answerHook = std::move(hook);
+    }
+
 private:
+    std::function<void(const QByteArray &)> m_answerHook;
     QStringList m_ignoredFields;
     QByteArray m_responseId;
     ingress::ResponsesStreamWriter m_stream;

@@ -341,6 +341,8 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
                             protocol::Operation::Responses);
+    } else if (path.startsWith(QLatin1String("/v1/responses/")) && m_responses) {
+        handleStoredResponse(request, std::move(writer), identity);
     } else if (path == QLatin1String("/v1/embeddings")) {
         if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
             handleOperation(std::move(request), std::move(writer), std::move(trace),
@@ -494,6 +496,14 @@ void GatewayServer::refuse(ResponseWriter &writer, telemetry::TraceBuilder &trac
 
 // ---- one API request, stage by stage ------------------------------------------------------------
 
+// A Responses request the gateway keeps: what it asked, who owns it, the stored conversation
+// it continues.
+struct KeptResponse {
+    KeepRequest request;
+    QString owner;
+    QByteArray history;
+};
+
 struct GatewayServer::ReadOperation {
     ResponseWriter writer;
     telemetry::TraceBuilder trace;
@@ -501,6 +511,7 @@ struct GatewayServer::ReadOperation {
     ingress::ClientRequest client;
     auth::ClientAuthenticator::Verdict caller;
     protocol::Operation operation;
+    std::optional<KeptResponse> kept;
 };
 
 void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writer,
@@ -525,6 +536,21 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     auto duplicateKey = idempotency::readKey(request, operation, table->config().idempotency);
     if (const auto *malformed = std::get_if<protocol::ApiError>(&duplicateKey))
         return refuse(writer, trace, *malformed, operation);
+    // What a Responses request asks the gateway to keep is read off its body first: the rest is
+    // an ordinary request. One that keeps nothing is read exactly as before.
+    std::optional<KeepRequest> keep;
+    QByteArray originalBody;
+    if (operation == protocol::Operation::Responses && m_responses) {
+        auto asked = readKeepRequest(request.body, table->config().responses);
+        if (const auto *error = std::get_if<protocol::ApiError>(&asked))
+            return refuse(writer, trace, *error, operation);
+        if (auto &wanted = std::get<KeepRequest>(asked);
+            wanted.store || !wanted.previousResponseId.isEmpty()) {
+            originalBody = std::move(request.body);
+            request.body = wanted.body;
+            keep = std::move(wanted);
+        }
+    }
     ingress::ClientRequest client;
     const std::optional<protocol::ApiError> unreadable =
         ingress::readClientRequest(client, operation, request.headers, request.body, *table);
@@ -537,7 +563,14 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     if (client.answeredByEstimate)
         return answerTokenEstimate(writer, trace, client.chat);
     ReadOperation read{std::move(writer), std::move(trace), std::move(table),
-                       std::move(client), caller,           operation};
+                       std::move(client), caller,           operation,
+                       std::nullopt};
+    if (keep) {
+        read.kept = KeptResponse{std::move(*keep), {}, {}};
+        if (const std::optional<protocol::ApiError> refusal =
+                readKeptRequest(read, request, originalBody))
+            return refuse(read.writer, read.trace, *refusal, operation);
+    }
     // A request without a key costs the guard nothing: no lookup, no Redis round trip.
     if (auto *key = std::get_if<idempotency::Key>(&duplicateKey); key && m_answers)
         return guardDuplicates(std::move(read), std::move(*key));
@@ -546,6 +579,8 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
 
 void GatewayServer::run(ReadOperation read)
 {
+    if (read.kept && read.kept->request.background)
+        return acceptBackground(std::move(read));
     if (const std::optional<protocol::ApiError> refusal =
             admit(read.trace, read.client.context, read.caller))
         return refuse(read.writer, read.trace, *refusal, read.operation);
@@ -556,8 +591,193 @@ void GatewayServer::run(ReadOperation read)
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuse(read.writer, read.trace,
                       protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
-    execute(std::move(read.writer), std::move(read.trace), std::move(read.table),
-            std::move(read.client), std::move(decision));
+    if (read.kept) {
+        // A stored response: the answer is kept under a random id once it has been given.
+        const ingress::ClientRequest &client = read.client;
+        responses::StoredResponse record = m_responses->newRecord(
+            read.kept->request, read.kept->owner, client.context.tenant, read.trace.trace().keyId,
+            client.chat.model, responses::Priority::Normal, read.kept->history,
+            client.responses->echo, client.context.headers);
+        auto channel = std::make_unique<ResponsesChannel>(std::move(read.writer),
+                                                          *read.client.responses, record.id);
+        channel->setAnswerHook([responses = QPointer<ResponsesService>(m_responses),
+                                record = std::move(record)](const QByteArray &response) {
+            if (responses)
+                responses->keepAnswered(record, response);
+        });
+        return execute(std::move(channel), std::move(read.trace), std::move(read.table),
+                       std::move(read.client), std::move(decision), true);
+    }
+    const QByteArray requestId = read.trace.trace().requestId;
+    execute(clientChannel(std::move(read.writer), read.client,
+                          ingress::responseIdFor(requestId).toUtf8()),
+            std::move(read.trace), std::move(read.table), std::move(read.client),
+            std::move(decision));
+}
+
+std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &read,
+                                                                 const IncomingRequest &request,
+                                                                 const QByteArray &originalBody)
+{
+    KeptResponse &kept = *read.kept;
+    const QString &keyId = read.trace.trace().keyId;
+    kept.owner = responseOwner(keyId, read.client.context.tenant);
+    // The request as the client sent it, for a provider that keeps responses itself.
+    const auto readAsSent = [&]() -> std::optional<protocol::ApiError> {
+        read.kept.reset();
+        read.client = {};
+        if (auto unreadable = ingress::readClientRequest(
+                read.client, read.operation, request.headers, originalBody, *read.table))
+            return unreadable;
+        return bindCaller(read.trace, read.client, read.caller);
+    };
+    if (!kept.request.previousResponseId.isEmpty()) {
+        auto expanded = m_responses->withConversation(
+            kept.request.body, kept.request.previousResponseId, kept.owner, &kept.history);
+        if (auto *error = std::get_if<protocol::ApiError>(&expanded))
+            return std::move(*error);
+        if (std::holds_alternative<std::monostate>(expanded)) {
+            // Not one this gateway keeps: a provider that speaks the Responses API may (its own
+            // id), as before stored responses existed here.
+            if (!kept.request.background &&
+                ingress::chatBodyForNativeProviders(read.table->config(), originalBody))
+                return readAsSent();
+            protocol::ApiError missing = protocol::ApiError::invalidRequest(
+                u"Previous response with id '%1' not found."_s.arg(
+                    QString::fromUtf8(kept.request.previousResponseId)),
+                u"previous_response_id"_s);
+            missing.code = u"previous_response_not_found"_s;
+            return missing;
+        }
+        ingress::ClientRequest continued;
+        if (auto unreadable =
+                ingress::readClientRequest(continued, read.operation, request.headers,
+                                           std::get<QByteArray>(expanded), *read.table))
+            return unreadable;
+        read.client = std::move(continued);
+        if (auto refusal = bindCaller(read.trace, read.client, read.caller))
+            return refusal;
+        read.trace.pointEvent(u"conversation"_s, u"continues %1"_s.arg(QString::fromUtf8(
+                                                     kept.request.previousResponseId)));
+    }
+    if (read.client.nativeOnly) {
+        // Built-in tools and the like: only a provider's own Responses API can run them.
+        if (kept.request.background) {
+            return protocol::ApiError::invalidRequest(
+                u"Background responses run on this gateway's queue through the chat "
+                u"translation, which cannot carry this request: "_s +
+                    read.client.nativeOnlyReason,
+                u"background"_s);
+        }
+        return readAsSent(); // the provider keeps it, if it does, as before
+    }
+    QJsonObject &echo = read.client.responses->echo;
+    echo.insert(u"store"_s, true);
+    echo.insert(u"background"_s, kept.request.background);
+    echo.insert(u"previous_response_id"_s,
+                kept.request.previousResponseId.isEmpty()
+                    ? QJsonValue()
+                    : QJsonValue(QString::fromUtf8(kept.request.previousResponseId)));
+    return std::nullopt;
+}
+
+void GatewayServer::acceptBackground(ReadOperation read)
+{
+    const routing::RequestContext &context = read.client.context;
+    if (auto full = m_responses->admitTask(context.tenant))
+        return refuse(read.writer, read.trace, *full, read.operation);
+    // Quotas and the key's allowance are taken when the task is accepted: a client learns of a
+    // refusal at once, not when a worker picks the task up.
+    if (auto refusal = admit(read.trace, context, read.caller))
+        return refuse(read.writer, read.trace, *refusal, read.operation);
+    const responses::Priority priority =
+        responses::priorityFromName(context.priority).value_or(responses::Priority::Normal);
+    responses::StoredResponse task =
+        m_responses->newRecord(read.kept->request, read.kept->owner, context.tenant,
+                               read.trace.trace().keyId, read.client.chat.model, priority,
+                               read.kept->history, read.client.responses->echo, context.headers);
+    read.trace.pointEvent(u"background"_s, u"queued as %1"_s.arg(QString::fromLatin1(task.id)));
+    const HeaderList headers = identityHeaders(read.trace.trace());
+    m_responses->acceptBackground(std::move(task), std::move(read.writer), headers,
+                                  std::move(read.trace), read.kept->request.stream);
+}
+
+void GatewayServer::runBackground(const responses::StoredResponse &task,
+                                  telemetry::TraceBuilder trace,
+                                  std::unique_ptr<execution::ClientChannel> channel)
+{
+    // The config of this moment, not of when the task was accepted: an Apply in between (a
+    // provider removed) is what the task must live with.
+    std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
+    QList<QPair<QByteArray, QByteArray>> headers;
+    const QJsonObject kept = QJsonDocument::fromJson(task.headers).object();
+    for (auto it = kept.begin(); it != kept.end(); ++it)
+        headers.append({it.key().toLatin1(), it.value().toString().toUtf8()});
+    ingress::ClientRequest client;
+    const auto refuseTask = [&](const protocol::ApiError &error) {
+        channel->sendError(error, {});
+        trace.pointEvent(u"completion"_s, error.code.isEmpty() ? error.type : error.code);
+        m_services.recorder.record(
+            trace.finish(error.status, error.code.isEmpty() ? error.type : error.code));
+    };
+    if (auto unreadable = ingress::readClientRequest(client, protocol::Operation::Responses,
+                                                     headers, task.request, *table))
+        return refuseTask(*unreadable);
+    client.context.requestId = trace.trace().requestId;
+    client.context.tenant = task.tenant;
+    telemetry::Trace &record = trace.trace();
+    record.tenant = task.tenant;
+    record.keyId = task.keyId;
+    record.model = client.chat.model;
+    record.streamed = true;
+    routing::RouteDecision decision = routeRequest(trace, *table, client.context);
+    if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
+        return refuseTask(protocol::ApiError::modelNotFound(client.chat.model));
+    execute(std::move(channel), std::move(trace), std::move(table), std::move(client),
+            std::move(decision), true);
+}
+
+void GatewayServer::handleStoredResponse(const IncomingRequest &request, ResponseWriter writer,
+                                         const HeaderList &identity)
+{
+    const std::shared_ptr<const routing::RoutingTable> table = m_services.router.table();
+    const auth::ClientAuthenticator::Verdict caller =
+        m_services.authenticator.authenticate(table->config(), request.headers);
+    if (caller.refusal)
+        return writer.sendError(*caller.refusal, identity);
+    if (caller.key) {
+        if (auto refusal = auth::ClientAuthenticator::tenantRefusal(*caller.key, request.headers))
+            return writer.sendError(*refusal, identity);
+    }
+    // Without keys the tenant header names the owner, as it named it when the response was made.
+    const QString owner =
+        caller.key
+            ? responseOwner(caller.key->id, caller.key->tenant)
+            : responseOwner({}, QString::fromUtf8(headerValue(request, "x-switchyard-tenant")));
+    const QString rest = request.path.mid(qsizetype(sizeof("/v1/responses/") - 1));
+    m_responses->handle(request, rest, std::move(writer), identity, owner);
+}
+
+void GatewayServer::setResponses(ResponsesService *responses)
+{
+    m_responses = responses;
+    if (!m_responses)
+        return;
+    m_responses->setRunner(
+        [this](const responses::StoredResponse &task, telemetry::TraceBuilder trace,
+               std::unique_ptr<execution::ClientChannel> channel) {
+            runBackground(task, std::move(trace), std::move(channel));
+        },
+        [this](const responses::StoredResponse &task) {
+            // A task run again after a restart: its first trace ended with the process.
+            telemetry::TraceBuilder trace(m_services.scheduler.clock(), task.id,
+                                          telemetry::newTraceId());
+            const config::Config &config = m_services.config.config();
+            trace.setLimits(
+                {config.trace.chunkEvents, config.trace.keepBodies, config.trace.bodyMaxBytes});
+            describeEndpoint(trace.trace(), u"/v1/responses"_s, protocol::Operation::Responses);
+            return trace;
+        });
 }
 
 void GatewayServer::guardDuplicates(ReadOperation read, idempotency::Key key)
@@ -732,7 +952,7 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
 
 std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter writer,
                                                                 ingress::ClientRequest &client,
-                                                                const QByteArray &requestId)
+                                                                const QByteArray &responseId)
 {
     switch (client.operation) {
     case protocol::Operation::Messages:
@@ -741,7 +961,7 @@ std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter w
                                                  std::move(client.messagesIgnoredFields));
     case protocol::Operation::Responses:
         return std::make_unique<ResponsesChannel>(std::move(writer), std::move(*client.responses),
-                                                  ingress::responseIdFor(requestId).toUtf8());
+                                                  responseId);
     case protocol::Operation::Chat:
     case protocol::Operation::Embeddings:
     case protocol::Operation::Completions:
@@ -750,9 +970,11 @@ std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter w
     return std::make_unique<HttpClientChannel>(std::move(writer));
 }
 
-void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace,
+void GatewayServer::execute(std::unique_ptr<execution::ClientChannel> channel,
+                            telemetry::TraceBuilder trace,
                             std::shared_ptr<const routing::RoutingTable> table,
-                            ingress::ClientRequest client, routing::RouteDecision decision)
+                            ingress::ClientRequest client, routing::RouteDecision decision,
+                            bool kept)
 {
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };
     const auto finished = [this](execution::RequestExecution *execution) {
@@ -769,12 +991,12 @@ void GatewayServer::execute(ResponseWriter writer, telemetry::TraceBuilder trace
                                                 m_services.loop,
                                                 jitter,
                                                 finished};
-    std::unique_ptr<HttpClientChannel> channel =
-        clientChannel(std::move(writer), client, trace.trace().requestId);
     auto *execution = new execution::RequestExecution(
         services, table->snapshot(), std::move(client.chat), std::move(client.chatBody),
         std::move(client.context), std::move(decision), std::move(trace), std::move(channel), this);
-    if (client.operation != protocol::Operation::Chat)
+    // A kept response is made by the gateway from the chat translation, whichever provider
+    // answers: its id, storage and events are the gateway's, not a provider's.
+    if (client.operation != protocol::Operation::Chat && !kept)
         execution->setOperation(client.operation, std::move(client.operationBody),
                                 client.nativeOnly);
     execution->setFallbackRouting(m_services.router, std::move(table));

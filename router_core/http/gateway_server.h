@@ -7,6 +7,7 @@
 #include "http/admin_endpoints.h"
 #include "http/idempotency_guard.h"
 #include "http/request_head.h"
+#include "http/responses_service.h"
 #include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
 #include "resilience/admission.h"
@@ -123,6 +124,10 @@ public:
     // Where the duplicate guard keeps answers (docs/resilience.md); it must outlive the server.
     // Unset, Idempotency-Key is checked for form and otherwise ignored.
     void setAnswerStore(answers::AnswerStore *store) { m_answers = store; }
+    // Where stored and background responses live (docs/responses.md); it must outlive the
+    // server. Unset, `store`, `background` and `previous_response_id` are served only by
+    // providers that speak the Responses API natively, as the ingress says.
+    void setResponses(ResponsesService *responses);
 
 Q_SIGNALS:
     void inFlightChanged(int inFlight);
@@ -165,7 +170,7 @@ private:
     // The channel that answers in the client's protocol.
     static std::unique_ptr<HttpClientChannel> clientChannel(ResponseWriter writer,
                                                             ingress::ClientRequest &client,
-                                                            const QByteArray &requestId);
+                                                            const QByteArray &responseId);
     // A request read, authenticated and bound to its caller: what the stages after the duplicate
     // guard need, carried across the store's claim, which may answer later (Redis).
     struct ReadOperation;
@@ -178,9 +183,24 @@ private:
                  answers::ClaimResult result);
     void replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                       const answers::StoredAnswer &answer);
-    void execute(ResponseWriter writer, telemetry::TraceBuilder trace,
+    // `kept`: the gateway keeps the answer (a stored or background response), so the request
+    // takes the chat translation to every provider, and the channel says the kept id.
+    void execute(std::unique_ptr<execution::ClientChannel> channel, telemetry::TraceBuilder trace,
                  std::shared_ptr<const routing::RoutingTable> table, ingress::ClientRequest client,
-                 routing::RouteDecision decision);
+                 routing::RouteDecision decision, bool kept = false);
+    // POST /v1/responses with `store`, `background` or `previous_response_id`: the stored
+    // conversation inlined, the request read again. A refusal is the client's answer.
+    std::optional<protocol::ApiError> readKeptRequest(ReadOperation &read,
+                                                      const IncomingRequest &request,
+                                                      const QByteArray &originalBody);
+    // POST /v1/responses with `background`: kept as a task on the queue, answered `queued`.
+    void acceptBackground(ReadOperation read);
+    // A background task's run, for the ResponsesService.
+    void runBackground(const responses::StoredResponse &task, telemetry::TraceBuilder trace,
+                       std::unique_ptr<execution::ClientChannel> channel);
+    // GET, DELETE and POST under /v1/responses/{id}.
+    void handleStoredResponse(const IncomingRequest &request, ResponseWriter writer,
+                              const HeaderList &identity);
     // POST /v1/messages/count_tokens for a model no anthropic provider serves.
     void answerTokenEstimate(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                              const protocol::ChatRequest &chat);
@@ -202,6 +222,7 @@ private:
     TraceStream *m_traceStream = nullptr; // child: GET /admin/v1/traces/stream
     std::function<QByteArray()> m_metricsText;
     answers::AnswerStore *m_answers = nullptr; // the engine's; null: no guard
+    ResponsesService *m_responses = nullptr;   // the engine's; null: nothing is kept
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::RequestExecution *, bool> m_executions;

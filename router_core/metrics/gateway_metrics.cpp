@@ -430,6 +430,47 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
         writer.sample("switchyard_otlp_failed_exports_total", {}, spans.failedExports);
     }
 
+    if (const QueueScrape &queue = state.queue; queue.enabled) {
+        writer.family("switchyard_background_queue_depth",
+                      "Background responses waiting for a worker, by priority.", "gauge");
+        static constexpr const char *kPriorities[] = {"high", "normal", "low"};
+        for (int index = 0; index < 3; ++index)
+            writer.sample("switchyard_background_queue_depth",
+                          QByteArray("priority=\"") + kPriorities[index] + '"',
+                          quint64(queue.queued[index]));
+        writer.family("switchyard_background_queue_oldest_age_seconds",
+                      "How long the oldest waiting background response has waited.", "gauge");
+        writer.sample("switchyard_background_queue_oldest_age_seconds", {},
+                      queue.oldestQueuedAgeSeconds);
+        writer.family("switchyard_background_running",
+                      "Background responses a worker is running now.", "gauge");
+        writer.sample("switchyard_background_running", {}, quint64(queue.running));
+        writer.family("switchyard_background_tasks_total",
+                      "Background responses finished since start, by outcome.", "counter");
+        static constexpr const char *kOutcomes[] = {"completed", "incomplete", "failed",
+                                                    "cancelled", "timed_out"};
+        for (int index = 0; index < 5; ++index)
+            writer.sample("switchyard_background_tasks_total",
+                          QByteArray("outcome=\"") + kOutcomes[index] + '"', queue.outcomes[index]);
+        writer.family("switchyard_stored_responses",
+                      "Responses kept for retrieval and previous_response_id, background ones "
+                      "included.",
+                      "gauge");
+        writer.sample("switchyard_stored_responses", {}, quint64(queue.stored));
+        writer.family("switchyard_stored_responses_bytes",
+                      "Bytes the stored responses take, in memory and in the state database.",
+                      "gauge");
+        writer.sample("switchyard_stored_responses_bytes", {}, quint64(queue.storedBytes));
+        writer.family("switchyard_stored_responses_expired_total",
+                      "Stored responses dropped since start: past `responses.retention` (age) or "
+                      "oldest first to stay within `responses.max_stored_bytes` (bytes).",
+                      "counter");
+        writer.sample("switchyard_stored_responses_expired_total", "reason=\"age\"",
+                      queue.expiredByAge);
+        writer.sample("switchyard_stored_responses_expired_total", "reason=\"bytes\"",
+                      queue.expiredByBytes);
+    }
+
     // The fleet's link to Redis: while it is down every node serves alone from what it holds.
     if (const FleetScrape &fleet = state.fleet; fleet.enabled) {
         writer.family("switchyard_fleet_link_up",

@@ -29,12 +29,27 @@ struct FleetScrape {
     quint64 commandsFailed = 0;
 };
 
+// Background responses and stored responses (docs/responses.md), read from the queue at a scrape.
+struct QueueScrape {
+    bool enabled = false;
+    int queued[3] = {0, 0, 0}; // high, normal, low
+    int running = 0;
+    double oldestQueuedAgeSeconds = 0;
+    // Finished tasks since start by outcome: completed, incomplete, failed, cancelled, timed_out.
+    quint64 outcomes[5] = {0, 0, 0, 0, 0};
+    int stored = 0;
+    qint64 storedBytes = 0;
+    quint64 expiredByAge = 0;
+    quint64 expiredByBytes = 0;
+};
+
 struct ScrapeState {
     int inFlight = 0;
     telemetry::ConnectionCounts connections;
     QList<ProviderHealth> providers;
     telemetry::SpanExportCounts spanExport; // rendered only when trace.otlp is configured
     FleetScrape fleet;
+    QueueScrape queue;
 };
 
 // The gateway's Prometheus metrics (docs/observability.md lists every family). It reads every

@@ -1,0 +1,172 @@
+#pragma once
+
+#include "config/responses_config.h"
+#include "execution/client_channel.h"
+#include "http/request_head.h"
+#include "httpwire/response_writer.h"
+#include "ingress/responses_ingress.h"
+#include "protocol/openai_error.h"
+#include "responses/response_store.h"
+#include "telemetry/trace.h"
+
+#include <QHash>
+#include <QJsonObject>
+#include <QObject>
+#include <QPointer>
+#include <QUrlQuery>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+namespace switchyard::config {
+class ConfigStore;
+}
+
+namespace switchyard::http {
+
+using httpwire::ResponseWriter;
+using protocol::HeaderList;
+
+class BackgroundChannel;
+
+// Who may read, continue, cancel or delete a stored response: the client key that stored it, or
+// without keys the tenant it named (which is not isolation: anyone may name any tenant).
+QString responseOwner(const QString &keyId, const QString &tenant);
+
+// What a Responses request asks the gateway to keep, read from its body before it is translated.
+struct KeepRequest {
+    bool store = false;      // keep the request and its answer (`store`, else the default)
+    bool background = false; // run it on the queue (`background`)
+    bool stream = false;
+    QByteArray previousResponseId;
+    QByteArray body; // the request without `store`, `background` and `previous_response_id`
+};
+// Reads `store`, `background` and `previous_response_id`: a background request without storage
+// (`store: false`) is refused, as OpenAI refuses it.
+std::variant<KeepRequest, protocol::ApiError>
+readKeepRequest(const QByteArray &body, const config::ResponsesConfig &config);
+
+// The Responses API's resources on this gateway: stored responses, background tasks on the
+// durable queue that runs them, and the paths under /v1/responses/{id}. Engine thread only.
+//
+// A background task is stored first (on disk before the client hears `queued`), then a worker
+// runs it: the server reads its stored request again, routes and executes it like any other,
+// answering through a BackgroundChannel that translates the stream to Responses events, numbers
+// them after every event the response ever logged, and keeps each (on disk before any client
+// sees it). Clients that follow its stream read the log and then the live events. A task left
+// queued or running by a process that ended runs again after the restart, under the same id.
+class ResponsesService final : public QObject {
+    Q_OBJECT
+public:
+    // Runs a stored request: `task.request` read as a POST /v1/responses with `task.headers`,
+    // for `task.tenant` and `task.keyId`, routed and executed with `trace`, answering through
+    // `channel`. It may refuse before any attempt (the model is gone after an Apply): then it
+    // sends the error to the channel like the executor would.
+    using Runner = std::function<void(const responses::StoredResponse &task,
+                                      telemetry::TraceBuilder trace,
+                                      std::unique_ptr<execution::ClientChannel> channel)>;
+    using TraceFactory = std::function<telemetry::TraceBuilder(const responses::StoredResponse &)>;
+
+    ResponsesService(responses::ResponseStore &store, const config::ConfigStore &config,
+                     const timing::Clock &clock, QObject *parent = nullptr);
+    ~ResponsesService() override;
+
+    void setRunner(Runner runner, TraceFactory traceForRestart);
+    // At start: tasks an earlier process left queued or running go back on the queue.
+    void recover();
+
+    // ---- POST /v1/responses --------------------------------------------------------------------
+
+    // `previous` continued: its conversation (history, input and output) before `input`. A
+    // response this owner may not read, or one not finished, is refused; nullopt with no error
+    // when there is no such response here (a provider may know it).
+    std::variant<QByteArray, protocol::ApiError, std::monostate>
+    withConversation(const QByteArray &body, const QByteArray &previousId, const QString &owner,
+                     QByteArray *history);
+    // A task this owner's tenant may still queue; the 429 `queue_full` otherwise.
+    std::optional<protocol::ApiError> admitTask(const QString &tenant) const;
+    // A new record for a request the gateway keeps.
+    responses::StoredResponse newRecord(const KeepRequest &keep, const QString &owner,
+                                        const QString &tenant, const QString &keyId,
+                                        const QString &model, responses::Priority priority,
+                                        const QByteArray &history, const QJsonObject &echo,
+                                        const HeaderList &requestHeaders) const;
+    // Keeps a background task (on disk first), then answers the client: the queued response
+    // object, or (stream) the task's events as they come. The trace waits with the task.
+    void acceptBackground(responses::StoredResponse task, ResponseWriter writer,
+                          HeaderList headers, telemetry::TraceBuilder trace, bool stream);
+    // Keeps a stored foreground request's answer, a Responses `response` object.
+    void keepAnswered(responses::StoredResponse record, const QByteArray &responseJson);
+
+    // ---- /v1/responses/{id}[/cancel|/input_items] ---------------------------------------------
+
+    void handle(const IncomingRequest &request, const QString &rest, ResponseWriter writer,
+                const HeaderList &identity, const QString &owner);
+
+    // ---- operators ----------------------------------------------------------------------------
+
+    struct QueueCounts {
+        int queued[3] = {0, 0, 0}; // by priority
+        int running = 0;
+        qint64 oldestQueuedAgeMs = 0;
+        quint64 completed = 0, failed = 0, cancelled = 0, timedOut = 0, incomplete = 0;
+        qint64 storedBytes = 0;
+        int stored = 0;
+        quint64 expiredByAge = 0, expiredByBytes = 0;
+    };
+    QueueCounts counts() const;
+    // GET /admin/v1/queue: counts, depth by tenant, and the queued, running and recently failed
+    // tasks.
+    QJsonObject queueReport() const;
+    // Cancels a queued or running task for an operator; false when there is none.
+    bool cancelTask(const QByteArray &id);
+
+Q_SIGNALS:
+    void queueChanged();
+
+private:
+    friend class BackgroundChannel;
+    struct Follower;
+    struct Running;
+
+    responses::StoredResponse *ownedBy(const QByteArray &id, const QString &owner);
+    void enqueue(const responses::StoredResponse &task);
+    void pump();
+    void start(const QByteArray &id);
+    // From the channel of a running task.
+    void taskEvents(const QByteArray &id, QList<responses::LoggedEvent> events);
+    void taskFinished(const QByteArray &id, responses::Status status, QByteArray responseJson,
+                      QList<responses::LoggedEvent> lastEvents);
+    void deliver(const QByteArray &id);
+    void endFollowers(const QByteArray &id);
+    void follow(const responses::StoredResponse &record, ResponseWriter writer,
+                HeaderList headers, qint64 after);
+    void forget(const QByteArray &id);
+    void cancel(responses::StoredResponse &record);
+
+    void retrieve(const responses::StoredResponse &record, const QUrlQuery &query,
+                  ResponseWriter writer, const HeaderList &identity);
+
+    responses::ResponseStore &m_store;
+    const config::ConfigStore &m_config;
+    const timing::Clock &m_clock;
+    Runner m_runner;
+    TraceFactory m_traceForRestart;
+    // Waiting tasks: (priority, created, id), served from the front.
+    std::set<std::tuple<int, qint64, QByteArray>> m_queued;
+    QHash<QByteArray, std::shared_ptr<Running>> m_running;
+    // The traces of tasks this process accepted, with their open `queued` span: a task picked up
+    // after a restart starts a new one (traceForRestart).
+    std::map<QByteArray, std::pair<telemetry::TraceBuilder, int>> m_waitingTraces;
+    std::map<QByteArray, std::vector<std::unique_ptr<Follower>>> m_followers;
+    QHash<QByteArray, qint64> m_durableThrough; // last sequence number on disk, per response
+    QHash<QString, int> m_activeByTenant;       // queued and running tasks
+    quint64 m_outcomes[6] = {0, 0, 0, 0, 0, 0}; // finished tasks by status
+    quint64 m_timedOut = 0;
+};
+
+} // namespace switchyard::http
