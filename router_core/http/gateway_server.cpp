@@ -591,7 +591,7 @@ void GatewayServer::run(ReadOperation read)
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuse(read.writer, read.trace,
                       protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
-    if (read.kept) {
+    if (read.kept && read.kept->request.store) {
         // A stored response: the answer is kept under a random id once it has been given.
         const ingress::ClientRequest &client = read.client;
         responses::StoredResponse record = m_responses->newRecord(
@@ -608,11 +608,20 @@ void GatewayServer::run(ReadOperation read)
         return execute(std::move(channel), std::move(read.trace), std::move(read.table),
                        std::move(read.client), std::move(decision), true);
     }
-    const QByteArray requestId = read.trace.trace().requestId;
-    execute(clientChannel(std::move(read.writer), read.client,
-                          ingress::responseIdFor(requestId).toUtf8()),
-            std::move(read.trace), std::move(read.table), std::move(read.client),
-            std::move(decision));
+    if (read.kept) {
+        // A stored conversation continued with `store: false`: made like a kept one, not kept.
+        auto channel = std::make_unique<ResponsesChannel>(
+            std::move(read.writer), *read.client.responses,
+            ingress::responseIdFor(read.trace.trace().requestId).toUtf8());
+        return execute(std::move(channel), std::move(read.trace), std::move(read.table),
+                       std::move(read.client), std::move(decision), true);
+    }
+    // The channel is made first: it takes what it needs of the request before the request moves.
+    const QByteArray responseId = ingress::responseIdFor(read.trace.trace().requestId).toUtf8();
+    std::unique_ptr<HttpClientChannel> channel =
+        clientChannel(std::move(read.writer), read.client, responseId);
+    execute(std::move(channel), std::move(read.trace), std::move(read.table),
+            std::move(read.client), std::move(decision));
 }
 
 std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &read,
@@ -662,6 +671,14 @@ std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &
     }
     if (read.client.nativeOnly) {
         // Built-in tools and the like: only a provider's own Responses API can run them.
+        if (!kept.history.isEmpty()) {
+            // The conversation is this gateway's: a provider cannot be given its id.
+            return protocol::ApiError::invalidRequest(
+                u"A conversation stored on this gateway is continued through the chat "
+                u"translation, which cannot carry this request: "_s +
+                    read.client.nativeOnlyReason,
+                u"previous_response_id"_s);
+        }
         if (kept.request.background) {
             return protocol::ApiError::invalidRequest(
                 u"Background responses run on this gateway's queue through the chat "
@@ -672,7 +689,7 @@ std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &
         return readAsSent(); // the provider keeps it, if it does, as before
     }
     QJsonObject &echo = read.client.responses->echo;
-    echo.insert(u"store"_s, true);
+    echo.insert(u"store"_s, kept.request.store);
     echo.insert(u"background"_s, kept.request.background);
     echo.insert(u"previous_response_id"_s,
                 kept.request.previousResponseId.isEmpty()
@@ -777,6 +794,10 @@ void GatewayServer::setResponses(ResponsesService *responses)
                 {config.trace.chunkEvents, config.trace.keepBodies, config.trace.bodyMaxBytes});
             describeEndpoint(trace.trace(), u"/v1/responses"_s, protocol::Operation::Responses);
             return trace;
+        },
+        [this](telemetry::TraceBuilder trace, int status, const QString &outcome) {
+            trace.pointEvent(u"completion"_s, outcome);
+            m_services.recorder.record(trace.finish(status, outcome));
         });
 }
 
