@@ -17,6 +17,21 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
+// Qt binds a null string or byte array as SQL NULL, which the NOT NULL columns refuse: an empty
+// tenant or key id is an empty text.
+QString text(const QString &value)
+{
+    return value.isNull() ? QString(u""_s) : value;
+}
+QString text(const QByteArray &value)
+{
+    return QString::fromLatin1(value.isNull() ? QByteArray("") : value);
+}
+QByteArray blob(const QByteArray &value)
+{
+    return value.isNull() ? QByteArray("") : value;
+}
+
 const QStringList kSchema{
     u"CREATE TABLE IF NOT EXISTS stored_responses ("
     u" id TEXT PRIMARY KEY,"
@@ -46,8 +61,8 @@ const QStringList kSchema{
     u" PRIMARY KEY (response_id, sequence_number))"_s,
 };
 
-const char *const kStatusNames[] = {"queued", "in_progress", "completed",
-                                    "incomplete", "failed", "cancelled"};
+const char *const kStatusNames[] = {"queued",     "in_progress", "completed",
+                                    "incomplete", "failed",      "cancelled"};
 const char *const kPriorityNames[] = {"high", "normal", "low"};
 
 } // namespace
@@ -227,11 +242,11 @@ public:
                       u"finished_at_ms, expires_at_ms, runs, request, headers, "
                       u"previous_response_id, history, input_items, response) VALUES "
                       u"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
-        query.addBindValue(QString::fromLatin1(response.id));
-        query.addBindValue(response.owner);
-        query.addBindValue(response.tenant);
-        query.addBindValue(response.keyId);
-        query.addBindValue(response.model);
+        query.addBindValue(text(response.id));
+        query.addBindValue(text(response.owner));
+        query.addBindValue(text(response.tenant));
+        query.addBindValue(text(response.keyId));
+        query.addBindValue(text(response.model));
         query.addBindValue(int(response.background));
         query.addBindValue(int(response.priority));
         query.addBindValue(statusName(response.status));
@@ -240,12 +255,12 @@ public:
         query.addBindValue(response.finishedAtMs);
         query.addBindValue(response.expiresAtMs);
         query.addBindValue(response.runs);
-        query.addBindValue(response.request);
-        query.addBindValue(response.headers);
-        query.addBindValue(QString::fromLatin1(response.previousResponseId));
-        query.addBindValue(response.history);
-        query.addBindValue(response.inputItems);
-        query.addBindValue(response.response);
+        query.addBindValue(blob(response.request));
+        query.addBindValue(blob(response.headers));
+        query.addBindValue(text(response.previousResponseId));
+        query.addBindValue(blob(response.history));
+        query.addBindValue(blob(response.inputItems));
+        query.addBindValue(blob(response.response));
         exec(query);
     }
     void appendEvents(const QByteArray &id, const QList<LoggedEvent> &events)
@@ -256,8 +271,8 @@ public:
         for (const LoggedEvent &event : events) {
             query.addBindValue(QString::fromLatin1(id));
             query.addBindValue(event.sequenceNumber);
-            query.addBindValue(QString::fromLatin1(event.type));
-            query.addBindValue(event.data);
+            query.addBindValue(text(event.type));
+            query.addBindValue(blob(event.data));
             exec(query);
         }
     }
@@ -382,7 +397,6 @@ StoredResponse &ResponseStore::put(StoredResponse response)
     const QByteArray id = response.id;
     if (m_responses.contains(id))
         erase(id);
-    expire(); // before the insert, so that the new one is never the one dropped
     m_byCreation.insert({response.createdAtMs, id});
     StoredResponse &kept = m_responses.insert(id, std::move(response)).value();
     const qint64 size = kept.approximateBytes();
@@ -393,7 +407,8 @@ StoredResponse &ResponseStore::put(StoredResponse response)
         writer.upsert(row);
         writer.appendEvents(row.id, row.events);
     });
-    return kept;
+    expire(id);
+    return m_responses[id];
 }
 
 void ResponseStore::update(StoredResponse &response)
@@ -438,7 +453,7 @@ void ResponseStore::erase(const QByteArray &id)
         onRemoved(id);
 }
 
-void ResponseStore::expire()
+void ResponseStore::expire(const QByteArray &spare)
 {
     const qint64 now = m_clock.msSinceEpoch();
     QList<QByteArray> byAge;
@@ -448,7 +463,7 @@ void ResponseStore::expire()
     // answer, and the queue's own bound (per tenant) limits how many there are.
     for (const auto &[createdAtMs, id] : m_byCreation) {
         const StoredResponse &response = m_responses[id];
-        if (!isFinished(response.status))
+        if (!isFinished(response.status) || id == spare)
             continue;
         if (response.expiresAtMs <= now) {
             byAge.append(id);

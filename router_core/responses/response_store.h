@@ -137,13 +137,15 @@ public:
 private:
     void committed(quint64 ticket);
     quint64 writeChange(std::function<void(ResponseWriterThread &)> change);
-    void expire();
+    // Drops what is past its retention, then the oldest finished responses while over the
+    // bytes bound; `spare` (the one just put) is never the one dropped.
+    void expire(const QByteArray &spare = {});
     void erase(const QByteArray &id);
 
     Options m_options;
     const timing::Clock &m_clock;
     QHash<QByteArray, StoredResponse> m_responses;
-    QHash<QByteArray, qint64> m_sizes;          // id -> counted bytes
+    QHash<QByteArray, qint64> m_sizes;                    // id -> counted bytes
     std::set<std::pair<qint64, QByteArray>> m_byCreation; // (created, id): the oldest go first
     qint64 m_bytes = 0;
     quint64 m_expiredByAge = 0;
