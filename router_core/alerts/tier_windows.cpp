@@ -31,8 +31,8 @@ RequestVerdict verdictFor(const telemetry::RequestRecord &record)
 qint64 latencyMicrosOf(const telemetry::RequestRecord &record)
 {
     if (record.streamed && record.timeToFirstByteMicros >= 0)
-        return record.timeToFirstByteMicros;
-    return record.totalMicros;
+        return record.timeToFirstByteMicros - record.queuedMicros;
+    return record.totalMicros - record.queuedMicros;
 }
 
 int LatencyHistogram::binFor(qint64 micros)

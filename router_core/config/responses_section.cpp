@@ -37,17 +37,19 @@ void checkResponsesSection(YamlReader &reader, const KeyedMap &root, Config &con
             responses.storeByDefault = *value;
     }
     if (const MapEntry *retention = section->find("retention"_L1)) {
-        if (const auto value = reader.readDuration(*retention, ZeroDuration::Rejected)) {
+        if (const auto value =
+                reader.readDuration(*retention, ZeroDuration::Rejected, kLongestRetention)) {
             if (*value < kShortestRetention || *value > kLongestRetention)
-                reader.reportValue(*retention,
-                                   u"`retention` must be between 1m and 365d, got %1"_s.arg(
-                                       describe(retention->value)));
+                reader.reportValue(
+                    *retention,
+                    u"`retention` must be between 1m and 8760h (365 days), got %1"_s.arg(
+                        describe(retention->value)));
             else
                 responses.retention = *value;
         }
     }
     if (const MapEntry *bytes = section->find("max_stored_bytes"_L1)) {
-        if (const auto value = reader.readSize(*bytes)) {
+        if (const auto value = reader.readSize(*bytes, kLargestStore)) {
             if (*value < kSmallestStore || *value > kLargestStore)
                 reader.reportValue(
                     *bytes, u"`max_stored_bytes` must be between 1MiB and 64GiB, got %1"_s.arg(

@@ -14,14 +14,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-// Request bodies are buffered whole in memory before routing, so a larger limit is a way to run
-// the gateway out of memory rather than a setting anyone needs.
-constexpr qint64 maximumBodyBytes = qint64(1) << 30;
-constexpr qint64 maximumBodyGibibytes = maximumBodyBytes >> 30;
-// Timers and deadlines add durations to clock readings in nanoseconds; a day keeps every sum far
-// from overflow and is longer than any gateway timeout a person means.
-constexpr milliseconds maximumDuration = std::chrono::hours(24);
-
 // Values longer than this are cut in messages so one error stays on one readable line.
 constexpr qsizetype longestQuotedValue = 60;
 
@@ -198,7 +190,8 @@ std::optional<double> YamlReader::readNumber(const MapEntry &entry)
     return value;
 }
 
-std::optional<milliseconds> YamlReader::readDuration(const MapEntry &entry, ZeroDuration zero)
+std::optional<milliseconds> YamlReader::readDuration(const MapEntry &entry, ZeroDuration zero,
+                                                     milliseconds maximum)
 {
     // A bare number is milliseconds; only a number with a unit may have a fraction ("1.5s").
     static const QRegularExpression pattern(uR"(^(\d+|\d+\.\d+)\s*(ms|s|m|h)$|^(\d+)$)"_s);
@@ -222,8 +215,8 @@ std::optional<milliseconds> YamlReader::readDuration(const MapEntry &entry, Zero
                                                   : 3'600'000.0;
         totalMs = match.captured(1).toDouble() * msPerUnit;
     }
-    if (totalMs > double(maximumDuration.count())) {
-        const auto hours = std::chrono::duration_cast<std::chrono::hours>(maximumDuration);
+    if (totalMs > double(maximum.count())) {
+        const auto hours = std::chrono::duration_cast<std::chrono::hours>(maximum);
         reportValue(entry, u"`%1` must be at most %2h, got %3"_s.arg(
                                entry.name, QString::number(hours.count()), shown));
         return std::nullopt;
@@ -236,7 +229,7 @@ std::optional<milliseconds> YamlReader::readDuration(const MapEntry &entry, Zero
     return duration;
 }
 
-std::optional<qint64> YamlReader::readSize(const MapEntry &entry)
+std::optional<qint64> YamlReader::readSize(const MapEntry &entry, qint64 maximum)
 {
     // KB and MB are decimal (1000), KiB and MiB binary (1024), as on every disk label.
     static const QRegularExpression pattern(
@@ -260,9 +253,9 @@ std::optional<qint64> YamlReader::readSize(const MapEntry &entry)
             {u"MiB"_s, 1048576.0}, {u"GB"_s, 1e9}, {u"GiB"_s, 1073741824.0}};
         bytes = match.captured(1).toDouble() * bytesPerUnit.value(match.captured(2));
     }
-    if (bytes > double(maximumBodyBytes)) {
+    if (bytes > double(maximum)) {
         reportValue(entry, u"`%1` must be at most %2GiB, got %3"_s.arg(
-                               entry.name, QString::number(maximumBodyGibibytes), shown));
+                               entry.name, QString::number(maximum >> 30), shown));
         return std::nullopt;
     }
     const qint64 size = std::llround(bytes);

@@ -80,8 +80,15 @@ public:
     std::optional<double> readNumber(const MapEntry &entry);
     // A number between minimum and maximum inclusive.
     std::optional<double> readNumberIn(const MapEntry &entry, double minimum, double maximum);
-    std::optional<std::chrono::milliseconds> readDuration(const MapEntry &entry, ZeroDuration zero);
-    std::optional<qint64> readSize(const MapEntry &entry);
+    // At most a day unless `maximum` says otherwise: timers add durations to clock readings in
+    // nanoseconds, a day keeps every sum far from overflow and is longer than any timeout a
+    // person means. A retention may say more.
+    std::optional<std::chrono::milliseconds>
+    readDuration(const MapEntry &entry, ZeroDuration zero,
+                 std::chrono::milliseconds maximum = std::chrono::hours(24));
+    // At most 1GiB unless `maximum` says otherwise: request bodies are buffered whole, so a
+    // larger limit only runs the gateway out of memory; a store on disk may be larger.
+    std::optional<qint64> readSize(const MapEntry &entry, qint64 maximum = qint64(1) << 30);
     // A list of strings; a single scalar is taken as a list of one.
     std::optional<QStringList> readStringList(const MapEntry &entry);
 

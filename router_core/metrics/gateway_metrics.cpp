@@ -258,7 +258,7 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
     const int statusClass = trace.status >= 100 && trace.status < 600 ? trace.status / 100 : 0;
     const int operation = m_operations.find(trace.operation);
     const int streamed = trace.streamed ? 1 : 0;
-    const double seconds = double(trace.totalMicros) / kMicrosPerSecond;
+    const double seconds = double(trace.totalMicros - trace.queuedMicros) / kMicrosPerSecond;
 
     m_requests.add({provider, model, route, tier, statusClass});
     m_requestDuration.observe({route, tier, streamed}, seconds);
@@ -267,7 +267,8 @@ void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
                                                        : m_errorTypes.find(trace.errorClass);
     m_genAiDuration.observe({operation, provider, model, errorType}, seconds);
     if (trace.streamed && trace.timeToFirstByteMicros >= 0) {
-        const double firstByte = double(trace.timeToFirstByteMicros) / kMicrosPerSecond;
+        const double firstByte =
+            double(trace.timeToFirstByteMicros - trace.queuedMicros) / kMicrosPerSecond;
         m_timeToFirstByte.observe({route, tier}, firstByte);
         m_genAiFirstToken.observe({operation, provider, model}, firstByte);
     }

@@ -40,6 +40,10 @@ struct RequestRecord {
 
     qint64 totalMicros = 0;
     qint64 timeToFirstByteMicros = -1; // a stream's first event to the client; -1 for none
+    // A background response's wait for a worker, inside totalMicros and timeToFirstByteMicros
+    // (both count from when the task was accepted). Latency figures leave it out: they measure
+    // the run, and a full queue is not a slow provider.
+    qint64 queuedMicros = 0;
     // From the provider's usage when it reported one; otherwise estimated from the prompt's and
     // the relayed answer's text (tokensEstimated set). 0 when no provider answered; -1 for a
     // request refused before it ran.

@@ -129,6 +129,7 @@ QJsonObject recordJson(const RequestRecord &record)
         {QStringLiteral("degraded"), record.degradedLevel},
         {QStringLiteral("latency_ms"), double(record.totalMicros) / 1000.0},
         {QStringLiteral("ttft_ms"), millisOrNull(record.timeToFirstByteMicros)},
+        {QStringLiteral("queued_ms"), double(record.queuedMicros) / 1000.0},
         {QStringLiteral("input_tokens"), countOrNull(record.inputTokens)},
         {QStringLiteral("output_tokens"), countOrNull(record.outputTokens)},
         // The provider reported no usage: the counts are estimated from the text
