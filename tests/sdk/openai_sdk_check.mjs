@@ -1,7 +1,9 @@
 // The official openai Node SDK, pinned in package.json, as a client of Switchyard: Responses API
-// calls (whole, streamed, a function tool round trip) and embeddings, against a fake
-// OpenAI-compatible upstream and against the simulated provider. What the SDK parses and types is
-// the contract: a gateway answer the SDK cannot read, or reads differently, fails here.
+// calls (whole, streamed, a function tool round trip), the gateway's own stored and background
+// responses on a chat-only provider (retrieve, resume a stream, cancel, delete,
+// previous_response_id, input items) and embeddings, against a fake OpenAI-compatible upstream
+// and against the simulated provider. What the SDK parses and types is the contract: a gateway
+// answer the SDK cannot read, or reads differently, fails here.
 //
 //   node openai_sdk_check.mjs PATH/TO/switchyard
 //
@@ -24,7 +26,29 @@ const fake = {
     // continue_final_message) streams the rest of the same text.
     cutText: 'The quick brown fox jumps over the lazy dog, twice.',
     cutAfter: 20,
+    // `slow-chat`: streamed a word every `slowWordMs`, so that a client can leave mid-answer.
+    slowText: 'One two three four five six seven eight nine ten eleven twelve.',
+    slowWordMs: 100,
+    // `held-chat`: the stream begins and then nothing more comes until the gateway hangs up.
 };
+
+// A generous safety limit for waiting on something that is not a reply to our own request (a
+// background task's progress, what the fake upstream saw): below the check's own limit, so that
+// a failure says what never happened. Nothing passes or fails on how soon it happens.
+const waitLimitMs = 15_000;
+
+// Polls `condition` (sync or async) until it returns a truthy value, which it returns.
+async function until(what, condition) {
+    const giveUp = Date.now() + waitLimitMs;
+    for (;;) {
+        const value = await condition();
+        if (value)
+            return value;
+        if (Date.now() > giveUp)
+            throw new Error(`gave up after ${waitLimitMs / 1000} s waiting for ${what}`);
+        await pause(10);
+    }
+}
 
 const run = new SdkRun('openai_sdk_check');
 const sdkVersion = run.installedSdk('openai');
@@ -51,6 +75,8 @@ function float32Base64(numbers) {
 class FakeUpstream {
     requests = [];        // { path, body } of every request, oldest first
     nativeAnswers = [];   // each native Responses answer as written: a response, or its events
+    held = [];            // each `held-chat` request: { body, response, hungUp }, hungUp once the gateway hung up
+    slowGate = null;      // when set, `slow-chat` waits for this promise after its first word
     #server = new LoopbackServer((request, response) => this.#handle(request, response));
 
     start() {
@@ -142,9 +168,54 @@ class FakeUpstream {
         response.end('data: [DONE]\n\n');
     }
 
+    // A chat stream of `fake.slowText`, a word every `fake.slowWordMs` (and after the first word
+    // a wait for `slowGate`, when set); whole when not streamed.
+    async #slowChat(body, response) {
+        const envelope = { id: 'chatcmpl-slow', created: 1700000000, model: body.model };
+        if (!body.stream) {
+            response.writeHead(200, { 'content-type': 'application/json' });
+            return response.end(JSON.stringify({
+                ...envelope, object: 'chat.completion',
+                choices: [{ index: 0, message: { role: 'assistant', content: fake.slowText }, finish_reason: 'stop' }],
+                usage: fake.chatUsage,
+            }));
+        }
+        const chunk = (delta, finish = null) => `data: ${JSON.stringify({
+            ...envelope, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        response.write(chunk({ role: 'assistant', content: '' }));
+        for (const [index, word] of fake.slowText.match(/\S+\s*/g).entries()) {
+            await pause(fake.slowWordMs);
+            if (index === 1 && this.slowGate)
+                await this.slowGate;
+            if (response.destroyed)
+                return;
+            response.write(chunk({ content: word }));
+        }
+        response.write(chunk({}, 'stop'));
+        if (body.stream_options?.include_usage === true)
+            response.write(`data: ${JSON.stringify({ ...envelope, object: 'chat.completion.chunk', choices: [], usage: fake.chatUsage })}\n\n`);
+        response.end('data: [DONE]\n\n');
+    }
+
+    // A stream that begins (headers and the role chunk) and then holds until the gateway hangs up.
+    #heldChat(body, response) {
+        const held = { body, response, hungUp: false };
+        response.once('close', () => { held.hungUp = true; });
+        this.held.push(held);
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        response.write(`data: ${JSON.stringify({
+            id: 'chatcmpl-held', object: 'chat.completion.chunk', created: 1700000000, model: body.model,
+            choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] })}\n\n`);
+    }
+
     async #chat(body, response) {
         if (body.model === 'cut-chat-upstream')
             return this.#cutChat(body, response);
+        if (body.model === 'slow-chat-upstream')
+            return this.#slowChat(body, response);
+        if (body.model === 'held-chat-upstream')
+            return this.#heldChat(body, response);
         const answer = this.#chatAnswer(body);
         if (answer.error)
             return this.#error(response, 400, answer.error);
@@ -251,15 +322,21 @@ class FakeUpstream {
 function writeConfig(directory, upstreamUrl) {
     const file = path.join(directory, 'switchyard.yaml');
     fs.writeFileSync(file, `listen: 127.0.0.1:8080
+# Stored and background responses go to this run's own state database, not the user's.
+state:
+  directory: ${path.join(directory, 'state')}
 # The checks assert what the fake upstream was sent: no probe requests in between.
 probes:
   enabled: false
 providers:
+  # Chat completions only (no responses_api): stored and background responses are the gateway's.
   - id: fake-openai
     kind: openai
     base_url: ${upstreamUrl}
     models:
       - {name: fake-chat, upstream: fake-chat-upstream}
+      - {name: slow-chat, upstream: slow-chat-upstream}
+      - {name: held-chat, upstream: held-chat-upstream}
       - {name: fake-embed, upstream: fake-embed-upstream, endpoints: [embeddings], dimensions: 4}
   - id: fake-native
     kind: openai
@@ -331,6 +408,17 @@ function assertNotServed(error, errorClass, status, code) {
     return true;
 }
 
+// The id of a response the gateway keeps: its own, as OpenAI's look.
+const storedId = /^resp_[0-9a-f]{32}$/;
+
+// Retrieves a background response until it is no longer queued or in progress.
+function finished(client, id) {
+    return until(`background response ${id} to finish`, async () => {
+        const response = await client.responses.retrieve(id);
+        return ['queued', 'in_progress'].includes(response.status) ? null : response;
+    });
+}
+
 const weatherTool = {
     type: 'function',
     name: 'get_weather',
@@ -352,6 +440,22 @@ async function runChecks(client, upstream) {
         const sent = upstream.lastRequest('/v1/chat/completions');
         assert.equal(sent.model, 'fake-chat-upstream');
         assert.equal(textOf(sent.messages.at(-1).content), 'Say hello.');
+    });
+
+    await check('responses.create translated: the request echoed, ignored fields named in a header', async () => {
+        const { data: response, response: http } = await client.responses.create({
+            model: 'fake-chat', input: 'Say hello.', instructions: 'Be brief.', temperature: 0.5,
+            tools: [weatherTool], tool_choice: 'none', include: ['reasoning.encrypted_content'],
+        }).withResponse();
+        assert.equal(response.status, 'completed');
+        const echoed = { instructions: response.instructions, temperature: response.temperature,
+            tools: response.tools, tool_choice: response.tool_choice, store: response.store,
+            truncation: response.truncation };
+        assert.deepEqual(echoed, {
+            instructions: 'Be brief.', temperature: 0.5, tools: [weatherTool], tool_choice: 'none',
+            store: false, truncation: 'disabled',
+        }, `the response object: ${JSON.stringify(response)}`);
+        assert.equal(http.headers.get('x-switchyard-ignored-fields'), 'include');
     });
 
     await check('responses.create stream, translated to chat completions', async () => {
@@ -491,6 +595,173 @@ async function runChecks(client, upstream) {
     await check('a chat model asked for embeddings: BadRequestError 400', async () => {
         await assert.rejects(client.embeddings.create({ model: 'fake-chat', input: 'x' }),
             (error) => assertNotServed(error, OpenAI.BadRequestError, 400, 'model_not_supported_on_endpoint'));
+    });
+
+    // The gateway's own stored and background responses, on a provider without the Responses
+    // API: kept, run on its queue and answered under its ids, whatever the provider speaks.
+    await check('responses.create background on a chat-only provider: queued, then completed', async () => {
+        const queued = await client.responses.create({ model: 'fake-chat', input: 'Say hello.', background: true });
+        assert.equal(queued.object, 'response');
+        assert.match(queued.id, storedId);
+        assert.equal(queued.status, 'queued', `the first answer: ${JSON.stringify(queued)}`);
+        assert.equal(queued.background, true);
+        const done = await finished(client, queued.id);
+        assert.equal(done.id, queued.id);
+        assert.equal(done.status, 'completed', `the retrieved response: ${JSON.stringify(done)}`);
+        assert.equal(done.output_text, fake.chatText);
+        assert.equal(done.background, true);
+        const sent = upstream.lastRequest('/v1/chat/completions');
+        assert.equal(sent.model, 'fake-chat-upstream');
+        assert.equal(textOf(sent.messages.at(-1).content), 'Say hello.');
+    });
+
+    await check('responses.create background stream: left mid-answer, resumed with starting_after', async () => {
+        // The provider holds the rest of the answer after its first word until the client has
+        // left and come back: the task is certainly running through both.
+        let release;
+        upstream.slowGate = new Promise((resolve) => { release = resolve; });
+        try {
+            await leaveAndResume(release);
+        } finally {
+            release();
+            upstream.slowGate = null;
+        }
+    });
+
+    async function leaveAndResume(release) {
+        const stream = await client.responses.create({
+            model: 'slow-chat', input: 'Count to twelve.', background: true, stream: true,
+        });
+        const before = [];
+        for await (const event of stream) {
+            before.push(event);
+            if (event.type === 'response.output_text.delta')
+                break; // the SDK aborts the request: the client hangs up mid-answer
+        }
+        const types = before.map((event) => event.type).join(', ');
+        assert.equal(before[0]?.type, 'response.created', `event types before leaving: ${types}`);
+        const id = before[0].response.id;
+        assert.match(id, storedId);
+        assert.equal(before.at(-1).type, 'response.output_text.delta', `the stream ended before any text: ${types}`);
+        assert.deepEqual(before.map((event) => event.sequence_number), before.map((_, index) => index),
+            `sequence_number counts 0..N before leaving (${types})`);
+        const last = before.at(-1).sequence_number;
+        const meanwhile = await client.responses.retrieve(id);
+        assert.equal(meanwhile.status, 'in_progress', `after the client left: ${JSON.stringify(meanwhile)}`);
+
+        const resumed = await client.responses.retrieve(id, { stream: true, starting_after: last });
+        release(); // the rest of the answer reaches a client that follows the running task
+        const after = await collect(resumed);
+        const afterTypes = after.map((event) => `${event.sequence_number}:${event.type}`).join(', ');
+        assert.deepEqual(after.map((event) => event.sequence_number), after.map((_, index) => last + 1 + index),
+            `every event after ${last} once, in order, without gaps: ${afterTypes}`);
+        assert.equal(after.at(-1)?.type, 'response.completed', `the resumed stream: ${afterTypes}`);
+        assert.ok(after.some((event) => event.type === 'response.output_text.delta'),
+            `the resumed stream has the rest of the text: ${afterTypes}`);
+        const deltas = [...before, ...after].filter((event) => event.type === 'response.output_text.delta')
+            .map((event) => event.delta).join('');
+        assert.equal(deltas, fake.slowText, 'the deltas of both halves add up to the whole answer');
+        const final = after.at(-1).response;
+        assert.equal(final.id, id);
+        assert.equal(final.status, 'completed');
+        assert.equal(outputText(final), fake.slowText);
+        const retrieved = await client.responses.retrieve(id);
+        assert.equal(retrieved.status, 'completed');
+        assert.equal(retrieved.output_text, fake.slowText);
+    }
+
+    await check('responses.cancel on a running background response: cancelled, and it stays so', async () => {
+        try {
+            await cancelRunning();
+        } finally {
+            // Should the gateway not hang up, the task ends anyway: a failed one, not one that
+            // holds Switchyard's shutdown.
+            for (const held of upstream.held)
+                held.response.destroy();
+        }
+    });
+
+    async function cancelRunning() {
+        const heldBefore = upstream.held.length;
+        const queued = await client.responses.create({ model: 'held-chat', input: 'Take your time.', background: true });
+        assert.match(queued.id, storedId);
+        const held = await until('the held request to reach the fake upstream', () => upstream.held[heldBefore]);
+        const running = await client.responses.retrieve(queued.id);
+        assert.equal(running.status, 'in_progress', `the response while its provider holds the answer: ${JSON.stringify(running)}`);
+        const cancelled = await client.responses.cancel(queued.id);
+        assert.equal(cancelled.id, queued.id);
+        assert.equal(cancelled.status, 'cancelled', `the cancel answer: ${JSON.stringify(cancelled)}`);
+        await until('the gateway to hang up on the provider of the cancelled response', () => held.hungUp);
+        const later = await client.responses.retrieve(queued.id);
+        assert.equal(later.status, 'cancelled', `retrieved after the cancel: ${JSON.stringify(later)}`);
+        assert.equal(later.output_text, '');
+    }
+
+    await check('responses.delete, then responses.retrieve: NotFoundError 404', async () => {
+        const stored = await client.responses.create({ model: 'fake-chat', input: 'Say hello.', store: true });
+        assert.match(stored.id, storedId);
+        assert.equal((await client.responses.retrieve(stored.id)).output_text, fake.chatText, 'stored before the delete');
+        await client.responses.delete(stored.id);
+        await assert.rejects(client.responses.retrieve(stored.id),
+            (error) => assertNotServed(error, OpenAI.NotFoundError, 404, 'response_not_found'));
+    });
+
+    await check('previous_response_id with a function tool on a chat-only provider', async () => {
+        const question = 'What is the weather in Paris?';
+        const first = await client.responses.create({ model: 'fake-chat', input: question, tools: [weatherTool], store: true });
+        assert.match(first.id, storedId);
+        assert.equal(first.store, true);
+        const call = first.output.find((item) => item.type === 'function_call');
+        assert.ok(call, `no function_call in the first turn's output: ${JSON.stringify(first.output)}`);
+        const toolResult = '{"temperature_c":21}';
+        const second = await client.responses.create({
+            model: 'fake-chat',
+            previous_response_id: first.id,
+            tools: [weatherTool],
+            input: [{ type: 'function_call_output', call_id: call.call_id, output: toolResult }],
+        });
+        const sent = upstream.lastRequest('/v1/chat/completions');
+        const messages = sent.messages.map((message) => ({
+            role: message.role,
+            ...(message.role === 'assistant' ? {} : { content: textOf(message.content) }),
+            ...(message.tool_calls ? { tool_calls: message.tool_calls } : {}),
+            ...(message.tool_call_id ? { tool_call_id: message.tool_call_id } : {}),
+        }));
+        assert.deepEqual(messages, [
+            { role: 'user', content: question },
+            { role: 'assistant', tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: call.arguments } }] },
+            { role: 'tool', content: toolResult, tool_call_id: call.call_id },
+        ], `the chat messages the provider got for the second turn: ${JSON.stringify(sent.messages)}`);
+        assert.ok(!textOf(sent.messages.find((message) => message.role === 'assistant').content),
+            'the assistant turn carries no text besides its tool call');
+        assert.equal(second.status, 'completed');
+        assert.equal(second.output_text, `The tool get_weather answered ${toolResult}`);
+        assert.equal(second.previous_response_id, first.id);
+    });
+
+    await check('responses.inputItems.list of a stored response', async () => {
+        const input = [
+            { role: 'developer', content: 'Answer in one line.' },
+            { role: 'user', content: 'Say hello.' },
+        ];
+        const stored = await client.responses.create({ model: 'fake-chat', input, store: true });
+        const described = (items) => items.map((item) => ({
+            type: item.type, role: item.role, content: item.content.map((part) => ({ type: part.type, text: part.text })),
+        }));
+        const oldestFirst = await client.responses.inputItems.list(stored.id, { order: 'asc' });
+        assert.deepEqual(described(oldestFirst.data), [
+            { type: 'message', role: 'developer', content: [{ type: 'input_text', text: 'Answer in one line.' }] },
+            { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Say hello.' }] },
+        ], `the items: ${JSON.stringify(oldestFirst.data)}`);
+        for (const item of oldestFirst.data)
+            assert.ok(typeof item.id === 'string' && item.id.length > 0, `an item without an id: ${JSON.stringify(item)}`);
+        assert.equal(oldestFirst.has_more, false);
+        const newestFirst = await client.responses.inputItems.list(stored.id); // the API's default order
+        assert.deepEqual(newestFirst.data.map((item) => item.id), oldestFirst.data.map((item) => item.id).reverse());
+        const listed = [];
+        for await (const item of client.responses.inputItems.list(stored.id, { order: 'asc', limit: 1 }))
+            listed.push(item.id);
+        assert.deepEqual(listed, oldestFirst.data.map((item) => item.id), 'paged one by one with `after`');
     });
 }
 
