@@ -192,11 +192,12 @@ Engine::Engine(config::Config config, QObject *parent)
                                  ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
                                  : m_localAnswers.get());
     connect(m_store, &config::ConfigStore::replaced, this,
-            [answers = m_localAnswers.get(),
-             responses = m_responseStore](const std::shared_ptr<const config::Config> &snapshot) {
+            [answers = m_localAnswers.get(), responses = m_responseStore,
+             queue = m_responses](const std::shared_ptr<const config::Config> &snapshot) {
                 answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
                 responses->setBounds(snapshot->responses.retention,
                                      snapshot->responses.maxStoredBytes);
+                queue->configChanged(); // more workers take waiting tasks at once
             });
     // The logs: a line per finished request, and tiers going down and up with their endpoints.
     m_recorder->addSink(&telemetry::requestLog());

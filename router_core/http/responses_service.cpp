@@ -791,7 +791,7 @@ void ResponsesService::retrieve(const StoredResponse &record, const QUrlQuery &q
     if (query.hasQueryItem(u"starting_after"_s)) {
         bool ok = false;
         after = query.queryItemValue(u"starting_after"_s).toLongLong(&ok);
-        if (!ok || after < -1) {
+        if (!ok || after < 0) {
             writer.sendError(protocol::ApiError::invalidRequest(
                                  u"`starting_after` must be a sequence number (an integer of at "
                                  u"least 0)."_s,

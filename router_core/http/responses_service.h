@@ -81,6 +81,8 @@ public:
     void setRunner(Runner runner, TraceFactory traceForRestart, TraceFinisher finishUnrun);
     // At start: tasks an earlier process left queued or running go back on the queue.
     void recover();
+    // After an Apply: more workers take waiting tasks at once.
+    void configChanged() { pump(); }
 
     // ---- POST /v1/responses --------------------------------------------------------------------
 
