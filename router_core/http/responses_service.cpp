@@ -62,13 +62,12 @@ QJsonArray inputItemsOf(const QJsonValue &input)
 {
     QJsonArray items;
     if (input.isString()) {
-        items.append(QJsonObject{
-            {u"id"_s, newItemId("msg_"_L1)},
-            {u"type"_s, u"message"_s},
-            {u"role"_s, u"user"_s},
-            {u"status"_s, u"completed"_s},
-            {u"content"_s,
-             QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s}, {u"text"_s, input}}}}});
+        items.append(QJsonObject{{u"id"_s, newItemId("msg_"_L1)},
+                                 {u"type"_s, u"message"_s},
+                                 {u"role"_s, u"user"_s},
+                                 {u"status"_s, u"completed"_s},
+                                 {u"content"_s, QJsonArray{QJsonObject{{u"type"_s, u"input_text"_s},
+                                                                       {u"text"_s, input}}}}});
         return items;
     }
     for (const QJsonValue &value : input.toArray()) {
@@ -78,15 +77,15 @@ QJsonArray inputItemsOf(const QJsonValue &input)
         const QString type = item.value(u"type"_s).toString();
         if (type == u"message"_s && item.value(u"content"_s).isString()) {
             const bool assistant = item.value(u"role"_s).toString() == u"assistant"_s;
-            item.insert(u"content"_s,
-                        QJsonArray{QJsonObject{
-                            {u"type"_s, assistant ? u"output_text"_s : u"input_text"_s},
-                            {u"text"_s, item.value(u"content"_s)}}});
+            item.insert(
+                u"content"_s,
+                QJsonArray{QJsonObject{{u"type"_s, assistant ? u"output_text"_s : u"input_text"_s},
+                                       {u"text"_s, item.value(u"content"_s)}}});
         }
         if (!item.contains(u"id"_s))
             item.insert(u"id"_s, newItemId(type == u"function_call_output"_s ? "fco_"_L1
-                                           : type == u"function_call"_s     ? "fc_"_L1
-                                                                            : "msg_"_L1));
+                                           : type == u"function_call"_s      ? "fc_"_L1
+                                                                             : "msg_"_L1));
         items.append(item);
     }
     return items;
@@ -135,8 +134,8 @@ QString responseOwner(const QString &keyId, const QString &tenant)
     return keyId.isEmpty() ? u"tenant:"_s + tenant : u"key:"_s + keyId;
 }
 
-std::variant<KeepRequest, protocol::ApiError>
-readKeepRequest(const QByteArray &body, const config::ResponsesConfig &config)
+std::variant<KeepRequest, protocol::ApiError> readKeepRequest(const QByteArray &body,
+                                                              const config::ResponsesConfig &config)
 {
     KeepRequest keep;
     keep.body = body;
@@ -193,8 +192,8 @@ class BackgroundChannel final : public QObject, public execution::ClientChannel 
 public:
     BackgroundChannel(ResponsesService *service, const StoredResponse &task)
         : m_service(service), m_id(task.id), m_createdAtSecs(task.createdAtMs / 1000),
-          m_nextSequenceNumber(task.nextSequenceNumber()),
-          m_writer(echoOf(task.response), task.id), m_echo(echoOf(task.response))
+          m_nextSequenceNumber(task.nextSequenceNumber()), m_writer(echoOf(task.response), task.id),
+          m_echo(echoOf(task.response))
     {}
 
     // The run is over for the service (cancelled, timed out): the execution is told the client
@@ -235,9 +234,9 @@ public:
         response.insert(u"created_at"_s, m_createdAtSecs);
         response.insert(u"status"_s, u"failed"_s);
         response.insert(u"output"_s, QJsonArray());
-        response.insert(u"error"_s, QJsonObject{{u"code"_s, error.code.isEmpty() ? error.type
-                                                                                 : error.code},
-                                                {u"message"_s, error.message}});
+        response.insert(u"error"_s,
+                        QJsonObject{{u"code"_s, error.code.isEmpty() ? error.type : error.code},
+                                    {u"message"_s, error.message}});
         finish(Status::Failed, response,
                {loggedEvent(u"response.failed"_s, {{u"response"_s, response}},
                             m_nextSequenceNumber++)});
@@ -271,8 +270,8 @@ private:
     static QJsonObject echoOf(const QByteArray &queuedResponse)
     {
         QJsonObject echo = objectOf(queuedResponse);
-        for (const QString &key : {u"id"_s, u"object"_s, u"created_at"_s, u"status"_s,
-                                   u"output"_s, u"usage"_s, u"error"_s, u"incomplete_details"_s})
+        for (const QString &key : {u"id"_s, u"object"_s, u"created_at"_s, u"status"_s, u"output"_s,
+                                   u"usage"_s, u"error"_s, u"incomplete_details"_s})
             echo.remove(key);
         return echo;
     }
@@ -320,7 +319,8 @@ private:
     bool m_finished = false;
 };
 
-// ---- the service ----------------------------------------------------------------------------------
+// ---- the service
+// ----------------------------------------------------------------------------------
 
 ResponsesService::ResponsesService(responses::ResponseStore &store,
                                    const config::ConfigStore &config, const timing::Clock &clock,
@@ -413,10 +413,10 @@ std::optional<protocol::ApiError> ResponsesService::admitTask(const QString &ten
     error.status = 429;
     error.type = u"rate_limit_error"_s;
     error.code = u"queue_full"_s;
-    error.message = u"Tenant '%1' already has %2 background task(s) queued or running, the most "
-                    u"`responses.queue.max_queued_per_tenant` allows; retry when some finish."_s
-                        .arg(tenant)
-                        .arg(limit);
+    error.message =
+        u"Tenant '%1' already has %2 background task(s) queued or running, the most "
+        u"`responses.queue.max_queued_per_tenant` allows; retry when some finish."_s.arg(tenant)
+            .arg(limit);
     error.retryAfter = "5";
     return error;
 }
@@ -552,9 +552,9 @@ void ResponsesService::start(const QByteArray &id)
         const auto waiting = m_waitingTraces.find(id);
         if (waiting == m_waitingTraces.end()) {
             telemetry::TraceBuilder fresh = m_traceForRestart(*record);
-            fresh.pointEvent(u"background run"_s,
-                             u"run %1 of %2, after a restart"_s.arg(record->runs).arg(
-                                 QString::fromLatin1(id)));
+            fresh.pointEvent(
+                u"background run"_s,
+                u"run %1 of %2, after a restart"_s.arg(record->runs).arg(QString::fromLatin1(id)));
             return fresh;
         }
         auto [builder, span] = std::move(waiting->second);
@@ -646,7 +646,8 @@ void ResponsesService::taskFinished(const QByteArray &id, Status status, QByteAr
     });
     emit queueChanged();
     // The next task starts from a fresh stack, not from inside the execution that just ended.
-    QMetaObject::invokeMethod(this, [this] { pump(); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this] { pump(); }, Qt::QueuedConnection);
 }
 
 void ResponsesService::deliver(const QByteArray &id)
@@ -791,12 +792,12 @@ void ResponsesService::handle(const IncomingRequest &request, const QString &res
     const auto notAllowed = [&](const char *allow) {
         HeaderList headers = identity;
         headers.append({QByteArray("Allow"), QByteArray(allow)});
-        writer.sendError(protocol::ApiError::methodNotAllowed(
-                             request.method == Method::Get      ? u"GET"_s
-                             : request.method == Method::Delete ? u"DELETE"_s
-                                                                : u"POST"_s,
-                             request.path),
-                         headers);
+        writer.sendError(
+            protocol::ApiError::methodNotAllowed(request.method == Method::Get      ? u"GET"_s
+                                                 : request.method == Method::Delete ? u"DELETE"_s
+                                                                                    : u"POST"_s,
+                                                 request.path),
+            headers);
     };
     if (parts.size() > 2 || id.isEmpty() ||
         (parts.size() == 2 && action != u"cancel"_s && action != u"input_items"_s)) {
@@ -871,14 +872,13 @@ void ResponsesService::handle(const IncomingRequest &request, const QString &res
         for (qsizetype index = start; index < items.size() && page.size() < limit; ++index)
             page.append(items.at(index));
         const bool more = start + page.size() < items.size();
-        writer.sendWhole(
-            200, identity, "application/json",
-            compact(QJsonObject{
-                {u"object"_s, u"list"_s},
-                {u"data"_s, page},
-                {u"first_id"_s, page.isEmpty() ? QJsonValue() : page.first()[u"id"_s]},
-                {u"last_id"_s, page.isEmpty() ? QJsonValue() : page.last()[u"id"_s]},
-                {u"has_more"_s, more}}));
+        writer.sendWhole(200, identity, "application/json",
+                         compact(QJsonObject{
+                             {u"object"_s, u"list"_s},
+                             {u"data"_s, page},
+                             {u"first_id"_s, page.isEmpty() ? QJsonValue() : page.first()[u"id"_s]},
+                             {u"last_id"_s, page.isEmpty() ? QJsonValue() : page.last()[u"id"_s]},
+                             {u"has_more"_s, more}}));
         return;
     }
     if (request.method == Method::Get) {
@@ -958,8 +958,8 @@ QJsonObject ResponsesService::queueReport() const
             {u"status"_s, responses::statusName(record.status)},
             {u"created_at_ms"_s, record.createdAtMs},
             {u"waited_ms"_s, (record.startedAtMs ? record.startedAtMs : now) - record.createdAtMs},
-            {u"running_ms"_s, record.status == Status::InProgress ? now - record.startedAtMs
-                                                                 : qint64(0)},
+            {u"running_ms"_s,
+             record.status == Status::InProgress ? now - record.startedAtMs : qint64(0)},
             {u"runs"_s, record.runs},
             {u"error"_s, response.value(u"error"_s)},
         };

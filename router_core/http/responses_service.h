@@ -66,9 +66,9 @@ public:
     // for `task.tenant` and `task.keyId`, routed and executed with `trace`, answering through
     // `channel`. It may refuse before any attempt (the model is gone after an Apply): then it
     // sends the error to the channel like the executor would.
-    using Runner = std::function<void(const responses::StoredResponse &task,
-                                      telemetry::TraceBuilder trace,
-                                      std::unique_ptr<execution::ClientChannel> channel)>;
+    using Runner =
+        std::function<void(const responses::StoredResponse &task, telemetry::TraceBuilder trace,
+                           std::unique_ptr<execution::ClientChannel> channel)>;
     using TraceFactory = std::function<telemetry::TraceBuilder(const responses::StoredResponse &)>;
 
     ResponsesService(responses::ResponseStore &store, const config::ConfigStore &config,
@@ -97,8 +97,8 @@ public:
                                         const HeaderList &requestHeaders) const;
     // Keeps a background task (on disk first), then answers the client: the queued response
     // object, or (stream) the task's events as they come. The trace waits with the task.
-    void acceptBackground(responses::StoredResponse task, ResponseWriter writer,
-                          HeaderList headers, telemetry::TraceBuilder trace, bool stream);
+    void acceptBackground(responses::StoredResponse task, ResponseWriter writer, HeaderList headers,
+                          telemetry::TraceBuilder trace, bool stream);
     // Keeps a stored foreground request's answer, a Responses `response` object.
     void keepAnswered(responses::StoredResponse record, const QByteArray &responseJson);
 
@@ -143,8 +143,8 @@ private:
                       QList<responses::LoggedEvent> lastEvents);
     void deliver(const QByteArray &id);
     void endFollowers(const QByteArray &id);
-    void follow(const responses::StoredResponse &record, ResponseWriter writer,
-                HeaderList headers, qint64 after);
+    void follow(const responses::StoredResponse &record, ResponseWriter writer, HeaderList headers,
+                qint64 after);
     void forget(const QByteArray &id);
     void cancel(responses::StoredResponse &record);
 

@@ -46,8 +46,8 @@ const QStringList kSchema{
     u" PRIMARY KEY (response_id, sequence_number))"_s,
 };
 
-const char *const kStatusNames[] = {"queued", "in_progress", "completed",
-                                    "incomplete", "failed", "cancelled"};
+const char *const kStatusNames[] = {"queued",     "in_progress", "completed",
+                                    "incomplete", "failed",      "cancelled"};
 const char *const kPriorityNames[] = {"high", "normal", "low"};
 
 } // namespace

@@ -143,7 +143,7 @@ private:
     Options m_options;
     const timing::Clock &m_clock;
     QHash<QByteArray, StoredResponse> m_responses;
-    QHash<QByteArray, qint64> m_sizes;          // id -> counted bytes
+    QHash<QByteArray, qint64> m_sizes;                    // id -> counted bytes
     std::set<std::pair<qint64, QByteArray>> m_byCreation; // (created, id): the oldest go first
     qint64 m_bytes = 0;
     quint64 m_expiredByAge = 0;
