@@ -7,6 +7,7 @@
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 #include <QTimer>
+#include <limits>
 
 Q_LOGGING_CATEGORY(lcBackground, "switchyard.background")
 
@@ -740,6 +741,16 @@ void ResponsesService::cancel(StoredResponse &record)
                  {});
 }
 
+protocol::ApiError ResponsesService::taskNotFound(const QString &id)
+{
+    protocol::ApiError error;
+    error.status = 404;
+    error.type = u"invalid_request_error"_s;
+    error.code = u"task_not_found"_s;
+    error.message = u"No queued or running background task has the id '%1'."_s.arg(id);
+    return error;
+}
+
 bool ResponsesService::cancelTask(const QByteArray &id)
 {
     StoredResponse *record = m_store.find(id);
@@ -926,55 +937,94 @@ ResponsesService::QueueCounts ResponsesService::counts() const
     return counts;
 }
 
-QJsonObject ResponsesService::queueReport() const
+ResponsesService::TaskList ResponsesService::taskList(int maxTasks, int maxFailures) const
 {
-    const QueueCounts totals = counts();
     const qint64 now = m_clock.msSinceEpoch();
-    QJsonObject byTenant;
-    QJsonArray tasks;
+    const auto describe = [&](const StoredResponse &record) {
+        TaskView view;
+        view.id = record.id;
+        view.tenant = record.tenant;
+        view.keyId = record.keyId;
+        view.model = record.model;
+        view.priority = record.priority;
+        view.status = record.status;
+        view.createdAtMs = record.createdAtMs;
+        view.finishedAtMs = record.finishedAtMs;
+        view.waitedMs = (record.startedAtMs ? record.startedAtMs : now) - record.createdAtMs;
+        view.runningMs = record.status == Status::InProgress ? now - record.startedAtMs : 0;
+        view.runs = record.runs;
+        // Only a finished response can carry an error: the others are not parsed, so a console
+        // listing a full queue ten times a second reads no JSON.
+        if (responses::isFinished(record.status))
+            view.error = objectOf(record.response).value(u"error"_s);
+        return view;
+    };
+    TaskList list;
+    QList<const StoredResponse *> waiting;
     QList<const StoredResponse *> failed;
     for (const StoredResponse &record : m_store.all()) {
         if (!record.background)
             continue;
-        if (record.status == Status::Failed) {
+        if (record.status == Status::Failed)
             failed.append(&record);
-            continue;
-        }
-        if (responses::isFinished(record.status))
-            continue;
-        QJsonObject tenant = byTenant.value(record.tenant).toObject();
-        const QString key = record.status == Status::Queued ? u"queued"_s : u"running"_s;
-        tenant.insert(key, tenant.value(key).toInt() + 1);
-        byTenant.insert(record.tenant, tenant);
+        else if (!responses::isFinished(record.status))
+            waiting.append(&record);
     }
-    const auto describe = [&](const StoredResponse &record) {
-        const QJsonObject response = objectOf(record.response);
-        return QJsonObject{
-            {u"id"_s, QString::fromLatin1(record.id)},
-            {u"tenant"_s, record.tenant},
-            {u"key_id"_s, record.keyId},
-            {u"model"_s, record.model},
-            {u"priority"_s, responses::priorityName(record.priority)},
-            {u"status"_s, responses::statusName(record.status)},
-            {u"created_at_ms"_s, record.createdAtMs},
-            {u"waited_ms"_s, (record.startedAtMs ? record.startedAtMs : now) - record.createdAtMs},
-            {u"running_ms"_s,
-             record.status == Status::InProgress ? now - record.startedAtMs : qint64(0)},
-            {u"runs"_s, record.runs},
-            {u"error"_s, response.value(u"error"_s)},
-        };
+    // Running first, then queued in the order the workers take them (the store is a hash, in
+    // no order): a listing cut at maxTasks keeps the tasks that matter first.
+    const auto servingOrder = [](const StoredResponse *record) {
+        return std::tuple<bool, int, qint64, const QByteArray &>(
+            record->status != Status::InProgress, int(record->priority), record->createdAtMs,
+            record->id);
     };
-    for (const StoredResponse &record : m_store.all()) {
-        if (record.background && !responses::isFinished(record.status))
-            tasks.append(describe(record));
-    }
+    std::sort(waiting.begin(), waiting.end(),
+              [&](const StoredResponse *a, const StoredResponse *b) {
+                  return servingOrder(a) < servingOrder(b);
+              });
+    list.tasksTotal = int(waiting.size());
+    for (qsizetype index = 0; index < waiting.size() && index < maxTasks; ++index)
+        list.tasks.append(describe(*waiting.at(index)));
     // The most recent failures, newest first: what an operator looks at.
     std::sort(failed.begin(), failed.end(), [](const StoredResponse *a, const StoredResponse *b) {
         return a->finishedAtMs > b->finishedAtMs;
     });
+    for (qsizetype index = 0; index < failed.size() && index < maxFailures; ++index)
+        list.recentFailures.append(describe(*failed.at(index)));
+    return list;
+}
+
+QJsonObject ResponsesService::queueReport() const
+{
+    const QueueCounts totals = counts();
+    const TaskList list = taskList(std::numeric_limits<int>::max(), 50);
+    QJsonObject byTenant;
+    for (const TaskView &task : list.tasks) {
+        QJsonObject tenant = byTenant.value(task.tenant).toObject();
+        const QString key = task.status == Status::Queued ? u"queued"_s : u"running"_s;
+        tenant.insert(key, tenant.value(key).toInt() + 1);
+        byTenant.insert(task.tenant, tenant);
+    }
+    const auto describe = [](const TaskView &task) {
+        return QJsonObject{
+            {u"id"_s, QString::fromLatin1(task.id)},
+            {u"tenant"_s, task.tenant},
+            {u"key_id"_s, task.keyId},
+            {u"model"_s, task.model},
+            {u"priority"_s, responses::priorityName(task.priority)},
+            {u"status"_s, responses::statusName(task.status)},
+            {u"created_at_ms"_s, task.createdAtMs},
+            {u"waited_ms"_s, task.waitedMs},
+            {u"running_ms"_s, task.runningMs},
+            {u"runs"_s, task.runs},
+            {u"error"_s, task.error},
+        };
+    };
+    QJsonArray tasks;
+    for (const TaskView &task : list.tasks)
+        tasks.append(describe(task));
     QJsonArray recentFailures;
-    for (qsizetype index = 0; index < failed.size() && index < 50; ++index)
-        recentFailures.append(describe(*failed.at(index)));
+    for (const TaskView &task : list.recentFailures)
+        recentFailures.append(describe(task));
     const config::ResponsesConfig &config = m_config.config().responses;
     return {
         {u"workers"_s, config.workers},

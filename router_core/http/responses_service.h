@@ -119,11 +119,36 @@ public:
         quint64 expiredByAge = 0, expiredByBytes = 0;
     };
     QueueCounts counts() const;
+    // A background task as an operator sees it (the queue report and the console list these).
+    struct TaskView {
+        QByteArray id;
+        QString tenant;
+        QString keyId;
+        QString model;
+        responses::Priority priority = responses::Priority::Normal;
+        responses::Status status = responses::Status::Queued;
+        qint64 createdAtMs = 0;
+        qint64 finishedAtMs = 0;
+        qint64 waitedMs = 0;  // until its last run began, or until now while queued
+        qint64 runningMs = 0; // while in progress
+        int runs = 0;
+        QJsonValue error; // a finished task's response `error`; null otherwise
+    };
+    struct TaskList {
+        // Running, then queued in the order workers take them; at most maxTasks.
+        QList<TaskView> tasks;
+        int tasksTotal = 0;             // queued and running, all of them
+        QList<TaskView> recentFailures; // newest first, at most maxFailures
+    };
+    TaskList taskList(int maxTasks, int maxFailures) const;
     // GET /admin/v1/queue: counts, depth by tenant, and the queued, running and recently failed
     // tasks.
     QJsonObject queueReport() const;
     // Cancels a queued or running task for an operator; false when there is none.
     bool cancelTask(const QByteArray &id);
+    // What an operator's cancel of `id` is answered when cancelTask finds no such task: the
+    // admin API's 404 and the console's refusal.
+    static protocol::ApiError taskNotFound(const QString &id);
 
 Q_SIGNALS:
     void queueChanged();
