@@ -96,6 +96,8 @@ private Q_SLOTS:
     void thePageListsAFailedARunningAndAQueuedTask();
     void cancellingARunningTaskFromThePageCancelsItForTheClient();
     void aCancelWithoutAnEngineIsRefusedInWords();
+    void waitsAndRunTimesReadInTheLargestUnits_data();
+    void waitsAndRunTimesReadInTheLargestUnits();
     void chineseTranslationTranslatesThePage();
 
 private:
@@ -334,6 +336,28 @@ void QueueConsoleTest::aCancelWithoutAnEngineIsRefusedInWords()
     QCOMPARE(result.taskId, u"resp_0123"_s);
     QCOMPARE(result.status, 503);
     QCOMPARE(result.error, u"The gateway engine is not running; start it and try again."_s);
+}
+
+void QueueConsoleTest::waitsAndRunTimesReadInTheLargestUnits_data()
+{
+    QTest::addColumn<qint64>("ms");
+    QTest::addColumn<QString>("shown");
+    QTest::newRow("just queued") << qint64(0) << u"<1 s"_s;
+    QTest::newRow("a clock step back") << qint64(-250) << u"<1 s"_s;
+    QTest::newRow("under a second") << qint64(999) << u"<1 s"_s;
+    QTest::newRow("a second") << qint64(1000) << u"1 s"_s;
+    QTest::newRow("under a minute") << qint64(59'999) << u"59 s"_s;
+    QTest::newRow("a minute") << qint64(60'000) << u"1 min 0 s"_s;
+    QTest::newRow("minutes and seconds") << qint64(184'500) << u"3 min 4 s"_s;
+    QTest::newRow("an hour") << qint64(3'600'000) << u"1 h 0 min"_s;
+    QTest::newRow("hours and minutes") << qint64(7'530'000) << u"2 h 5 min"_s;
+}
+
+void QueueConsoleTest::waitsAndRunTimesReadInTheLargestUnits()
+{
+    QFETCH(qint64, ms);
+    QFETCH(QString, shown);
+    QCOMPARE(ui::QueueText::duration(ms), shown);
 }
 
 void QueueConsoleTest::chineseTranslationTranslatesThePage()
