@@ -587,6 +587,16 @@ private Q_SLOTS:
         QCOMPARE(numbers.mid(0, seenBefore.size()), seenBefore);
         QCOMPARE(events->events().last().event, QByteArray("response.completed"));
         QCOMPARE(outputText(retrieve(engine->port(), unfinished)), u"t0t1t2"_s);
+
+        // Once more: a response that finished before this start streams whole and ends.
+        engine.reset();
+        engine = startEngine(configFor(fake, state.path()));
+        QVERIFY(engine);
+        auto again = call(engine->port(), "GET",
+                          "/v1/responses/" + unfinished.toUtf8() + "?stream=true&starting_after=1");
+        QVERIFY(again->finished());
+        QCOMPARE(again->events().size(), numbers.size() - 2);
+        QCOMPARE(again->events().last().event, QByteArray("response.completed"));
     }
 
     void thePreviousReleasesStateDatabaseOpensAndMigrates()
