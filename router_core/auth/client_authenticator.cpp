@@ -234,6 +234,32 @@ std::optional<protocol::ApiError> ClientAuthenticator::admit(const ClientKey &ke
     return std::nullopt;
 }
 
+std::optional<protocol::ApiError> ClientAuthenticator::stillAllows(const config::Config &config,
+                                                                   const QString &keyId,
+                                                                   const QString &model) const
+{
+    if (keyId.isEmpty())
+        return std::nullopt;
+    const std::optional<ClientKey> key = findById(config, keyId);
+    if (!key) {
+        if (!m_apiKeys.unavailableReason().isEmpty())
+            return std::nullopt;
+        return unauthenticated(u"API key `%1`, which queued this task, has been revoked; the "
+                               u"task did not run."_s.arg(keyId),
+                               u"key_revoked"_s);
+    }
+    if (!key->limits.allowsModel(model)) {
+        return protocol::ApiError{403,
+                                  u"API key `%1`, which queued this task, may no longer use model "
+                                  u"`%2`; the task did not run."_s.arg(key->id, model),
+                                  u"permission_error"_s,
+                                  u"model"_s,
+                                  u"model_not_allowed"_s,
+                                  {}};
+    }
+    return std::nullopt;
+}
+
 void ClientAuthenticator::takeRequest(const ClientKey &key)
 {
     if (key.limits.requestsPerMinute <= 0)

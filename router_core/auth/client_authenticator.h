@@ -53,6 +53,13 @@ public:
     // Takes one request from the key's requests per minute: call once the request has passed
     // admit() and every later check, so that a refused request costs the key nothing.
     void takeRequest(const ClientKey &key);
+    // Whether work accepted earlier with key `keyId` (a background task, run later) may still
+    // run for `model`: 401 `key_revoked` when no key has the id any more, 403
+    // `model_not_allowed` when the key's models no longer include `model`. Nothing for an empty
+    // id (accepted by an open gateway), and nothing while the API's keys cannot be read: the
+    // task was checked when it was accepted, and what cannot be read cannot revoke it.
+    std::optional<protocol::ApiError> stillAllows(const config::Config &config,
+                                                  const QString &keyId, const QString &model) const;
 
     // Charges a finished request's tokens to its key's tokens-per-minute allowance.
     void traceFinished(const telemetry::Trace &trace) override;

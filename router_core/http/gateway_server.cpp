@@ -749,6 +749,11 @@ void GatewayServer::runBackground(const responses::StoredResponse &task,
     record.keyId = task.keyId;
     record.model = client.chat.model;
     record.streamed = true;
+    // A key revoked, or its models narrowed, while the task waited: the task was accepted on the
+    // key's word, which no longer holds.
+    if (auto revoked =
+            m_services.authenticator.stillAllows(table->config(), task.keyId, client.chat.model))
+        return refuseTask(*revoked);
     routing::RouteDecision decision = routeRequest(trace, *table, client.context);
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuseTask(protocol::ApiError::modelNotFound(client.chat.model));

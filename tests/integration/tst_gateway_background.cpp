@@ -542,6 +542,65 @@ private Q_SLOTS:
         QCOMPARE(call(port, "GET", "/v1/responses/" + id, {}, bearer(kKeyA))->status(), 200);
     }
 
+    void aTaskWhoseKeyIsRevokedWhileItWaitsDoesNotRun()
+    {
+        FakeUpstream fake;
+        fake.mode = FakeUpstream::Mode::Hang;
+        config::Config config =
+            loadTestConfig("listen: 127.0.0.1:0\n"
+                           "providers:\n"
+                           "  - {id: fake, kind: openai, base_url: " +
+                               fake.baseUrl() +
+                               ", models: [test-model]}\n"
+                               "auth:\n"
+                               "  keys:\n"
+                               "    - {id: key-a, tenant: team-a, key: sha256:" +
+                               auth::sha256(kKeyA).toHex() +
+                               "}\n"
+                               "responses:\n"
+                               "  queue: {workers: 1}\n",
+                           u"background.yaml"_s);
+        config.resilience.probes.enabled = false;
+        auto engine = startEngine(config);
+        QVERIFY(engine);
+        const quint16 port = engine->port();
+        auto made = call(port, "POST", "/admin/v1/keys", compact({{u"tenant"_s, u"team-b"_s}}));
+        QCOMPARE(made->status(), 201);
+        const QString keyId = jsonOf(made->body()).value(u"id"_s).toString();
+        const QByteArray keyText = jsonOf(made->body()).value(u"key"_s).toString().toUtf8();
+        QVERIFY(!keyText.isEmpty());
+
+        // The one worker is held by key-a's task; key-b's waits behind it.
+        const QString holding =
+            create(port, {{u"background"_s, true}}, bearer(kKeyA)).value(u"id"_s).toString();
+        QVERIFY(waitForStatus(port, holding, u"in_progress"_s, bearer(kKeyA)));
+        const QString waiting =
+            create(port, {{u"background"_s, true}}, bearer(keyText)).value(u"id"_s).toString();
+        QCOMPARE(statusOf(port, waiting, bearer(keyText)), u"queued"_s);
+
+        QCOMPARE(call(port, "DELETE", "/admin/v1/keys/" + keyId.toUtf8())->status(), 200);
+        QCOMPARE(
+            call(port, "POST", "/v1/responses/" + holding.toUtf8() + "/cancel", {}, bearer(kKeyA))
+                ->status(),
+            200);
+        // The waiting task is taken, then fails by name without reaching the provider.
+        QJsonObject failure;
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                const QJsonObject queue = jsonOf(call(port, "GET", "/admin/v1/queue")->body());
+                for (const QJsonValue &task : queue.value(u"recent_failures"_s).toArray()) {
+                    if (task.toObject().value(u"id"_s).toString() == waiting)
+                        failure = task.toObject();
+                }
+                return !failure.isEmpty();
+            },
+            10000));
+        QCOMPARE(failure.value(u"status"_s).toString(), u"failed"_s);
+        QCOMPARE(failure.value(u"error"_s).toObject().value(u"code"_s).toString(),
+                 u"key_revoked"_s);
+        QCOMPARE(fake.requests().size(), 1);
+    }
+
     void storedResponsesAndUnfinishedTasksSurviveARestart()
     {
         QTemporaryDir state;
