@@ -28,12 +28,10 @@ void ContextSample::offer(const RequestContext &context, const RouteDecision &de
     ++m_offered;
     if (m_bounds.capacity <= 0 || m_bounds.perMinute <= 0)
         return;
-    const qint64 minute =
-        std::chrono::duration_cast<std::chrono::minutes>(m_clock.now() - m_startedAt).count();
+    const timing::Clock::TimePoint now = m_clock.now();
+    const qint64 minute = minuteOf(now);
     if (minute != m_minute) {
-        // The stride follows the minute before: a quiet gap in between means a quiet last minute.
-        const int lastMinute = minute == m_minute + 1 ? m_seenThisMinute : 0;
-        m_stride = std::max(1, (lastMinute + m_bounds.perMinute - 1) / m_bounds.perMinute);
+        m_stride = strideFor(minute);
         m_minute = minute;
         m_seenThisMinute = 0;
         m_takenThisMinute = 0;
@@ -48,6 +46,7 @@ void ContextSample::offer(const RequestContext &context, const RouteDecision &de
     taken.context.switchyardKeyHeader.clear();
     taken.context.headers.removeIf(
         [](const auto &header) { return isCredentialHeader(header.first); });
+    taken.routedAt = now;
     taken.routedAtMsSinceEpoch = m_clock.msSinceEpoch();
     taken.rule = decision.rule;
     taken.tier = decision.tier;
@@ -61,16 +60,34 @@ void ContextSample::offer(const RequestContext &context, const RouteDecision &de
     }
 }
 
+qint64 ContextSample::minuteOf(timing::Clock::TimePoint time) const
+{
+    return std::chrono::duration_cast<std::chrono::minutes>(time - m_startedAt).count();
+}
+
+int ContextSample::strideFor(qint64 minute) const
+{
+    if (minute == m_minute)
+        return m_stride;
+    // The stride follows the minute before: a quiet gap in between means a quiet last minute.
+    const int lastMinute = minute == m_minute + 1 ? m_seenThisMinute : 0;
+    return std::max(1, (lastMinute + m_bounds.perMinute - 1) / m_bounds.perMinute);
+}
+
+int ContextSample::stride() const
+{
+    return strideFor(minuteOf(m_clock.now()));
+}
+
 QList<SampledRequest> ContextSample::requests() const
 {
-    const qint64 oldest =
-        m_clock.msSinceEpoch() -
-        std::chrono::duration_cast<std::chrono::milliseconds>(m_bounds.window).count();
+    // Steady time, so a wall clock set back or forward neither hides nor revives requests.
+    const timing::Clock::TimePoint oldest = m_clock.now() - m_bounds.window;
     QList<SampledRequest> inWindow;
     inWindow.reserve(qsizetype(m_ring.size()));
     for (std::size_t i = 0; i < m_ring.size(); ++i) {
         const SampledRequest &request = m_ring[(m_next + i) % m_ring.size()];
-        if (request.routedAtMsSinceEpoch >= oldest)
+        if (request.routedAt >= oldest)
             inWindow.append(request);
     }
     return inWindow;

@@ -17,7 +17,8 @@ struct SampledRequest {
     // hour: credential headers and the name of the header that carried the client's key. The
     // request id, user, session and tenant stay: canary buckets and affinity hash them.
     RequestContext context;
-    qint64 routedAtMsSinceEpoch = 0;
+    timing::Clock::TimePoint routedAt{}; // steady time: what the window is measured in
+    qint64 routedAtMsSinceEpoch = 0;     // wall time, for people
     // The live decision when it was made, for reference: health has moved since, so the preview
     // routes the context again under the live table rather than trusting this.
     QString rule;
@@ -51,11 +52,14 @@ public:
     QList<SampledRequest> requests() const;
     const Bounds &bounds() const { return m_bounds; }
     // One request in `stride()` is taken this minute (1 below perMinute requests a minute).
-    int stride() const { return m_stride; }
+    int stride() const;
     // Live requests offered since the start, taken or not.
     quint64 offered() const { return m_offered; }
 
 private:
+    qint64 minuteOf(timing::Clock::TimePoint time) const; // minutes since m_startedAt
+    int strideFor(qint64 minute) const;
+
     const timing::Clock &m_clock;
     const Bounds m_bounds;
     const timing::Clock::TimePoint m_startedAt;

@@ -79,6 +79,7 @@ private Q_SLOTS:
             sample.offer(contextOf(i), decisionTo(u"pro-a"_s));
         clock.advance(1min);
         // 12 seen last minute at 4 a minute: one in 3, so the four taken span the minute.
+        QCOMPARE(sample.stride(), 3); // stated before this minute's first request, too
         for (int i = 100; i < 112; ++i)
             sample.offer(contextOf(i), decisionTo(u"pro-a"_s));
         QCOMPARE(sample.stride(), 3);
@@ -86,6 +87,7 @@ private Q_SLOTS:
                  (QList<QByteArray>{"request-100", "request-103", "request-106", "request-109"}));
         // A quiet minute in between: the stride falls back to one.
         clock.advance(2min);
+        QCOMPARE(sample.stride(), 1);
         sample.offer(contextOf(200), decisionTo(u"pro-a"_s));
         QCOMPARE(sample.stride(), 1);
         QCOMPARE(idsOf(sample.requests()).last(), "request-200"_ba);
