@@ -1423,6 +1423,118 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ImpactCellsModel</name>
+    <message>
+        <source>refused: unknown model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>refused: no endpoint can take it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no rule</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ImpactExamplesModel</name>
+    <message>
+        <source>Request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ImpactPanel</name>
+    <message>
+        <source>Impact preview</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where the live requests of the last hour would go with your edits: each sampled request is routed again under the live rules and under yours.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Preview impact</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sample requests of the selected row</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Edit the rules, then preview where recent traffic would go.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No preview: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>No live requests in the last %n minute(s) to replay.</source>
+        <translation>
+            <numerusform>No live requests in the last minute to replay.</numerusform>
+            <numerusform>No live requests in the last %n minutes to replay.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Routing the sample under both rule sets...</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2 sampled requests would move (%3%4); %5 would now be refused.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The rules changed since this preview: preview again to see their effect.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Replayed: the sampled requests since %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sample keeps up to %1 requests of the last %2 minutes, at most %3 a minute; now one request in %4.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The sample keeps up to %1 requests of the last %2 minutes, at most %3 a minute; now every request.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::IssueKeyDialog</name>
     <message>
         <source>Copied</source>
@@ -2119,6 +2231,14 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Not applied: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Impact preview</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1415,6 +1415,117 @@ Models: %3</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ImpactCellsModel</name>
+    <message>
+        <source>refused: unknown model</source>
+        <translation>拒绝：未知模型</translation>
+    </message>
+    <message>
+        <source>refused: no endpoint can take it</source>
+        <translation>拒绝：没有端点可以接收</translation>
+    </message>
+    <message>
+        <source>no rule</source>
+        <translation>无规则</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>不变</translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation>生效中的规则</translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation>含您的修改</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ImpactExamplesModel</name>
+    <message>
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Live rules</source>
+        <translation>生效中的规则</translation>
+    </message>
+    <message>
+        <source>With your edits</source>
+        <translation>含您的修改</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ImpactPanel</name>
+    <message>
+        <source>Impact preview</source>
+        <translation>影响预览</translation>
+    </message>
+    <message>
+        <source>Where the live requests of the last hour would go with your edits: each sampled request is routed again under the live rules and under yours.</source>
+        <translation>过去一小时的线上请求在您的修改下会去往何处：每个抽样请求分别按生效中的规则和您的规则重新路由。</translation>
+    </message>
+    <message>
+        <source>Preview impact</source>
+        <translation>预览影响</translation>
+    </message>
+    <message>
+        <source>Sample requests of the selected row</source>
+        <translation>所选行的抽样请求</translation>
+    </message>
+    <message>
+        <source>Edit the rules, then preview where recent traffic would go.</source>
+        <translation>修改规则后，预览近期流量会去往何处。</translation>
+    </message>
+    <message>
+        <source>No preview: %1</source>
+        <translation>无法预览：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>No live requests in the last %n minute(s) to replay.</source>
+        <translation>
+            <numerusform>最近 %n 分钟内没有可重放的线上请求。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Routing the sample under both rule sets...</source>
+        <translation>正在按两套规则路由抽样请求…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 sampled requests would move (%3%4); %5 would now be refused.</source>
+        <translation>%2 个抽样请求中有 %1 个会改变去向（%3%4）；%5 个将被拒绝。</translation>
+    </message>
+    <message>
+        <source>The rules changed since this preview: preview again to see their effect.</source>
+        <translation>此预览之后规则已有改动：请重新预览以查看其影响。</translation>
+    </message>
+    <message>
+        <source>Replayed: the sampled requests since %1.</source>
+        <translation>已重放：自 %1 以来的抽样请求。</translation>
+    </message>
+    <message>
+        <source>The sample keeps up to %1 requests of the last %2 minutes, at most %3 a minute; now one request in %4.</source>
+        <translation>抽样最多保留最近 %2 分钟内的 %1 个请求，每分钟最多 %3 个；当前每 %4 个请求取 1 个。</translation>
+    </message>
+    <message>
+        <source>The sample keeps up to %1 requests of the last %2 minutes, at most %3 a minute; now every request.</source>
+        <translation>抽样最多保留最近 %2 分钟内的 %1 个请求，每分钟最多 %3 个；当前保留每个请求。</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::IssueKeyDialog</name>
     <message>
         <source>Copied</source>
@@ -2117,6 +2228,14 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Not applied: %1</source>
         <translation>未应用：%1</translation>
+    </message>
+    <message>
+        <source>Dry run</source>
+        <translation>试运行</translation>
+    </message>
+    <message>
+        <source>Impact preview</source>
+        <translation>影响预览</translation>
     </message>
 </context>
 <context>

@@ -229,6 +229,41 @@ http::AdminReply dryRun(const control::OperatorCommands &commands,
     return http::AdminReply::json(QJsonDocument(answer));
 }
 
+// POST routes/impact: {"routes": [...]}, the edited rules in the file's shape.
+http::AdminReply impact(const control::OperatorCommands &commands,
+                        const http::AdminRequest &request)
+{
+    auto parsed = objectBody(request.body, false);
+    if (const auto *error = std::get_if<protocol::ApiError>(&parsed))
+        return http::AdminReply::error(*error);
+    const QJsonObject body = std::get<QJsonObject>(parsed);
+    if (auto error = unknownField(body, {u"routes"_s, u"examples_per_cell"_s}))
+        return http::AdminReply::error(*error);
+    int examplesPerCell = routing::ImpactPreview::kExamplesPerCell;
+    if (body.contains(u"examples_per_cell"_s)) {
+        const QJsonValue given = body.value(u"examples_per_cell"_s);
+        const double number = given.toDouble(-1.0);
+        if (!given.isDouble() || number < 0 ||
+            number > routing::ImpactPreview::kMostExamplesPerCell ||
+            number != double(qint64(number)))
+            return http::AdminReply::error(http::invalidAdminRequest(
+                u"'examples_per_cell' must be a whole number from 0 to %1."_s.arg(
+                    routing::ImpactPreview::kMostExamplesPerCell),
+                u"examples_per_cell"_s));
+        examplesPerCell = int(number);
+    }
+    auto read = config::readRouteRules(request.body, u"request body"_s,
+                                       *commands.routesState().snapshot, {"examples_per_cell"_L1});
+    if (const auto *errors = std::get_if<QList<config::ConfigError>>(&read))
+        return rulesRefused(*errors, u"The impact of the edited rules cannot be previewed"_s);
+    auto previewed =
+        commands.previewImpact(std::get<QList<config::RouteRule>>(read), examplesPerCell);
+    if (const auto *error = std::get_if<protocol::ApiError>(&previewed))
+        return http::AdminReply::error(*error);
+    return http::AdminReply::json(
+        QJsonDocument(impactJson(std::get<routing::ImpactPreview>(previewed))));
+}
+
 http::AdminReply canarySplits(const control::OperatorCommands &commands)
 {
     QJsonArray splits;
@@ -477,6 +512,55 @@ QJsonObject contextJson(const routing::RequestContext &context)
     };
 }
 
+namespace {
+
+QJsonObject destinationJson(const routing::RouteDestination &destination)
+{
+    return QJsonObject{{u"rule"_s, textOrNull(destination.rule)},
+                       {u"tier"_s, textOrNull(destination.tier)},
+                       {u"provider"_s, textOrNull(destination.provider)},
+                       {u"refusal"_s, textOrNull(refusalName(destination.refusal))}};
+}
+
+} // namespace
+
+QJsonObject impactJson(const routing::ImpactPreview &preview)
+{
+    QJsonArray cells;
+    for (const routing::ImpactCell &cell : preview.cells) {
+        QJsonArray examples;
+        for (const routing::ImpactExample &example : cell.examples) {
+            examples.append(QJsonObject{{u"request_id"_s, QString::fromLatin1(example.requestId)},
+                                        {u"model"_s, example.model},
+                                        {u"user"_s, textOrNull(example.user)},
+                                        {u"tenant"_s, textOrNull(example.tenant)},
+                                        {u"session"_s, textOrNull(example.session)},
+                                        {u"live"_s, decisionJson(example.live)},
+                                        {u"edited"_s, decisionJson(example.edited)}});
+        }
+        cells.append(QJsonObject{
+            {u"from"_s, destinationJson(cell.from)},
+            {u"to"_s, destinationJson(cell.to)},
+            {u"moves"_s, cell.moves()},
+            {u"count"_s, cell.count},
+            {u"share"_s, preview.sampled > 0 ? double(cell.count) / preview.sampled : 0.0},
+            {u"examples"_s, examples},
+        });
+    }
+    return QJsonObject{
+        {u"sampled"_s, preview.sampled},
+        {u"moved"_s, preview.moved},
+        {u"newly_refused"_s, preview.newlyRefused},
+        {u"oldest_ms"_s, preview.oldestMsSinceEpoch > 0 ? QJsonValue(preview.oldestMsSinceEpoch)
+                                                        : QJsonValue(QJsonValue::Null)},
+        {u"sample"_s, QJsonObject{{u"capacity"_s, preview.sampleCapacity},
+                                  {u"window_minutes"_s, preview.windowMinutes},
+                                  {u"per_minute"_s, preview.perMinute},
+                                  {u"one_in"_s, preview.stride}}},
+        {u"cells"_s, cells},
+    };
+}
+
 QJsonObject canarySplitJson(const routing::CanarySplitState &split)
 {
     QJsonArray branches;
@@ -568,6 +652,10 @@ void registerRoutingAdmin(http::AdminEndpoints &api, control::OperatorCommands &
     api.add(Method::Post, u"routes/dry-run"_s,
             [target](const http::AdminRequest &request, const QStringList &) {
                 return dryRun(*target, request);
+            });
+    api.add(Method::Post, u"routes/impact"_s,
+            [target](const http::AdminRequest &request, const QStringList &) {
+                return impact(*target, request);
             });
     api.add(Method::Get, u"routes/canary"_s,
             [target](const http::AdminRequest &, const QStringList &) {

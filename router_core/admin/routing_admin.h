@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/admin_endpoints.h"
+#include "routing/impact_preview.h"
 #include "routing/request_context.h"
 #include "routing/route_decision.h"
 #include "routing/router.h"
@@ -23,6 +24,9 @@ namespace switchyard::admin {
 //                                   does; a 400 lists every problem with its line and column
 //   POST   routes/dry-run           {"request", "headers"?, "routes"?}: the live decision and,
 //                                   with `routes`, the decision under those rules alone
+//   POST   routes/impact            {"routes": [...], "examples_per_cell"?}: where the sampled
+//                                   live requests of the last hour would go under those rules,
+//                                   grouped from -> to
 //   GET    routes/canary            every split with its configured and live weights
 //   POST   routes/canary            {"rule", "weights": {target: weight} | [weights]} or
 //                                   {"rule", "reset": true}: change live weights, no reload
@@ -40,6 +44,7 @@ QString refusalName(routing::RouteDecision::Refusal refusal); // empty for None
 
 QJsonObject decisionJson(const routing::RouteDecision &decision);
 QJsonObject contextJson(const routing::RequestContext &context);
+QJsonObject impactJson(const routing::ImpactPreview &preview);
 QJsonObject canarySplitJson(const routing::CanarySplitState &split);
 QJsonObject agentJson(const health::AgentRecord &agent, bool live);
 

@@ -8,6 +8,7 @@
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
 #include "protocol/operation.h"
+#include "routing/impact_preview.h"
 #include "telemetry/trace_feed.h"
 #include "usage/usage_types.h"
 
@@ -49,6 +50,10 @@ public:
     virtual void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
                               const HeaderList &headers, const QByteArray &body,
                               protocol::Operation operation) = 0;
+    // Where the sampled live requests of the last hour would go under `rules` (the impact
+    // preview); nothing is applied. impactPreviewed(ticket, ...) answers, with `error` set when
+    // the rules do not validate.
+    virtual void previewImpact(quint64 ticket, const QList<config::RouteRule> &rules) = 0;
     // Validates and, when valid, swaps the live rules at once; routesApplied answers.
     virtual void applyRoutes(const QList<config::RouteRule> &rules) = 0;
     // Live canary weights in the order of the rule's branches; routesChanged shows them.
@@ -113,6 +118,7 @@ Q_SIGNALS:
     void usageLoaded(quint64 ticket, const switchyard::usage::UsageReport &report);
     void stopped();
     void routeExplained(quint64 ticket, const switchyard::RouteExplanation &explanation);
+    void impactPreviewed(quint64 ticket, const switchyard::routing::ImpactPreview &preview);
     void routesApplied(bool ok, const QStringList &problems);
     void routesChanged(const switchyard::RoutesState &state);
     void configVersionsLoaded(quint64 ticket, const QList<switchyard::ConfigVersionInfo> &versions);

@@ -64,6 +64,22 @@ QCoro::Task<> explainOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
     emit host->routeExplained(ticket, explanation);
 }
 
+QCoro::Task<> previewImpactOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
+                                    QList<config::RouteRule> rules)
+{
+    ThreadHop<routing::ImpactPreview> hop(engine, host, [engine, rules] {
+        auto previewed = engine->commands().previewImpact(rules);
+        routing::ImpactPreview preview;
+        if (const auto *error = std::get_if<protocol::ApiError>(&previewed))
+            preview.error = error->message;
+        else
+            preview = std::get<routing::ImpactPreview>(std::move(previewed));
+        return preview;
+    });
+    const routing::ImpactPreview preview = co_await hop;
+    emit host->impactPreviewed(ticket, preview);
+}
+
 QCoro::Task<> loadTraceOnEngine(EngineHost *host, Engine *engine, quint64 ticket,
                                 QByteArray requestId)
 {
@@ -189,6 +205,7 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::EngineSnapshot>();
     qRegisterMetaType<switchyard::RoutesState>();
     qRegisterMetaType<switchyard::RouteExplanation>();
+    qRegisterMetaType<switchyard::routing::ImpactPreview>();
     qRegisterMetaType<switchyard::usage::UsageQuery>();
     qRegisterMetaType<switchyard::usage::UsageReport>();
     qRegisterMetaType<switchyard::AgentState>();
@@ -425,6 +442,13 @@ void EngineHost::explainRoute(quint64 ticket, const std::optional<QList<config::
         sample.append({"x-request-id", kDryRunRequestId.toByteArray()});
     }
     explainOnEngine(this, m_engine, ticket, rules, sample, body, operation);
+}
+
+void EngineHost::previewImpact(quint64 ticket, const QList<config::RouteRule> &rules)
+{
+    if (!m_engine)
+        return;
+    previewImpactOnEngine(this, m_engine, ticket, rules);
 }
 
 void EngineHost::applyRoutes(const QList<config::RouteRule> &rules)

@@ -59,6 +59,7 @@ public:
     void explainRoute(quint64 ticket, const std::optional<QList<config::RouteRule>> &rules,
                       const HeaderList &headers, const QByteArray &body,
                       protocol::Operation operation) override;
+    void previewImpact(quint64 ticket, const QList<config::RouteRule> &rules) override;
     void applyRoutes(const QList<config::RouteRule> &rules) override;
     void setCanaryWeights(const QString &rule, const QList<int> &weights) override;
     void resetCanaryWeights(const QString &rule) override;

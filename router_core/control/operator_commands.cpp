@@ -5,6 +5,7 @@
 #include "ingress/client_request.h"
 
 #include <QLoggingCategory>
+#include <algorithm>
 
 Q_LOGGING_CATEGORY(lcCommands, "switchyard.commands")
 
@@ -13,8 +14,9 @@ namespace switchyard::control {
 using namespace Qt::StringLiterals;
 
 OperatorCommands::OperatorCommands(config::ConfigStore &store, health::HealthRegistry &health,
-                                   routing::Router &router, QObject *parent)
-    : QObject(parent), m_store(store), m_health(health), m_router(router)
+                                   routing::Router &router, const routing::ContextSample &sample,
+                                   QObject *parent)
+    : QObject(parent), m_store(store), m_health(health), m_router(router), m_sample(sample)
 {
     connect(&m_router, &routing::Router::canaryWeightsChanged, this,
             [this] { emit routesChanged(routesState()); });
@@ -133,17 +135,10 @@ OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
 {
     std::shared_ptr<const routing::RoutingTable> table = m_router.table();
     if (rules) {
-        const QStringList problems = problemsWith(*rules);
-        if (!problems.isEmpty()) {
-            protocol::ApiError error = protocol::ApiError::invalidRequest(
-                u"The edited rules do not validate: %1"_s.arg(problems.join(u"; "_s)), u"routes"_s);
-            error.code = u"invalid_routes"_s;
-            return error;
-        }
-        // The trial differs from the snapshot in force in its rules and nothing else.
-        auto trial = std::make_shared<config::Config>(m_store.config());
-        trial->routing.routes = *rules;
-        table = std::make_shared<const routing::RoutingTable>(std::move(trial), m_health);
+        auto trial = trialTable(*rules);
+        if (const auto *error = std::get_if<protocol::ApiError>(&trial))
+            return *error;
+        table = std::get<std::shared_ptr<const routing::RoutingTable>>(std::move(trial));
     }
     // Read as the gateway reads it: the same translation, parse, model check and context.
     ingress::ClientRequest client;
@@ -151,6 +146,40 @@ OperatorCommands::explain(const HeaderList &headers, const QByteArray &body,
             ingress::readClientRequest(client, operation, headers, body, *table))
         return *error;
     return m_router.explain(*table, std::move(client.context), client.chat.hasRoutingObject);
+}
+
+std::variant<std::shared_ptr<const routing::RoutingTable>, protocol::ApiError>
+OperatorCommands::trialTable(const QList<config::RouteRule> &rules) const
+{
+    const QStringList problems = problemsWith(rules);
+    if (!problems.isEmpty()) {
+        protocol::ApiError error = protocol::ApiError::invalidRequest(
+            u"The edited rules do not validate: %1"_s.arg(problems.join(u"; "_s)), u"routes"_s);
+        error.code = u"invalid_routes"_s;
+        return error;
+    }
+    // The trial differs from the snapshot in force in its rules and nothing else.
+    auto trial = std::make_shared<config::Config>(m_store.config());
+    trial->routing.routes = rules;
+    return std::make_shared<const routing::RoutingTable>(std::move(trial), m_health);
+}
+
+std::variant<routing::ImpactPreview, protocol::ApiError>
+OperatorCommands::previewImpact(const QList<config::RouteRule> &rules, int examplesPerCell) const
+{
+    auto trial = trialTable(rules);
+    if (const auto *error = std::get_if<protocol::ApiError>(&trial))
+        return *error;
+    const auto &edited = std::get<std::shared_ptr<const routing::RoutingTable>>(trial);
+    routing::ImpactPreview preview = routing::previewImpact(
+        m_router, *m_router.table(), *edited, m_sample.requests(),
+        std::clamp(examplesPerCell, 0, routing::ImpactPreview::kMostExamplesPerCell));
+    const routing::ContextSample::Bounds &bounds = m_sample.bounds();
+    preview.sampleCapacity = bounds.capacity;
+    preview.windowMinutes = int(bounds.window.count());
+    preview.perMinute = bounds.perMinute;
+    preview.stride = m_sample.stride();
+    return preview;
 }
 
 // ---- registered agents --------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
 #include "protocol/openai_error.h"
+#include "routing/context_sample.h"
+#include "routing/impact_preview.h"
 #include "routing/router.h"
 
 #include <QByteArray>
@@ -54,7 +56,8 @@ public:
         std::function<void(const QString &providerId, const SimulatorKnobs &knobs)>;
 
     OperatorCommands(config::ConfigStore &store, health::HealthRegistry &health,
-                     routing::Router &router, QObject *parent = nullptr);
+                     routing::Router &router, const routing::ContextSample &sample,
+                     QObject *parent = nullptr);
 
     // ---- endpoints ----
     QList<ProviderHealth> providers() const;
@@ -104,6 +107,15 @@ public:
             const std::optional<QList<config::RouteRule>> &rules = std::nullopt,
             protocol::Operation operation = protocol::Operation::Chat) const;
 
+    // Where the sampled live requests of the last hour would go under `rules`: each routed by
+    // the router's own route() under the table in force and under a trial table that differs
+    // from it in those rules alone (docs/routing.md, "Impact preview"). Rules that do not
+    // validate give a 400 listing every problem. Each from -> to cell keeps its first
+    // `examplesPerCell` requests with both decisions.
+    std::variant<routing::ImpactPreview, protocol::ApiError>
+    previewImpact(const QList<config::RouteRule> &rules,
+                  int examplesPerCell = routing::ImpactPreview::kExamplesPerCell) const;
+
     // ---- registered agents ----
     // Told of each change an operator made through these commands, once it is in force here:
     // not of expiries, nor of changes the fleet applies through the router, so what it shares
@@ -128,10 +140,14 @@ Q_SIGNALS:
 
 private:
     QStringList problemsWith(const QList<config::RouteRule> &rules) const;
+    // The table in force with `rules` in place of its own, or the 400 naming their problems.
+    std::variant<std::shared_ptr<const routing::RoutingTable>, protocol::ApiError>
+    trialTable(const QList<config::RouteRule> &rules) const;
 
     config::ConfigStore &m_store;
     health::HealthRegistry &m_health;
     routing::Router &m_router;
+    const routing::ContextSample &m_sample;
     SimulatorControl m_simulatorControl;
     ConfigRecorder *m_configRecorder = nullptr;
     AgentListener m_agentListener;

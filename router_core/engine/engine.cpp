@@ -36,6 +36,7 @@
 #include "resilience/health_prober.h"
 #include "resilience/retry_policy.h"
 #include "responses/response_store.h"
+#include "routing/context_sample.h"
 #include "routing/router.h"
 #include "routing/tier_watch.h"
 #include "storage/state_database.h"
@@ -142,13 +143,15 @@ Engine::Engine(config::Config config, QObject *parent)
       m_authenticator(std::make_unique<auth::ClientAuthenticator>(
           *m_store, *m_apiKeys, timing::SteadyClock::instance(), quotaFor(m_fleet, "keys"))),
       m_router(new routing::Router(*m_store, *m_health, this)),
-      m_commands(new control::OperatorCommands(*m_store, *m_health, *m_router, this)),
+      m_contextSample(std::make_unique<routing::ContextSample>(timing::SteadyClock::instance())),
+      m_commands(
+          new control::OperatorCommands(*m_store, *m_health, *m_router, *m_contextSample, this)),
       m_transport(new upstream::CurlTransport(this)),
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,
                                         *m_admission, *m_retryBudget, *m_scheduler, m_loopHealth,
-                                        *m_authenticator},
+                                        *m_authenticator, *m_contextSample},
                                        this))
 {
     qRegisterMetaType<switchyard::EngineSnapshot>();

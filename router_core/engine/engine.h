@@ -56,8 +56,9 @@ class HealthProber;
 class RetryBudget;
 } // namespace switchyard::resilience
 namespace switchyard::routing {
+class ContextSample;
 class Router;
-}
+} // namespace switchyard::routing
 namespace switchyard::auth {
 class ApiKeyStore;
 class ClientAuthenticator;
@@ -222,11 +223,14 @@ private:
     // service before its store.
     responses::ResponseStore *m_responseStore = nullptr;
     http::ResponsesService *m_responses = nullptr;
-    fleet::SharedKeys *m_sharedKeys = nullptr;        // child; with m_fleet
-    fleet::SharedUsage *m_sharedUsage = nullptr;      // child; with m_fleet, a sink of m_recorder
-    fleet::SharedConfig *m_sharedConfig = nullptr;    // child; with m_fleet and m_lifecycle
-    fleet::SharedHealth *m_sharedHealth = nullptr;    // child; with m_fleet
-    routing::Router *m_router = nullptr;              // child
+    fleet::SharedKeys *m_sharedKeys = nullptr;     // child; with m_fleet
+    fleet::SharedUsage *m_sharedUsage = nullptr;   // child; with m_fleet, a sink of m_recorder
+    fleet::SharedConfig *m_sharedConfig = nullptr; // child; with m_fleet and m_lifecycle
+    fleet::SharedHealth *m_sharedHealth = nullptr; // child; with m_fleet
+    routing::Router *m_router = nullptr;           // child
+    // Live requests' routing contexts for the impact preview; the server fills it, the commands
+    // replay it.
+    std::unique_ptr<routing::ContextSample> m_contextSample;
     control::OperatorCommands *m_commands = nullptr;  // child
     upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
     timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines

@@ -975,6 +975,7 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
     const int routingSpan = trace.openSpan(QStringLiteral("routing"));
     routing::RouteDecision decision = m_services.router.route(table, context);
     trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));
+    m_services.contextSample.offer(context, decision);
     return decision;
 }
 

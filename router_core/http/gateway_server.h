@@ -12,6 +12,7 @@
 #include "protocol/openai_error.h"
 #include "resilience/admission.h"
 #include "resilience/retry_policy.h"
+#include "routing/context_sample.h"
 #include "routing/router.h"
 #include "telemetry/connection_counts.h"
 #include "telemetry/trace.h"
@@ -71,6 +72,7 @@ struct GatewayServices {
     timing::DeadlineScheduler &scheduler;
     const timing::LoopHealth &loop;
     auth::ClientAuthenticator &authenticator; // client keys; the admin token
+    routing::ContextSample &contextSample;    // what the impact preview replays
 };
 
 class ConnectionQueue;

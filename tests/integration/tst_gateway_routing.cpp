@@ -66,10 +66,10 @@ struct Answer {
 };
 
 Answer send(quint16 port, const QByteArray &path, const QByteArray &body,
-            const Headers &headers = {})
+            const Headers &headers = {}, const QByteArray &method = "POST")
 {
     TestClient client(port);
-    client.post(path, body, headers);
+    client.send(method, path, body, headers);
     if (!client.waitForFinished())
         return {};
     return {client.status(), client.body(), client.header("x-switchyard-provider"),
@@ -257,6 +257,91 @@ private Q_SLOTS:
         const Answer answer = send(engine->port(), "/v1/chat/completions", chatBody("nope", false));
         QCOMPARE(answer.status, 404);
         QCOMPARE(errorOf(answer.body).value(u"code"_s).toString(), u"model_not_found"_s);
+    }
+
+    // The impact preview of moving the canary from 90/10 to 50/50 names, request by request, the
+    // provider live traffic then gets once the edit is applied: same ids, same users.
+    void impactPreviewPredictsWhereTrafficMoves()
+    {
+        FakeUpstream lightA, lightB, proA, proB;
+        auto engine = startEngine(routedConfig(lightA, lightB, proA, proB));
+        QVERIFY(engine);
+        constexpr int kRequests = 30; // under the sample's 34 a minute: every one is sampled
+        const auto headersOf = [](int i) {
+            return Headers{{"x-request-id", "impact-" + QByteArray::number(i)},
+                           {"x-switchyard-user", "user-" + QByteArray::number(i)}};
+        };
+        QHash<QString, QString> servedBefore;
+        for (int i = 0; i < kRequests; ++i) {
+            const Answer answer =
+                send(engine->port(), "/v1/chat/completions", chatBody("big", false), headersOf(i));
+            QCOMPARE(answer.status, 200);
+            servedBefore.insert(u"impact-%1"_s.arg(i), QString::fromLatin1(answer.provider));
+        }
+
+        const QByteArray routes =
+            R"({"routes": [)"
+            R"({"name": "demo-app", "priority": 20, "when": {"field": "meta.app", "eq": "demo"},)"
+            R"( "to": {"provider": "pro-b"}},)"
+            R"({"name": "big-canary", "priority": 10, "when": {"field": "model", "eq": "big"},)"
+            R"( "to": {"split": [{"target": "pro-a", "weight": 50},)"
+            R"( {"target": "pro-b", "weight": 50}], "key": "user"}},)"
+            R"({"name": "gearbox", "to": {"tier": "auto"}}])";
+        const QByteArray previewBody = routes + R"(, "examples_per_cell": 100})";
+        const Answer previewed = send(engine->port(), "/admin/v1/routes/impact", previewBody);
+        QCOMPARE(previewed.status, 200);
+        const QJsonObject preview = jsonOf(previewed.body);
+        QCOMPARE(preview.value(u"sampled"_s).toInt(), kRequests);
+        QCOMPARE(preview.value(u"newly_refused"_s).toInt(), 0);
+        QHash<QString, QString> predicted;
+        int moved = 0;
+        double shares = 0.0;
+        for (const QJsonValue &value : preview.value(u"cells"_s).toArray()) {
+            const QJsonObject cell = value.toObject();
+            const QString from = cell.value(u"from"_s).toObject().value(u"provider"_s).toString();
+            const QString to = cell.value(u"to"_s).toObject().value(u"provider"_s).toString();
+            QCOMPARE(cell.value(u"moves"_s).toBool(), from != to);
+            if (from != to)
+                moved += cell.value(u"count"_s).toInt();
+            shares += cell.value(u"share"_s).toDouble();
+            const QJsonArray examples = cell.value(u"examples"_s).toArray();
+            QCOMPARE(examples.size(), cell.value(u"count"_s).toInt());
+            for (const QJsonValue &example : examples) {
+                const QString id = example.toObject().value(u"request_id"_s).toString();
+                // The live side is what the request got when it was served.
+                QCOMPARE(from, servedBefore.value(id));
+                predicted.insert(id, to);
+            }
+        }
+        QCOMPARE(predicted.size(), kRequests);
+        QCOMPARE(preview.value(u"moved"_s).toInt(), moved);
+        QVERIFY(moved > 0); // 40% of the users move from pro-a to pro-b: some of these 30 do
+        QVERIFY(qAbs(shares - 1.0) < 1e-9);
+
+        const Answer applied = send(engine->port(), "/admin/v1/routes", routes + '}', {}, "PUT");
+        QCOMPARE(applied.status, 200);
+        for (int i = 0; i < kRequests; ++i) {
+            const Answer answer =
+                send(engine->port(), "/v1/chat/completions", chatBody("big", false), headersOf(i));
+            QCOMPARE(answer.status, 200);
+            QCOMPARE(QString::fromLatin1(answer.provider), predicted.value(u"impact-%1"_s.arg(i)));
+        }
+    }
+
+    void impactPreviewRefusesRulesThatDoNotValidate()
+    {
+        FakeUpstream lightA, lightB, proA, proB;
+        auto engine = startEngine(routedConfig(lightA, lightB, proA, proB));
+        QVERIFY(engine);
+        const Answer refused =
+            send(engine->port(), "/admin/v1/routes/impact",
+                 R"({"routes": [{"name": "r", "to": {"provider": "nowhere"}}]})");
+        QCOMPARE(refused.status, 400);
+        QCOMPARE(errorOf(refused.body).value(u"code"_s).toString(), u"invalid_routes"_s);
+        const Answer badCount = send(engine->port(), "/admin/v1/routes/impact",
+                                     R"({"routes": [], "examples_per_cell": -1})");
+        QCOMPARE(badCount.status, 400);
+        QCOMPARE(errorOf(badCount.body).value(u"param"_s).toString(), u"examples_per_cell"_s);
     }
 
     void canaryWeightsMoveLive()

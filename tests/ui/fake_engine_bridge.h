@@ -36,6 +36,12 @@ public:
     {
         ++explainRequests;
     }
+    // Answers with `impactAnswer` at once, as the engine would a moment later.
+    void previewImpact(quint64 ticket, const QList<config::RouteRule> &) override
+    {
+        ++impactRequests;
+        emit impactPreviewed(ticket, impactAnswer);
+    }
     void applyRoutes(const QList<config::RouteRule> &rules) override { appliedRules.append(rules); }
     void setCanaryWeights(const QString &rule, const QList<int> &) override
     {
@@ -151,6 +157,8 @@ public:
     QStringList cancelledTasks;
 
     int explainRequests = 0;
+    int impactRequests = 0;
+    routing::ImpactPreview impactAnswer; // what previewImpact answers
     QList<QList<config::RouteRule>> appliedRules;
     QStringList canaryRules;
     QStringList removedAgents;

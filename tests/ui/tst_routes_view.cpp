@@ -3,12 +3,14 @@
 
 #include "bridge/engine_host.h"
 #include "config/config_loader.h"
+#include "screenshots.h"
 #include "ui/alerts/alerts_page.h"
 #include "ui/config/config_page.h"
 #include "ui/fleet/fleet_page.h"
 #include "ui/keys/keys_page.h"
 #include "ui/queue/queue_page.h"
 #include "ui/routes/dry_run_panel.h"
+#include "ui/routes/impact_panel.h"
 #include "ui/routes/route_rules_model.h"
 #include "ui/routes/routes_view.h"
 #include "ui/shell/main_window.h"
@@ -27,6 +29,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -92,6 +95,28 @@ QList<int> liveWeights(const EngineBridge &bridge, const QString &rule)
     return {};
 }
 
+// Sends one live chat request to the gateway and waits for its whole answer: the status line.
+int sendLiveRequest(quint16 port, const QByteArray &requestId, const QByteArray &user)
+{
+    QTcpSocket socket;
+    socket.connectToHost(u"127.0.0.1"_s, port);
+    if (!socket.waitForConnected(kEngineTimeoutMs))
+        return 0;
+    const QByteArray body =
+        R"({"model": "agent-support", "messages": [{"role": "user", "content": "hi"}]})";
+    socket.write("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 "Content-Type: application/json\r\nConnection: close\r\n"
+                 "x-request-id: " +
+                 requestId + "\r\nx-switchyard-user: " + user +
+                 "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QByteArray answer;
+    while (socket.state() == QAbstractSocket::ConnectedState &&
+           socket.waitForReadyRead(kEngineTimeoutMs))
+        answer += socket.readAll();
+    answer += socket.readAll();
+    return answer.mid(9, 3).toInt(); // "HTTP/1.1 200 OK"
+}
+
 QStringList liveTargets(const EngineBridge &bridge)
 {
     QStringList targets;
@@ -117,6 +142,7 @@ private Q_SLOTS:
     void splitEditReachesTheLiveCanary();
     void canarySliderChangesLiveWeights();
     void mainWindowHasARoutesTab();
+    void impactPreviewShowsWhereTrafficMoves();
     void rendersThePage();
 
 private:
@@ -467,6 +493,70 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     QCOMPARE(tabs->tabText(8), u"Queue"_s);
     QCOMPARE(tabs->widget(8), window.queuePage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
+}
+
+void RoutesViewTest::impactPreviewShowsWhereTrafficMoves()
+{
+    // Live traffic for the sample: 30 users of the agent canary at 90/10.
+    for (int i = 0; i < 30; ++i) {
+        QCOMPARE(sendLiveRequest(m_bridge->port(), "impact-ui-" + QByteArray::number(i),
+                                 "user-" + QByteArray::number(i)),
+                 200);
+    }
+    MainWindow window(*m_bridge);
+    window.resize(1480, 860);
+    window.findChild<QTabWidget *>(u"consoleTabs"_s)->setCurrentIndex(1);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    RoutesView &view = *window.routesView();
+    view.showImpactPreview();
+    // The edit, made in the editor: the canary at 50/50.
+    child<QTableView>(view, u"routeRules"_s)->selectRow(1); // agent-canary
+    child<QSpinBox>(view, u"splitBranchWeight0"_s)->setValue(50);
+    child<QSpinBox>(view, u"splitBranchWeight1"_s)->setValue(50);
+    child<QPushButton>(view, u"impactButton"_s)->click();
+    auto *summary = child<QLabel>(view, u"impactSummary"_s);
+    QTRY_VERIFY_WITH_TIMEOUT(summary->text().contains(u"sampled requests"_s), kEngineTimeoutMs);
+    QVERIFY2(summary->text().contains(u" of 30 sampled requests"_s), qPrintable(summary->text()));
+    QVERIFY(summary->text().contains(u"0 would now be refused"_s));
+
+    auto *cells = child<QTableView>(view, u"impactCells"_s);
+    QAbstractItemModelTester cellsTester(cells->model(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(cells->model()->rowCount() >= 2);
+    // Moves first: sim-pro -> sim-light, the users between 50 % and 90 % of the buckets.
+    const QAbstractItemModel &model = *cells->model();
+    QCOMPARE(model.index(0, 0).data().toString(), u"agent-canary · sim-pro"_s);
+    QCOMPARE(model.index(0, 1).data().toString(), u"agent-canary · sim-light"_s);
+    int total = 0;
+    for (int row = 0; row < model.rowCount(); ++row)
+        total += model.index(row, 2).data().toInt();
+    QCOMPARE(total, 30);
+
+    // The selected row's sample requests, both decisions side by side.
+    auto *examples = child<QTableView>(view, u"impactExamples"_s);
+    QAbstractItemModelTester examplesTester(examples->model(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(examples->model()->rowCount() > 0);
+    QVERIFY(examples->model()->index(0, 0).data().toString().startsWith(u"impact-ui-"_s));
+    QCOMPARE(examples->model()->index(0, 2).data().toString(), u"agent-canary · sim-pro"_s);
+    QCOMPARE(examples->model()->index(0, 3).data().toString(), u"agent-canary · sim-light"_s);
+    // Apply stays one click away.
+    QVERIFY(child<QPushButton>(view, u"applyRulesButton"_s)->isEnabled());
+
+    const QString path =
+        switchyard::testing::screenshotPath(m_scratch.path(), u"impact_preview.png"_s);
+    QVERIFY(window.grab().save(path));
+    qInfo("impact preview rendered to %s", qPrintable(path));
+
+    // The preview answers for the rules it was asked with: an edit after it says so.
+    auto *note = child<QLabel>(view, u"impactSampleNote"_s);
+    QVERIFY(!note->text().contains(u"The rules changed since this preview"_s));
+    child<QSpinBox>(view, u"splitBranchWeight0"_s)->setValue(60);
+    QVERIFY2(note->text().startsWith(u"The rules changed since this preview"_s),
+             qPrintable(note->text()));
+    QVERIFY(note->text().contains(u"The sample keeps up to 2,000 requests of the last 60 "
+                                  u"minutes, at most 34 a minute; now every request."_s));
 }
 
 void RoutesViewTest::rendersThePage()

@@ -5,11 +5,14 @@
 #include "ui/routes/agents_panel.h"
 #include "ui/routes/canary_panel.h"
 #include "ui/routes/dry_run_panel.h"
+#include "ui/routes/impact_panel.h"
 #include "ui/routes/route_rules_model.h"
 #include "ui/routes/rule_editor_panel.h"
 #include "ui/routes/rule_list_panel.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace switchyard::ui {
@@ -22,6 +25,14 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     m_ruleList = new RuleListPanel(*m_model, this);
     m_editor = new RuleEditorPanel(m_snapshot, this);
     m_dryRun = new DryRunPanel(m_bridge, *m_model, this);
+    m_impact = new ImpactPanel(m_bridge, *m_model, this);
+    // One sample request, or the last hour of traffic: two views of the same edit, one click
+    // apart, with the rule list's Apply in view from either.
+    m_trials = new QTabWidget(this);
+    m_trials->setObjectName(QStringLiteral("routeTrials"));
+    m_trials->setDocumentMode(true);
+    m_trials->addTab(m_dryRun, QString());
+    m_trials->addTab(m_impact, QString());
     m_canary = new CanaryPanel(m_bridge, this);
     m_agents = new AgentsPanel(m_bridge, this);
 
@@ -36,7 +47,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     // The editor gets as much width as the dry run: nested groups and split branches need it.
     layout->addLayout(left, 4);
     layout->addWidget(m_editor, 5);
-    layout->addWidget(m_dryRun, 5);
+    layout->addWidget(m_trials, 5);
 
     connect(m_ruleList, &RuleListPanel::currentRowChanged, this, &RoutesView::showRule);
     connect(m_ruleList, &RuleListPanel::addRequested, this, &RoutesView::addRule);
@@ -48,10 +59,29 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     connect(&m_bridge, &EngineBridge::routesApplied, this, &RoutesView::onRoutesApplied);
     connect(&m_bridge, &EngineBridge::snapshotUpdated, m_agents, &AgentsPanel::applySnapshot);
 
+    retranslateUi();
     m_live = m_bridge.routesState();
     loadLiveRules();
     m_canary->applySplits(m_live.canarySplits);
     m_agents->applySnapshot(m_bridge.lastSnapshot());
+}
+
+void RoutesView::retranslateUi()
+{
+    m_trials->setTabText(m_trials->indexOf(m_dryRun), tr("Dry run"));
+    m_trials->setTabText(m_trials->indexOf(m_impact), tr("Impact preview"));
+}
+
+void RoutesView::changeEvent(QEvent *event)
+{
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+    QWidget::changeEvent(event);
+}
+
+void RoutesView::showImpactPreview()
+{
+    m_trials->setCurrentWidget(m_impact);
 }
 
 void RoutesView::loadLiveRules()

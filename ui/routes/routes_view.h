@@ -6,6 +6,10 @@
 #include <QStringList>
 #include <QWidget>
 
+QT_BEGIN_NAMESPACE
+class QTabWidget;
+QT_END_NAMESPACE
+
 namespace switchyard {
 class EngineBridge;
 }
@@ -15,6 +19,7 @@ namespace switchyard::ui {
 class AgentsPanel;
 class CanaryPanel;
 class DryRunPanel;
+class ImpactPanel;
 class RouteRulesModel;
 class RuleEditorPanel;
 class RuleListPanel;
@@ -32,12 +37,19 @@ public:
     RuleListPanel *ruleListPanel() const { return m_ruleList; }
     RuleEditorPanel *ruleEditorPanel() const { return m_editor; }
     DryRunPanel *dryRunPanel() const { return m_dryRun; }
+    ImpactPanel *impactPanel() const { return m_impact; }
+    // Shows the impact preview in place of the dry run (they share the page's third column).
+    void showImpactPreview();
     CanaryPanel *canaryPanel() const { return m_canary; }
     AgentsPanel *agentsPanel() const { return m_agents; }
     // The edited rules differ from the live ones.
     bool isDirty() const { return m_dirty; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
     void loadLiveRules();
     void onRoutesChanged(const RoutesState &state);
     void onRoutesApplied(bool ok, const QStringList &problems);
@@ -63,6 +75,8 @@ private:
     RuleListPanel *m_ruleList = nullptr;
     RuleEditorPanel *m_editor = nullptr;
     DryRunPanel *m_dryRun = nullptr;
+    ImpactPanel *m_impact = nullptr;
+    QTabWidget *m_trials = nullptr; // the dry run and the impact preview
     CanaryPanel *m_canary = nullptr;
     AgentsPanel *m_agents = nullptr;
 };
