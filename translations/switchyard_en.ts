@@ -133,6 +133,63 @@
     </message>
 </context>
 <context>
+    <name>QueueText</name>
+    <message>
+        <source>&lt;1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>minutes and seconds, e.g. &quot;3 min 4 s&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>hours and minutes, e.g. &quot;2 h 5 min&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>completed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>normal</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -303,6 +360,49 @@
     </message>
     <message>
         <source>Recent events</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::BackgroundTasksModel</name>
+    <message>
+        <source>Client key %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Started again after a restart: a task left running by a process that ended runs again under the same id.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waited</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1655,6 +1755,10 @@ This node keeps serving from its own copy of the keys, limits and config; change
         <source>Fleet</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Queue</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>
@@ -1792,6 +1896,171 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::QueueFailuresModel</name>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed at</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::QueuePage</name>
+    <message>
+        <source>Background queue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Responses requests with &quot;background&quot;: true wait here for a worker, then run like any other request. The same figures are served as GET /admin/v1/queue.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queued</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Finished since start</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Stored responses</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queued and running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No background task is queued or running. A client starts one with POST /v1/responses and &quot;background&quot;: true.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel task…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Recent failures</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The latest background tasks that failed, newest first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No background task has failed.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <extracomment>running tasks / workers, e.g. &quot;1 / 4&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>high %1 · normal %2 · low %3</source>
+        <extracomment>queued tasks by priority, then how long the oldest has waited</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>oldest waited %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 completed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 failed · %2 cancelled · %3 timed out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 incomplete</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Timed out tasks ran longer than responses.task_timeout; they count as failed too.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <extracomment>bytes stored of the most kept, e.g. &quot;12.3 KB of 256 MB&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Beyond responses.max_stored_bytes the oldest finished responses are dropped first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Showing the first %1 of %2 tasks; GET /admin/v1/queue lists them all.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a queued or running task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel task %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel background task %1 of tenant %2?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its run is stopped as if its client had left; the client reads status &quot;cancelled&quot;. This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It never runs; the client reads status &quot;cancelled&quot;. This cannot be undone.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancel task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Keep it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelling task %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task %1 cancelled.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>tasks running / workers on this node</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -132,6 +132,63 @@
     </message>
 </context>
 <context>
+    <name>QueueText</name>
+    <message>
+        <source>&lt;1 s</source>
+        <translation>&lt;1 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <extracomment>minutes and seconds, e.g. &quot;3 min 4 s&quot;</extracomment>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <extracomment>hours and minutes, e.g. &quot;2 h 5 min&quot;</extracomment>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>completed</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>incomplete</source>
+        <translation>未完成</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>normal</source>
+        <translation>普通</translation>
+    </message>
+</context>
+<context>
     <name>main</name>
     <message>
         <source>Switchyard cannot start</source>
@@ -300,6 +357,49 @@
     <message>
         <source>Recent events</source>
         <translation>最近事件</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::BackgroundTasksModel</name>
+    <message>
+        <source>Client key %1</source>
+        <translation>客户端密钥 %1</translation>
+    </message>
+    <message>
+        <source>Started again after a restart: a task left running by a process that ended runs again under the same id.</source>
+        <translation>重启后再次启动：已结束的进程留下的运行中任务会以同一 ID 再次运行。</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Waited</source>
+        <translation>已等待</translation>
+    </message>
+    <message>
+        <source>Running for</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行次数</translation>
     </message>
 </context>
 <context>
@@ -1647,6 +1747,10 @@ This node keeps serving from its own copy of the keys, limits and config; change
         <source>Fleet</source>
         <translation>集群</translation>
     </message>
+    <message>
+        <source>Queue</source>
+        <translation>队列</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::OverviewPage</name>
@@ -1790,6 +1894,171 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
         <translation>每秒发往各提供商的调用数，按最近 5 秒计算，在调用开始时计数；重试和故障转移在其到达的每个提供商处各计一次。</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::QueueFailuresModel</name>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Failed at</source>
+        <translation>失败时间</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::QueuePage</name>
+    <message>
+        <source>Background queue</source>
+        <translation>后台队列</translation>
+    </message>
+    <message>
+        <source>Responses requests with &quot;background&quot;: true wait here for a worker, then run like any other request. The same figures are served as GET /admin/v1/queue.</source>
+        <translation>带有 &quot;background&quot;: true 的 Responses 请求在此等待工作线程，然后像其他请求一样运行。同样的数据也由 GET /admin/v1/queue 提供。</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Queued</source>
+        <translation>排队中</translation>
+    </message>
+    <message>
+        <source>Finished since start</source>
+        <translation>启动以来已结束</translation>
+    </message>
+    <message>
+        <source>Stored responses</source>
+        <translation>已存储的响应</translation>
+    </message>
+    <message>
+        <source>Queued and running</source>
+        <translation>排队中与运行中</translation>
+    </message>
+    <message>
+        <source>No background task is queued or running. A client starts one with POST /v1/responses and &quot;background&quot;: true.</source>
+        <translation>没有排队或运行中的后台任务。客户端可通过 POST /v1/responses 并设置 &quot;background&quot;: true 来启动一个。</translation>
+    </message>
+    <message>
+        <source>Cancel task…</source>
+        <translation>取消任务…</translation>
+    </message>
+    <message>
+        <source>Recent failures</source>
+        <translation>最近的失败</translation>
+    </message>
+    <message>
+        <source>The latest background tasks that failed, newest first.</source>
+        <translation>最近失败的后台任务，最新的在前。</translation>
+    </message>
+    <message>
+        <source>No background task has failed.</source>
+        <translation>没有失败的后台任务。</translation>
+    </message>
+    <message>
+        <source>%1 / %2</source>
+        <extracomment>running tasks / workers, e.g. &quot;1 / 4&quot;</extracomment>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>high %1 · normal %2 · low %3</source>
+        <extracomment>queued tasks by priority, then how long the oldest has waited</extracomment>
+        <translation>高 %1 · 普通 %2 · 低 %3</translation>
+    </message>
+    <message>
+        <source>oldest waited %1</source>
+        <translation>最久已等待 %1</translation>
+    </message>
+    <message>
+        <source>%1 completed</source>
+        <translation>%1 个已完成</translation>
+    </message>
+    <message>
+        <source>%1 failed · %2 cancelled · %3 timed out</source>
+        <translation>%1 个失败 · %2 个已取消 · %3 个超时</translation>
+    </message>
+    <message>
+        <source>%1 incomplete</source>
+        <translation>%1 个未完成</translation>
+    </message>
+    <message>
+        <source>Timed out tasks ran longer than responses.task_timeout; they count as failed too.</source>
+        <translation>超时的任务运行时间超过了 responses.task_timeout；它们也计为失败。</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <extracomment>bytes stored of the most kept, e.g. &quot;12.3 KB of 256 MB&quot;</extracomment>
+        <translation>%1 / 上限 %2</translation>
+    </message>
+    <message>
+        <source>Beyond responses.max_stored_bytes the oldest finished responses are dropped first.</source>
+        <translation>超过 responses.max_stored_bytes 时，最早结束的响应会先被丢弃。</translation>
+    </message>
+    <message>
+        <source>Showing the first %1 of %2 tasks; GET /admin/v1/queue lists them all.</source>
+        <translation>显示 %2 个任务中的前 %1 个；GET /admin/v1/queue 会列出全部。</translation>
+    </message>
+    <message>
+        <source>Select a queued or running task</source>
+        <translation>请选择一个排队中或运行中的任务</translation>
+    </message>
+    <message>
+        <source>Cancel task %1</source>
+        <translation>取消任务 %1</translation>
+    </message>
+    <message>
+        <source>Cancel background task %1 of tenant %2?</source>
+        <translation>取消租户 %2 的后台任务 %1？</translation>
+    </message>
+    <message>
+        <source>Its run is stopped as if its client had left; the client reads status &quot;cancelled&quot;. This cannot be undone.</source>
+        <translation>它的运行会像客户端已离开一样被停止；客户端读到的状态为 &quot;cancelled&quot;。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>It never runs; the client reads status &quot;cancelled&quot;. This cannot be undone.</source>
+        <translation>它将不会运行；客户端读到的状态为 &quot;cancelled&quot;。此操作无法撤销。</translation>
+    </message>
+    <message>
+        <source>Cancel task</source>
+        <translation>取消任务</translation>
+    </message>
+    <message>
+        <source>Keep it</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>Cancelling task %1…</source>
+        <translation>正在取消任务 %1…</translation>
+    </message>
+    <message>
+        <source>Task %1 cancelled.</source>
+        <translation>任务 %1 已取消。</translation>
+    </message>
+    <message>
+        <source>tasks running / workers on this node</source>
+        <translation>运行中的任务 / 本节点的工作线程</translation>
     </message>
 </context>
 <context>

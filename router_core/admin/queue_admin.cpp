@@ -22,14 +22,8 @@ void registerQueueAdmin(http::AdminEndpoints &endpoints, http::ResponsesService 
         Method::Post, u"queue/{}/cancel"_s,
         [&responses](const http::AdminRequest &, const QStringList &captures) {
             const QString &id = captures.at(0);
-            if (!responses.cancelTask(id.toUtf8())) {
-                protocol::ApiError error;
-                error.status = 404;
-                error.type = u"invalid_request_error"_s;
-                error.code = u"task_not_found"_s;
-                error.message = u"No queued or running background task has the id '%1'."_s.arg(id);
-                return http::AdminReply::error(error);
-            }
+            if (!responses.cancelTask(id.toUtf8()))
+                return http::AdminReply::error(http::ResponsesService::taskNotFound(id));
             return http::AdminReply::json(QJsonDocument(QJsonObject{
                 {u"id"_s, id}, {u"object"_s, u"response"_s}, {u"status"_s, u"cancelled"_s}}));
         });

@@ -2,6 +2,7 @@
 
 #include "config/auth_config.h"
 #include "config/routing_config.h"
+#include "control/background_queue_state.h"
 #include "control/client_key_commands.h"
 #include "control/config_versions.h"
 #include "control/engine_snapshot.h"
@@ -86,6 +87,11 @@ public:
                                      const config::ClientKeyLimitsEdit &edit) = 0;
     virtual void revokeClientKey(quint64 ticket, const QString &id) = 0;
 
+    // ---- the background queue (lastSnapshot().backgroundQueue lists it) ----
+    // Cancels a queued or running task, whoever owns it, as POST /admin/v1/queue/{id}/cancel
+    // does; backgroundTaskCommandDone(ticket, ...) answers, refused in the admin API's words.
+    virtual void cancelBackgroundTask(quint64 ticket, const QString &id) = 0;
+
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.
     virtual void setDemoTraffic(bool enabled, double requestsPerSecond) = 0;
@@ -113,6 +119,8 @@ Q_SIGNALS:
     void configVersionLoaded(quint64 ticket, bool found, const switchyard::ConfigVersion &version);
     void configRolledBack(quint64 ticket, const switchyard::ConfigChangeResult &result);
     void clientKeyCommandDone(quint64 ticket, const switchyard::ClientKeyCommandResult &result);
+    void backgroundTaskCommandDone(quint64 ticket,
+                                   const switchyard::BackgroundTaskCommandResult &result);
 };
 
 } // namespace switchyard

@@ -5,6 +5,7 @@
 #include "control/operator_commands.h"
 #include "engine/engine.h"
 #include "eventloop/epoll_event_dispatcher.h"
+#include "http/responses_service.h"
 #include "lifecycle/config_lifecycle.h"
 #include "lifecycle/config_overlay.h"
 #include "routing/request_context.h"
@@ -130,13 +131,28 @@ ClientKeyCommandResult keyCommandRefused(const QString &keyId, const protocol::A
     return result;
 }
 
-// What a key command is answered without an engine (stopped, or failed to start): the console
-// must not wait for an answer that never comes.
+// What a command is answered without an engine (stopped, or failed to start): the console must
+// not wait for an answer that never comes.
+protocol::ApiError engineNotRunning()
+{
+    return protocol::ApiError::serviceUnavailable(
+        QStringLiteral("The gateway engine is not running; start it and try again."));
+}
+
 ClientKeyCommandResult noEngine(const QString &keyId)
 {
-    return keyCommandRefused(
-        keyId, protocol::ApiError::serviceUnavailable(
-                   QStringLiteral("The gateway engine is not running; start it and try again.")));
+    return keyCommandRefused(keyId, engineNotRunning());
+}
+
+// A cancel's refusal as the console receives it: the admin API's error.
+BackgroundTaskCommandResult taskCommandRefused(const QString &id, const protocol::ApiError &error)
+{
+    BackgroundTaskCommandResult result;
+    result.taskId = id;
+    result.error = error.message;
+    result.status = error.status;
+    result.errorCode = error.code;
+    return result;
 }
 
 // Runs one of the authenticator's key commands (the admin API's own) on the engine's thread
@@ -148,6 +164,21 @@ QCoro::Task<> keyCommandOnEngine(EngineHost *host, Engine *engine, quint64 ticke
                                           [engine, command] { return command(*engine); });
     const ClientKeyCommandResult result = co_await hop;
     emit host->clientKeyCommandDone(ticket, result);
+}
+
+// The cancel of a background task, on the engine's thread, answered on the bridge's: the
+// queue's own command, the one POST /admin/v1/queue/{id}/cancel runs.
+QCoro::Task<> cancelTaskOnEngine(EngineHost *host, Engine *engine, quint64 ticket, QString id)
+{
+    ThreadHop<BackgroundTaskCommandResult> hop(engine, host, [engine, id] {
+        if (!engine->responses().cancelTask(id.toUtf8()))
+            return taskCommandRefused(id, http::ResponsesService::taskNotFound(id));
+        BackgroundTaskCommandResult result;
+        result.taskId = id;
+        return result;
+    });
+    const BackgroundTaskCommandResult result = co_await hop;
+    emit host->backgroundTaskCommandDone(ticket, result);
 }
 
 } // namespace
@@ -168,6 +199,7 @@ EngineHost::EngineHost(config::Config config, QObject *parent)
     qRegisterMetaType<switchyard::ConfigVersion>();
     qRegisterMetaType<switchyard::ConfigChangeResult>();
     qRegisterMetaType<switchyard::ClientKeyCommandResult>();
+    qRegisterMetaType<switchyard::BackgroundTaskCommandResult>();
 }
 
 EngineHost::~EngineHost()
@@ -523,6 +555,15 @@ void EngineHost::revokeClientKey(quint64 ticket, const QString &id)
         result.keyId = id;
         return result;
     });
+}
+
+void EngineHost::cancelBackgroundTask(quint64 ticket, const QString &id)
+{
+    if (!m_engine) {
+        Q_EMIT backgroundTaskCommandDone(ticket, taskCommandRefused(id, engineNotRunning()));
+        return;
+    }
+    cancelTaskOnEngine(this, m_engine, ticket, id);
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)

@@ -74,6 +74,7 @@ public:
     void editClientKeyLimits(quint64 ticket, const QString &id,
                              const config::ClientKeyLimitsEdit &edit) override;
     void revokeClientKey(quint64 ticket, const QString &id) override;
+    void cancelBackgroundTask(quint64 ticket, const QString &id) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;

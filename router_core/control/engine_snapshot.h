@@ -1,6 +1,7 @@
 #pragma once
 
 #include "alerts/alert_types.h"
+#include "control/background_queue_state.h"
 #include "control/config_versions.h"
 #include "control/routes_state.h"
 #include "health/endpoint_state.h"
@@ -98,6 +99,7 @@ struct EngineSnapshot {
     // Alerts raised now, the newest raised and cleared events, the webhook's counts.
     alerts::AlertsState alerts;
     FleetLinkState fleet;
+    BackgroundQueueState backgroundQueue; // Responses tasks run in the background
 };
 
 } // namespace switchyard

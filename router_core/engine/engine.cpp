@@ -47,6 +47,7 @@
 #include "usage/pricing.h"
 #include "usage/usage_ledger.h"
 
+#include <QJsonObject>
 #include <QLoggingCategory>
 #include <QThreadPool>
 
@@ -116,6 +117,8 @@ std::unique_ptr<limits::TenantQuota> quotaFor(fleet::FleetNode *fleet, const QBy
 constexpr std::chrono::milliseconds kHealthTimerInterval{250};
 // The alert events each console snapshot carries: the Alerts page's list.
 constexpr int kAlertEventsInSnapshot = 100;
+// The queue report's own number of latest failures: the console shows what the admin API does.
+constexpr int kQueueFailuresInSnapshot = 50;
 // The alert rules judge fail-safe answers by the record's ladder level.
 static_assert(alerts::kFailSafeLevel == resilience::kFailSafeMessage);
 static_assert(alerts::kCannedAnswerLevel == resilience::kCannedAnswer);
@@ -192,11 +195,12 @@ Engine::Engine(config::Config config, QObject *parent)
                                  ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
                                  : m_localAnswers.get());
     connect(m_store, &config::ConfigStore::replaced, this,
-            [answers = m_localAnswers.get(),
-             responses = m_responseStore](const std::shared_ptr<const config::Config> &snapshot) {
+            [answers = m_localAnswers.get(), responses = m_responseStore,
+             queue = m_responses](const std::shared_ptr<const config::Config> &snapshot) {
                 answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
                 responses->setBounds(snapshot->responses.retention,
                                      snapshot->responses.maxStoredBytes);
+                queue->configChanged(); // more workers take waiting tasks at once
             });
     // The logs: a line per finished request, and tiers going down and up with their endpoints.
     m_recorder->addSink(&telemetry::requestLog());
@@ -540,7 +544,53 @@ EngineSnapshot Engine::snapshot() const
         snapshot.config = m_lifecycle->status();
     snapshot.alerts = m_alerts->state(kAlertEventsInSnapshot);
     snapshot.alerts.webhook = alertWebhookCounts();
+    snapshot.backgroundQueue = backgroundQueueState();
     return snapshot;
+}
+
+BackgroundQueueState Engine::backgroundQueueState() const
+{
+    const http::ResponsesService::QueueCounts counts = m_responses->counts();
+    const config::ResponsesConfig &config = this->config().responses;
+    BackgroundQueueState state;
+    state.workers = config.workers;
+    state.running = counts.running;
+    state.queuedHigh = counts.queued[int(responses::Priority::High)];
+    state.queuedNormal = counts.queued[int(responses::Priority::Normal)];
+    state.queuedLow = counts.queued[int(responses::Priority::Low)];
+    state.oldestQueuedAgeMs = counts.oldestQueuedAgeMs;
+    state.completed = counts.completed;
+    state.incomplete = counts.incomplete;
+    state.failed = counts.failed;
+    state.cancelled = counts.cancelled;
+    state.timedOut = counts.timedOut;
+    state.storedResponses = counts.stored;
+    state.storedBytes = counts.storedBytes;
+    state.maxStoredBytes = config.maxStoredBytes;
+    const auto listing = [](const http::ResponsesService::TaskView &task) {
+        const QJsonObject error = task.error.toObject();
+        return BackgroundTaskListing{QString::fromLatin1(task.id),
+                                     task.tenant,
+                                     task.keyId,
+                                     task.model,
+                                     responses::priorityName(task.priority),
+                                     responses::statusName(task.status),
+                                     task.createdAtMs,
+                                     task.finishedAtMs,
+                                     task.waitedMs,
+                                     task.runningMs,
+                                     task.runs,
+                                     error.value(u"code"_s).toString(),
+                                     error.value(u"message"_s).toString()};
+    };
+    const http::ResponsesService::TaskList list =
+        m_responses->taskList(BackgroundQueueState::kMaxTasks, kQueueFailuresInSnapshot);
+    state.tasksTotal = list.tasksTotal;
+    for (const http::ResponsesService::TaskView &task : list.tasks)
+        state.tasks.append(listing(task));
+    for (const http::ResponsesService::TaskView &task : list.recentFailures)
+        state.recentFailures.append(listing(task));
+    return state;
 }
 
 QByteArray Engine::metricsText() const

@@ -123,6 +123,9 @@ public:
     // Client keys: who a request is, and the commands that issue, edit and revoke keys, which
     // the console's bridge and the admin API both call.
     auth::ClientAuthenticator &authenticator() { return *m_authenticator; }
+    // Stored and background responses: the queue an operator cancels a task on, through the
+    // console's bridge or the admin API.
+    http::ResponsesService &responses() { return *m_responses; }
     int inFlight() const;
     // The Prometheus families GET /metrics renders.
     const metrics::GatewayMetrics &metrics() const { return *m_metrics; }
@@ -180,6 +183,8 @@ Q_SIGNALS:
     void fatalError(const QString &message);
 
 private:
+    // The queue of background Responses tasks as the console shows it.
+    BackgroundQueueState backgroundQueueState() const;
     // The second half of a shutdown, once the drain delay is over.
     void stopAccepting(std::chrono::milliseconds grace);
     void checkDrained();

@@ -220,6 +220,8 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
 void GatewayServer::beginDraining()
 {
     m_draining = true;
+    if (m_responses)
+        m_responses->stopStarting(); // queued tasks wait for the next start
 }
 
 void GatewayServer::stopAccepting()

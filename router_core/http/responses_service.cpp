@@ -7,6 +7,7 @@
 #include <QLoggingCategory>
 #include <QRandomGenerator>
 #include <QTimer>
+#include <limits>
 
 Q_LOGGING_CATEGORY(lcBackground, "switchyard.background")
 
@@ -200,8 +201,8 @@ public:
     // left, and nothing it sends after counts.
     void stop()
     {
-        if (m_stopped)
-            return;
+        if (m_stopped || m_finished)
+            return; // an execution that reported its end is ending already
         m_stopped = true;
         if (m_listener)
             m_listener->onClientGone();
@@ -260,8 +261,12 @@ public:
     {
         // The final response object is in the last event: response.completed or .incomplete.
         QList<LoggedEvent> none;
-        const Status status =
-            m_lastType == "response.incomplete" ? Status::Incomplete : Status::Completed;
+        // The translator may have failed the stream itself (a provider interleaving parallel
+        // tool calls): its last event says so. A stream that ended without a terminal event
+        // did not complete.
+        const Status status = m_lastType == "response.completed"    ? Status::Completed
+                              : m_lastType == "response.incomplete" ? Status::Incomplete
+                                                                    : Status::Failed;
         finish(status, m_lastResponse, std::move(none));
     }
     void abort() override { stop(); }
@@ -494,6 +499,7 @@ void ResponsesService::acceptBackground(StoredResponse task, ResponseWriter writ
     task.events = {loggedEvent(u"response.created"_s, {{u"response"_s, queued}}, 0),
                    loggedEvent(u"response.queued"_s, {{u"response"_s, queued}}, 1)};
     const QByteArray id = task.id;
+    m_durableThrough.insert(id, -1); // nothing a follower may read before the first commit
     // A wait, like a backoff: the time the gateway itself adds to an answer leaves it out.
     const int span = trace.openSpan(u"queued"_s, responses::priorityName(task.priority),
                                     telemetry::SpanKind::Wait);
@@ -544,7 +550,7 @@ void ResponsesService::enqueue(const StoredResponse &task)
 void ResponsesService::pump()
 {
     const int workers = m_config.config().responses.workers;
-    while (m_runner && !m_queued.empty() && m_running.size() < workers) {
+    while (m_starting && m_runner && !m_queued.empty() && m_running.size() < workers) {
         const QByteArray id = std::get<2>(*m_queued.begin());
         m_queued.erase(m_queued.begin());
         start(id);
@@ -597,12 +603,12 @@ void ResponsesService::start(const QByteArray &id)
                                     {u"message"_s, u"The background task ran longer than its "
                                                    u"limit (`responses.queue.task_timeout`, %1 s) "
                                                    u"and was stopped."_s.arg(limit)}});
+        const LoggedEvent failedEvent = loggedEvent(
+            u"response.failed"_s, {{u"response"_s, response}}, task->nextSequenceNumber());
         const std::shared_ptr<Running> timedOut = *found;
         if (timedOut->channel)
-            timedOut->channel->stop();
-        taskFinished(id, Status::Failed, compact(response),
-                     {loggedEvent(u"response.failed"_s, {{u"response"_s, response}},
-                                  task->nextSequenceNumber())});
+            timedOut->channel->stop(); // `task` is not read after this
+        taskFinished(id, Status::Failed, compact(response), {failedEvent});
     });
     running->timeLimit->start(m_config.config().responses.taskTimeout);
     m_running.insert(id, running);
@@ -665,13 +671,17 @@ void ResponsesService::taskFinished(const QByteArray &id, Status status, QByteAr
         this, [this] { pump(); }, Qt::QueuedConnection);
 }
 
-void ResponsesService::deliver(const QByteArray &id)
+void ResponsesService::deliver(QByteArray id)
 {
+    // Read without expiring: an expiry here would forget the followers being served.
+    const StoredResponse *record = m_store.peek(id);
     const auto found = m_followers.find(id);
     if (found == m_followers.end())
         return;
-    const StoredResponse *record = m_store.find(id);
-    const qint64 durable = m_durableThrough.value(id, -1);
+    // What an earlier process left is on disk whole; a task of this process is durable as far as
+    // its last committed write.
+    const qint64 durable =
+        m_durableThrough.value(id, record ? record->nextSequenceNumber() - 1 : -1);
     std::vector<std::unique_ptr<Follower>> &followers = found->second;
     for (auto it = followers.begin(); it != followers.end();) {
         Follower &follower = **it;
@@ -709,8 +719,9 @@ void ResponsesService::follow(const StoredResponse &record, ResponseWriter write
     writer.beginEventStream(headers);
     auto follower = std::make_unique<Follower>(std::move(writer));
     follower->lastSent = after;
-    m_followers[record.id].push_back(std::move(follower));
-    deliver(record.id);
+    const QByteArray id = record.id; // a copy: delivering may drop the record
+    m_followers[id].push_back(std::move(follower));
+    deliver(id);
 }
 
 void ResponsesService::forget(const QByteArray &id)
@@ -755,11 +766,22 @@ void ResponsesService::cancel(StoredResponse &record)
                 m_finishUnrun(std::move(trace), 499, u"cancelled"_s);
         }
     }
+    // Copied first: stopping the execution runs its end, and `record` must not be read after.
+    const QByteArray cancelled = compact(withStatus(record.response, Status::Cancelled));
     const std::shared_ptr<Running> running = m_running.value(id);
     if (running && running->channel)
         running->channel->stop(); // the execution ends as if its client had left
-    taskFinished(id, Status::Cancelled, compact(withStatus(record.response, Status::Cancelled)),
-                 {});
+    taskFinished(id, Status::Cancelled, cancelled, {});
+}
+
+protocol::ApiError ResponsesService::taskNotFound(const QString &id)
+{
+    protocol::ApiError error;
+    error.status = 404;
+    error.type = u"invalid_request_error"_s;
+    error.code = u"task_not_found"_s;
+    error.message = u"No queued or running background task has the id '%1'."_s.arg(id);
+    return error;
 }
 
 bool ResponsesService::cancelTask(const QByteArray &id)
@@ -791,7 +813,7 @@ void ResponsesService::retrieve(const StoredResponse &record, const QUrlQuery &q
     if (query.hasQueryItem(u"starting_after"_s)) {
         bool ok = false;
         after = query.queryItemValue(u"starting_after"_s).toLongLong(&ok);
-        if (!ok || after < -1) {
+        if (!ok || after < 0) {
             writer.sendError(protocol::ApiError::invalidRequest(
                                  u"`starting_after` must be a sequence number (an integer of at "
                                  u"least 0)."_s,
@@ -948,55 +970,94 @@ ResponsesService::QueueCounts ResponsesService::counts() const
     return counts;
 }
 
-QJsonObject ResponsesService::queueReport() const
+ResponsesService::TaskList ResponsesService::taskList(int maxTasks, int maxFailures) const
 {
-    const QueueCounts totals = counts();
     const qint64 now = m_clock.msSinceEpoch();
-    QJsonObject byTenant;
-    QJsonArray tasks;
+    const auto describe = [&](const StoredResponse &record) {
+        TaskView view;
+        view.id = record.id;
+        view.tenant = record.tenant;
+        view.keyId = record.keyId;
+        view.model = record.model;
+        view.priority = record.priority;
+        view.status = record.status;
+        view.createdAtMs = record.createdAtMs;
+        view.finishedAtMs = record.finishedAtMs;
+        view.waitedMs = (record.startedAtMs ? record.startedAtMs : now) - record.createdAtMs;
+        view.runningMs = record.status == Status::InProgress ? now - record.startedAtMs : 0;
+        view.runs = record.runs;
+        // Only a finished response can carry an error: the others are not parsed, so a console
+        // listing a full queue ten times a second reads no JSON.
+        if (responses::isFinished(record.status))
+            view.error = objectOf(record.response).value(u"error"_s);
+        return view;
+    };
+    TaskList list;
+    QList<const StoredResponse *> waiting;
     QList<const StoredResponse *> failed;
     for (const StoredResponse &record : m_store.all()) {
         if (!record.background)
             continue;
-        if (record.status == Status::Failed) {
+        if (record.status == Status::Failed)
             failed.append(&record);
-            continue;
-        }
-        if (responses::isFinished(record.status))
-            continue;
-        QJsonObject tenant = byTenant.value(record.tenant).toObject();
-        const QString key = record.status == Status::Queued ? u"queued"_s : u"running"_s;
-        tenant.insert(key, tenant.value(key).toInt() + 1);
-        byTenant.insert(record.tenant, tenant);
+        else if (!responses::isFinished(record.status))
+            waiting.append(&record);
     }
-    const auto describe = [&](const StoredResponse &record) {
-        const QJsonObject response = objectOf(record.response);
-        return QJsonObject{
-            {u"id"_s, QString::fromLatin1(record.id)},
-            {u"tenant"_s, record.tenant},
-            {u"key_id"_s, record.keyId},
-            {u"model"_s, record.model},
-            {u"priority"_s, responses::priorityName(record.priority)},
-            {u"status"_s, responses::statusName(record.status)},
-            {u"created_at_ms"_s, record.createdAtMs},
-            {u"waited_ms"_s, (record.startedAtMs ? record.startedAtMs : now) - record.createdAtMs},
-            {u"running_ms"_s,
-             record.status == Status::InProgress ? now - record.startedAtMs : qint64(0)},
-            {u"runs"_s, record.runs},
-            {u"error"_s, response.value(u"error"_s)},
-        };
+    // Running first, then queued in the order the workers take them (the store is a hash, in
+    // no order): a listing cut at maxTasks keeps the tasks that matter first.
+    const auto servingOrder = [](const StoredResponse *record) {
+        return std::tuple<bool, int, qint64, const QByteArray &>(
+            record->status != Status::InProgress, int(record->priority), record->createdAtMs,
+            record->id);
     };
-    for (const StoredResponse &record : m_store.all()) {
-        if (record.background && !responses::isFinished(record.status))
-            tasks.append(describe(record));
-    }
+    std::sort(waiting.begin(), waiting.end(),
+              [&](const StoredResponse *a, const StoredResponse *b) {
+                  return servingOrder(a) < servingOrder(b);
+              });
+    list.tasksTotal = int(waiting.size());
+    for (qsizetype index = 0; index < waiting.size() && index < maxTasks; ++index)
+        list.tasks.append(describe(*waiting.at(index)));
     // The most recent failures, newest first: what an operator looks at.
     std::sort(failed.begin(), failed.end(), [](const StoredResponse *a, const StoredResponse *b) {
         return a->finishedAtMs > b->finishedAtMs;
     });
+    for (qsizetype index = 0; index < failed.size() && index < maxFailures; ++index)
+        list.recentFailures.append(describe(*failed.at(index)));
+    return list;
+}
+
+QJsonObject ResponsesService::queueReport() const
+{
+    const QueueCounts totals = counts();
+    const TaskList list = taskList(std::numeric_limits<int>::max(), 50);
+    QJsonObject byTenant;
+    for (const TaskView &task : list.tasks) {
+        QJsonObject tenant = byTenant.value(task.tenant).toObject();
+        const QString key = task.status == Status::Queued ? u"queued"_s : u"running"_s;
+        tenant.insert(key, tenant.value(key).toInt() + 1);
+        byTenant.insert(task.tenant, tenant);
+    }
+    const auto describe = [](const TaskView &task) {
+        return QJsonObject{
+            {u"id"_s, QString::fromLatin1(task.id)},
+            {u"tenant"_s, task.tenant},
+            {u"key_id"_s, task.keyId},
+            {u"model"_s, task.model},
+            {u"priority"_s, responses::priorityName(task.priority)},
+            {u"status"_s, responses::statusName(task.status)},
+            {u"created_at_ms"_s, task.createdAtMs},
+            {u"waited_ms"_s, task.waitedMs},
+            {u"running_ms"_s, task.runningMs},
+            {u"runs"_s, task.runs},
+            {u"error"_s, task.error},
+        };
+    };
+    QJsonArray tasks;
+    for (const TaskView &task : list.tasks)
+        tasks.append(describe(task));
     QJsonArray recentFailures;
-    for (qsizetype index = 0; index < failed.size() && index < 50; ++index)
-        recentFailures.append(describe(*failed.at(index)));
+    for (const TaskView &task : list.recentFailures)
+        recentFailures.append(describe(task));
     const config::ResponsesConfig &config = m_config.config().responses;
     return {
         {u"workers"_s, config.workers},

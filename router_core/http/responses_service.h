@@ -81,6 +81,11 @@ public:
     void setRunner(Runner runner, TraceFactory traceForRestart, TraceFinisher finishUnrun);
     // At start: tasks an earlier process left queued or running go back on the queue.
     void recover();
+    // After an Apply: more workers take waiting tasks at once.
+    void configChanged() { pump(); }
+    // The node is shutting down: no waiting task starts any more (the next start runs them).
+    // Running ones finish within the shutdown grace like any request, or run again after it.
+    void stopStarting() { m_starting = false; }
 
     // ---- POST /v1/responses --------------------------------------------------------------------
 
@@ -122,11 +127,36 @@ public:
         quint64 expiredByAge = 0, expiredByBytes = 0;
     };
     QueueCounts counts() const;
+    // A background task as an operator sees it (the queue report and the console list these).
+    struct TaskView {
+        QByteArray id;
+        QString tenant;
+        QString keyId;
+        QString model;
+        responses::Priority priority = responses::Priority::Normal;
+        responses::Status status = responses::Status::Queued;
+        qint64 createdAtMs = 0;
+        qint64 finishedAtMs = 0;
+        qint64 waitedMs = 0;  // until its last run began, or until now while queued
+        qint64 runningMs = 0; // while in progress
+        int runs = 0;
+        QJsonValue error; // a finished task's response `error`; null otherwise
+    };
+    struct TaskList {
+        // Running, then queued in the order workers take them; at most maxTasks.
+        QList<TaskView> tasks;
+        int tasksTotal = 0;             // queued and running, all of them
+        QList<TaskView> recentFailures; // newest first, at most maxFailures
+    };
+    TaskList taskList(int maxTasks, int maxFailures) const;
     // GET /admin/v1/queue: counts, depth by tenant, and the queued, running and recently failed
     // tasks.
     QJsonObject queueReport() const;
     // Cancels a queued or running task for an operator; false when there is none.
     bool cancelTask(const QByteArray &id);
+    // What an operator's cancel of `id` is answered when cancelTask finds no such task: the
+    // admin API's 404 and the console's refusal.
+    static protocol::ApiError taskNotFound(const QString &id);
 
 Q_SIGNALS:
     void queueChanged();
@@ -144,8 +174,7 @@ private:
     void taskEvents(const QByteArray &id, QList<responses::LoggedEvent> events);
     void taskFinished(const QByteArray &id, responses::Status status, QByteArray responseJson,
                       QList<responses::LoggedEvent> lastEvents);
-    void deliver(const QByteArray &id);
-    void endFollowers(const QByteArray &id);
+    void deliver(QByteArray id);
     void follow(const responses::StoredResponse &record, ResponseWriter writer, HeaderList headers,
                 qint64 after);
     void forget(const QByteArray &id);
@@ -171,6 +200,7 @@ private:
     QHash<QString, int> m_activeByTenant;       // queued and running tasks
     quint64 m_outcomes[6] = {0, 0, 0, 0, 0, 0}; // finished tasks by status
     quint64 m_timedOut = 0;
+    bool m_starting = true;
 };
 
 } // namespace switchyard::http

@@ -223,11 +223,28 @@ public:
                 if (m_error != m_lastError)
                     qCWarning(lcResponses).noquote()
                         << u"stored responses: %1 change(s) could not be written to the state "
-                           u"database (they stay in memory until a restart): %2"_s
+                           u"database; retrying every second, and what waits for them (a "
+                           u"background accept, a stream's next events) waits too: %2"_s
                                .arg(changes.size())
                                .arg(m_error);
+                m_lastError = m_error;
+                // Kept, in order, before anything newer: every change is idempotent (a row
+                // replaced or deleted), so writing the batch again is safe. Nothing is reported
+                // committed, so no client hears of what is not on disk.
+                std::lock_guard lock(m_mutex);
+                m_changes = changes + m_changes;
+                if (!m_retryScheduled) {
+                    m_retryScheduled = true;
+                    QTimer::singleShot(1000, this, [this] {
+                        m_retryScheduled = false;
+                        write();
+                    });
+                }
+                return;
             }
-            m_lastError = m_error;
+            if (!m_lastError.isEmpty())
+                qCInfo(lcResponses) << "stored responses: the state database is written again";
+            m_lastError.clear();
         }
         if (committed)
             committed(ticket);
@@ -308,6 +325,7 @@ private:
     quint64 m_lastTicket = 0;
     std::function<void(quint64)> m_committed;
     bool m_writeRequested = false;
+    bool m_retryScheduled = false; // writer thread only
     QString m_error;
     QString m_lastError;
 };
@@ -377,6 +395,12 @@ QByteArray ResponseStore::newId()
     for (const quint64 word : words)
         id += QByteArray::number(word, 16).rightJustified(16, '0');
     return id;
+}
+
+StoredResponse *ResponseStore::peek(const QByteArray &id)
+{
+    const auto found = m_responses.find(id);
+    return found == m_responses.end() ? nullptr : &found.value();
 }
 
 StoredResponse *ResponseStore::find(const QByteArray &id)

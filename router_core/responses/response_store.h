@@ -84,8 +84,10 @@ class ResponseWriterThread;
 // written to the state database's `stored_responses` and `response_events` tables by a thread of
 // its own, which commits as soon as the change reaches it. A caller that must not go on before
 // a change is on disk (accepting a background task, showing a client an event) waits for
-// afterWrite()'s callback. open() reads everything back at start. Bounded by age (retention) and
-// by bytes: the oldest finished responses go first, counted. Engine thread only.
+// afterWrite()'s callback. A batch that cannot be written is retried every second, and the
+// callbacks wait for it: nothing is reported written that is not. open() reads everything back at
+// start. Bounded by age (retention) and by bytes: the oldest finished responses go first, counted.
+// Engine thread only.
 class ResponseStore final : public QObject {
     Q_OBJECT
 public:
@@ -110,7 +112,10 @@ public:
     // A new random id: "resp_" and 32 hex digits from the system's secure generator.
     static QByteArray newId();
 
+    // The record under `id`; one finished and past its retention is dropped instead (counted).
     StoredResponse *find(const QByteArray &id);
+    // The record as it is, expired or not: for paths that must not remove anything.
+    StoredResponse *peek(const QByteArray &id);
     // Adds or replaces `response` and writes it. Returns the kept record.
     StoredResponse &put(StoredResponse response);
     // Writes the record's row again after the caller changed it (not its events).
@@ -121,7 +126,8 @@ public:
     // Every record, for the queue's recovery at start and the admin view.
     const QHash<QByteArray, StoredResponse> &all() const { return m_responses; }
 
-    // Runs `done` once every change made so far is committed (or failed to be, said in the log).
+    // Runs `done` once every change made so far is committed; while the database refuses a
+    // write, `done` waits with it (the writer retries every second).
     void afterWrite(std::function<void()> done);
     // Blocks until the writer has committed everything so far (tests; the end).
     void waitForWrites();

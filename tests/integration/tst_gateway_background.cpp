@@ -143,8 +143,7 @@ private Q_SLOTS:
         QCOMPARE(queued.value(u"background"_s).toBool(), true);
         QCOMPARE(queued.value(u"store"_s).toBool(), true);
         const QString id = queued.value(u"id"_s).toString();
-        QVERIFY2(QRegularExpression(u"^resp_[0-9a-f]{32}$"_s).match(id).hasMatch(),
-                 qPrintable(id));
+        QVERIFY2(QRegularExpression(u"^resp_[0-9a-f]{32}$"_s).match(id).hasMatch(), qPrintable(id));
 
         QVERIFY(waitForStatus(engine->port(), id, u"completed"_s));
         const QJsonObject done = retrieve(engine->port(), id);
@@ -157,8 +156,7 @@ private Q_SLOTS:
 
         // The run is a request like any other: in the traces, with its wait as a span.
         QVERIFY(QTest::qWaitFor([&] { return engine->recorder().liveCount() == 0; }, 5000));
-        const QJsonObject metrics =
-            jsonOf(call(engine->port(), "GET", "/admin/v1/queue")->body());
+        const QJsonObject metrics = jsonOf(call(engine->port(), "GET", "/admin/v1/queue")->body());
         QCOMPARE(metrics.value(u"outcomes"_s).toObject().value(u"completed"_s).toInt(), 1);
         const QByteArray scrape = call(engine->port(), "GET", "/metrics")->body();
         QVERIFY(scrape.contains("switchyard_background_tasks_total{outcome=\"completed\"} 1"));
@@ -209,11 +207,8 @@ private Q_SLOTS:
                      .value(u"status"_s)
                      .toString(),
                  u"queued"_s);
-        const QString id = jsonOf(before.first().data)
-                               .value(u"response"_s)
-                               .toObject()
-                               .value(u"id"_s)
-                               .toString();
+        const QString id =
+            jsonOf(before.first().data).value(u"response"_s).toObject().value(u"id"_s).toString();
         for (qsizetype index = 0; index < before.size(); ++index)
             QCOMPARE(sequenceOf(before.at(index)), index);
         const qint64 lastSeen = sequenceOf(before.last());
@@ -258,12 +253,10 @@ private Q_SLOTS:
         const QString queued = create(port, {{u"background"_s, true}}).value(u"id"_s).toString();
         QCOMPARE(statusOf(port, queued), u"queued"_s);
 
-        auto cancelledQueued =
-            call(port, "POST", "/v1/responses/" + queued.toUtf8() + "/cancel");
+        auto cancelledQueued = call(port, "POST", "/v1/responses/" + queued.toUtf8() + "/cancel");
         QCOMPARE(cancelledQueued->status(), 200);
         QCOMPARE(jsonOf(cancelledQueued->body()).value(u"status"_s).toString(), u"cancelled"_s);
-        auto cancelledRunning =
-            call(port, "POST", "/v1/responses/" + running.toUtf8() + "/cancel");
+        auto cancelledRunning = call(port, "POST", "/v1/responses/" + running.toUtf8() + "/cancel");
         QCOMPARE(cancelledRunning->status(), 200);
         QCOMPARE(statusOf(port, running), u"cancelled"_s);
         // The running call was abandoned; the queued task never reached the provider.
@@ -293,8 +286,8 @@ private Q_SLOTS:
                        .toString());
         QVERIFY(QTest::qWaitFor([&] { return fake.requests().size() == 1; }, 5000));
         const QList<std::pair<QString, QByteArray>> waiting{
-            {u"low-1"_s, "low"},   {u"normal-1"_s, "normal"}, {u"high-1"_s, "high"},
-            {u"low-2"_s, "low"},   {u"high-2"_s, "high"},     {u"unsaid"_s, ""},
+            {u"low-1"_s, "low"}, {u"normal-1"_s, "normal"}, {u"high-1"_s, "high"},
+            {u"low-2"_s, "low"}, {u"high-2"_s, "high"},     {u"unsaid"_s, ""},
         };
         for (const auto &[input, priority] : waiting) {
             HeaderList headers;
@@ -312,8 +305,7 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitFor(
             [&] {
                 fake.releaseEvent();
-                return statusOf(port, ids.last()) == u"completed"_s &&
-                       fake.requests().size() == 7;
+                return statusOf(port, ids.last()) == u"completed"_s && fake.requests().size() == 7;
             },
             20000));
         QStringList order;
@@ -333,16 +325,16 @@ private Q_SLOTS:
         QVERIFY(engine);
         const quint16 port = engine->port();
         const HeaderList teamA{{"x-switchyard-tenant", "team-a"}};
-        QCOMPARE(call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, true}}),
-                      teamA)
-                     ->status(),
-                 200);
-        QCOMPARE(call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, true}}),
-                      teamA)
-                     ->status(),
-                 200);
-        auto refused = call(port, "POST", "/v1/responses",
-                            responsesBody({{u"background"_s, true}}), teamA);
+        QCOMPARE(
+            call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, true}}), teamA)
+                ->status(),
+            200);
+        QCOMPARE(
+            call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, true}}), teamA)
+                ->status(),
+            200);
+        auto refused =
+            call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, true}}), teamA);
         QCOMPARE(refused->status(), 429);
         QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(), u"queue_full"_s);
         QVERIFY(!refused->header("retry-after").isEmpty());
@@ -384,27 +376,27 @@ private Q_SLOTS:
                  {u"index"_s, 0},
                  {u"finish_reason"_s, u"tool_calls"_s},
                  {u"message"_s,
-                  QJsonObject{{u"role"_s, u"assistant"_s},
-                              {u"content"_s, QJsonValue()},
-                              {u"tool_calls"_s,
-                               QJsonArray{QJsonObject{
-                                   {u"id"_s, u"call_1"_s},
-                                   {u"type"_s, u"function"_s},
-                                   {u"function"_s,
-                                    QJsonObject{{u"name"_s, u"weather"_s},
-                                                {u"arguments"_s, u"{\"city\":\"Paris\"}"_s}}}}}}}}}}}});
+                  QJsonObject{
+                      {u"role"_s, u"assistant"_s},
+                      {u"content"_s, QJsonValue()},
+                      {u"tool_calls"_s,
+                       QJsonArray{QJsonObject{
+                           {u"id"_s, u"call_1"_s},
+                           {u"type"_s, u"function"_s},
+                           {u"function"_s,
+                            QJsonObject{{u"name"_s, u"weather"_s},
+                                        {u"arguments"_s, u"{\"city\":\"Paris\"}"_s}}}}}}}}}}}});
         auto engine = startEngine(configFor(fake));
         QVERIFY(engine);
         const quint16 port = engine->port();
-        const QJsonArray tools{QJsonObject{
-            {u"type"_s, u"function"_s},
-            {u"name"_s, u"weather"_s},
-            {u"parameters"_s, QJsonObject{{u"type"_s, u"object"_s}}}}};
-        const QJsonObject first =
-            create(port, {{u"store"_s, true},
-                          {u"instructions"_s, u"Be brief."_s},
-                          {u"input"_s, u"Weather in Paris?"_s},
-                          {u"tools"_s, tools}});
+        const QJsonArray tools{
+            QJsonObject{{u"type"_s, u"function"_s},
+                        {u"name"_s, u"weather"_s},
+                        {u"parameters"_s, QJsonObject{{u"type"_s, u"object"_s}}}}};
+        const QJsonObject first = create(port, {{u"store"_s, true},
+                                                {u"instructions"_s, u"Be brief."_s},
+                                                {u"input"_s, u"Weather in Paris?"_s},
+                                                {u"tools"_s, tools}});
         QCOMPARE(first.value(u"status"_s).toString(), u"completed"_s);
         QCOMPARE(first.value(u"store"_s).toBool(), true);
         const QString firstId = first.value(u"id"_s).toString();
@@ -416,11 +408,10 @@ private Q_SLOTS:
             {u"object"_s, u"chat.completion"_s},
             {u"model"_s, u"test-model"_s},
             {u"choices"_s,
-             QJsonArray{QJsonObject{
-                 {u"index"_s, 0},
-                 {u"finish_reason"_s, u"stop"_s},
-                 {u"message"_s,
-                  QJsonObject{{u"role"_s, u"assistant"_s}, {u"content"_s, u"Sunny."_s}}}}}}});
+             QJsonArray{QJsonObject{{u"index"_s, 0},
+                                    {u"finish_reason"_s, u"stop"_s},
+                                    {u"message"_s, QJsonObject{{u"role"_s, u"assistant"_s},
+                                                               {u"content"_s, u"Sunny."_s}}}}}}});
         const QJsonObject second = create(
             port, {{u"previous_response_id"_s, firstId},
                    {u"tools"_s, tools},
@@ -451,8 +442,7 @@ private Q_SLOTS:
         QCOMPARE(refused->status(), 400);
         QCOMPARE(errorOf(refused->body()).value(u"code"_s).toString(),
                  u"previous_response_not_found"_s);
-        QCOMPARE(errorOf(refused->body()).value(u"param"_s).toString(),
-                 u"previous_response_id"_s);
+        QCOMPARE(errorOf(refused->body()).value(u"param"_s).toString(), u"previous_response_id"_s);
     }
 
     void inputItemsAndDelete()
@@ -463,10 +453,9 @@ private Q_SLOTS:
         const quint16 port = engine->port();
         const QJsonObject stored = create(
             port, {{u"store"_s, true},
-                   {u"input"_s, QJsonArray{QJsonObject{{u"role"_s, u"user"_s},
-                                                       {u"content"_s, u"one"_s}},
-                                           QJsonObject{{u"role"_s, u"user"_s},
-                                                       {u"content"_s, u"two"_s}}}}});
+                   {u"input"_s,
+                    QJsonArray{QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"one"_s}},
+                               QJsonObject{{u"role"_s, u"user"_s}, {u"content"_s, u"two"_s}}}}});
         const QByteArray id = stored.value(u"id"_s).toString().toUtf8();
         const QJsonObject newestFirst =
             jsonOf(call(port, "GET", "/v1/responses/" + id + "/input_items")->body());
@@ -504,10 +493,10 @@ private Q_SLOTS:
             call(port, "POST", "/v1/responses", responsesBody({{u"background"_s, u"yes"_s}}));
         QCOMPARE(wrongType->status(), 400);
         QCOMPARE(errorOf(wrongType->body()).value(u"param"_s).toString(), u"background"_s);
-        auto builtIn = call(port, "POST", "/v1/responses",
-                            responsesBody({{u"background"_s, true},
-                                           {u"tools"_s, QJsonArray{QJsonObject{
-                                                            {u"type"_s, u"web_search"_s}}}}}));
+        auto builtIn = call(
+            port, "POST", "/v1/responses",
+            responsesBody({{u"background"_s, true},
+                           {u"tools"_s, QJsonArray{QJsonObject{{u"type"_s, u"web_search"_s}}}}}));
         QCOMPARE(builtIn->status(), 400);
         QCOMPARE(call(port, "GET", "/v1/responses/resp_0123")->status(), 404);
         QCOMPARE(call(port, "PUT", "/v1/responses/resp_0123")->status(), 405);
@@ -542,9 +531,9 @@ private Q_SLOTS:
         // Another key of the same tenant: the response does not exist for it.
         QCOMPARE(call(port, "GET", "/v1/responses/" + id, {}, bearer(kKeyB))->status(), 404);
         QCOMPARE(call(port, "DELETE", "/v1/responses/" + id, {}, bearer(kKeyB))->status(), 404);
-        QCOMPARE(call(port, "GET", "/v1/responses/" + id + "/input_items", {}, bearer(kKeyB))
-                     ->status(),
-                 404);
+        QCOMPARE(
+            call(port, "GET", "/v1/responses/" + id + "/input_items", {}, bearer(kKeyB))->status(),
+            404);
         auto continued = call(port, "POST", "/v1/responses",
                               responsesBody({{u"previous_response_id"_s, QString::fromUtf8(id)}}),
                               bearer(kKeyB));
@@ -619,7 +608,8 @@ private Q_SLOTS:
         QVERIFY(engine);
         const quint16 port = engine->port();
         // The key the previous release stored still opens the gateway.
-        const HeaderList key = bearer(QByteArrayView("sk-sy-C80Aogqz9fPQpt6RRb_6brOQe06pZ4mWjq2h7hg5zQ0"));
+        const HeaderList key =
+            bearer(QByteArrayView("sk-sy-C80Aogqz9fPQpt6RRb_6brOQe06pZ4mWjq2h7hg5zQ0"));
         QCOMPARE(call(port, "POST", "/v1/responses", responsesBody({}))->status(), 401);
         const QJsonObject queued =
             create(port, {{u"background"_s, true}, {u"model"_s, u"demo-chat"_s}}, key);

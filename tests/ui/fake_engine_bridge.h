@@ -119,6 +119,14 @@ public:
         result.keyId = id;
         emit clientKeyCommandDone(ticket, result);
     }
+    // Cancels: recorded, and answered at once as the queue would for a task it holds.
+    void cancelBackgroundTask(quint64 ticket, const QString &id) override
+    {
+        cancelledTasks.append(id);
+        BackgroundTaskCommandResult result;
+        result.taskId = id;
+        emit backgroundTaskCommandDone(ticket, result);
+    }
     void publishFeed(const telemetry::TraceFeed &feed) { emit traceFeedUpdated(feed); }
     void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
     void shutdown(std::chrono::milliseconds) override { emit stopped(); }
@@ -140,6 +148,7 @@ public:
     QList<QPair<QString, config::ClientKeyLimitsEdit>> editedKeys;
     QStringList revokedKeys;
     ClientKeyCommandResult keyCommandAnswer; // what every key command answers
+    QStringList cancelledTasks;
 
     int explainRequests = 0;
     QList<QList<config::RouteRule>> appliedRules;

@@ -7,6 +7,7 @@
 #include "ui/config/config_page.h"
 #include "ui/fleet/fleet_page.h"
 #include "ui/keys/keys_page.h"
+#include "ui/queue/queue_page.h"
 #include "ui/routes/dry_run_panel.h"
 #include "ui/routes/route_rules_model.h"
 #include "ui/routes/routes_view.h"
@@ -447,7 +448,7 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     MainWindow window(*m_bridge);
     auto *tabs = window.findChild<QTabWidget *>(u"consoleTabs"_s);
     QVERIFY(tabs);
-    QCOMPARE(tabs->count(), 8);
+    QCOMPARE(tabs->count(), 9);
     QCOMPARE(tabs->tabText(0), u"Overview"_s);
     QCOMPARE(tabs->tabText(1), u"Routes"_s);
     QCOMPARE(tabs->widget(1), window.routesView());
@@ -463,6 +464,8 @@ void RoutesViewTest::mainWindowHasARoutesTab()
     QCOMPARE(tabs->widget(6), window.usagePage());
     QCOMPARE(tabs->tabText(7), u"Fleet"_s);
     QCOMPARE(tabs->widget(7), window.fleetPage());
+    QCOMPARE(tabs->tabText(8), u"Queue"_s);
+    QCOMPARE(tabs->widget(8), window.queuePage());
     QVERIFY(window.findChild<QTableView *>(u"healthMatrix"_s));
 }
 

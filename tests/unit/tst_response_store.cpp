@@ -51,7 +51,8 @@ private Q_SLOTS:
         QSet<QByteArray> seen;
         for (int index = 0; index < 1000; ++index) {
             const QByteArray id = ResponseStore::newId();
-            QVERIFY(QRegularExpression(u"^resp_[0-9a-f]{32}$"_s).match(QString::fromLatin1(id))
+            QVERIFY(QRegularExpression(u"^resp_[0-9a-f]{32}$"_s)
+                        .match(QString::fromLatin1(id))
                         .hasMatch());
             seen.insert(id);
         }

@@ -8,6 +8,7 @@
 #include "ui/fleet/fleet_page.h"
 #include "ui/keys/keys_page.h"
 #include "ui/overview/overview_page.h"
+#include "ui/queue/queue_page.h"
 #include "ui/routes/routes_view.h"
 #include "ui/traces/traces_page.h"
 #include "ui/usage/usage_page.h"
@@ -66,6 +67,8 @@ MainWindow::MainWindow(EngineBridge &bridge, QWidget *parent, const timing::Cloc
     m_tabs->addTab(m_usagePage, QString());
     m_fleetPage = new FleetPage(m_tabs);
     m_tabs->addTab(m_fleetPage, QString());
+    m_queuePage = new QueuePage(m_bridge, m_tabs);
+    m_tabs->addTab(m_queuePage, QString());
 
     // The banner spans every page, above the tabs, so no page hides a raised alert.
     auto *central = new QWidget(this);
@@ -174,6 +177,7 @@ void MainWindow::retranslateUi()
     m_tabs->setTabText(m_tabs->indexOf(m_keysPage), tr("Keys"));
     m_tabs->setTabText(m_tabs->indexOf(m_usagePage), tr("Usage"));
     m_tabs->setTabText(m_tabs->indexOf(m_fleetPage), tr("Fleet"));
+    m_tabs->setTabText(m_tabs->indexOf(m_queuePage), tr("Queue"));
     refreshAlertsTab();
     m_controls->setWindowTitle(tr("Controls"));
     const QFont brandFont = scaledFont(font(), 1.3, QFont::Bold);
@@ -206,6 +210,7 @@ void MainWindow::applySnapshot(const EngineSnapshot &snapshot)
     refreshAlertsTab();
     m_keysPage->applySnapshot(snapshot);
     m_fleetPage->applySnapshot(snapshot, m_clock.msSinceEpoch());
+    m_queuePage->applySnapshot(snapshot);
     syncDemoControls(snapshot);
     refreshStatusBar();
 }

@@ -26,6 +26,7 @@ class OverviewPage;
 class RoutesView;
 class TracesPage;
 class FleetPage;
+class QueuePage;
 class KeysPage;
 class UsagePage;
 class ConfigPage;
@@ -48,6 +49,7 @@ public:
     TracesPage *tracesPage() const { return m_tracesPage; }
     KeysPage *keysPage() const { return m_keysPage; }
     FleetPage *fleetPage() const { return m_fleetPage; }
+    QueuePage *queuePage() const { return m_queuePage; }
     UsagePage *usagePage() const { return m_usagePage; }
     ConfigPage *configPage() const { return m_configPage; }
     AlertsPage *alertsPage() const { return m_alertsPage; }
@@ -78,13 +80,14 @@ private:
     QLabel *m_rateLabel = nullptr;
     QSpinBox *m_rateSpin = nullptr;
 
-    // Overview, Routes, Traces, Config, Alerts, Keys, Usage
+    // Overview, Routes, Traces, Config, Alerts, Keys, Usage, Fleet, Queue
     QTabWidget *m_tabs = nullptr;
     OverviewPage *m_overview = nullptr;
     RoutesView *m_routesView = nullptr;
     TracesPage *m_tracesPage = nullptr;
     KeysPage *m_keysPage = nullptr;
     FleetPage *m_fleetPage = nullptr;
+    QueuePage *m_queuePage = nullptr;
     const timing::Clock &m_clock; // stamps "last seen" on the Fleet page
     UsagePage *m_usagePage = nullptr;
     QLabel *m_ledgerWarning = nullptr; // shown while the usage ledger cannot write
