@@ -8,6 +8,7 @@
 #include "ui/routes/route_rules_model.h"
 #include "ui/routes/rule_editor_panel.h"
 #include "ui/routes/rule_list_panel.h"
+#include "ui/routes/shadow_panel.h"
 
 #include <QHBoxLayout>
 #include <QVBoxLayout>
@@ -24,6 +25,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     m_dryRun = new DryRunPanel(m_bridge, *m_model, this);
     m_canary = new CanaryPanel(m_bridge, this);
     m_agents = new AgentsPanel(m_bridge, this);
+    m_shadows = new ShadowPanel(this);
 
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(16, 16, 16, 12);
@@ -33,6 +35,8 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     left->addWidget(m_ruleList, 3);
     left->addWidget(m_canary, 2);
     left->addWidget(m_agents, 2);
+    // As tall as its five measures need; the panels above give way.
+    left->addWidget(m_shadows, 0);
     // The editor gets as much width as the dry run: nested groups and split branches need it.
     layout->addLayout(left, 4);
     layout->addWidget(m_editor, 5);
@@ -47,6 +51,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     connect(&m_bridge, &EngineBridge::routesChanged, this, &RoutesView::onRoutesChanged);
     connect(&m_bridge, &EngineBridge::routesApplied, this, &RoutesView::onRoutesApplied);
     connect(&m_bridge, &EngineBridge::snapshotUpdated, m_agents, &AgentsPanel::applySnapshot);
+    connect(&m_bridge, &EngineBridge::traceFeedUpdated, m_shadows, &ShadowPanel::applyFeed);
 
     m_live = m_bridge.routesState();
     loadLiveRules();

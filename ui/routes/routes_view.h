@@ -18,6 +18,7 @@ class DryRunPanel;
 class RouteRulesModel;
 class RuleEditorPanel;
 class RuleListPanel;
+class ShadowPanel;
 
 // The Routes page (docs/console.md), composed of four panels: the rule list, the editor of the
 // selected rule, the dry run and the live canary sliders. The page owns the rules being edited
@@ -34,6 +35,7 @@ public:
     DryRunPanel *dryRunPanel() const { return m_dryRun; }
     CanaryPanel *canaryPanel() const { return m_canary; }
     AgentsPanel *agentsPanel() const { return m_agents; }
+    ShadowPanel *shadowPanel() const { return m_shadows; }
     // The edited rules differ from the live ones.
     bool isDirty() const { return m_dirty; }
 
@@ -65,6 +67,7 @@ private:
     DryRunPanel *m_dryRun = nullptr;
     CanaryPanel *m_canary = nullptr;
     AgentsPanel *m_agents = nullptr;
+    ShadowPanel *m_shadows = nullptr;
 };
 
 } // namespace switchyard::ui
