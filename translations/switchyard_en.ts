@@ -2309,6 +2309,86 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ShadowComparisonModel</name>
+    <message>
+        <source>%1 %</source>
+        <extracomment>An error rate, e.g. &quot;2.5 %&quot;
+----------
+The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <extracomment>Milliseconds, e.g. &quot;840 ms&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Median latency</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Error rate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tokens per request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cost per request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 pts</source>
+        <extracomment>A difference of two error rates in percentage points, e.g. &quot;+1.5 pts&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shadow</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Shadow vs live</source>
+        <extracomment>Column header: the shadow&apos;s figure compared with live&apos;s</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ShadowPanel</name>
+    <message>
+        <source>Shadow traffic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finished request(s) came faster than the console refreshes and are not counted.</source>
+        <translation>
+            <numerusform>%n finished request came faster than the console refreshes and is not counted.</numerusform>
+            <numerusform>%n finished requests came faster than the console refreshes and are not counted.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The route whose live requests and shadow calls are compared</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No shadow call has finished since the console opened. A rule with `shadow: {target, share}` also sends a share of its requests to another provider, to compare it with the live one; the client only ever gets the live answer.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 against %2, since the console opened</source>
+        <extracomment>The providers compared, e.g. &quot;cloud-a against candidate, since the console opened&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::SplitEditor</name>
     <message>
         <source>Provider</source>

@@ -2305,6 +2305,85 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
 </context>
 <context>
+    <name>switchyard::ui::ShadowComparisonModel</name>
+    <message>
+        <source>%1 %</source>
+        <extracomment>An error rate, e.g. &quot;2.5 %&quot;
+----------
+The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extracomment>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <extracomment>Milliseconds, e.g. &quot;840 ms&quot;</extracomment>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+    <message>
+        <source>Median latency</source>
+        <translation>延迟中位数</translation>
+    </message>
+    <message>
+        <source>Error rate</source>
+        <translation>错误率</translation>
+    </message>
+    <message>
+        <source>Tokens per request</source>
+        <translation>每个请求的令牌数</translation>
+    </message>
+    <message>
+        <source>Cost per request</source>
+        <translation>每个请求的成本</translation>
+    </message>
+    <message>
+        <source>%1 pts</source>
+        <extracomment>A difference of two error rates in percentage points, e.g. &quot;+1.5 pts&quot;</extracomment>
+        <translation>%1 个百分点</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>在线</translation>
+    </message>
+    <message>
+        <source>Shadow</source>
+        <translation>影子</translation>
+    </message>
+    <message>
+        <source>Shadow vs live</source>
+        <extracomment>Column header: the shadow&apos;s figure compared with live&apos;s</extracomment>
+        <translation>影子相对在线</translation>
+    </message>
+</context>
+<context>
+    <name>switchyard::ui::ShadowPanel</name>
+    <message>
+        <source>Shadow traffic</source>
+        <translation>影子流量</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finished request(s) came faster than the console refreshes and are not counted.</source>
+        <translation>
+            <numerusform>有 %n 个已完成的请求来得比控制台刷新更快，未计入。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The route whose live requests and shadow calls are compared</source>
+        <translation>对比其在线请求与影子调用的路由</translation>
+    </message>
+    <message>
+        <source>No shadow call has finished since the console opened. A rule with `shadow: {target, share}` also sends a share of its requests to another provider, to compare it with the live one; the client only ever gets the live answer.</source>
+        <translation>控制台打开以来还没有完成的影子调用。带有 `shadow: {target, share}` 的规则会把它的一部分请求同时发给另一个提供方，以便与在线请求比较；客户端只会收到在线的回答。</translation>
+    </message>
+    <message>
+        <source>%1 against %2, since the console opened</source>
+        <extracomment>The providers compared, e.g. &quot;cloud-a against candidate, since the console opened&quot;</extracomment>
+        <translation>%1 对比 %2，自控制台打开以来</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::SplitEditor</name>
     <message>
         <source>Provider</source>

@@ -129,6 +129,9 @@ void AlertEvaluator::start()
 
 void AlertEvaluator::traceFinished(const telemetry::Trace &trace)
 {
+    // A shadow's failures are the experiment's result, not the gateway's error rate.
+    if (trace.isShadow())
+        return;
     countRequest(trace);
 }
 

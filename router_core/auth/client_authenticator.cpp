@@ -271,7 +271,8 @@ void ClientAuthenticator::takeRequest(const ClientKey &key)
 
 void ClientAuthenticator::traceFinished(const telemetry::Trace &trace)
 {
-    if (trace.keyId.isEmpty())
+    // A shadow call's tokens are the operator's experiment: the key's allowance never pays.
+    if (trace.keyId.isEmpty() || trace.isShadow())
         return;
     const qint64 tokens =
         std::max<qint64>(trace.inputTokens, 0) + std::max<qint64>(trace.outputTokens, 0);

@@ -99,6 +99,9 @@ QJsonArray routeRulesJson(const QList<RouteRule> &rules)
             object.insert(u"continue_streams"_s, true);
         if (!rule.fallbacks.isEmpty())
             object.insert(u"fallbacks"_s, errorFallbacksJson(rule.fallbacks));
+        if (rule.shadow)
+            object.insert(u"shadow"_s, QJsonObject{{u"target"_s, rule.shadow->target},
+                                                   {u"share"_s, rule.shadow->share}});
         array.append(object);
     }
     return array;

@@ -109,6 +109,17 @@ struct RouteTarget {
     }
 };
 
+// `shadow: {target, share}` of a rule (docs/routing.md, "Shadow traffic"): a share of the requests
+// the rule routes is also sent to another provider, whose answer is only recorded and compared.
+// The target must be an `openai` or `anthropic` provider: calling an agent may act, and a mapped
+// provider is one.
+struct ShadowConfig {
+    QString target;     // a provider id
+    double share = 0.0; // of the rule's requests, in [0, 1], drawn on the request id
+    TextPosition position;
+    TextPosition targetPosition;
+};
+
 // Which request value keeps a client on one side of a canary split.
 enum class SplitKey { User, Tenant, Session };
 
@@ -136,6 +147,8 @@ struct RouteRule {
     // Models tried when a provider answers an error another model may not have; before the
     // requested model's and the tier's own (docs/resilience.md, "Fallbacks by error").
     ErrorFallbacks fallbacks{};
+    // A share of the rule's requests mirrored to another provider; none: no shadow traffic.
+    std::optional<ShadowConfig> shadow{};
     TextPosition position;
     TextPosition namePosition;
     TextPosition fallbacksPosition{};

@@ -18,8 +18,10 @@ const QList<QLatin1StringView> kTierNames{"light"_L1, "pro"_L1};
 const QList<QLatin1StringView> kTierKeys{
     "pool"_L1,     "timeout"_L1, "retries"_L1, "max_input_tokens"_L1, "continue_streams"_L1,
     "fallbacks"_L1};
-const QList<QLatin1StringView> kRouteKeys{"name"_L1, "priority"_L1,         "when"_L1,
-                                          "to"_L1,   "continue_streams"_L1, "fallbacks"_L1};
+const QList<QLatin1StringView> kRouteKeys{"name"_L1,  "priority"_L1,         "when"_L1,
+                                          "to"_L1,    "continue_streams"_L1, "fallbacks"_L1,
+                                          "shadow"_L1};
+const QList<QLatin1StringView> kShadowKeys{"target"_L1, "share"_L1};
 const QList<QLatin1StringView> kFallbackErrorKeys{"context_length_exceeded"_L1,
                                                   "content_filtered"_L1};
 const QList<QLatin1StringView> kCombinators{"all"_L1, "any"_L1, "not"_L1};
@@ -85,6 +87,7 @@ private:
     std::optional<RouteCondition> checkCondition(const YAML::Node &node, const YAML::Mark &near);
     std::optional<RouteCondition> checkCombinator(const MapEntry &entry);
     bool checkTo(const MapEntry &entry, RouteRule &rule);
+    std::optional<ShadowConfig> checkShadow(const MapEntry &entry);
     std::optional<RouteTarget> checkTargetMap(const YAML::Node &node, const YAML::Mark &near,
                                               const QString &owner);
     std::optional<RouteTarget> checkTargetEntry(const MapEntry &entry);
@@ -349,6 +352,8 @@ std::optional<RouteRule> RoutingChecker::checkRoute(const YAML::Node &node)
         if (auto read = readErrorFallbacks(m_reader, *fallbacks))
             rule.fallbacks = std::move(*read);
     }
+    if (const MapEntry *shadow = keys.find("shadow"_L1))
+        rule.shadow = checkShadow(*shadow);
     if (m_reader.errorCount() != errorsBefore)
         return std::nullopt;
     return rule;
@@ -580,6 +585,29 @@ std::optional<SplitBranch> RoutingChecker::checkBranch(const YAML::Node &node,
         return std::nullopt;
     branch.weight = int(*value);
     return branch;
+}
+
+std::optional<ShadowConfig> RoutingChecker::checkShadow(const MapEntry &entry)
+{
+    const std::optional<KeyedMap> keys = m_reader.readSection(entry, kShadowKeys);
+    if (!keys)
+        return std::nullopt;
+    ShadowConfig shadow;
+    shadow.position = valuePosition(entry);
+    if (const MapEntry *target = keys->find("target"_L1)) {
+        shadow.targetPosition = valuePosition(*target);
+        if (const auto text = m_reader.readString(*target))
+            shadow.target = *text;
+    } else {
+        m_reader.reportMissing(entry.value, u"`shadow`"_s, "target"_L1);
+    }
+    if (const MapEntry *share = keys->find("share"_L1)) {
+        if (const auto value = m_reader.readNumberIn(*share, 0.0, 1.0))
+            shadow.share = *value;
+    } else {
+        m_reader.reportMissing(entry.value, u"`shadow`"_s, "share"_L1);
+    }
+    return shadow;
 }
 
 bool RoutingChecker::checkTo(const MapEntry &entry, RouteRule &rule)

@@ -96,6 +96,8 @@ public:
         if (rule.when)
             checkCondition(*rule.when);
         problems.append(validateErrorFallbacks(rule.fallbacks, rule.fallbacksPosition, m_config));
+        if (rule.shadow)
+            checkShadow(*rule.shadow);
         if (rule.split.isEmpty()) {
             checkTarget(rule.to);
             return;
@@ -242,6 +244,33 @@ private:
             return;
         problems.append(
             {where, withSuggestion(u"target names no provider `%1`"_s.arg(id), id, m_providerIds)});
+    }
+
+    // Only a model API may be a shadow: its answer is thrown away, which is harmless only for a
+    // call that does nothing but answer. An agent (a mapped provider, or a registered one) may
+    // book, send or write when called; the simulator would compare against nothing real.
+    void checkShadow(const config::ShadowConfig &shadow)
+    {
+        const config::ProviderConfig *provider = nullptr;
+        for (const config::ProviderConfig &candidate : m_config.providers) {
+            if (candidate.id == shadow.target)
+                provider = &candidate;
+        }
+        if (!provider) {
+            problems.append(
+                {shadow.targetPosition,
+                 withSuggestion(u"`shadow.target` names no provider `%1`"_s.arg(shadow.target),
+                                shadow.target, m_providerIds) +
+                     u"; a shadow is an `openai` or `anthropic` provider, never an agent"_s});
+            return;
+        }
+        if (provider->kind != config::ProviderKind::OpenAi &&
+            provider->kind != config::ProviderKind::Anthropic)
+            problems.append(
+                {shadow.targetPosition,
+                 u"`shadow.target` names `%1`, a `%2` provider; a shadow must be an `openai` or "
+                 u"`anthropic` provider, since calling an agent may act"_s.arg(
+                     shadow.target, config::kindName(provider->kind))});
     }
 
     void checkTarget(const RouteTarget &target)

@@ -51,6 +51,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QThreadPool>
+#include <algorithm>
 
 Q_LOGGING_CATEGORY(lcEngine, "switchyard.engine")
 
@@ -603,6 +604,13 @@ QByteArray Engine::metricsText() const
     state.connections = m_server->connectionCounts();
     state.providers = m_health->snapshot();
     state.spanExport = spanExportCounts();
+    const QHash<QString, execution::ShadowCounts> &shadows = m_server->shadowCounts();
+    for (auto it = shadows.cbegin(); it != shadows.cend(); ++it)
+        state.shadows.append({it.key(), it->sent, it->failed, it->dropped});
+    std::sort(state.shadows.begin(), state.shadows.end(),
+              [](const metrics::ShadowScrape &a, const metrics::ShadowScrape &b) {
+                  return a.route < b.route;
+              });
     if (m_fleet) {
         const fleet::FleetStatus fleet = m_fleet->status();
         state.fleet = {true,

@@ -556,6 +556,17 @@ void RequestExecution::onClientGone()
     complete(499, QStringLiteral("client_disconnected"));
 }
 
+void RequestExecution::cancel(const QString &outcomeCode, const QString &reason)
+{
+    if (m_done || m_finishing)
+        return;
+    if (m_attempt)
+        m_attempt->stop();
+    endAttempt(CallOutcome::Cancelled, reason);
+    m_trace.pointEvent(QStringLiteral("cancelled"), reason);
+    complete(499, outcomeCode);
+}
+
 void RequestExecution::onClientDrained()
 {
     if (m_done || !m_attempt)

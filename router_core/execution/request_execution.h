@@ -90,6 +90,10 @@ public:
     void setFallbackRouting(const routing::Router &router,
                             std::shared_ptr<const routing::RoutingTable> table);
     void start();
+    // Ends the request now, as a client that went away would (status 499), with `outcomeCode`
+    // and `reason` in its trace: shadow traffic lets a shadow call go when live requests need
+    // the room. Nothing when it has already ended or is writing its last answer.
+    void cancel(const QString &outcomeCode, const QString &reason);
     const QByteArray &requestId() const { return m_trace.trace().requestId; }
     bool isDone() const { return m_done; }
 

@@ -140,6 +140,17 @@ GatewayServer::GatewayServer(GatewayServices services, QObject *parent)
       m_traceStream(new TraceStream(services.recorder, this)),
       m_startedAtSecs(QDateTime::currentSecsSinceEpoch())
 {
+    m_shadows = std::make_unique<execution::ShadowTraffic>(
+        services.config,
+        execution::ExecutionServices{services.transport,
+                                     services.health,
+                                     services.recorder,
+                                     services.retryBudget,
+                                     services.admission,
+                                     services.scheduler,
+                                     services.loop,
+                                     [] { return QRandomGenerator::global()->generateDouble(); },
+                                     {}});
     m_admin.add(QHttpServerRequest::Method::Get, QStringLiteral("connections"),
                 [this](const AdminRequest &, const QStringList &) {
                     return AdminReply::json(QJsonDocument(connectionsJson()));
@@ -188,6 +199,7 @@ GatewayServer::~GatewayServer()
     m_executions.clear();
     for (execution::RequestExecution *execution : open)
         delete execution;
+    m_shadows.reset(); // as the live ones, while what they borrow exists
 }
 
 quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *errorMessage)
@@ -622,8 +634,46 @@ void GatewayServer::run(ReadOperation read)
     const QByteArray responseId = ingress::responseIdFor(read.trace.trace().requestId).toUtf8();
     std::unique_ptr<HttpClientChannel> channel =
         clientChannel(std::move(read.writer), read.client, responseId);
+    if (!decision.shadow || !mayMirror(read.trace, read.client, decision)) {
+        execute(std::move(channel), std::move(read.trace), std::move(read.table),
+                std::move(read.client), std::move(decision));
+        return;
+    }
+    // The shadow copies what the live request is about to move, and starts once the live one
+    // has: the live request is never behind its shadow.
+    const telemetry::RequestRecord live = read.trace.trace();
+    const protocol::ChatRequest chat = read.client.chat;
+    const QByteArray chatBody = read.client.chatBody;
+    const routing::RequestContext context = read.client.context;
+    const routing::RouteDecision shadowed = decision;
+    std::shared_ptr<const config::Config> snapshot = read.table->snapshot();
     execute(std::move(channel), std::move(read.trace), std::move(read.table),
             std::move(read.client), std::move(decision));
+    m_shadows->start(std::move(snapshot), chat, chatBody, context, shadowed, live);
+}
+
+bool GatewayServer::mayMirror(telemetry::TraceBuilder &trace, const ingress::ClientRequest &client,
+                              const routing::RouteDecision &decision)
+{
+    // A shadow is sent the chat form, which a request only a provider's own API can carry lacks.
+    if (client.nativeOnly) {
+        trace.pointEvent(QStringLiteral("shadow"),
+                         QStringLiteral("not mirrored: ") + client.nativeOnlyReason);
+        return false;
+    }
+    // This request is about to be one of the gate's: the shadow needs room beside it.
+    if (const std::optional<QString> refusal =
+            m_shadows->refusal(decision, int(m_executions.size()) + 1)) {
+        trace.pointEvent(QStringLiteral("shadow"), *refusal);
+        return false;
+    }
+    telemetry::Trace &record = trace.trace();
+    record.shadowRequestId = execution::ShadowTraffic::shadowIdOf(record.requestId);
+    trace.pointEvent(
+        QStringLiteral("shadow"),
+        QStringLiteral("mirrored to %1 as %2")
+            .arg(decision.shadow->providerId, QString::fromLatin1(record.shadowRequestId)));
+    return true;
 }
 
 std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &read,
@@ -1031,6 +1081,8 @@ void GatewayServer::execute(std::unique_ptr<execution::ClientChannel> channel,
     execution->setFallbackRouting(m_services.router, std::move(table));
     m_executions.insert(execution, true);
     emit inFlightChanged(int(m_executions.size()));
+    // Running shadow calls give way as soon as live requests fill the gate.
+    m_shadows->makeRoom(int(m_executions.size()));
     execution->start();
 }
 

@@ -4,6 +4,7 @@
 #include "auth/api_key_store.h"
 #include "auth/client_authenticator.h"
 #include "config/config_store.h"
+#include "execution/shadow_traffic.h"
 #include "http/admin_endpoints.h"
 #include "http/idempotency_guard.h"
 #include "http/request_head.h"
@@ -114,7 +115,13 @@ public:
     void beginDraining();
     // Stops accepting: listening sockets close and requests on open connections get 503.
     void stopAccepting();
+    // Live requests only: shadow calls are not the gate's (execution::ShadowTraffic).
     int inFlight() const { return int(m_executions.size()); }
+    // Shadow calls by route since start (docs/routing.md, "Shadow traffic").
+    const QHash<QString, execution::ShadowCounts> &shadowCounts() const
+    {
+        return m_shadows->counts();
+    }
     quint64 totalRequests() const { return m_totalRequests; }
     // The parts of the engine register their /admin/v1/ endpoints here.
     AdminEndpoints &admin() { return m_admin; }
@@ -178,6 +185,10 @@ private:
     struct ReadOperation;
     // Admission, routing and execution.
     void run(ReadOperation operation);
+    // Whether a live request whose decision drew a shadow is mirrored now: its trace says so
+    // either way, and names the shadow call when there is one (docs/routing.md).
+    bool mayMirror(telemetry::TraceBuilder &trace, const ingress::ClientRequest &client,
+                   const routing::RouteDecision &decision);
     // The duplicate guard: claims the request's key, then runs it, refuses it or replays the
     // answer kept under it.
     void guardDuplicates(ReadOperation operation, idempotency::Key key);
@@ -228,6 +239,7 @@ private:
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::RequestExecution *, bool> m_executions;
+    std::unique_ptr<execution::ShadowTraffic> m_shadows;
     bool m_accepting = true;
     bool m_draining = false;
     quint64 m_totalRequests = 0;

@@ -251,6 +251,10 @@ QString GatewayMetrics::modelLabel(const QString &model) const
 
 void GatewayMetrics::traceFinished(const telemetry::Trace &trace)
 {
+    // A shadow call is no client's request: switchyard_shadow_requests_total counts it, from
+    // the gateway's own tally, and no request family does.
+    if (trace.isShadow())
+        return;
     const int provider = m_providers.find(trace.provider);
     const int model = m_models.find(trace.model);
     const int route = m_routes.find(trace.route);
@@ -470,6 +474,24 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
                       queue.expiredByAge);
         writer.sample("switchyard_stored_responses_expired_total", "reason=\"bytes\"",
                       queue.expiredByBytes);
+    }
+
+    if (!state.shadows.isEmpty()) {
+        writer.family("switchyard_shadow_requests_total",
+                      "Shadow calls by route and outcome: sent (the shadow provider answered), "
+                      "failed (it was called and did not answer), dropped (never called: the "
+                      "gateway was busy).",
+                      "counter");
+        for (const ShadowScrape &shadow : state.shadows) {
+            const std::pair<QByteArrayView, quint64> outcomes[] = {
+                {"sent", shadow.sent}, {"failed", shadow.failed}, {"dropped", shadow.dropped}};
+            for (const auto &[outcome, count] : outcomes) {
+                QByteArray labels;
+                ExpositionWriter::appendLabel(labels, "route", shadow.route);
+                ExpositionWriter::appendLabel(labels, "outcome", QString::fromLatin1(outcome));
+                writer.sample("switchyard_shadow_requests_total", labels, count);
+            }
+        }
     }
 
     // The fleet's link to Redis: while it is down every node serves alone from what it holds.

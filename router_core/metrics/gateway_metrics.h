@@ -43,6 +43,15 @@ struct QueueScrape {
     quint64 expiredByBytes = 0;
 };
 
+// Shadow calls of one route since start (docs/routing.md, "Shadow traffic"), read from the
+// gateway at a scrape.
+struct ShadowScrape {
+    QString route;
+    quint64 sent = 0;
+    quint64 failed = 0;
+    quint64 dropped = 0;
+};
+
 struct ScrapeState {
     int inFlight = 0;
     telemetry::ConnectionCounts connections;
@@ -50,6 +59,7 @@ struct ScrapeState {
     telemetry::SpanExportCounts spanExport; // rendered only when trace.otlp is configured
     FleetScrape fleet;
     QueueScrape queue;
+    QList<ShadowScrape> shadows; // by route name, sorted
 };
 
 // The gateway's Prometheus metrics (docs/observability.md lists every family). It reads every

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 #include <chrono>
+#include <optional>
 
 namespace switchyard::routing {
 
@@ -89,6 +90,10 @@ struct RouteDecision {
     // `continue_streams` of the matched rule or the chosen tier: a stream cut after its first
     // content may continue on another candidate (docs/resilience.md).
     bool continueStreams = false;
+    // The matched rule's `shadow` provider, when this request's draw fell under its share: it is
+    // also sent the request, and its answer is only recorded (docs/routing.md, "Shadow
+    // traffic"). Its endpoint and the model name that provider is sent, as for a candidate.
+    std::optional<RouteCandidate> shadow;
 
     // Each step as "stage: detail", in order: a trace's explanation.
     QStringList explanation() const

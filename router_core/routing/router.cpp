@@ -32,6 +32,9 @@ const QString kAuto = u"auto"_s;
 constexpr int kCanaryBuckets = 10'000;
 // Separates the request-id draw from every other use of the same hash.
 constexpr quint64 kDrawSeed = 0x64726177; // "draw"
+// A draw of its own for shadow traffic: which requests are mirrored must not follow which ones
+// a canary or a degraded tier's share took.
+constexpr quint64 kShadowSeed = 0x736861646f77; // "shadow"
 constexpr std::chrono::milliseconds kAgentSweepInterval{1000};
 // Agents do not declare a latency objective; this is the providers' default.
 constexpr double kAgentLatencyObjectiveMs = 2500.0;
@@ -101,6 +104,9 @@ struct CompiledRule {
     quint64 seed = 0;         // canary hash seed: each rule splits users independently
     config::ErrorFallbacks fallbacks;
     bool continueStreams = false;
+    // `shadow`: the provider's slot (-1 when it has none) and the share of requests mirrored.
+    int shadowSlot = -1;
+    double shadowShare = 0.0;
 };
 
 } // namespace
@@ -214,6 +220,10 @@ struct RoutingTable::Compiled {
             compiled.strictSplit = rule.strictSplit;
             compiled.fallbacks = rule.fallbacks;
             compiled.continueStreams = rule.continueStreams;
+            if (rule.shadow) {
+                compiled.shadowSlot = health.configuredIndexOf(rule.shadow->target);
+                compiled.shadowShare = rule.shadow->share;
+            }
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
         }
@@ -706,7 +716,34 @@ struct Router::DecisionBuilder {
                 (matchedRule && matchedRule->continueStreams) ||
                 (decision.tier == kLight && compiled.lightContinuesStreams) ||
                 (decision.tier == kPro && compiled.proContinuesStreams);
+            addShadow();
         }
+    }
+
+    // The matched rule's shadow, when this request's own draw falls under its share. Only chat
+    // is mirrored: it is what a shadow compares, and the other operations have no chat form.
+    void addShadow()
+    {
+        if (!matchedRule || matchedRule->shadowShare <= 0.0 ||
+            !compiled.configured(matchedRule->shadowSlot))
+            return;
+        if (context.operation != protocol::Operation::Chat &&
+            context.operation != protocol::Operation::Messages)
+            return;
+        const double shadowDraw =
+            unitInterval(stableHash(QByteArrayView(context.requestId), kShadowSeed));
+        if (shadowDraw >= matchedRule->shadowShare)
+            return;
+        const int slot = matchedRule->shadowSlot;
+        const config::ProviderConfig &provider = *compiled.definitions[slot];
+        RouteCandidate shadow;
+        shadow.endpoint = slot;
+        shadow.providerId = provider.id;
+        shadow.upstreamModel = upstreamModelOf(slot, provider);
+        shadow.reason = u"shadow of rule `"_s % matchedRule->name % u'`';
+        step(u"shadow"_s, u"also sent to %1 as %2; its answer is only recorded"_s.arg(
+                              provider.id, shadow.upstreamModel));
+        decision.shadow = std::move(shadow);
     }
 
     // Fallbacks by error, for the operations a rule routes (embeddings and legacy completions are

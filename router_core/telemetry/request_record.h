@@ -7,6 +7,10 @@
 
 namespace switchyard::telemetry {
 
+// The outcome of a shadow call let go so that live requests had room (docs/routing.md, "Shadow
+// traffic"): it says nothing of the shadow's provider.
+inline constexpr char kShadowLetGoOutcome[] = "shadow_let_go";
+
 // The one "request finished" record: everything said about a request once it is over. Traces,
 // logs, metrics, the OpenTelemetry export and the console's request list all read this one
 // record, filled once by the execution (or by the refusal that ended the request before it);
@@ -17,6 +21,12 @@ struct RequestRecord {
     QByteArray traceId;      // W3C, from the client's traceparent when it sent a valid one
     QByteArray spanId;       // the request's own span, 16 hex digits
     QByteArray parentSpanId; // the client's span from its traceparent; empty otherwise
+    // Shadow traffic (docs/routing.md, "Shadow traffic"), the two ends of one link. On a shadow
+    // call: the live request it mirrors, whose trace it shares (parentSpanId is the live
+    // request's span); a shadow's cost is recorded but counts against no budget or limit. On a
+    // live request: its shadow call's request id, when one was sent. Empty otherwise.
+    QByteArray shadowOf;
+    QByteArray shadowRequestId;
     QDateTime startedAtUtc;
 
     // gen_ai.operation.name: "chat", "embeddings", "text_completion"; the Responses API is
@@ -63,6 +73,7 @@ struct RequestRecord {
                                 // stop_reason for a Messages answer passed through
 
     bool isError() const { return status >= 400; }
+    bool isShadow() const { return !shadowOf.isEmpty(); }
     // "2xx", "4xx", "5xx": the closed set metrics and filters use.
     QString statusClass() const
     {

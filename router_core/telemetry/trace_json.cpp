@@ -102,7 +102,7 @@ std::optional<TraceFilter> TraceFilter::fromQuery(const QUrlQuery &query, QStrin
 
 QJsonObject recordJson(const RequestRecord &record)
 {
-    return QJsonObject{
+    QJsonObject json{
         {QStringLiteral("request_id"), QString::fromLatin1(record.requestId)},
         {QStringLiteral("sequence"), double(record.sequence)},
         {QStringLiteral("trace_id"), QString::fromLatin1(record.traceId)},
@@ -144,6 +144,14 @@ QJsonObject recordJson(const RequestRecord &record)
          record.priced ? QJsonValue(record.cacheSavedUsd) : QJsonValue()},
         {QStringLiteral("finish_reason"), textOrNull(record.finishReason)},
     };
+    // Shadow traffic (docs/routing.md): a shadow call names the live request it mirrored, and a
+    // mirrored live request its shadow call. Other records have neither key.
+    if (record.isShadow())
+        json.insert(QStringLiteral("shadow_of"), QString::fromLatin1(record.shadowOf));
+    if (!record.shadowRequestId.isEmpty())
+        json.insert(QStringLiteral("shadow_request_id"),
+                    QString::fromLatin1(record.shadowRequestId));
+    return json;
 }
 
 QJsonObject traceJson(const Trace &trace, bool running)

@@ -38,7 +38,8 @@ const QStringList kSchema{
     u" latency_ms INTEGER NOT NULL,"
     u" cache_read_tokens INTEGER NOT NULL DEFAULT 0,"
     u" cache_write_tokens INTEGER NOT NULL DEFAULT 0,"
-    u" cache_saved_usd REAL NOT NULL DEFAULT 0)"_s,
+    u" cache_saved_usd REAL NOT NULL DEFAULT 0,"
+    u" shadow_of TEXT NOT NULL DEFAULT '')"_s,
     // Every report and the budgets' seed read a time range; the tenant's and the model's
     // indexes serve the reports grouped or filtered by them, the key's the seed by key.
     u"CREATE INDEX IF NOT EXISTS usage_ledger_time ON usage_ledger(finished_at_ms)"_s,
@@ -53,6 +54,9 @@ const QList<storage::AddedColumn> kAddedColumns{
     {u"cache_read_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
     {u"cache_write_tokens"_s, u"INTEGER NOT NULL DEFAULT 0"_s},
     {u"cache_saved_usd"_s, u"REAL NOT NULL DEFAULT 0"_s},
+    // Shadow traffic (docs/routing.md): the live request a shadow call mirrored. Older rows are
+    // all live requests.
+    {u"shadow_of"_s, u"TEXT NOT NULL DEFAULT ''"_s},
 };
 
 QString sqlExpression(UsageDimension dimension)
@@ -335,7 +339,7 @@ private:
         sql.prepare(u"SELECT tenant, key_id, "
                     u"SUM(CASE WHEN finished_at_ms >= ? THEN cost_usd ELSE 0 END), SUM(cost_usd) "
                     u"FROM usage_ledger WHERE finished_at_ms >= ? AND finished_at_ms < ? "
-                    u"GROUP BY tenant, key_id"_s);
+                    u"AND shadow_of = '' GROUP BY tenant, key_id"_s);
         sql.addBindValue(seed.dayStart.toMSecsSinceEpoch());
         sql.addBindValue(seed.monthStart.toMSecsSinceEpoch());
         sql.addBindValue(seed.monthStart.addMonths(1).toMSecsSinceEpoch());
@@ -366,8 +370,8 @@ private:
         insert.prepare(u"INSERT INTO usage_ledger (finished_at_ms, request_id, tenant, key_id, "
                        u"model, provider, route, tier, input_tokens, output_tokens, "
                        u"tokens_estimated, cost_usd, priced, status, latency_ms, "
-                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd) "
-                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
+                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd, shadow_of) "
+                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
         for (const LedgerRow &row : std::as_const(m_pending)) {
             insert.addBindValue(row.finishedAtMs);
             insert.addBindValue(QString::fromLatin1(row.requestId));
@@ -385,6 +389,7 @@ private:
             insert.addBindValue(row.cacheReadTokens);
             insert.addBindValue(row.cacheWriteTokens);
             insert.addBindValue(row.cacheSavedUsd);
+            insert.addBindValue(row.shadowOf.isEmpty() ? u""_s : QString::fromLatin1(row.shadowOf));
             if (!insert.exec()) {
                 const QString error = insert.lastError().text();
                 insert.finish();
@@ -544,6 +549,7 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record)
     row.priced = record.priced;
     row.status = record.status;
     row.latencyMs = record.totalMicros / 1000;
+    row.shadowOf = record.shadowOf;
     return row;
 }
 
@@ -568,7 +574,10 @@ void UsageLedger::traceFinished(const telemetry::Trace &trace)
     if (refusedAtAuthentication(trace) || trace.operation == QLatin1String("count_tokens"))
         return;
     LedgerRow row = rowFor(trace);
-    m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
+    // A shadow call's cost is recorded, but it is the operator's experiment, not the tenant's
+    // spending: no budget sees it.
+    if (!row.isShadow())
+        m_budgets.addSpend(row.tenant, row.keyId, row.costUsd);
     if (m_writer->append(std::move(row)))
         flushSoon();
 }

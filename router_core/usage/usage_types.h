@@ -31,6 +31,11 @@ struct LedgerRow {
     bool priced = false;        // the model has a price in `pricing`; unpriced rows cost 0
     int status = 0;
     qint64 latencyMs = 0;
+    // A shadow call's row (docs/routing.md, "Shadow traffic"): the live request it mirrored.
+    // Its cost is kept, but no budget counts it.
+    QByteArray shadowOf;
+
+    bool isShadow() const { return !shadowOf.isEmpty(); }
 };
 
 // What a usage report may be grouped by. Day and Hour are UTC.

@@ -205,6 +205,47 @@ private Q_SLOTS:
         QVERIFY(!fixture.router.route(request(u"small"_s)).continueStreams); // light: neither
     }
 
+    // A rule's shadow goes to the decision for the share of requests whose id draws under it,
+    // the same ones every time, renamed for the shadow provider; only chat is mirrored.
+    void aShadowIsDrawnOnTheRequestId()
+    {
+        constexpr auto kShadowed =
+            "providers:\n"
+            "  - {id: live, kind: openai, base_url: 'http://127.0.0.1:9/v1', models: [m]}\n"
+            "  - {id: candidate, kind: openai, base_url: 'http://127.0.0.1:9/v1',\n"
+            "     models: [{name: m, upstream: m-next}]}\n"
+            "routes:\n"
+            "  - name: mirrored\n"
+            "    to: {provider: live}\n"
+            "    shadow: {target: candidate, share: 0.25}\n";
+        Fixture fixture(kShadowed);
+        int mirrored = 0;
+        constexpr int kRequests = 4000;
+        for (int index = 0; index < kRequests; ++index) {
+            const QByteArray id = "req-" + QByteArray::number(index);
+            const routing::RouteDecision decision = fixture.router.route(request(u"m"_s, id));
+            QCOMPARE(providers(decision), QStringList{u"live"_s}); // the live route is unchanged
+            if (!decision.shadow)
+                continue;
+            ++mirrored;
+            QCOMPARE(decision.shadow->providerId, u"candidate"_s);
+            QCOMPARE(decision.shadow->upstreamModel, u"m-next"_s);
+            QVERIFY(hasStep(decision, u"shadow"_s,
+                            u"also sent to candidate as m-next; its answer is only recorded"_s));
+            // The same request id draws the same way again.
+            QVERIFY(fixture.router.route(request(u"m"_s, id)).shadow);
+        }
+        QVERIFY2(mirrored > kRequests * 0.22 && mirrored < kRequests * 0.28,
+                 qPrintable(QString::number(mirrored)));
+
+        routing::RequestContext embeddings = request(u"m"_s);
+        embeddings.operation = protocol::Operation::Embeddings;
+        for (int index = 0; index < 100; ++index) {
+            embeddings.requestId = "emb-" + QByteArray::number(index);
+            QVERIFY(!fixture.router.route(embeddings).shadow);
+        }
+    }
+
     void headerConditionPinsATier()
     {
         Fixture fixture;

@@ -36,6 +36,27 @@ config::LoadResult load(const QByteArray &routing)
                                   [](const QString &) { return std::optional<QByteArray>(); });
 }
 
+// A route with `shadow: <shadow>` on line 15, among a model API, an agent and the simulator.
+QByteArray shadowConfig(const QByteArray &shadow)
+{
+    return "providers:\n"
+           "  - {id: cloud, kind: openai, base_url: \"http://127.0.0.1:9/v1\", models: [m]}\n"
+           "  - id: booker\n"
+           "    kind: mapped\n"
+           "    base_url: http://127.0.0.1:9100\n"
+           "    models: [m]\n"
+           "    mapping:\n"
+           "      path: /generate\n"
+           "      request: {prompt: $.messages}\n"
+           "      answer: $.text\n"
+           "  - {id: sim, kind: simulated, models: [m]}\n"
+           "routes:\n"
+           "  - name: mirrored\n"
+           "    to: {provider: cloud}\n"
+           "    shadow: "_ba +
+           shadow + "\n";
+}
+
 // The request every condition case is matched against.
 routing::RequestContext sampleRequest()
 {
@@ -410,6 +431,63 @@ private Q_SLOTS:
             << "agents: {ttl: 0s}\n"_ba
             << QStringList{u"test.yaml:11:15: `ttl` must be greater than 0, got \"0s\""_s};
     }
+    // A shadow's answer is thrown away: harmless for a model API, not for an agent, which may
+    // act when called. Each refusal names the file, line and column of the target.
+    void refusesShadowTargetsThatMayAct_data()
+    {
+        QTest::addColumn<QByteArray>("shadow");
+        QTest::addColumn<QStringList>("errors");
+        QTest::newRow("a mapped agent")
+            << "{target: booker, share: 0.5}"_ba
+            << QStringList{u"test.yaml:15:22: `shadow.target` names `booker`, a `mapped` "
+                           u"provider; a shadow must be an `openai` or `anthropic` provider, "
+                           u"since calling an agent may act"_s};
+        QTest::newRow("the simulator")
+            << "{target: sim, share: 0.5}"_ba
+            << QStringList{u"test.yaml:15:22: `shadow.target` names `sim`, a `simulated` "
+                           u"provider; a shadow must be an `openai` or `anthropic` provider, "
+                           u"since calling an agent may act"_s};
+        QTest::newRow("a registered agent, not a provider")
+            << "{target: flight-booker, share: 0.5}"_ba
+            << QStringList{u"test.yaml:15:22: `shadow.target` names no provider `flight-booker`; "
+                           u"a shadow is an `openai` or `anthropic` provider, never an agent"_s};
+        QTest::newRow("share above 1")
+            << "{target: cloud, share: 2}"_ba
+            << QStringList{u"test.yaml:15:36: `share` must be between 0 and 1, got \"2\""_s};
+        QTest::newRow("no share")
+            << "{target: cloud}"_ba
+            << QStringList{u"test.yaml:15:13: `shadow` is missing required key `share`"_s};
+        QTest::newRow("unknown key") << "{target: cloud, share: 0.1, model: x}"_ba
+                                     << QStringList{u"test.yaml:15:41: unknown key `model`"_s};
+    }
+    void refusesShadowTargetsThatMayAct()
+    {
+        QFETCH(QByteArray, shadow);
+        QFETCH(QStringList, errors);
+        const config::LoadResult result =
+            config::loadConfigText(shadowConfig(shadow), u"test.yaml"_s,
+                                   [](const QString &) { return std::optional<QByteArray>(); });
+        QVERIFY(!result.ok());
+        QCOMPARE(errorLines(result), errors);
+    }
+
+    void readsShadowOfARule()
+    {
+        const config::LoadResult result =
+            config::loadConfigText(shadowConfig("{target: cloud, share: 0.25}"), u"test.yaml"_s,
+                                   [](const QString &) { return std::optional<QByteArray>(); });
+        QVERIFY2(result.ok(), qPrintable(errorLines(result).join(u'\n')));
+        const config::RouteRule &rule = result.config->routing.routes.first();
+        QVERIFY(rule.shadow);
+        QCOMPARE(rule.shadow->target, u"cloud"_s);
+        QCOMPARE(rule.shadow->share, 0.25);
+        const QJsonObject shadow = config::routeRulesJson(result.config->routing.routes)[0]
+                                       .toObject()
+                                       .value(u"shadow"_s)
+                                       .toObject();
+        QCOMPARE(shadow, (QJsonObject{{u"target"_s, u"cloud"_s}, {u"share"_s, 0.25}}));
+    }
+
     void reportsRoutingErrors()
     {
         QFETCH(QByteArray, yaml);

@@ -9,6 +9,7 @@
 #include "ui/routes/route_rules_model.h"
 #include "ui/routes/rule_editor_panel.h"
 #include "ui/routes/rule_list_panel.h"
+#include "ui/routes/shadow_panel.h"
 
 #include <QEvent>
 #include <QHBoxLayout>
@@ -35,6 +36,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     m_trials->addTab(m_impact, QString());
     m_canary = new CanaryPanel(m_bridge, this);
     m_agents = new AgentsPanel(m_bridge, this);
+    m_shadows = new ShadowPanel(this);
 
     auto *layout = new QHBoxLayout(this);
     layout->setContentsMargins(16, 16, 16, 12);
@@ -44,6 +46,8 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     left->addWidget(m_ruleList, 3);
     left->addWidget(m_canary, 2);
     left->addWidget(m_agents, 2);
+    // As tall as its five measures need; the panels above give way.
+    left->addWidget(m_shadows, 0);
     // The editor gets as much width as the dry run: nested groups and split branches need it.
     layout->addLayout(left, 4);
     layout->addWidget(m_editor, 5);
@@ -58,6 +62,7 @@ RoutesView::RoutesView(EngineBridge &bridge, QWidget *parent)
     connect(&m_bridge, &EngineBridge::routesChanged, this, &RoutesView::onRoutesChanged);
     connect(&m_bridge, &EngineBridge::routesApplied, this, &RoutesView::onRoutesApplied);
     connect(&m_bridge, &EngineBridge::snapshotUpdated, m_agents, &AgentsPanel::applySnapshot);
+    connect(&m_bridge, &EngineBridge::traceFeedUpdated, m_shadows, &ShadowPanel::applyFeed);
 
     retranslateUi();
     m_live = m_bridge.routesState();

@@ -23,6 +23,7 @@ class ImpactPanel;
 class RouteRulesModel;
 class RuleEditorPanel;
 class RuleListPanel;
+class ShadowPanel;
 
 // The Routes page (docs/console.md), composed of four panels: the rule list, the editor of the
 // selected rule, the dry run and the live canary sliders. The page owns the rules being edited
@@ -42,6 +43,7 @@ public:
     void showImpactPreview();
     CanaryPanel *canaryPanel() const { return m_canary; }
     AgentsPanel *agentsPanel() const { return m_agents; }
+    ShadowPanel *shadowPanel() const { return m_shadows; }
     // The edited rules differ from the live ones.
     bool isDirty() const { return m_dirty; }
 
@@ -79,6 +81,7 @@ private:
     QTabWidget *m_trials = nullptr; // the dry run and the impact preview
     CanaryPanel *m_canary = nullptr;
     AgentsPanel *m_agents = nullptr;
+    ShadowPanel *m_shadows = nullptr;
 };
 
 } // namespace switchyard::ui
