@@ -26,6 +26,14 @@ struct ResponsesConfig {
     // A task running longer is stopped and fails with `task_timed_out`.
     std::chrono::milliseconds taskTimeout{std::chrono::minutes(30)};
 
+    // The fleet's queue on Redis Streams (docs/fleet.md, "The queue"); a single node ignores them.
+    // A task whose node stopped renewing it for this long is taken by another node.
+    std::chrono::milliseconds visibilityTimeout{std::chrono::seconds(30)};
+    // Runs a task may have (failed, or ended with its node) before it goes to the dead letters.
+    int deliveryLimit = 5;
+    // The wait before a failed run is tried again, doubled for each run after (at most 5 min).
+    std::chrono::milliseconds retryBackoff{std::chrono::seconds(2)};
+
     friend bool operator==(const ResponsesConfig &, const ResponsesConfig &) = default;
 };
 

@@ -187,7 +187,10 @@ Engine::Engine(config::Config config, QObject *parent)
         m_fleetAnswers = std::make_unique<answers::RedisAnswerStore>(
             m_fleet->link(), m_fleet->keyPrefix(), *m_localAnswers);
     responses::ResponseStore::Options responseOptions;
-    responseOptions.databasePath = answerOptions.databasePath;
+    // In a fleet the records are Redis's (docs/fleet.md, "The queue"): this node keeps in memory
+    // the copies it works with.
+    if (!m_fleet)
+        responseOptions.databasePath = answerOptions.databasePath;
     responseOptions.retention = m_store->config().responses.retention;
     responseOptions.maxBytes = m_store->config().responses.maxStoredBytes;
     m_responseStore =
@@ -195,6 +198,12 @@ Engine::Engine(config::Config config, QObject *parent)
     m_responses = new http::ResponsesService(*m_responseStore, *m_store,
                                              timing::SteadyClock::instance(), this);
     m_server->setResponses(m_responses);
+    if (m_fleet) {
+        m_fleetResponses = new responses::FleetResponses(m_fleet->link(), m_fleet->keyPrefix(),
+                                                         m_fleet->config().node.toUtf8(), this);
+        m_responses->setFleet(m_fleetResponses);
+        m_fleet->onSync([responses = m_responses] { responses->fleetTick(); });
+    }
     m_server->setAnswerStore(m_fleetAnswers
                                  ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
                                  : m_localAnswers.get());
@@ -594,6 +603,21 @@ BackgroundQueueState Engine::backgroundQueueState() const
         state.tasks.append(listing(task));
     for (const http::ResponsesService::TaskView &task : list.recentFailures)
         state.recentFailures.append(listing(task));
+    if (m_responses->inFleet()) {
+        // The fleet's queue as last read (each second): the dead letters and who runs what.
+        const responses::FleetQueueReport &fleet = m_responses->fleetReport();
+        state.fleet = true;
+        QMap<QString, int> byNode;
+        for (const auto &[id, node] : fleet.running)
+            ++byNode[node];
+        for (auto it = byNode.cbegin(); it != byNode.cend(); ++it)
+            state.runningByNode.append({it.key(), it.value()});
+        state.deadLettered = fleet.deadLettered;
+        for (const responses::DeadLetter &letter : fleet.deadLetters)
+            state.deadLetters.append({QString::fromLatin1(letter.id), letter.tenant, letter.model,
+                                      letter.priority, letter.runs, letter.node, letter.atMs,
+                                      letter.errorCode, letter.errorMessage});
+    }
     return state;
 }
 
@@ -635,6 +659,10 @@ QByteArray Engine::metricsText() const
     scrape.storedBytes = queue.storedBytes;
     scrape.expiredByAge = queue.expiredByAge;
     scrape.expiredByBytes = queue.expiredByBytes;
+    scrape.fleet = queue.fleet;
+    scrape.deadLetters = queue.deadLetters;
+    scrape.takenOver = queue.takenOver;
+    scrape.deadLettered = queue.deadLettered;
     return m_metrics->render(state);
 }
 

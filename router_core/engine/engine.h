@@ -49,7 +49,8 @@ class ResponsesService;
 } // namespace switchyard::http
 namespace switchyard::responses {
 class ResponseStore;
-}
+class FleetResponses;
+} // namespace switchyard::responses
 namespace switchyard::resilience {
 class AdmissionController;
 class HealthProber;
@@ -218,6 +219,7 @@ private:
     // destructor deletes the server first.
     std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
     std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
+    responses::FleetResponses *m_fleetResponses = nullptr; // child; in a fleet only
     // Stored and background responses, and the queue that runs them (docs/responses.md):
     // children, so that they move to the engine's thread; deleted after the server, the
     // service before its store.

@@ -352,9 +352,26 @@ void GatewayServer::route(IncomingRequest request, ResponseWriter writer)
         MessagesAnswers::sendError(writer, protocol::ApiError::notFound(methodName(method), path),
                                    identity);
     } else if (path == QLatin1String("/v1/responses")) {
-        if (onlyAllows(QHttpServerRequest::Method::Post, "POST"))
-            handleOperation(std::move(request), std::move(writer), std::move(trace),
-                            protocol::Operation::Responses);
+        if (!onlyAllows(QHttpServerRequest::Method::Post, "POST"))
+            return;
+        const QByteArray previous = fleetPreviousResponse(request);
+        if (previous.isEmpty())
+            return handleOperation(std::move(request), std::move(writer), std::move(trace),
+                                   protocol::Operation::Responses);
+        // The conversation it continues may have been stored by another node: its record is
+        // brought here first, then the request is read as on a single node.
+        struct Held {
+            IncomingRequest request;
+            ResponseWriter writer;
+            telemetry::TraceBuilder trace;
+        };
+        auto held =
+            std::make_shared<Held>(Held{std::move(request), std::move(writer), std::move(trace)});
+        m_responses->prefetch(previous, [self = QPointer<GatewayServer>(this), held] {
+            if (self)
+                self->handleOperation(std::move(held->request), std::move(held->writer),
+                                      std::move(held->trace), protocol::Operation::Responses);
+        });
     } else if (path.startsWith(QLatin1String("/v1/responses/")) && m_responses) {
         handleStoredResponse(request, std::move(writer), identity);
     } else if (path == QLatin1String("/v1/embeddings")) {
@@ -807,8 +824,28 @@ void GatewayServer::runBackground(const responses::StoredResponse &task,
     routing::RouteDecision decision = routeRequest(trace, *table, client.context);
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuseTask(protocol::ApiError::modelNotFound(client.chat.model));
+    if (!client.context.intent.isEmpty() &&
+        decision.refusal == routing::RouteDecision::Refusal::NoCandidate) {
+        // No agent offers the intent now (none registered, all busy or gone): the task waits
+        // for one instead of failing, until its time limit.
+        return m_responses->awaitAgent(QByteArray(task.id),
+                                       decision.steps.isEmpty()
+                                           ? u"no agent offers `%1`"_s.arg(client.context.intent)
+                                           : decision.steps.constLast().detail);
+    }
     execute(std::move(channel), std::move(trace), std::move(table), std::move(client),
             std::move(decision), true);
+}
+
+QByteArray GatewayServer::fleetPreviousResponse(const IncomingRequest &request) const
+{
+    // A request that names no previous response costs a substring search, and only in a fleet.
+    if (!m_responses || !m_responses->inFleet() ||
+        !request.body.contains(QByteArrayView("previous_response_id")))
+        return {};
+    const QJsonValue previous =
+        QJsonDocument::fromJson(request.body).object().value(u"previous_response_id"_s);
+    return previous.isString() ? previous.toString().toUtf8() : QByteArray();
 }
 
 void GatewayServer::handleStoredResponse(const IncomingRequest &request, ResponseWriter writer,

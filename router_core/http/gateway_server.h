@@ -212,6 +212,8 @@ private:
     void runBackground(const responses::StoredResponse &task, telemetry::TraceBuilder trace,
                        std::unique_ptr<execution::ClientChannel> channel);
     // GET, DELETE and POST under /v1/responses/{id}.
+    // In a fleet, the `previous_response_id` a Responses request names; empty otherwise.
+    QByteArray fleetPreviousResponse(const IncomingRequest &request) const;
     void handleStoredResponse(const IncomingRequest &request, ResponseWriter writer,
                               const HeaderList &identity);
     // POST /v1/messages/count_tokens for a model no anthropic provider serves.

@@ -1,6 +1,7 @@
 #include "http/responses_service.h"
 
 #include "config/config_store.h"
+#include "http/responses_json.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -18,35 +19,9 @@ using responses::LoggedEvent;
 using responses::Priority;
 using responses::Status;
 using responses::StoredResponse;
+using namespace responses_json;
 
 namespace {
-
-QByteArray compact(const QJsonObject &object)
-{
-    return QJsonDocument(object).toJson(QJsonDocument::Compact);
-}
-QByteArray compact(const QJsonArray &array)
-{
-    return QJsonDocument(array).toJson(QJsonDocument::Compact);
-}
-QJsonObject objectOf(const QByteArray &json)
-{
-    return QJsonDocument::fromJson(json).object();
-}
-QJsonArray arrayOf(const QByteArray &json)
-{
-    return QJsonDocument::fromJson(json).array();
-}
-
-protocol::ApiError responseNotFound(const QByteArray &id)
-{
-    protocol::ApiError error;
-    error.status = 404;
-    error.type = u"invalid_request_error"_s;
-    error.message = u"No response found with id '%1'."_s.arg(QString::fromUtf8(id));
-    error.code = u"response_not_found"_s;
-    return error;
-}
 
 // An item id like the Responses API's own: a prefix and 128 random bits.
 QString newItemId(QLatin1StringView prefix)
@@ -109,25 +84,6 @@ QByteArray keptHeaders(const HeaderList &headers)
     return compact(kept);
 }
 
-LoggedEvent loggedEvent(const QString &type, QJsonObject data, qint64 sequenceNumber)
-{
-    data.insert(u"type"_s, type);
-    data.insert(u"sequence_number"_s, sequenceNumber);
-    return {sequenceNumber, type.toUtf8(), compact(data)};
-}
-
-QByteArray wireOf(const LoggedEvent &event)
-{
-    return "event: " + event.type + "\ndata: " + event.data + "\n\n";
-}
-
-QJsonObject withStatus(const QByteArray &responseJson, Status status)
-{
-    QJsonObject response = objectOf(responseJson);
-    response.insert(u"status"_s, responses::statusName(status));
-    return response;
-}
-
 } // namespace
 
 QString responseOwner(const QString &keyId, const QString &tenant)
@@ -173,17 +129,6 @@ std::variant<KeepRequest, protocol::ApiError> readKeepRequest(const QByteArray &
     keep.body = compact(request);
     return keep;
 }
-
-struct ResponsesService::Follower {
-    explicit Follower(ResponseWriter writer) : writer(std::move(writer)) {}
-    ResponseWriter writer;
-    qint64 lastSent = -1;
-};
-
-struct ResponsesService::Running {
-    QPointer<BackgroundChannel> channel;
-    std::unique_ptr<QTimer> timeLimit;
-};
 
 // ---- the channel a background task answers through ----------------------------------------------
 
@@ -240,7 +185,8 @@ public:
                                     {u"message"_s, error.message}});
         finish(Status::Failed, response,
                {loggedEvent(u"response.failed"_s, {{u"response"_s, response}},
-                            m_nextSequenceNumber++)});
+                            m_nextSequenceNumber++)},
+               error.status);
     }
     void beginStream(const HeaderList &, execution::Dialect) override { m_begun = true; }
     void sendStreamEvents(const QList<upstream::SseEvent> &events, bool) override
@@ -255,7 +201,7 @@ public:
     {
         QList<LoggedEvent> logged;
         renumber(m_writer.fail(error), logged);
-        finish(Status::Failed, lastResponse(logged), std::move(logged));
+        finish(Status::Failed, lastResponse(logged), std::move(logged), error.status);
     }
     void endStream() override
     {
@@ -302,12 +248,13 @@ private:
     }
     QJsonObject lastResponse(const QList<LoggedEvent> &) const { return m_lastResponse; }
 
-    void finish(Status status, const QJsonObject &response, QList<LoggedEvent> events)
+    void finish(Status status, const QJsonObject &response, QList<LoggedEvent> events,
+                int errorStatus = 0)
     {
         if (m_stopped || m_finished || !m_service)
             return;
         m_finished = true;
-        m_service->taskFinished(m_id, status, compact(response), std::move(events));
+        m_service->taskFinished(m_id, status, compact(response), std::move(events), errorStatus);
     }
 
     QPointer<ResponsesService> m_service;
@@ -326,6 +273,12 @@ private:
 
 // ---- the service
 // ----------------------------------------------------------------------------------
+
+void ResponsesService::stopRun(Running &running)
+{
+    if (running.channel)
+        running.channel->stop(); // the execution ends as if its client had left
+}
 
 ResponsesService::ResponsesService(responses::ResponseStore &store,
                                    const config::ConfigStore &config, const timing::Clock &clock,
@@ -356,6 +309,8 @@ void ResponsesService::setRunner(Runner runner, TraceFactory traceForRestart,
 
 void ResponsesService::recover()
 {
+    if (m_fleet)
+        return; // the fleet's tasks are in Redis: a take finds them, this node's own included
     int requeued = 0;
     QList<QByteArray> unfinished;
     for (const StoredResponse &record : m_store.all()) {
@@ -423,6 +378,17 @@ ResponsesService::withConversation(const QByteArray &body, const QByteArray &pre
 
 std::optional<protocol::ApiError> ResponsesService::admitTask(const QString &tenant) const
 {
+    if (m_fleet) {
+        // The tenant's bound is counted in Redis, when the task is queued there.
+        if (m_fleet->reachable())
+            return std::nullopt;
+        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+            u"Background responses are queued in the fleet's Redis, which this node cannot "
+            u"reach (%1); nothing was queued. Retry shortly."_s.arg(m_fleet->problem()));
+        error.code = u"queue_unavailable"_s;
+        error.retryAfter = "5";
+        return error;
+    }
     const int limit = m_config.config().responses.maxQueuedPerTenant;
     if (m_activeByTenant.value(tenant) < limit)
         return std::nullopt;
@@ -498,6 +464,9 @@ void ResponsesService::acceptBackground(StoredResponse task, ResponseWriter writ
     const QJsonObject queued = objectOf(task.response);
     task.events = {loggedEvent(u"response.created"_s, {{u"response"_s, queued}}, 0),
                    loggedEvent(u"response.queued"_s, {{u"response"_s, queued}}, 1)};
+    if (m_fleet)
+        return acceptInFleet(std::move(task), std::move(writer), std::move(headers),
+                             std::move(trace), stream);
     const QByteArray id = task.id;
     m_durableThrough.insert(id, -1); // nothing a follower may read before the first commit
     // A wait, like a backoff: the time the gateway itself adds to an answer leaves it out.
@@ -539,6 +508,12 @@ void ResponsesService::keepAnswered(StoredResponse record, const QByteArray &res
     record.status = *status;
     record.response = responseJson;
     record.finishedAtMs = m_clock.msSinceEpoch();
+    if (m_fleet) {
+        // Kept where every node can continue it; while Redis is unreachable, in this node's
+        // memory only (docs/fleet.md says so).
+        const config::ResponsesConfig &config = m_config.config().responses;
+        m_fleet->keep(record, config.retention.count(), config.maxStoredBytes, {});
+    }
     m_store.put(std::move(record));
 }
 
@@ -549,6 +524,8 @@ void ResponsesService::enqueue(const StoredResponse &task)
 
 void ResponsesService::pump()
 {
+    if (m_fleet)
+        return pumpFleet();
     const int workers = m_config.config().responses.workers;
     while (m_starting && m_runner && !m_queued.empty() && m_running.size() < workers) {
         const QByteArray id = std::get<2>(*m_queued.begin());
@@ -557,14 +534,15 @@ void ResponsesService::pump()
     }
 }
 
-void ResponsesService::start(const QByteArray &id)
+void ResponsesService::start(const QByteArray &id, std::optional<responses::FleetTask> fleetTask)
 {
     StoredResponse *record = m_store.find(id);
     if (!record || responses::isFinished(record->status))
         return;
     record->status = Status::InProgress;
     record->startedAtMs = m_clock.msSinceEpoch();
-    ++record->runs;
+    if (!fleetTask)
+        ++record->runs; // a fleet's take counted it in Redis
     record->response = compact(withStatus(record->response, Status::InProgress));
     m_store.update(*record);
 
@@ -572,9 +550,14 @@ void ResponsesService::start(const QByteArray &id)
         const auto waiting = m_waitingTraces.find(id);
         if (waiting == m_waitingTraces.end()) {
             telemetry::TraceBuilder fresh = m_traceForRestart(*record);
-            fresh.pointEvent(
-                u"background run"_s,
-                u"run %1 of %2, after a restart"_s.arg(record->runs).arg(QString::fromLatin1(id)));
+            fresh.pointEvent(u"background run"_s,
+                             u"run %1 of %2, queued %3 ms before"_s.arg(record->runs)
+                                 .arg(QString::fromLatin1(id))
+                                 .arg(record->startedAtMs - record->createdAtMs));
+            if (fleetTask && fleetTask->takenOver)
+                fresh.pointEvent(u"background run"_s,
+                                 u"taken over from node %1, which stopped renewing it"_s.arg(
+                                     fleetTask->lastNode));
             return fresh;
         }
         auto [builder, span] = std::move(waiting->second);
@@ -585,6 +568,8 @@ void ResponsesService::start(const QByteArray &id)
     }();
 
     auto running = std::make_shared<Running>();
+    running->fleet = std::move(fleetTask);
+    running->intent = objectOf(record->headers).contains(u"x-switchyard-intent"_s);
     auto channel = std::make_unique<BackgroundChannel>(this, *record);
     running->channel = channel.get();
     running->timeLimit = std::make_unique<QTimer>();
@@ -622,6 +607,19 @@ void ResponsesService::taskEvents(const QByteArray &id, QList<LoggedEvent> event
     if (!record)
         return;
     const qint64 last = events.constLast().sequenceNumber;
+    if (const std::shared_ptr<Running> running = m_running.value(id); running && running->fleet) {
+        // In a fleet the log is Redis's: a follower on any node reads it there.
+        m_fleet->append(*running->fleet, events,
+                        [self = QPointer<ResponsesService>(this), id](bool held) {
+                            if (!self)
+                                return;
+                            if (held)
+                                self->pollFollowers(id);
+                            else
+                                self->dropRun(id, u"its events could not be written to Redis, "
+                                                  u"or the task is no longer this run's"_s);
+                        });
+    }
     m_store.appendEvents(*record, std::move(events));
     // A client sees an event only once it is on disk: a run after a restart then numbers its
     // events after it, and never reuses a number a client has read.
@@ -634,17 +632,23 @@ void ResponsesService::taskEvents(const QByteArray &id, QList<LoggedEvent> event
 }
 
 void ResponsesService::taskFinished(const QByteArray &id, Status status, QByteArray responseJson,
-                                    QList<LoggedEvent> lastEvents)
+                                    QList<LoggedEvent> lastEvents, int errorStatus)
 {
+    const bool worthAnotherRun = errorStatus == 429 || errorStatus >= 500;
+    if (const std::shared_ptr<Running> running = m_running.value(id);
+        running && running->intent && !running->fleet && worthAnotherRun &&
+        status == Status::Failed) {
+        // An agent that vanished or failed: the task waits for one (on a fleet, the queue's
+        // delivery limit decides instead).
+        const QJsonObject error = objectOf(responseJson).value(u"error"_s).toObject();
+        return awaitAgent(id, error.value(u"message"_s).toString());
+    }
     const std::shared_ptr<Running> running = m_running.take(id);
     StoredResponse *record = m_store.find(id);
     if (!record || responses::isFinished(record->status))
         return; // deleted or cancelled meanwhile: already settled
     if (running && running->channel)
         running->channel->stop();
-    const qint64 last = lastEvents.isEmpty() ? record->nextSequenceNumber() - 1
-                                             : lastEvents.constLast().sequenceNumber;
-    m_store.appendEvents(*record, std::move(lastEvents));
     record->status = status;
     record->finishedAtMs = m_clock.msSinceEpoch();
     QJsonObject response = objectOf(responseJson);
@@ -655,6 +659,19 @@ void ResponsesService::taskFinished(const QByteArray &id, Status status, QByteAr
     record->response = compact(response);
     // The retention counts from the end of the work, not from when it was queued.
     record->expiresAtMs = record->finishedAtMs + m_config.config().responses.retention.count();
+    // In a fleet the run ends in Redis: finished, queued again, or dead-lettered.
+    const bool inFleet = running && settleFleet(*running, *record, lastEvents, errorStatus);
+    const qint64 last = lastEvents.isEmpty() ? record->nextSequenceNumber() - 1
+                                             : lastEvents.constLast().sequenceNumber;
+    m_store.appendEvents(*record, std::move(lastEvents));
+    if (inFleet && !responses::isFinished(record->status)) {
+        // Queued again for another run: not an outcome yet.
+        m_store.update(*record);
+        emit queueChanged();
+        QMetaObject::invokeMethod(
+            this, [this] { pump(); }, Qt::QueuedConnection);
+        return;
+    }
     m_store.update(*record);
     ++m_outcomes[int(status)];
     if (--m_activeByTenant[record->tenant] <= 0)
@@ -667,6 +684,56 @@ void ResponsesService::taskFinished(const QByteArray &id, Status status, QByteAr
     });
     emit queueChanged();
     // The next task starts from a fresh stack, not from inside the execution that just ended.
+    QMetaObject::invokeMethod(
+        this, [this] { pump(); }, Qt::QueuedConnection);
+}
+
+void ResponsesService::awaitAgent(const QByteArray &id, const QString &reason)
+{
+    const std::shared_ptr<Running> running = m_running.value(id);
+    StoredResponse *record = m_store.find(id);
+    if (!running || !record || responses::isFinished(record->status))
+        return;
+    const config::ResponsesConfig &config = m_config.config().responses;
+    const qint64 now = m_clock.msSinceEpoch();
+    if (now - record->createdAtMs >= config.taskTimeout.count()) {
+        QJsonObject response = withStatus(record->response, Status::Failed);
+        response.insert(
+            u"error"_s,
+            QJsonObject{
+                {u"code"_s, u"no_agent_available"_s},
+                {u"message"_s, u"No agent for the task's intent could take it within its "
+                               u"time limit (`responses.queue.task_timeout`, %1 s, from "
+                               u"when it was queued): %2"_s.arg(config.taskTimeout.count() / 1000)
+                                   .arg(reason)}});
+        const LoggedEvent failed = loggedEvent(u"response.failed"_s, {{u"response"_s, response}},
+                                               record->nextSequenceNumber());
+        if (running->channel)
+            running->channel->stop();
+        return taskFinished(id, Status::Failed, compact(response), {failed});
+    }
+    // Not a run: it found nothing to run on. It waits, queued, and is tried again in a second.
+    m_running.remove(id);
+    if (running->channel)
+        running->channel->stop();
+    record->status = Status::Queued;
+    record->runs = std::max(0, record->runs - 1);
+    record->response = compact(withStatus(record->response, Status::Queued));
+    m_store.update(*record);
+    constexpr std::chrono::milliseconds kAgentWait{1000};
+    if (running->fleet) {
+        m_fleet->requeue(*running->fleet, *record, {}, kAgentWait, config.visibilityTimeout, false,
+                         u"waiting for an agent: "_s + reason, {});
+    } else {
+        QTimer::singleShot(kAgentWait, this, [this, id] {
+            if (const StoredResponse *waiting = m_store.peek(id);
+                waiting && waiting->status == Status::Queued) {
+                enqueue(*waiting);
+                pump();
+            }
+        });
+    }
+    emit queueChanged();
     QMetaObject::invokeMethod(
         this, [this] { pump(); }, Qt::QueuedConnection);
 }
@@ -716,6 +783,8 @@ void ResponsesService::deliver(QByteArray id)
 void ResponsesService::follow(const StoredResponse &record, ResponseWriter writer,
                               HeaderList headers, qint64 after)
 {
+    if (m_fleet)
+        return followFleet(record.id, std::move(writer), std::move(headers), after);
     writer.beginEventStream(headers);
     auto follower = std::make_unique<Follower>(std::move(writer));
     follower->lastSent = after;
@@ -784,6 +853,55 @@ protocol::ApiError ResponsesService::taskNotFound(const QString &id)
     return error;
 }
 
+void ResponsesService::cancelTask(const QByteArray &id,
+                                  std::function<void(std::optional<protocol::ApiError>)> done)
+{
+    if (!m_fleet)
+        return done(cancelTask(id) ? std::nullopt
+                                   : std::optional(taskNotFound(QString::fromLatin1(id))));
+    const StoredResponse *known = m_store.peek(id);
+    const QByteArray cancelled =
+        known ? compact(withStatus(known->response, Status::Cancelled)) : QByteArray();
+    const auto cancelWith = [this, id, done](const QByteArray &response) {
+        m_fleet->cancel(
+            id, response, m_config.config().responses.retention.count(),
+            [self = QPointer<ResponsesService>(this), id,
+             done](responses::FleetResponses::CancelOutcome outcome, Status) {
+                using Outcome = responses::FleetResponses::CancelOutcome;
+                if (!self)
+                    return;
+                if (outcome == Outcome::Cancelled) {
+                    self->dropRun(id, u"cancelled by an operator"_s);
+                    if (StoredResponse *record = self->m_store.peek(id)) {
+                        record->status = Status::Cancelled;
+                        record->response = compact(withStatus(record->response, Status::Cancelled));
+                    }
+                    emit self->queueChanged();
+                    return done(std::nullopt);
+                }
+                if (outcome == Outcome::Unreachable) {
+                    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+                        u"The fleet's Redis cannot be reached: nothing was cancelled."_s);
+                    error.code = u"queue_unavailable"_s;
+                    return done(error);
+                }
+                done(taskNotFound(QString::fromLatin1(id)));
+            });
+    };
+    if (!cancelled.isEmpty())
+        return cancelWith(cancelled);
+    // The response object is the fleet's: read it to write it back cancelled.
+    m_fleet->fetch(id, [self = QPointer<ResponsesService>(this), id, cancelWith,
+                        done](responses::FleetResponses::Fetched fetched) {
+        if (!self)
+            return;
+        if (fetched.outcome != responses::FleetResponses::Outcome::Done ||
+            !fetched.record.background)
+            return done(taskNotFound(QString::fromLatin1(id)));
+        cancelWith(compact(withStatus(fetched.record.response, Status::Cancelled)));
+    });
+}
+
 bool ResponsesService::cancelTask(const QByteArray &id)
 {
     StoredResponse *record = m_store.find(id);
@@ -829,6 +947,24 @@ void ResponsesService::handle(const IncomingRequest &request, const QString &res
                               ResponseWriter writer, const HeaderList &identity,
                               const QString &owner)
 {
+    const QByteArray id = rest.section(u'/', 0, 0).toUtf8();
+    if (!m_fleet || id.isEmpty() || !m_fleet->reachable())
+        return handleHere(request, rest, std::move(writer), identity, owner);
+    // The fleet's record is the one to answer from: another node may run, cancel or delete it.
+    auto pending = std::make_shared<ResponseWriter>(std::move(writer));
+    m_fleet->fetch(id, [self = QPointer<ResponsesService>(this), id, request, rest, pending,
+                        identity, owner](responses::FleetResponses::Fetched fetched) mutable {
+        if (!self)
+            return;
+        self->absorb(id, std::move(fetched));
+        self->handleHere(request, rest, std::move(*pending), identity, owner);
+    });
+}
+
+void ResponsesService::handleHere(const IncomingRequest &request, const QString &rest,
+                                  ResponseWriter writer, const HeaderList &identity,
+                                  const QString &owner)
+{
     const QStringList parts = rest.split(u'/');
     const QByteArray id = parts.first().toUtf8();
     const QString action = parts.size() == 2 ? parts.at(1) : QString();
@@ -867,6 +1003,8 @@ void ResponsesService::handle(const IncomingRequest &request, const QString &res
                                         u"response_id"_s),
                                     identity);
         }
+        if (m_fleet)
+            return cancelInFleet(id, std::move(writer), identity);
         cancel(*record);
         auto pending = std::make_shared<ResponseWriter>(std::move(writer));
         m_store.afterWrite([self = QPointer<ResponsesService>(this), id, pending, identity] {
@@ -933,6 +1071,8 @@ void ResponsesService::handle(const IncomingRequest &request, const QString &res
     if (request.method == Method::Delete) {
         if (!record)
             return writer.sendError(responseNotFound(id), identity);
+        if (m_fleet)
+            return removeInFleet(id, std::move(writer), identity);
         if (record->background && !responses::isFinished(record->status))
             cancel(*record);
         m_store.remove(id);
@@ -967,6 +1107,17 @@ ResponsesService::QueueCounts ResponsesService::counts() const
     counts.stored = m_store.count();
     counts.expiredByAge = m_store.expiredByAge();
     counts.expiredByBytes = m_store.expiredByBytes();
+    if (m_fleet) {
+        counts.fleet = true;
+        std::copy(std::begin(m_fleetReport.queued), std::end(m_fleetReport.queued),
+                  std::begin(counts.queued));
+        counts.oldestQueuedAgeMs = m_fleetReport.oldestQueuedAgeMs;
+        counts.deadLetters = m_fleetReport.deadLettered;
+        counts.takenOver = m_fleet->takenOver();
+        counts.deadLettered = m_fleet->deadLettered();
+        counts.expiredByAge = m_fleet->expiredByAge();
+        counts.expiredByBytes = m_fleet->expiredByBytes();
+    }
     return counts;
 }
 

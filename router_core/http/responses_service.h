@@ -6,6 +6,7 @@
 #include "httpwire/response_writer.h"
 #include "ingress/responses_ingress.h"
 #include "protocol/openai_error.h"
+#include "responses/fleet_responses.h"
 #include "responses/response_store.h"
 #include "telemetry/trace.h"
 
@@ -13,6 +14,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 #include <QUrlQuery>
 #include <functional>
 #include <map>
@@ -79,6 +81,15 @@ public:
     ~ResponsesService() override;
 
     void setRunner(Runner runner, TraceFactory traceForRestart, TraceFinisher finishUnrun);
+    // In a fleet (docs/fleet.md, "The queue"): the records and the queue are the fleet's, in
+    // Redis; this node's store holds in memory the copies it works with. Set once, before
+    // recover().
+    void setFleet(responses::FleetResponses *fleet);
+    bool inFleet() const { return m_fleet != nullptr; }
+    // Each sync of the fleet (`fleet.sync_interval`): takes waiting tasks for free workers, feeds
+    // the followers of tasks running anywhere, and about once a second renews this node's runs
+    // (so no other node takes them over) and reads the fleet's queue for the console.
+    void fleetTick();
     // At start: tasks an earlier process left queued or running go back on the queue.
     void recover();
     // After an Apply: more workers take waiting tasks at once.
@@ -88,6 +99,14 @@ public:
     void stopStarting() { m_starting = false; }
 
     // ---- POST /v1/responses --------------------------------------------------------------------
+
+    // In a fleet, brings the stored response `id` from Redis before a request continues it; runs
+    // `done` at once on a single node (later, always, in a fleet).
+    void prefetch(const QByteArray &id, std::function<void()> done);
+    // The task `id` being run found no agent offering its intent: it waits and is tried again
+    // every second, until its time limit (`task_timeout`, from when it was queued) fails it with
+    // `no_agent_available`. Its run is not counted as one.
+    void awaitAgent(const QByteArray &id, const QString &reason);
 
     // `previous` continued: its conversation (history, input and output) before `input`. A
     // response this owner may not read, or one not finished, is refused; nullopt with no error
@@ -125,6 +144,10 @@ public:
         qint64 storedBytes = 0;
         int stored = 0;
         quint64 expiredByAge = 0, expiredByBytes = 0;
+        // In a fleet: `queued` and the age are the fleet's as last read, `running` this node's.
+        bool fleet = false;
+        int deadLetters = 0;
+        quint64 takenOver = 0, deadLettered = 0;
     };
     QueueCounts counts() const;
     // A background task as an operator sees it (the queue report and the console list these).
@@ -152,8 +175,25 @@ public:
     // GET /admin/v1/queue: counts, depth by tenant, and the queued, running and recently failed
     // tasks.
     QJsonObject queueReport() const;
+    // The same, for this node or, in a fleet, the fleet's queue read from Redis.
+    void queueReport(std::function<void(QJsonObject)> done);
     // Cancels a queued or running task for an operator; false when there is none.
     bool cancelTask(const QByteArray &id);
+    // The same, for this node's queue or the fleet's; `done` gets the error, nullopt on success.
+    void cancelTask(const QByteArray &id,
+                    std::function<void(std::optional<protocol::ApiError>)> done);
+    // A dead-lettered task of the fleet queued again (its runs counted from zero), or dropped
+    // from the dead letters (it stays failed). On a single node there are no dead letters.
+    void retryDeadLetter(const QByteArray &id,
+                         std::function<void(std::optional<protocol::ApiError>)> done);
+    void discardDeadLetter(const QByteArray &id,
+                           std::function<void(std::optional<protocol::ApiError>)> done);
+    // The fleet's queue as last read (every second); empty on a single node.
+    const responses::FleetQueueReport &fleetReport() const { return m_fleetReport; }
+    // Tasks this node took over from a node that stopped renewing them, and moved to the dead
+    // letters, since start.
+    quint64 tasksTakenOver() const;
+    quint64 tasksDeadLettered() const;
     // What an operator's cancel of `id` is answered when cancelTask finds no such task: the
     // admin API's 404 and the console's refusal.
     static protocol::ApiError taskNotFound(const QString &id);
@@ -163,17 +203,53 @@ Q_SIGNALS:
 
 private:
     friend class BackgroundChannel;
-    struct Follower;
-    struct Running;
+    // A client reading a background response's events as they are logged.
+    struct Follower {
+        explicit Follower(ResponseWriter writer) : writer(std::move(writer)) {}
+        ResponseWriter writer;
+        qint64 lastSent = -1;
+    };
+    // A task a worker of this node runs.
+    struct Running {
+        QPointer<BackgroundChannel> channel;
+        std::unique_ptr<QTimer> timeLimit;
+        // In a fleet: the task as taken from Redis, whose lock every write of the run shows.
+        std::optional<responses::FleetTask> fleet;
+        bool intent = false; // the request names an intent: it runs on an agent
+    };
+    // Tells the run's execution its client is gone: nothing it sends after counts.
+    static void stopRun(Running &running);
 
     responses::StoredResponse *ownedBy(const QByteArray &id, const QString &owner);
     void enqueue(const responses::StoredResponse &task);
     void pump();
-    void start(const QByteArray &id);
-    // From the channel of a running task.
+    void start(const QByteArray &id, std::optional<responses::FleetTask> fleetTask = {});
+    // From the channel of a running task. `errorStatus`: the HTTP status of the error a failed
+    // run ended with (0 for none): 429 and 5xx are worth another run.
     void taskEvents(const QByteArray &id, QList<responses::LoggedEvent> events);
     void taskFinished(const QByteArray &id, responses::Status status, QByteArray responseJson,
-                      QList<responses::LoggedEvent> lastEvents);
+                      QList<responses::LoggedEvent> lastEvents, int errorStatus = 0);
+    void handleHere(const IncomingRequest &request, const QString &rest, ResponseWriter writer,
+                    const HeaderList &identity, const QString &owner);
+
+    // ---- the fleet's half (responses_fleet.cpp) ------------------------------------------------
+    void pumpFleet();
+    void startFleet(responses::FleetTask task);
+    // Ends a fleet run in Redis; false when the run is not a fleet one (the caller ends it here).
+    bool settleFleet(Running &running, responses::StoredResponse &record,
+                     QList<responses::LoggedEvent> &lastEvents, int errorStatus);
+    void renewFleet();
+    // The run of `id` no longer holds its task: it stops, writing nothing more.
+    void dropRun(const QByteArray &id, const QString &why);
+    // A copy of the fleet's record replaces this node's, unless this node runs it.
+    void absorb(const QByteArray &id, responses::FleetResponses::Fetched fetched);
+    void followFleet(const QByteArray &id, ResponseWriter writer, HeaderList headers, qint64 after);
+    void pollFollowers(const QByteArray &id);
+    void acceptInFleet(responses::StoredResponse task, ResponseWriter writer, HeaderList headers,
+                       telemetry::TraceBuilder trace, bool stream);
+    void cancelInFleet(const QByteArray &id, ResponseWriter writer, const HeaderList &identity);
+    void removeInFleet(const QByteArray &id, ResponseWriter writer, const HeaderList &identity);
+    QJsonObject fleetReportJson(const responses::FleetQueueReport &report) const;
     void deliver(QByteArray id);
     void follow(const responses::StoredResponse &record, ResponseWriter writer, HeaderList headers,
                 qint64 after);
@@ -201,6 +277,16 @@ private:
     quint64 m_outcomes[6] = {0, 0, 0, 0, 0, 0}; // finished tasks by status
     quint64 m_timedOut = 0;
     bool m_starting = true;
+
+    // In a fleet.
+    responses::FleetResponses *m_fleet = nullptr;
+    qint64 m_lastRenewMs = 0; // steady clock
+    bool m_taking = false;    // a take on the wire
+    bool m_renewing = false;  // a renewal on the wire
+    std::map<QByteArray, std::vector<std::unique_ptr<Follower>>> m_fleetFollowers;
+    std::set<QByteArray> m_polling;   // followers' reads on the wire
+    std::set<QByteArray> m_pollAgain; // asked again while one was on the wire
+    responses::FleetQueueReport m_fleetReport;
 };
 
 } // namespace switchyard::http

@@ -474,6 +474,21 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
                       queue.expiredByAge);
         writer.sample("switchyard_stored_responses_expired_total", "reason=\"bytes\"",
                       queue.expiredByBytes);
+        if (queue.fleet) {
+            writer.family("switchyard_queue_dead_letters",
+                          "Background tasks of the fleet in the dead-letter stream now.", "gauge");
+            writer.sample("switchyard_queue_dead_letters", {}, quint64(queue.deadLetters));
+            writer.family("switchyard_queue_claims_total",
+                          "Background tasks this node took over from a node that stopped "
+                          "renewing them (after `responses.queue.visibility_timeout`).",
+                          "counter");
+            writer.sample("switchyard_queue_claims_total", {}, queue.takenOver);
+            writer.family("switchyard_queue_dead_lettered_total",
+                          "Background tasks this node moved to the dead-letter stream after "
+                          "their delivery limit.",
+                          "counter");
+            writer.sample("switchyard_queue_dead_lettered_total", {}, queue.deadLettered);
+        }
     }
 
     if (!state.shadows.isEmpty()) {

@@ -41,6 +41,12 @@ struct QueueScrape {
     qint64 storedBytes = 0;
     quint64 expiredByAge = 0;
     quint64 expiredByBytes = 0;
+    // In a fleet: the depth and age above are the fleet's (the same on every node); these are
+    // the fleet's dead letters now, and this node's takeovers and dead-letterings since start.
+    bool fleet = false;
+    int deadLetters = 0;
+    quint64 takenOver = 0;
+    quint64 deadLettered = 0;
 };
 
 // Shadow calls of one route since start (docs/routing.md, "Shadow traffic"), read from the
