@@ -23,8 +23,11 @@ public:
     bool start(const QByteArray &password = {});
     // Kills it at once (SIGKILL): whatever it held is gone, as in a crash.
     void kill();
-    // Starts it again on the same port, empty.
+    // Starts it again on the same port: empty, unless it is persistent.
     bool restart();
+    // Before start(): an append-only file synced at every write, which a restart reads back, as
+    // a Redis configured for durability does.
+    void setPersistent(bool persistent) { m_persistent = persistent; }
     // Stops and continues the process (SIGSTOP, SIGCONT): a Redis that accepts and never
     // answers, as under a long fork or a swapped-out machine.
     void suspend();
@@ -49,6 +52,7 @@ private:
     std::unique_ptr<QProcess> m_process;
     QByteArray m_password;
     quint16 m_port = 0;
+    bool m_persistent = false;
 };
 
 } // namespace switchyard::testing
