@@ -851,6 +851,46 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
 </context>
 <context>
+    <name>switchyard::ui::DeadLettersModel</name>
+    <message>
+        <source>failed</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <extracomment>the fleet node that gave the task up</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last error</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dead-lettered at</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -2173,6 +2213,72 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     </message>
     <message>
         <source>tasks running / workers on this node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dead letters</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Tasks of the fleet that failed on every run their delivery limit allows, or whose nodes kept stopping under them. Their clients read status &quot;failed&quot;. Retry queues one again with its runs counted from zero; Discard drops it from this list.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No task is in the dead letters.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <extracomment>a fleet node and the tasks it runs, e.g. &quot;gw-1: 2&quot;</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select a dead letter</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Queuing task %1 again…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Discarding task %1…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task %1 queued again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Task %1 discarded.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running on this node</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No background task runs on this node. The fleet&apos;s queue is summed up above.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>on this node · %1 in the fleet</source>
+        <extracomment>%1: the background tasks running on all the fleet&apos;s nodes</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No task runs on any node of the fleet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Running per node: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

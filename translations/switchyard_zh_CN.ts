@@ -846,6 +846,46 @@ Its config becomes a new version, is applied at once (requests in flight finish 
     </message>
 </context>
 <context>
+    <name>switchyard::ui::DeadLettersModel</name>
+    <message>
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>Task</source>
+        <translation>任务</translation>
+    </message>
+    <message>
+        <source>Tenant</source>
+        <translation>租户</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Runs</source>
+        <translation>运行次数</translation>
+    </message>
+    <message>
+        <source>Node</source>
+        <extracomment>the fleet node that gave the task up</extracomment>
+        <translation>节点</translation>
+    </message>
+    <message>
+        <source>Last error</source>
+        <translation>最后的错误</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Dead-lettered at</source>
+        <translation>进入死信时间</translation>
+    </message>
+</context>
+<context>
     <name>switchyard::ui::DrillsPanel</name>
     <message>
         <source>Answer normally</source>
@@ -2170,6 +2210,72 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
     <message>
         <source>tasks running / workers on this node</source>
         <translation>运行中的任务 / 本节点的工作线程</translation>
+    </message>
+    <message>
+        <source>Dead letters</source>
+        <translation>死信</translation>
+    </message>
+    <message>
+        <source>Tasks of the fleet that failed on every run their delivery limit allows, or whose nodes kept stopping under them. Their clients read status &quot;failed&quot;. Retry queues one again with its runs counted from zero; Discard drops it from this list.</source>
+        <translation>集群中在投递上限允许的每次运行都失败、或运行它的节点反复停止的任务。其客户端读到的状态是 &quot;failed&quot;。“重试”会将任务重新排队，运行次数从零计起；“丢弃”会将其从此列表移除。</translation>
+    </message>
+    <message>
+        <source>No task is in the dead letters.</source>
+        <translation>死信中没有任务。</translation>
+    </message>
+    <message>
+        <source>Retry</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Discard</source>
+        <translation>丢弃</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <extracomment>a fleet node and the tasks it runs, e.g. &quot;gw-1: 2&quot;</extracomment>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Select a dead letter</source>
+        <translation>请选择一条死信</translation>
+    </message>
+    <message>
+        <source>Queuing task %1 again…</source>
+        <translation>正在重新排队任务 %1…</translation>
+    </message>
+    <message>
+        <source>Discarding task %1…</source>
+        <translation>正在丢弃任务 %1…</translation>
+    </message>
+    <message>
+        <source>Task %1 queued again.</source>
+        <translation>任务 %1 已重新排队。</translation>
+    </message>
+    <message>
+        <source>Task %1 discarded.</source>
+        <translation>任务 %1 已丢弃。</translation>
+    </message>
+    <message>
+        <source>Running on this node</source>
+        <translation>本节点运行中</translation>
+    </message>
+    <message>
+        <source>No background task runs on this node. The fleet&apos;s queue is summed up above.</source>
+        <translation>本节点没有运行中的后台任务。集群的队列汇总见上方。</translation>
+    </message>
+    <message>
+        <source>on this node · %1 in the fleet</source>
+        <extracomment>%1: the background tasks running on all the fleet&apos;s nodes</extracomment>
+        <translation>本节点 · 集群共 %1 个</translation>
+    </message>
+    <message>
+        <source>No task runs on any node of the fleet.</source>
+        <translation>集群中没有任何节点在运行任务。</translation>
+    </message>
+    <message>
+        <source>Running per node: %1</source>
+        <translation>各节点运行中：%1</translation>
     </message>
 </context>
 <context>

@@ -96,6 +96,10 @@ public:
     // Cancels a queued or running task, whoever owns it, as POST /admin/v1/queue/{id}/cancel
     // does; backgroundTaskCommandDone(ticket, ...) answers, refused in the admin API's words.
     virtual void cancelBackgroundTask(quint64 ticket, const QString &id) = 0;
+    // A fleet's dead letter queued again or discarded, as POST /admin/v1/queue/{id}/retry and
+    // /discard do; answered by backgroundTaskCommandDone(ticket, ...) too.
+    virtual void settleDeadLetter(quint64 ticket, const QString &id,
+                                  switchyard::DeadLetterAction action) = 0;
 
 public Q_SLOTS:
     // Sends real requests to the gateway's own port, mixed streamed and not, mixed models.

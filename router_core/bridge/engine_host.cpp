@@ -16,6 +16,7 @@
 #include <QCoro/QCoroTask>
 #include <QLoggingCategory>
 #include <QMetaMethod>
+#include <QPointer>
 #include <QThread>
 
 namespace switchyard {
@@ -184,17 +185,26 @@ QCoro::Task<> keyCommandOnEngine(EngineHost *host, Engine *engine, quint64 ticke
 
 // The cancel of a background task, on the engine's thread, answered on the bridge's: the
 // queue's own command, the one POST /admin/v1/queue/{id}/cancel runs.
-QCoro::Task<> cancelTaskOnEngine(EngineHost *host, Engine *engine, quint64 ticket, QString id)
+// Runs one of the queue's commands on the engine's thread, where it may wait for the fleet's
+// Redis, and answers on the bridge's.
+using QueueCommand = std::function<void(http::ResponsesService &,
+                                        std::function<void(std::optional<protocol::ApiError>)>)>;
+void queueCommandOnEngine(EngineHost *host, Engine *engine, quint64 ticket, const QString &id,
+                          QueueCommand command)
 {
-    ThreadHop<BackgroundTaskCommandResult> hop(engine, host, [engine, id] {
-        if (!engine->responses().cancelTask(id.toUtf8()))
-            return taskCommandRefused(id, http::ResponsesService::taskNotFound(id));
-        BackgroundTaskCommandResult result;
-        result.taskId = id;
-        return result;
+    QMetaObject::invokeMethod(engine, [engine, bridge = QPointer<EngineHost>(host), ticket, id,
+                                       command = std::move(command)] {
+        command(engine->responses(), [bridge, ticket, id](std::optional<protocol::ApiError> error) {
+            BackgroundTaskCommandResult result;
+            result.taskId = id;
+            if (error)
+                result = taskCommandRefused(id, *error);
+            QMetaObject::invokeMethod(bridge.data(), [bridge, ticket, result] {
+                if (bridge)
+                    emit bridge->backgroundTaskCommandDone(ticket, result);
+            });
+        });
     });
-    const BackgroundTaskCommandResult result = co_await hop;
-    emit host->backgroundTaskCommandDone(ticket, result);
 }
 
 } // namespace
@@ -587,7 +597,25 @@ void EngineHost::cancelBackgroundTask(quint64 ticket, const QString &id)
         Q_EMIT backgroundTaskCommandDone(ticket, taskCommandRefused(id, engineNotRunning()));
         return;
     }
-    cancelTaskOnEngine(this, m_engine, ticket, id);
+    queueCommandOnEngine(this, m_engine, ticket, id,
+                         [id](http::ResponsesService &responses, auto done) {
+                             responses.cancelTask(id.toUtf8(), std::move(done));
+                         });
+}
+
+void EngineHost::settleDeadLetter(quint64 ticket, const QString &id, DeadLetterAction action)
+{
+    if (!m_engine) {
+        Q_EMIT backgroundTaskCommandDone(ticket, taskCommandRefused(id, engineNotRunning()));
+        return;
+    }
+    queueCommandOnEngine(this, m_engine, ticket, id,
+                         [id, action](http::ResponsesService &responses, auto done) {
+                             if (action == DeadLetterAction::Retry)
+                                 responses.retryDeadLetter(id.toUtf8(), std::move(done));
+                             else
+                                 responses.discardDeadLetter(id.toUtf8(), std::move(done));
+                         });
 }
 
 void EngineHost::shutdown(std::chrono::milliseconds grace)

@@ -76,6 +76,8 @@ public:
                              const config::ClientKeyLimitsEdit &edit) override;
     void revokeClientKey(quint64 ticket, const QString &id) override;
     void cancelBackgroundTask(quint64 ticket, const QString &id) override;
+    void settleDeadLetter(quint64 ticket, const QString &id,
+                          switchyard::DeadLetterAction action) override;
 
 public Q_SLOTS:
     void setDemoTraffic(bool enabled, double requestsPerSecond) override;

@@ -27,6 +27,22 @@ struct BackgroundTaskListing {
     friend bool operator==(const BackgroundTaskListing &, const BackgroundTaskListing &) = default;
 };
 
+// A task of the fleet's queue that failed its delivery limit (docs/fleet.md, "The queue"): failed
+// for its client, kept for an operator to retry or discard.
+struct DeadLetterListing {
+    QString id;
+    QString tenant;
+    QString model;
+    QString priority;
+    int runs = 0;
+    QString node;      // the node that gave it up
+    qint64 atMs = 0;   // when, UTC milliseconds since the epoch
+    QString errorCode; // its last run's error
+    QString errorMessage;
+
+    friend bool operator==(const DeadLetterListing &, const DeadLetterListing &) = default;
+};
+
 // The background queue of Responses tasks (docs/responses.md) as the console shows it: the
 // totals GET /admin/v1/queue reports and its tasks, made on the engine thread by value.
 struct BackgroundQueueState {
@@ -54,8 +70,18 @@ struct BackgroundQueueState {
     // The latest failures, newest first (the queue report's 50).
     QList<BackgroundTaskListing> recentFailures;
 
+    // In a fleet: the depth and age above are the fleet's; the running tasks per node, and the
+    // dead letters (the newest 50 of deadLettered).
+    bool fleet = false;
+    QList<QPair<QString, int>> runningByNode; // node, tasks; by node name
+    int deadLettered = 0;
+    QList<DeadLetterListing> deadLetters;
+
     int queued() const { return queuedHigh + queuedNormal + queuedLow; }
 };
+
+// What an operator does with a dead letter (EngineBridge::settleDeadLetter).
+enum class DeadLetterAction { Retry, Discard };
 
 // How an operator's cancel of a background task ended (EngineBridge::cancelBackgroundTask): the
 // answer POST /admin/v1/queue/{id}/cancel gives, as a value. The task's new state reaches the

@@ -133,6 +133,13 @@ public:
         result.taskId = id;
         emit backgroundTaskCommandDone(ticket, result);
     }
+    void settleDeadLetter(quint64 ticket, const QString &id, DeadLetterAction action) override
+    {
+        (action == DeadLetterAction::Retry ? retriedDeadLetters : discardedDeadLetters).append(id);
+        BackgroundTaskCommandResult result;
+        result.taskId = id;
+        emit backgroundTaskCommandDone(ticket, result);
+    }
     void publishFeed(const telemetry::TraceFeed &feed) { emit traceFeedUpdated(feed); }
     void setDemoTraffic(bool enabled, double) override { demoTraffic = enabled; }
     void shutdown(std::chrono::milliseconds) override { emit stopped(); }
@@ -155,6 +162,8 @@ public:
     QStringList revokedKeys;
     ClientKeyCommandResult keyCommandAnswer; // what every key command answers
     QStringList cancelledTasks;
+    QStringList retriedDeadLetters;
+    QStringList discardedDeadLetters;
 
     int explainRequests = 0;
     int impactRequests = 0;

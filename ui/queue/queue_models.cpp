@@ -276,4 +276,110 @@ void QueueFailuresModel::retranslate()
         emit dataChanged(index(0, 0), index(int(m_failures.size()) - 1, ColumnCount - 1));
 }
 
+DeadLettersModel::DeadLettersModel(QObject *parent) : QAbstractTableModel(parent) {}
+
+int DeadLettersModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_letters.size());
+}
+
+int DeadLettersModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+void DeadLettersModel::applyLetters(const QList<DeadLetterListing> &letters)
+{
+    if (letters == m_letters)
+        return;
+    beginResetModel();
+    m_letters = letters;
+    endResetModel();
+}
+
+QVariant DeadLettersModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const DeadLetterListing &letter = m_letters.at(index.row());
+    const QDateTime when = QDateTime::fromMSecsSinceEpoch(letter.atMs).toLocalTime();
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case IdColumn:
+            return letter.id;
+        case TenantColumn:
+            return letter.tenant.isEmpty() ? dash() : letter.tenant;
+        case ModelColumn:
+            return letter.model.isEmpty() ? dash() : letter.model;
+        case RunsColumn:
+            return QLocale().toString(letter.runs);
+        case NodeColumn:
+            return letter.node.isEmpty() ? dash() : letter.node;
+        case ErrorColumn:
+            return letter.errorCode.isEmpty() ? tr("failed") : letter.errorCode;
+        case MessageColumn:
+            return letter.errorMessage.isEmpty() ? dash() : letter.errorMessage;
+        case WhenColumn:
+            if (letter.atMs <= 0)
+                return dash();
+            return when.date() == QDate::currentDate()
+                       ? when.toString(QStringLiteral("HH:mm:ss"))
+                       : when.toString(QStringLiteral("yyyy-MM-dd HH:mm"));
+        default:
+            return {};
+        }
+    case Qt::TextAlignmentRole:
+        if (index.column() == RunsColumn)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case ColorRole:
+        if (index.column() == ErrorColumn)
+            return QueueText::statusColor(QStringLiteral("failed"));
+        return {};
+    case Qt::ToolTipRole:
+        if (index.column() == MessageColumn && !letter.errorMessage.isEmpty())
+            return letter.errorMessage;
+        if (index.column() == WhenColumn && letter.atMs > 0)
+            return QLocale().toString(when, QLocale::LongFormat);
+        return {};
+    default:
+        return {};
+    }
+}
+
+QVariant DeadLettersModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case IdColumn:
+        return tr("Task");
+    case TenantColumn:
+        return tr("Tenant");
+    case ModelColumn:
+        return tr("Model");
+    case RunsColumn:
+        return tr("Runs");
+    case NodeColumn:
+        //: the fleet node that gave the task up
+        return tr("Node");
+    case ErrorColumn:
+        return tr("Last error");
+    case MessageColumn:
+        return tr("Message");
+    case WhenColumn:
+        return tr("Dead-lettered at");
+    default:
+        return {};
+    }
+}
+
+void DeadLettersModel::retranslate()
+{
+    emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+    if (!m_letters.isEmpty())
+        emit dataChanged(index(0, 0), index(int(m_letters.size()) - 1, ColumnCount - 1));
+}
+
 } // namespace switchyard::ui

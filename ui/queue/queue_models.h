@@ -98,4 +98,41 @@ private:
     QList<BackgroundTaskListing> m_failures;
 };
 
+// A fleet's dead letters (docs/fleet.md, "The queue"): tasks that failed their delivery limit,
+// newest first as Redis lists them. Replaced whole when the list changes, like the failures; the
+// page keeps the selection by task id across a reset.
+class DeadLettersModel final : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column {
+        IdColumn,
+        TenantColumn,
+        ModelColumn,
+        RunsColumn,
+        NodeColumn,
+        ErrorColumn,
+        MessageColumn,
+        WhenColumn,
+        ColumnCount
+    };
+    Q_ENUM(Column)
+
+    static constexpr int ColorRole = BackgroundTasksModel::ColorRole;
+
+    explicit DeadLettersModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    int columnCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+    const QList<DeadLetterListing> &rows() const { return m_letters; }
+    void applyLetters(const QList<DeadLetterListing> &letters);
+    void retranslate();
+
+private:
+    QList<DeadLetterListing> m_letters;
+};
+
 } // namespace switchyard::ui

@@ -57,7 +57,7 @@ QFrame *makeSectionCard(const QString &objectName, QWidget *parent, QVBoxLayout 
 
 QueuePage::QueuePage(EngineBridge &bridge, QWidget *parent)
     : QWidget(parent), m_bridge(bridge), m_tasks(new BackgroundTasksModel(this)),
-      m_failures(new QueueFailuresModel(this))
+      m_failures(new QueueFailuresModel(this)), m_deadLetters(new DeadLettersModel(this))
 {
     setObjectName(QStringLiteral("queuePage"));
     auto *page = new QVBoxLayout(this);
@@ -143,6 +143,49 @@ QueuePage::QueuePage(EngineBridge &bridge, QWidget *parent)
     // With no tasks the table is hidden: the title, the empty line and the action stay together.
     tasks->addStretch(0);
 
+    // A fleet's dead letters: shown in a fleet only.
+    QVBoxLayout *dead = nullptr;
+    m_deadCard = makeSectionCard(QStringLiteral("queueDeadLettersCard"), this, &dead);
+    page->addWidget(m_deadCard, 2);
+    m_deadTitle = makeLabel(TextRole::SectionTitle, m_deadCard);
+    m_deadTitle->setFont(sectionTitleFont(font()));
+    dead->addWidget(m_deadTitle);
+    m_deadHint = makeLabel(TextRole::SectionHint, m_deadCard);
+    m_deadHint->setWordWrap(true);
+    dead->addWidget(m_deadHint);
+    m_deadEmpty = makeLabel(TextRole::Hint, m_deadCard);
+    m_deadEmpty->setObjectName(QStringLiteral("queueDeadLettersEmptyHint"));
+    m_deadEmpty->setWordWrap(true);
+    dead->addWidget(m_deadEmpty);
+    auto *deadActions = new QHBoxLayout;
+    m_retryButton = new QPushButton(m_deadCard);
+    m_retryButton->setObjectName(QStringLiteral("retryDeadLetterAction"));
+    m_retryButton->setProperty("providerAction", true);
+    deadActions->addWidget(m_retryButton);
+    m_discardButton = new QPushButton(m_deadCard);
+    m_discardButton->setObjectName(QStringLiteral("discardDeadLetterAction"));
+    m_discardButton->setProperty("providerAction", true);
+    deadActions->addWidget(m_discardButton);
+    m_deadStatus = makeLabel(TextRole::Hint, m_deadCard);
+    m_deadStatus->setObjectName(QStringLiteral("queueDeadLetterStatus"));
+    m_deadStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_deadStatus->setWordWrap(true);
+    deadActions->addSpacing(8);
+    deadActions->addWidget(m_deadStatus, 1);
+    dead->addLayout(deadActions);
+    m_deadView = makeTable(QStringLiteral("queueDeadLettersTable"), m_deadCard);
+    // Narrow columns (runs, node) as narrow as they read: the message takes the room left.
+    m_deadView->horizontalHeader()->setDefaultSectionSize(48);
+    m_deadView->setModel(m_deadLetters);
+    m_deadView->setItemDelegateForColumn(
+        DeadLettersModel::ErrorColumn,
+        new StatePillDelegate(DeadLettersModel::ColorRole, m_deadView));
+    m_deadView->horizontalHeader()->setSectionResizeMode(DeadLettersModel::MessageColumn,
+                                                         QHeaderView::Stretch);
+    dead->addWidget(m_deadView, 1);
+    dead->addStretch(0);
+    m_deadCard->hide();
+
     // Recent failures.
     QVBoxLayout *failures = nullptr;
     QFrame *failuresCard = makeSectionCard(QStringLiteral("queueFailuresCard"), this, &failures);
@@ -183,6 +226,22 @@ QueuePage::QueuePage(EngineBridge &bridge, QWidget *parent)
     connect(m_tasksView->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &QueuePage::refreshActions);
     connect(m_cancelButton, &QPushButton::clicked, this, &QueuePage::confirmCancel);
+    // A reset (a new list) loses the view's selection: it is put back by task id.
+    connect(m_deadLetters, &QAbstractItemModel::modelReset, this, [this] {
+        fitColumns(m_deadView, DeadLettersModel::MessageColumn);
+        if (!m_selectedDeadLetter.isEmpty() && !selectDeadLetter(m_selectedDeadLetter))
+            m_selectedDeadLetter.clear();
+        refreshEmptyStates();
+    });
+    connect(m_deadView->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        const std::optional<DeadLetterListing> letter = selectedDeadLetter();
+        m_selectedDeadLetter = letter ? letter->id : QString();
+        refreshActions();
+    });
+    connect(m_retryButton, &QPushButton::clicked, this,
+            [this] { settleSelected(DeadLetterAction::Retry); });
+    connect(m_discardButton, &QPushButton::clicked, this,
+            [this] { settleSelected(DeadLetterAction::Discard); });
     connect(&m_bridge, &EngineBridge::backgroundTaskCommandDone, this, &QueuePage::answered);
 
     retranslateUi();
@@ -191,10 +250,28 @@ QueuePage::QueuePage(EngineBridge &bridge, QWidget *parent)
 
 void QueuePage::applySnapshot(const EngineSnapshot &snapshot)
 {
+    const bool wasFleet = m_state.fleet;
     m_state = snapshot.backgroundQueue;
     m_tasks->applyTasks(m_state.tasks);
     m_failures->applyFailures(m_state.recentFailures);
-    refreshSummary();
+    m_deadLetters->applyLetters(m_state.deadLetters);
+    m_deadCard->setVisible(m_state.fleet);
+    if (m_state.fleet != wasFleet)
+        retranslateUi(); // the tasks card says whose tasks it lists
+    else
+        refreshSummary();
+}
+
+bool QueuePage::selectDeadLetter(const QString &id)
+{
+    const QList<DeadLetterListing> &rows = m_deadLetters->rows();
+    for (int row = 0; row < rows.size(); ++row) {
+        if (rows.at(row).id == id) {
+            m_deadView->selectRow(row);
+            return true;
+        }
+    }
+    return false;
 }
 
 bool QueuePage::selectTask(const QString &id)
@@ -215,6 +292,7 @@ void QueuePage::changeEvent(QEvent *event)
         retranslateUi();
         m_tasks->retranslate();
         m_failures->retranslate();
+        m_deadLetters->retranslate();
     }
     QWidget::changeEvent(event);
 }
@@ -229,13 +307,24 @@ void QueuePage::retranslateUi()
     m_queued.caption->setText(tr("Queued"));
     m_finished.caption->setText(tr("Finished since start"));
     m_stored.caption->setText(tr("Stored responses"));
-    m_tasksTitle->setText(tr("Queued and running"));
-    m_tasksEmpty->setText(tr("No background task is queued or running. A client starts one with "
-                             "POST /v1/responses and \"background\": true."));
+    m_tasksTitle->setText(m_state.fleet ? tr("Running on this node") : tr("Queued and running"));
+    m_tasksEmpty->setText(
+        m_state.fleet ? tr("No background task runs on this node. The fleet's queue is summed up "
+                           "above.")
+                      : tr("No background task is queued or running. A client starts one with "
+                           "POST /v1/responses and \"background\": true."));
     m_cancelButton->setText(tr("Cancel task…"));
     m_failuresTitle->setText(tr("Recent failures"));
     m_failuresHint->setText(tr("The latest background tasks that failed, newest first."));
     m_failuresEmpty->setText(tr("No background task has failed."));
+    m_deadTitle->setText(tr("Dead letters"));
+    m_deadHint->setText(tr("Tasks of the fleet that failed on every run their delivery limit "
+                           "allows, or whose nodes kept stopping under them. Their clients read "
+                           "status \"failed\". Retry queues one again with its runs counted "
+                           "from zero; Discard drops it from this list."));
+    m_deadEmpty->setText(tr("No task is in the dead letters."));
+    m_retryButton->setText(tr("Retry"));
+    m_discardButton->setText(tr("Discard"));
     refreshSummary();
     refreshActions();
 }
@@ -247,8 +336,24 @@ void QueuePage::refreshSummary()
     //: running tasks / workers, e.g. "1 / 4"
     m_running.value->setText(
         tr("%1 / %2").arg(locale.toString(state.running), locale.toString(state.workers)));
-    m_running.detail->setText(tr("tasks running / workers on this node"));
-
+    if (state.fleet) {
+        int inFleet = 0;
+        QStringList nodes;
+        for (const auto &[node, tasks] : state.runningByNode) {
+            inFleet += tasks;
+            //: a fleet node and the tasks it runs, e.g. "gw-1: 2"
+            nodes.append(tr("%1: %2").arg(node, locale.toString(tasks)));
+        }
+        //: %1: the background tasks running on all the fleet's nodes
+        m_running.detail->setText(
+            tr("on this node · %1 in the fleet").arg(locale.toString(inFleet)));
+        m_running.detail->setToolTip(nodes.isEmpty()
+                                         ? tr("No task runs on any node of the fleet.")
+                                         : tr("Running per node: %1").arg(nodes.join(u", ")));
+    } else {
+        m_running.detail->setText(tr("tasks running / workers on this node"));
+        m_running.detail->setToolTip(QString());
+    }
     m_queued.value->setText(locale.toString(state.queued()));
     //: queued tasks by priority, then how long the oldest has waited
     QString queued =
@@ -295,6 +400,9 @@ void QueuePage::refreshEmptyStates()
     const bool noTasks = m_tasks->rowCount() == 0;
     m_tasksEmpty->setVisible(noTasks);
     m_tasksView->setVisible(!noTasks);
+    const bool noLetters = m_deadLetters->rowCount() == 0;
+    m_deadEmpty->setVisible(noLetters);
+    m_deadView->setVisible(!noLetters);
     const bool noFailures = m_failures->rowCount() == 0;
     m_failuresEmpty->setVisible(noFailures);
     m_failuresView->setVisible(!noFailures);
@@ -329,6 +437,35 @@ void QueuePage::refreshActions()
     const std::optional<BackgroundTaskListing> task = selectedTask();
     m_cancelButton->setEnabled(task.has_value() && m_cancelTicket == 0);
     m_cancelButton->setToolTip(task ? QString() : tr("Select a queued or running task"));
+    const bool letter = selectedDeadLetter().has_value() && m_deadLetterTicket == 0;
+    m_retryButton->setEnabled(letter);
+    m_discardButton->setEnabled(letter);
+    const QString pick = letter ? QString() : tr("Select a dead letter");
+    m_retryButton->setToolTip(pick);
+    m_discardButton->setToolTip(pick);
+}
+
+std::optional<DeadLetterListing> QueuePage::selectedDeadLetter() const
+{
+    const QModelIndexList selected = m_deadView->selectionModel()->selectedRows();
+    if (selected.isEmpty() || selected.first().row() >= m_deadLetters->rowCount())
+        return std::nullopt;
+    return m_deadLetters->rows().at(selected.first().row());
+}
+
+void QueuePage::settleSelected(DeadLetterAction action)
+{
+    const std::optional<DeadLetterListing> letter = selectedDeadLetter();
+    if (!letter || m_deadLetterTicket != 0)
+        return;
+    m_deadLetterTicket = nextCancelTicket();
+    refreshActions();
+    m_deadStatus->setText(action == DeadLetterAction::Retry
+                              ? tr("Queuing task %1 again…").arg(letter->id)
+                              : tr("Discarding task %1…").arg(letter->id));
+    setTone(m_deadStatus, Tone::Neutral);
+    m_deadStatus->setProperty("retry", action == DeadLetterAction::Retry);
+    m_bridge.settleDeadLetter(m_deadLetterTicket, letter->id, action);
 }
 
 void QueuePage::confirmCancel()
@@ -365,6 +502,16 @@ void QueuePage::confirmCancel()
 
 void QueuePage::answered(quint64 ticket, const BackgroundTaskCommandResult &result)
 {
+    if (ticket != 0 && ticket == m_deadLetterTicket) {
+        m_deadLetterTicket = 0;
+        refreshActions();
+        const bool retried = m_deadStatus->property("retry").toBool();
+        m_deadStatus->setText(!result.ok() ? result.error
+                              : retried    ? tr("Task %1 queued again.").arg(result.taskId)
+                                           : tr("Task %1 discarded.").arg(result.taskId));
+        setTone(m_deadStatus, result.ok() ? Tone::Good : Tone::Bad);
+        return;
+    }
     if (ticket == 0 || ticket != m_cancelTicket)
         return;
     m_cancelTicket = 0;

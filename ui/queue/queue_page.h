@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <optional>
 
+class QFrame;
 class QLabel;
 class QPushButton;
 class QTableView;
@@ -17,13 +18,16 @@ class EngineBridge;
 namespace switchyard::ui {
 
 class BackgroundTasksModel;
+class DeadLettersModel;
 class QueueFailuresModel;
 
 // The Queue tab: background Responses tasks (docs/responses.md) from the engine's snapshots,
 // what GET /admin/v1/queue reports. The totals (running against the workers, queued by priority
 // and the oldest wait, outcomes, what is stored), the queued and running tasks, and the latest
 // failures. A selected queued or running task can be cancelled, after a confirmation, through
-// the bridge with the admin API's own command.
+// the bridge with the admin API's own command. In a fleet the depth is the fleet's, the running
+// tasks are counted per node, and a card lists the dead letters (tasks that failed their delivery
+// limit), each of which can be retried or discarded.
 class QueuePage final : public QWidget {
     Q_OBJECT
 public:
@@ -32,6 +36,9 @@ public:
     void applySnapshot(const EngineSnapshot &snapshot);
     BackgroundTasksModel *tasksModel() const { return m_tasks; }
     QueueFailuresModel *failuresModel() const { return m_failures; }
+    DeadLettersModel *deadLettersModel() const { return m_deadLetters; }
+    // Selects dead letter `id`'s row; false when the page does not list it.
+    bool selectDeadLetter(const QString &id);
     // Selects task `id`'s row; false when the page does not list it.
     bool selectTask(const QString &id);
 
@@ -47,6 +54,8 @@ private:
     void fitColumns(QTableView *view, int stretchColumn);
     std::optional<BackgroundTaskListing> selectedTask() const;
     void confirmCancel();
+    std::optional<DeadLetterListing> selectedDeadLetter() const;
+    void settleSelected(DeadLetterAction action);
     void answered(quint64 ticket, const switchyard::BackgroundTaskCommandResult &result);
     void showStatus(const QString &text, bool failed);
 
@@ -54,7 +63,10 @@ private:
     BackgroundQueueState m_state;
     BackgroundTasksModel *m_tasks;
     QueueFailuresModel *m_failures;
-    quint64 m_cancelTicket = 0; // the cancel waiting for its answer; 0 when none
+    DeadLettersModel *m_deadLetters;
+    quint64 m_cancelTicket = 0;     // the cancel waiting for its answer; 0 when none
+    quint64 m_deadLetterTicket = 0; // the retry or discard waiting for its answer
+    QString m_selectedDeadLetter;   // kept across the model's resets
 
     QLabel *m_title = nullptr;
     QLabel *m_hint = nullptr;
@@ -80,6 +92,15 @@ private:
     QLabel *m_failuresHint = nullptr;
     QLabel *m_failuresEmpty = nullptr;
     QTableView *m_failuresView = nullptr;
+
+    QFrame *m_deadCard = nullptr;
+    QLabel *m_deadTitle = nullptr;
+    QLabel *m_deadHint = nullptr;
+    QLabel *m_deadEmpty = nullptr;
+    QPushButton *m_retryButton = nullptr;
+    QPushButton *m_discardButton = nullptr;
+    QLabel *m_deadStatus = nullptr;
+    QTableView *m_deadView = nullptr;
 };
 
 } // namespace switchyard::ui
