@@ -109,51 +109,48 @@ void ResponsesService::acceptInFleet(StoredResponse task, ResponseWriter writer,
     auto pending = std::make_shared<ResponseWriter>(std::move(writer));
     auto waiting = std::make_shared<telemetry::TraceBuilder>(std::move(trace));
     auto kept = std::make_shared<StoredResponse>(std::move(task));
-    m_fleet->enqueue(*kept, limit,
-                     [self = QPointer<ResponsesService>(this), pending, waiting, kept,
-                      headers = std::move(headers), stream, limit,
-                      tenant](FleetResponses::Answer answer) mutable {
-                         if (!self)
-                             return;
-                         if (answer.outcome != FleetResponses::Outcome::Done) {
-                             protocol::ApiError error;
-                             if (answer.outcome == FleetResponses::Outcome::Refused) {
-                                 error.status = 429;
-                                 error.type = u"rate_limit_error"_s;
-                                 error.code = u"queue_full"_s;
-                                 error.message =
-                                     u"Tenant '%1' already has %2 background task(s) queued or "
-                                     u"running in the fleet, the most "
-                                     u"`responses.queue.max_queued_per_tenant` allows; retry when "
-                                     u"some finish."_s.arg(tenant)
-                                         .arg(limit);
-                                 error.retryAfter = "5";
-                             } else {
-                                 error = queueUnavailable(answer.problem);
-                             }
-                             pending->sendError(error, headers);
-                             if (self->m_finishUnrun)
-                                 self->m_finishUnrun(std::move(*waiting), error.status, error.code);
-                             return;
-                         }
-                         const QByteArray id = kept->id;
-                         // This node's trace waits with the task: the node that runs it continues
-                         // it when that is this one, else starts its own (fleetTick drops it).
-                         const int span = waiting->openSpan(
-                             u"queued"_s, responses::priorityName(kept->priority),
-                             telemetry::SpanKind::Wait);
-                         self->m_waitingTraces.insert_or_assign(
-                             id, std::make_pair(std::move(*waiting), span));
-                         self->m_store.put(std::move(*kept));
-                         const StoredResponse *record = self->m_store.peek(id);
-                         if (stream)
-                             self->followFleet(id, std::move(*pending), std::move(headers), -1);
-                         else if (record)
-                             pending->sendWhole(200, headers, "application/json",
-                                                record->response);
-                         self->pumpFleet();
-                         emit self->queueChanged();
-                     });
+    m_fleet->enqueue(
+        *kept, limit,
+        [self = QPointer<ResponsesService>(this), pending, waiting, kept,
+         headers = std::move(headers), stream, limit,
+         tenant](FleetResponses::Answer answer) mutable {
+            if (!self)
+                return;
+            if (answer.outcome != FleetResponses::Outcome::Done) {
+                protocol::ApiError error;
+                if (answer.outcome == FleetResponses::Outcome::Refused) {
+                    error.status = 429;
+                    error.type = u"rate_limit_error"_s;
+                    error.code = u"queue_full"_s;
+                    error.message = u"Tenant '%1' already has %2 background task(s) queued or "
+                                    u"running in the fleet, the most "
+                                    u"`responses.queue.max_queued_per_tenant` allows; retry when "
+                                    u"some finish."_s.arg(tenant)
+                                        .arg(limit);
+                    error.retryAfter = "5";
+                } else {
+                    error = queueUnavailable(answer.problem);
+                }
+                pending->sendError(error, headers);
+                if (self->m_finishUnrun)
+                    self->m_finishUnrun(std::move(*waiting), error.status, error.code);
+                return;
+            }
+            const QByteArray id = kept->id;
+            // This node's trace waits with the task: the node that runs it continues
+            // it when that is this one, else starts its own (fleetTick drops it).
+            const int span = waiting->openSpan(u"queued"_s, responses::priorityName(kept->priority),
+                                               telemetry::SpanKind::Wait);
+            self->m_waitingTraces.insert_or_assign(id, std::make_pair(std::move(*waiting), span));
+            self->m_store.put(std::move(*kept));
+            const StoredResponse *record = self->m_store.peek(id);
+            if (stream)
+                self->followFleet(id, std::move(*pending), std::move(headers), -1);
+            else if (record)
+                pending->sendWhole(200, headers, "application/json", record->response);
+            self->pumpFleet();
+            emit self->queueChanged();
+        });
 }
 
 void ResponsesService::pumpFleet()
@@ -216,16 +213,15 @@ void ResponsesService::startFleet(FleetTask task)
         m_store.appendEvents(*record, events);
         m_store.update(*record);
         ++m_outcomes[int(Status::Failed)];
-        qCWarning(lcBackground).noquote()
-            << u"background: %1 moved to the dead letters: %2"_s.arg(QString::fromLatin1(id),
-                                                                     message);
+        qCWarning(lcBackground).noquote() << u"background: %1 moved to the dead letters: %2"_s.arg(
+            QString::fromLatin1(id), message);
         emit queueChanged();
         return;
     }
     if (task.takenOver)
         qCInfo(lcBackground).noquote()
-            << u"background: took over %1 (run %2) from node %3, which stopped renewing it"_s.arg(
-                   QString::fromLatin1(id))
+            << u"background: took over %1 (run %2) from node %3, which stopped renewing it"_s
+                   .arg(QString::fromLatin1(id))
                    .arg(record->runs)
                    .arg(task.lastNode);
     start(id, std::move(task));
@@ -243,8 +239,8 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
         if (self && !held)
             qCInfo(lcBackground).noquote()
                 << u"background: the end of %1's run was not written: the task is no longer "
-                   u"this run's (cancelled, deleted or taken over), or Redis is unreachable"_s
-                       .arg(QString::fromLatin1(id));
+                   u"this run's (cancelled, deleted or taken over), or Redis is unreachable"_s.arg(
+                       QString::fromLatin1(id));
     };
     const bool worthAnotherRun =
         record.status == Status::Failed && (errorStatus == 429 || errorStatus >= 500);
@@ -263,16 +259,15 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
                 .arg(message);
         m_fleet->deadLetter(task, record, lastEvents, code, dead, lost);
         qCWarning(lcBackground).noquote()
-            << u"background: %1 moved to the dead letters: %2"_s.arg(QString::fromLatin1(id),
-                                                                     dead);
+            << u"background: %1 moved to the dead letters: %2"_s.arg(QString::fromLatin1(id), dead);
         return true;
     }
     // Another run later, on any node: the failure's terminal event is not logged (the task did
     // not end); a `response.queued` event says it waits again.
     if (!lastEvents.isEmpty() && lastEvents.constLast().type == "response.failed")
         lastEvents.removeLast();
-    const qint64 sequence =
-        lastEvents.isEmpty() ? record.nextSequenceNumber() : lastEvents.constLast().sequenceNumber + 1;
+    const qint64 sequence = lastEvents.isEmpty() ? record.nextSequenceNumber()
+                                                 : lastEvents.constLast().sequenceNumber + 1;
     QJsonObject queued = withStatus(record.response, Status::Queued);
     queued.insert(u"error"_s, QJsonValue());
     record.status = Status::Queued;
@@ -304,13 +299,13 @@ void ResponsesService::renewFleet()
     }
     if (!m_fleet->reachable())
         return;
-    m_fleet->report(50, [self = QPointer<ResponsesService>(this)](
-                            responses::FleetQueueReport report) {
-        if (!self || !report.problem.isEmpty())
-            return;
-        self->m_fleetReport = std::move(report);
-        emit self->queueChanged();
-    });
+    m_fleet->report(50,
+                    [self = QPointer<ResponsesService>(this)](responses::FleetQueueReport report) {
+                        if (!self || !report.problem.isEmpty())
+                            return;
+                        self->m_fleetReport = std::move(report);
+                        emit self->queueChanged();
+                    });
     QList<FleetTask> held;
     for (auto it = m_running.cbegin(); it != m_running.cend(); ++it) {
         if (it.value()->fleet)
@@ -429,41 +424,41 @@ void ResponsesService::pollFollowers(const QByteArray &id)
     m_polling.insert(id);
     // Only what Redis holds is shown: an event no node has written there can never be lost to
     // a client, and a run after a takeover numbers its events after it.
-    m_fleet->readEvents(id, after, [self = QPointer<ResponsesService>(this), id](
-                                       FleetResponses::EventsRead read) {
-        if (!self)
-            return;
-        self->m_polling.erase(id);
-        const auto found = self->m_fleetFollowers.find(id);
-        if (found != self->m_fleetFollowers.end() && read.answered) {
-            std::vector<std::unique_ptr<Follower>> &followers = found->second;
-            const bool over = read.missing || responses::isFinished(read.status);
-            for (auto it = followers.begin(); it != followers.end();) {
-                Follower &follower = **it;
-                QByteArray wire;
-                for (const LoggedEvent &event : read.events) {
-                    if (event.sequenceNumber > follower.lastSent) {
-                        wire += wireOf(event);
-                        follower.lastSent = event.sequenceNumber;
+    m_fleet->readEvents(
+        id, after, [self = QPointer<ResponsesService>(this), id](FleetResponses::EventsRead read) {
+            if (!self)
+                return;
+            self->m_polling.erase(id);
+            const auto found = self->m_fleetFollowers.find(id);
+            if (found != self->m_fleetFollowers.end() && read.answered) {
+                std::vector<std::unique_ptr<Follower>> &followers = found->second;
+                const bool over = read.missing || responses::isFinished(read.status);
+                for (auto it = followers.begin(); it != followers.end();) {
+                    Follower &follower = **it;
+                    QByteArray wire;
+                    for (const LoggedEvent &event : read.events) {
+                        if (event.sequenceNumber > follower.lastSent) {
+                            wire += wireOf(event);
+                            follower.lastSent = event.sequenceNumber;
+                        }
                     }
+                    if (!wire.isEmpty())
+                        follower.writer.writeStreamData(wire);
+                    // Finished: the log read with the status is the whole log.
+                    if (over || !follower.writer.clientConnected()) {
+                        if (over)
+                            follower.writer.endEventStream();
+                        it = followers.erase(it);
+                        continue;
+                    }
+                    ++it;
                 }
-                if (!wire.isEmpty())
-                    follower.writer.writeStreamData(wire);
-                // Finished: the log read with the status is the whole log.
-                if (over || !follower.writer.clientConnected()) {
-                    if (over)
-                        follower.writer.endEventStream();
-                    it = followers.erase(it);
-                    continue;
-                }
-                ++it;
+                if (followers.empty())
+                    self->m_fleetFollowers.erase(found);
             }
-            if (followers.empty())
-                self->m_fleetFollowers.erase(found);
-        }
-        if (self->m_pollAgain.erase(id))
-            self->pollFollowers(id);
-    });
+            if (self->m_pollAgain.erase(id))
+                self->pollFollowers(id);
+        });
 }
 
 void ResponsesService::cancelInFleet(const QByteArray &id, ResponseWriter writer,
@@ -487,12 +482,11 @@ void ResponsesService::cancelInFleet(const QByteArray &id, ResponseWriter writer
                                           identity);
             const StoredResponse &record = fetched.record;
             if (record.status != Status::Cancelled) {
-                return pending->sendError(
-                    protocol::ApiError::invalidRequest(
-                        u"Cannot cancel a response that is already %1."_s.arg(
-                            responses::statusName(record.status)),
-                        u"response_id"_s),
-                    identity);
+                return pending->sendError(protocol::ApiError::invalidRequest(
+                                              u"Cannot cancel a response that is already %1."_s.arg(
+                                                  responses::statusName(record.status)),
+                                              u"response_id"_s),
+                                          identity);
             }
             pending->sendWhole(200, identity, "application/json", record.response);
             self->absorb(id, std::move(fetched));
@@ -547,8 +541,8 @@ QJsonObject ResponsesService::fleetReportJson(const responses::FleetQueueReport 
             {u"runs"_s, letter.runs},
             {u"node"_s, letter.node},
             {u"dead_lettered_at_ms"_s, letter.atMs},
-            {u"error"_s, QJsonObject{{u"code"_s, letter.errorCode},
-                                     {u"message"_s, letter.errorMessage}}},
+            {u"error"_s,
+             QJsonObject{{u"code"_s, letter.errorCode}, {u"message"_s, letter.errorMessage}}},
         });
     }
     const QueueCounts here = counts();

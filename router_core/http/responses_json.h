@@ -61,5 +61,4 @@ inline QJsonObject withStatus(const QByteArray &responseJson, Status status)
     return response;
 }
 
-
 } // namespace switchyard::http::responses_json

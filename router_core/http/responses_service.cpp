@@ -1151,7 +1151,10 @@ ResponsesService::TaskList ResponsesService::taskList(int maxTasks, int maxFailu
             continue;
         if (record.status == Status::Failed)
             failed.append(&record);
-        else if (!responses::isFinished(record.status))
+        // In a fleet this node's copy of a task it does not run may be stale: the fleet's queue
+        // is summed up from Redis instead (fleetReport()), and only this node's runs are listed.
+        else if (!responses::isFinished(record.status) &&
+                 (!m_fleet || m_running.contains(record.id)))
             waiting.append(&record);
     }
     // Running first, then queued in the order the workers take them (the store is a hash, in

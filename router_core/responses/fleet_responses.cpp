@@ -480,11 +480,11 @@ void FleetResponses::eval(const QByteArray &script, QList<QByteArray> arguments,
     arguments.prepend("0");
     arguments.prepend(script);
     arguments.prepend("EVAL");
-    m_link.send(std::move(arguments), [alive = m_alive, done = std::move(done)](
-                                          const redis::Result &result) {
-        if (*alive)
-            done(result);
-    });
+    m_link.send(std::move(arguments),
+                [alive = m_alive, done = std::move(done)](const redis::Result &result) {
+                    if (*alive)
+                        done(result);
+                });
 }
 
 void FleetResponses::countExpired(const redis::Reply &reply, int first)
@@ -513,8 +513,8 @@ void FleetResponses::enqueue(const StoredResponse &task, int maxPerTenant,
         }
         const QList<redis::Reply> &reply = result.reply.elements;
         answer.count = reply.size() > 1 ? int(reply.at(1).integer) : 0;
-        answer.outcome = !reply.isEmpty() && reply.at(0).integer == 1 ? Outcome::Done
-                                                                      : Outcome::Refused;
+        answer.outcome =
+            !reply.isEmpty() && reply.at(0).integer == 1 ? Outcome::Done : Outcome::Refused;
         done(answer);
     });
 }
@@ -577,8 +577,8 @@ void FleetResponses::readEvents(const QByteArray &id, qint64 after,
                  read.missing = true;
                  return done(read);
              }
-             read.status = statusFromName(QString::fromLatin1(reply.at(0).text))
-                               .value_or(Status::Queued);
+             read.status =
+                 statusFromName(QString::fromLatin1(reply.at(0).text)).value_or(Status::Queued);
              qint64 sequence = after + 1;
              for (const redis::Reply &event : reply.at(1).elements)
                  read.events.append(eventFrom(event.text, sequence++));
@@ -764,20 +764,19 @@ void FleetResponses::renew(const QList<FleetTask> &tasks, std::chrono::milliseco
         arguments << task.record.id << task.token << task.stream << task.entry;
         ids.append(task.record.id);
     }
-    eval(kRenew, std::move(arguments),
-         [ids, done = std::move(done)](const redis::Result &result) {
-             QHash<QByteArray, RunState> states;
-             if (!result.ok())
-                 return done(states); // unknown: nothing is stopped for a missed renewal
-             for (qsizetype index = 0; index < ids.size(); ++index) {
-                 const QByteArray word = result.reply.elements.value(index).text;
-                 states.insert(ids.at(index), word == "held"        ? RunState::Held
-                                              : word == "cancelled" ? RunState::Cancelled
-                                              : word == "gone"      ? RunState::Gone
-                                                                    : RunState::Lost);
-             }
-             done(states);
-         });
+    eval(kRenew, std::move(arguments), [ids, done = std::move(done)](const redis::Result &result) {
+        QHash<QByteArray, RunState> states;
+        if (!result.ok())
+            return done(states); // unknown: nothing is stopped for a missed renewal
+        for (qsizetype index = 0; index < ids.size(); ++index) {
+            const QByteArray word = result.reply.elements.value(index).text;
+            states.insert(ids.at(index), word == "held"        ? RunState::Held
+                                         : word == "cancelled" ? RunState::Cancelled
+                                         : word == "gone"      ? RunState::Gone
+                                                               : RunState::Lost);
+        }
+        done(states);
+    });
 }
 
 void FleetResponses::report(int maxDeadLetters, std::function<void(FleetQueueReport)> done)
@@ -786,8 +785,8 @@ void FleetResponses::report(int maxDeadLetters, std::function<void(FleetQueueRep
         FleetQueueReport report;
         const QList<redis::Reply> &reply = result.reply.elements;
         if (!result.ok() || reply.size() != 8) {
-            report.problem = result.ok() ? u"Redis answered the queue report unreadably"_s
-                                         : result.problem();
+            report.problem =
+                result.ok() ? u"Redis answered the queue report unreadably"_s : result.problem();
             return done(report);
         }
         const qint64 nowMs = reply.at(7).integer;

@@ -43,9 +43,9 @@ struct FleetTask {
     QByteArray token;  // the lock's value
     QByteArray stream; // the stream and entry it came on, acknowledged when it ends
     QByteArray entry;
-    bool takenOver = false; // claimed after another node stopped renewing it
-    QString lastNode;       // the node that ran it before, if any
-    QString lastError;      // why its last run did not finish it, if it did not
+    bool takenOver = false;  // claimed after another node stopped renewing it
+    QString lastNode;        // the node that ran it before, if any
+    QString lastError;       // why its last run did not finish it, if it did not
     qint64 visibilityMs = 0; // each write of the run renews its lock for this long
 };
 
@@ -59,8 +59,8 @@ struct DeadLetter {
     QString errorCode;
     QString errorMessage;
     int runs = 0;
-    QString node;        // the node that gave it up
-    qint64 atMs = 0;     // when, UTC
+    QString node;    // the node that gave it up
+    qint64 atMs = 0; // when, UTC
     qint64 createdAtMs = 0;
 };
 

@@ -70,8 +70,8 @@ QList<Event> eventsOf(const QByteArray &stream)
         if (!line.startsWith("data: "))
             continue;
         const QJsonObject data = QJsonDocument::fromJson(line.mid(6)).object();
-        events.append({data.value(u"sequence_number"_s).toInteger(-1),
-                       data.value(u"type"_s).toString()});
+        events.append(
+            {data.value(u"sequence_number"_s).toInteger(-1), data.value(u"type"_s).toString()});
     }
     return events;
 }
@@ -165,19 +165,19 @@ void TestFleetQueue::aTaskQueuedOnOneNodeIsTheFleets()
 
     // Cancelled through b while it waits behind a hanging provider on a's worker or b's.
     m_bed->fake().mode = FakeUpstream::Mode::Hang;
-    const QByteArray hanging =
-        call(a.port(), "POST", "/v1/responses", backgroundBody()).json().value(u"id"_s).toString().toUtf8();
+    const QByteArray hanging = call(a.port(), "POST", "/v1/responses", backgroundBody())
+                                   .json()
+                                   .value(u"id"_s)
+                                   .toString()
+                                   .toUtf8();
     QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), hanging), u"in_progress"_s, 10000);
     const Answer cancelled = call(b.port(), "POST", "/v1/responses/" + hanging + "/cancel");
     QCOMPARE(cancelled.status, 200);
     QCOMPARE(cancelled.json().value(u"status"_s).toString(), u"cancelled"_s);
     QCOMPARE(statusOf(a.port(), hanging), u"cancelled"_s);
     // The running node stops the run at its next renewal: its worker is free for the next task.
-    QTRY_COMPARE_WITH_TIMEOUT(call(a.port(), "GET", "/admin/v1/queue")
-                                  .json()
-                                  .value(u"running"_s)
-                                  .toInt(),
-                              0, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        call(a.port(), "GET", "/admin/v1/queue").json().value(u"running"_s).toInt(), 0, 10000);
 
     // Deleted through a: gone on b too.
     QCOMPARE(call(a.port(), "DELETE", "/v1/responses/" + id).status, 200);
@@ -216,9 +216,9 @@ void TestFleetQueue::aKilledNodesTaskIsFinishedByAnotherAndItsStreamResumes()
     // b starts after the kill: only it can finish the task, once a's lock has lapsed.
     GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(b.waitForPort(), b.errors().constData());
-    const Answer resumed = call(b.port(), "GET",
-                                "/v1/responses/" + id + "?stream=true&starting_after=" +
-                                    QByteArray::number(seen));
+    const Answer resumed =
+        call(b.port(), "GET",
+             "/v1/responses/" + id + "?stream=true&starting_after=" + QByteArray::number(seen));
     QCOMPARE(resumed.status, 200);
     const QList<Event> after = eventsOf(resumed.body);
     QVERIFY(!after.isEmpty());
@@ -318,9 +318,9 @@ void TestFleetQueue::redisUnreachableRefusesNewTasks()
              u"queue_unavailable"_s);
     QCOMPARE(refused.retryAfter, "5"_ba);
     // A request that keeps nothing is served as ever.
-    QCOMPARE(call(a.port(), "POST", "/v1/responses", R"({"model":"test-model","input":"hi"})")
-                 .status,
-             200);
+    QCOMPARE(
+        call(a.port(), "POST", "/v1/responses", R"({"model":"test-model","input":"hi"})").status,
+        200);
 }
 
 void TestFleetQueue::aTaskWithAnIntentWaitsForAnAgent()
@@ -330,7 +330,8 @@ void TestFleetQueue::aTaskWithAnIntentWaitsForAnAgent()
     GatewayProcess &a = m_bed->startNode(u"a"_s);
     GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort() && b.waitForPort(), a.errors().constData());
-    const QList<QPair<QByteArray, QByteArray>> intent{{"x-switchyard-intent", "travel/book/flight"}};
+    const QList<QPair<QByteArray, QByteArray>> intent{
+        {"x-switchyard-intent", "travel/book/flight"}};
 
     const Answer accepted =
         call(a.port(), "POST", "/v1/responses", backgroundBody("book it"), intent);
@@ -352,13 +353,12 @@ void TestFleetQueue::aTaskWithAnIntentWaitsForAnAgent()
     QCOMPARE(int(m_bed->fake().requests().size()), before);
 
     // An intent no agent offers fails at the task's time limit.
-    const QByteArray lonely =
-        call(b.port(), "POST", "/v1/responses", backgroundBody("plan it"),
-             {{"x-switchyard-intent", "travel/plan/trip"}})
-            .json()
-            .value(u"id"_s)
-            .toString()
-            .toUtf8();
+    const QByteArray lonely = call(b.port(), "POST", "/v1/responses", backgroundBody("plan it"),
+                                   {{"x-switchyard-intent", "travel/plan/trip"}})
+                                  .json()
+                                  .value(u"id"_s)
+                                  .toString()
+                                  .toUtf8();
     QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), lonely), u"failed"_s, 15000);
     const QJsonObject failed = call(a.port(), "GET", "/v1/responses/" + lonely).json();
     QCOMPARE(failed.value(u"error"_s).toObject().value(u"code"_s).toString(),
