@@ -601,6 +601,60 @@ private Q_SLOTS:
         QCOMPARE(fake.requests().size(), 1);
     }
 
+    void anIntentTaskWaitsForAnAgentAndOutlivesOneThatVanished()
+    {
+        FakeUpstream fake;
+        config::Config config = configFor(fake);
+        config.responses.taskTimeout = std::chrono::seconds(3);
+        auto engine = startEngine(config);
+        QVERIFY(engine);
+        const quint16 port = engine->port();
+        const HeaderList intent{{"x-switchyard-intent", "travel/book/flight"}};
+        const auto registerAgent = [port](const QByteArray &id, const FakeUpstream &agent) {
+            return call(port, "POST", "/admin/v1/agents",
+                        R"({"id":")" + id + R"(","base_url":")" + agent.baseUrl() +
+                            R"(","capabilities":["travel/book/flight"]})")
+                ->status();
+        };
+
+        // No agent offers the intent: the task waits, queued, instead of failing.
+        const QString id =
+            create(port, {{u"background"_s, true}}, intent).value(u"id"_s).toString();
+        QVERIFY(!id.isEmpty());
+        QTest::qWait(1500);
+        QCOMPARE(statusOf(port, id), u"queued"_s);
+
+        // An agent that vanished (its port closed): its failed run does not end the task.
+        quint16 ghostPort = 0;
+        {
+            auto ghost = std::make_unique<FakeUpstream>();
+            ghostPort = ghost->port();
+            QCOMPARE(registerAgent("ghost", *ghost), 201);
+        }
+        QVERIFY(ghostPort != 0);
+        QTest::qWait(1500);
+        QCOMPARE(statusOf(port, id), u"queued"_s);
+        QCOMPARE(call(port, "DELETE", "/admin/v1/agents/ghost")->status(), 200);
+
+        // A live agent: the task runs on it, never on the provider.
+        FakeUpstream agent;
+        QCOMPARE(registerAgent("booker", agent), 201);
+        QVERIFY(waitForStatus(port, id, u"completed"_s));
+        QCOMPARE(agent.requests().size(), 1);
+        QCOMPARE(fake.requests().size(), 0);
+
+        // An intent nobody offers fails at the task's time limit, saying why.
+        const QString lonely =
+            create(port, {{u"background"_s, true}}, {{"x-switchyard-intent", "travel/plan/trip"}})
+                .value(u"id"_s)
+                .toString();
+        QVERIFY(waitForStatus(port, lonely, u"failed"_s));
+        const QJsonObject error = retrieve(port, lonely).value(u"error"_s).toObject();
+        QCOMPARE(error.value(u"code"_s).toString(), u"no_agent_available"_s);
+        QVERIFY2(error.value(u"message"_s).toString().contains(u"travel/plan/trip"_s),
+                 qPrintable(error.value(u"message"_s).toString()));
+    }
+
     void storedResponsesAndUnfinishedTasksSurviveARestart()
     {
         QTemporaryDir state;
