@@ -23,9 +23,12 @@ using responses::StoredResponse;
 
 namespace {
 
-// How long a run may be renewed less often than this before another node could take it: the
-// renewal runs about once a second, and never slower than a third of the visibility timeout.
-constexpr qint64 kRenewEveryMs = 1000;
+// A run's lock is renewed once a second, or three times within the visibility timeout when that
+// is shorter (and at each sync at most: keep `fleet.sync_interval` well below it).
+qint64 renewEveryMs(std::chrono::milliseconds visibility)
+{
+    return std::min<qint64>(1000, visibility.count() / 3);
+}
 
 // The wait before run `runs + 1`: the backoff, doubled for each run after the first, at most
 // five minutes (and, in effect, at most the visibility timeout, after which any node claims it).
@@ -93,7 +96,7 @@ void ResponsesService::fleetTick()
     for (const QByteArray &id : followed)
         pollFollowers(id);
     const qint64 now = m_clock.msSinceEpoch();
-    if (now - m_lastRenewMs >= kRenewEveryMs) {
+    if (now - m_lastRenewMs >= renewEveryMs(m_config.config().responses.visibilityTimeout)) {
         m_lastRenewMs = now;
         renewFleet();
     }
@@ -218,6 +221,19 @@ void ResponsesService::startFleet(FleetTask task)
         emit queueChanged();
         return;
     }
+    // A run of this task still here lost its hold (this node stalled past the visibility
+    // timeout): it stops before the new run starts.
+    if (m_running.contains(id))
+        dropRun(id, {}, u"this node took the task again after its hold lapsed"_s);
+    // Readers on every node see it running.
+    const QByteArray running = compact(withStatus(record->response, Status::InProgress));
+    m_fleet->append(
+        task, {},
+        [self = QPointer<ResponsesService>(this), id, token = task.token](bool held) {
+            if (self && !held)
+                self->dropRun(id, token, u"its task is no longer its own"_s);
+        },
+        running);
     if (task.takenOver)
         qCInfo(lcBackground).noquote()
             << u"background: took over %1 (run %2) from node %3, which stopped renewing it"_s
@@ -264,7 +280,8 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
     }
     // Another run later, on any node: the failure's terminal event is not logged (the task did
     // not end); a `response.queued` event says it waits again.
-    if (!lastEvents.isEmpty() && lastEvents.constLast().type == "response.failed")
+    while (!lastEvents.isEmpty() && (lastEvents.constLast().type == "response.failed" ||
+                                     lastEvents.constLast().type == "error"))
         lastEvents.removeLast();
     const qint64 sequence = lastEvents.isEmpty() ? record.nextSequenceNumber()
                                                  : lastEvents.constLast().sequenceNumber + 1;
@@ -307,16 +324,19 @@ void ResponsesService::renewFleet()
                         emit self->queueChanged();
                     });
     QList<FleetTask> held;
+    QHash<QByteArray, QByteArray> tokens; // the runs asked about: a newer run is not dropped
     for (auto it = m_running.cbegin(); it != m_running.cend(); ++it) {
-        if (it.value()->fleet)
+        if (it.value()->fleet) {
             held.append(*it.value()->fleet);
+            tokens.insert(it.key(), it.value()->fleet->token);
+        }
     }
     if (held.isEmpty() || m_renewing)
         return;
     m_renewing = true;
     m_fleet->renew(held, m_config.config().responses.visibilityTimeout,
-                   [self = QPointer<ResponsesService>(this)](
-                       QHash<QByteArray, FleetResponses::RunState> states) {
+                   [self = QPointer<ResponsesService>(this),
+                    tokens](QHash<QByteArray, FleetResponses::RunState> states) {
                        if (!self)
                            return;
                        self->m_renewing = false;
@@ -325,28 +345,31 @@ void ResponsesService::renewFleet()
                            const QByteArray &id = it.key();
                            if (it.value() == State::Held)
                                continue;
+                           const QByteArray token = tokens.value(id);
                            if (it.value() == State::Cancelled) {
-                               self->dropRun(id, u"cancelled on another node"_s);
+                               self->dropRun(id, token, u"cancelled on another node"_s);
                                if (StoredResponse *record = self->m_store.peek(id)) {
                                    record->status = Status::Cancelled;
                                    record->response =
                                        compact(withStatus(record->response, Status::Cancelled));
                                }
                            } else if (it.value() == State::Gone) {
-                               self->dropRun(id, u"deleted on another node"_s);
+                               self->dropRun(id, token, u"deleted on another node"_s);
                                self->m_store.remove(id);
                            } else {
-                               self->dropRun(id, u"taken over by another node"_s);
+                               self->dropRun(id, token, u"taken over by another node"_s);
                            }
                        }
                    });
 }
 
-void ResponsesService::dropRun(const QByteArray &id, const QString &why)
+void ResponsesService::dropRun(const QByteArray &id, const QByteArray &token, const QString &why)
 {
-    const std::shared_ptr<Running> running = m_running.take(id);
-    if (!running)
+    const std::shared_ptr<Running> current = m_running.value(id);
+    // A reply about an earlier run of the same task must not stop the run that replaced it.
+    if (!current || (!token.isEmpty() && (!current->fleet || current->fleet->token != token)))
         return;
+    const std::shared_ptr<Running> running = m_running.take(id);
     qCInfo(lcBackground).noquote()
         << u"background: the run of %1 stops: %2"_s.arg(QString::fromLatin1(id), why);
     stopRun(*running);
@@ -382,11 +405,12 @@ void ResponsesService::absorb(const QByteArray &id, FleetResponses::Fetched fetc
                                      responses::isFinished(fetched.record.status));
         if (!endedElsewhere)
             return;
-        dropRun(id, u"cancelled or deleted on another node"_s);
+        dropRun(id, {}, u"cancelled or deleted on another node"_s);
     }
     if (fetched.outcome == FleetResponses::Outcome::Done)
         m_store.put(std::move(fetched.record));
-    else if (fetched.outcome == FleetResponses::Outcome::Refused && m_store.peek(id))
+    else if (fetched.outcome == FleetResponses::Outcome::Refused && m_store.peek(id) &&
+             !m_localOnly.contains(id))
         m_store.remove(id); // deleted, or expired, in the fleet
     // Unreachable: this node answers from the copy it has, if any.
 }
@@ -504,7 +528,7 @@ void ResponsesService::removeInFleet(const QByteArray &id, ResponseWriter writer
             return;
         if (answer.outcome == FleetResponses::Outcome::Unreachable)
             return pending->sendError(storeUnavailable(answer.problem), identity);
-        self->dropRun(id, u"deleted"_s);
+        self->dropRun(id, {}, u"deleted"_s);
         if (self->m_store.peek(id))
             self->m_store.remove(id);
         if (answer.outcome == FleetResponses::Outcome::Refused)

@@ -201,7 +201,23 @@ public:
     {
         QList<LoggedEvent> logged;
         renumber(m_writer.fail(error), logged);
-        finish(Status::Failed, lastResponse(logged), std::move(logged), error.status);
+        // A stream that failed before its first event has no response object yet: the failure
+        // still needs its error, for the client and for the queue deciding on another run.
+        QJsonObject response = lastResponse(logged);
+        if (!response.value(u"error"_s).isObject()) {
+            if (response.isEmpty()) {
+                response = m_echo;
+                response.insert(u"id"_s, QString::fromLatin1(m_id));
+                response.insert(u"object"_s, u"response"_s);
+                response.insert(u"created_at"_s, m_createdAtSecs);
+                response.insert(u"output"_s, QJsonArray());
+            }
+            response.insert(u"status"_s, u"failed"_s);
+            response.insert(u"error"_s,
+                            QJsonObject{{u"code"_s, error.code.isEmpty() ? error.type : error.code},
+                                        {u"message"_s, error.message}});
+        }
+        finish(Status::Failed, response, std::move(logged), error.status);
     }
     void endStream() override
     {
@@ -512,7 +528,14 @@ void ResponsesService::keepAnswered(StoredResponse record, const QByteArray &res
         // Kept where every node can continue it; while Redis is unreachable, in this node's
         // memory only (docs/fleet.md says so).
         const config::ResponsesConfig &config = m_config.config().responses;
-        m_fleet->keep(record, config.retention.count(), config.maxStoredBytes, {});
+        m_fleet->keep(record, config.retention.count(), config.maxStoredBytes,
+                      [self = QPointer<ResponsesService>(this),
+                       id = record.id](responses::FleetResponses::Answer answer) {
+                          // Redis never had it: the fleet's "no such response" must not remove
+                          // this node's copy once the link is back.
+                          if (self && answer.outcome != responses::FleetResponses::Outcome::Done)
+                              self->m_localOnly.insert(id);
+                      });
     }
     m_store.put(std::move(record));
 }
@@ -610,14 +633,16 @@ void ResponsesService::taskEvents(const QByteArray &id, QList<LoggedEvent> event
     if (const std::shared_ptr<Running> running = m_running.value(id); running && running->fleet) {
         // In a fleet the log is Redis's: a follower on any node reads it there.
         m_fleet->append(*running->fleet, events,
-                        [self = QPointer<ResponsesService>(this), id](bool held) {
+                        [self = QPointer<ResponsesService>(this), id,
+                         token = running->fleet->token](bool held) {
                             if (!self)
                                 return;
                             if (held)
                                 self->pollFollowers(id);
                             else
-                                self->dropRun(id, u"its events could not be written to Redis, "
-                                                  u"or the task is no longer this run's"_s);
+                                self->dropRun(id, token,
+                                              u"its events could not be written to Redis, "
+                                              u"or the task is no longer this run's"_s);
                         });
     }
     m_store.appendEvents(*record, std::move(events));
@@ -796,6 +821,7 @@ void ResponsesService::follow(const StoredResponse &record, ResponseWriter write
 void ResponsesService::forget(const QByteArray &id)
 {
     m_durableThrough.remove(id);
+    m_localOnly.remove(id);
     m_waitingTraces.erase(id);
     for (auto it = m_queued.begin(); it != m_queued.end();) {
         if (std::get<2>(*it) == id)
@@ -871,7 +897,7 @@ void ResponsesService::cancelTask(const QByteArray &id,
                 if (!self)
                     return;
                 if (outcome == Outcome::Cancelled) {
-                    self->dropRun(id, u"cancelled by an operator"_s);
+                    self->dropRun(id, {}, u"cancelled by an operator"_s);
                     if (StoredResponse *record = self->m_store.peek(id)) {
                         record->status = Status::Cancelled;
                         record->response = compact(withStatus(record->response, Status::Cancelled));

@@ -14,6 +14,7 @@
 #include <QJsonObject>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTimer>
 #include <QUrlQuery>
 #include <functional>
@@ -239,8 +240,9 @@ private:
     bool settleFleet(Running &running, responses::StoredResponse &record,
                      QList<responses::LoggedEvent> &lastEvents, int errorStatus);
     void renewFleet();
-    // The run of `id` no longer holds its task: it stops, writing nothing more.
-    void dropRun(const QByteArray &id, const QString &why);
+    // The run of `id` no longer holds its task: it stops, writing nothing more. With a `token`,
+    // only the run that holds that token stops (a later run of the task is not this one).
+    void dropRun(const QByteArray &id, const QByteArray &token, const QString &why);
     // A copy of the fleet's record replaces this node's, unless this node runs it.
     void absorb(const QByteArray &id, responses::FleetResponses::Fetched fetched);
     void followFleet(const QByteArray &id, ResponseWriter writer, HeaderList headers, qint64 after);
@@ -286,6 +288,8 @@ private:
     std::map<QByteArray, std::vector<std::unique_ptr<Follower>>> m_fleetFollowers;
     std::set<QByteArray> m_polling;   // followers' reads on the wire
     std::set<QByteArray> m_pollAgain; // asked again while one was on the wire
+    // Stored while Redis was unreachable: kept on this node only (docs/fleet.md).
+    QSet<QByteArray> m_localOnly;
     responses::FleetQueueReport m_fleetReport;
 };
 

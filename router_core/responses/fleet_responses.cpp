@@ -166,8 +166,16 @@ for _, prio in ipairs(prios) do
   local stream = p .. 'queue:' .. prio
   ensureGroup(stream)
   local batch = {}
-  local claimed = redis.call('XAUTOCLAIM', stream, 'workers', node, vis, '0-0', 'COUNT', free)
-  for _, e in ipairs(claimed[2]) do batch[#batch + 1] = {e, 1} end
+  -- XAUTOCLAIM looks at ten times COUNT pending entries a call: follow its cursor past the runs
+  -- being renewed, so a dead node's entry further back is reached too.
+  local cursor = '0-0'
+  for _ = 1, 16 do
+    local claimed = redis.call('XAUTOCLAIM', stream, 'workers', node, vis, cursor, 'COUNT',
+                               free - #batch)
+    for _, e in ipairs(claimed[2]) do batch[#batch + 1] = {e, 1} end
+    cursor = claimed[1]
+    if cursor == '0-0' or #batch >= free then break end
+  end
   if #batch < free then
     local fresh = redis.call('XREADGROUP', 'GROUP', 'workers', node, 'COUNT', free - #batch,
                              'STREAMS', stream, '>')
@@ -187,11 +195,14 @@ for _, prio in ipairs(prios) do
       redis.call('SET', lkey(id), token, 'PX', vis)
       local lastNode = redis.call('HGET', r, 'node') or ''
       local lastError = redis.call('HGET', r, 'last_error') or ''
+      -- Taken over: its node held it running and stopped renewing it. A task that waited out a
+      -- retry's backoff comes back through XAUTOCLAIM too, queued.
+      local takenOver = (item[2] == 1 and status == 'in_progress') and 1 or 0
       redis.call('HINCRBY', r, 'runs', 1)
       redis.call('HSET', r, 'status', 'in_progress', 'node', node, 'started_ms', now())
       redis.call('HSET', p .. 'queue:running', id, node)
       unqueue(id)
-      out[#out + 1] = {token, stream, entry, item[2], lastNode, lastError,
+      out[#out + 1] = {token, stream, entry, takenOver, lastNode, lastError,
                        redis.call('HGETALL', r), redis.call('LRANGE', ekey(id), 0, -1)}
       free = free - 1
     end
@@ -200,10 +211,11 @@ end
 return out
 )";
 
-// ARGV: prefix, id, token, visibility, from, events...
+// ARGV: prefix, id, token, visibility, from, response (empty: unchanged), events...
 const QByteArray kAppend = kCommon + R"(
 if not holds(ARGV[2], ARGV[3]) then return 0 end
-if not push(ARGV[2], tonumber(ARGV[5]), 6) then return 0 end
+if not push(ARGV[2], tonumber(ARGV[5]), 7) then return 0 end
+if ARGV[6] ~= '' then redis.call('HSET', rkey(ARGV[2]), 'response', ARGV[6]) end
 redis.call('PEXPIRE', lkey(ARGV[2]), ARGV[4])
 return 1
 )";
@@ -675,11 +687,12 @@ void answerHeld(const redis::Result &result, const FleetResponses::Held &done)
 }
 } // namespace
 
-void FleetResponses::append(const FleetTask &task, const QList<LoggedEvent> &events, Held done)
+void FleetResponses::append(const FleetTask &task, const QList<LoggedEvent> &events, Held done,
+                            const QByteArray &response)
 {
     // Each append renews the lock too: a task that streams is plainly alive.
     QList<QByteArray> arguments{task.record.id, task.token, number(task.visibilityMs),
-                                firstOf(events, task.record)};
+                                firstOf(events, task.record), response};
     addEvents(arguments, events);
     eval(kAppend, std::move(arguments),
          [done = std::move(done)](const redis::Result &result) { answerHeld(result, done); });

@@ -132,7 +132,9 @@ public:
     // `held` false: the run no longer holds its task (cancelled, deleted, or taken over) and must
     // stop without writing anything more.
     using Held = std::function<void(bool held)>;
-    void append(const FleetTask &task, const QList<LoggedEvent> &events, Held done);
+    // `response`, when given, replaces the response object (a run's `in_progress`).
+    void append(const FleetTask &task, const QList<LoggedEvent> &events, Held done,
+                const QByteArray &response = {});
     void finish(const FleetTask &task, const StoredResponse &record,
                 const QList<LoggedEvent> &events, qint64 retentionMs, qint64 maxBytes, Held done);
     // Puts the task back for a run `after` from now, by any node. `countsAsRun` false: the run

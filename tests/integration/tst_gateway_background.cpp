@@ -605,7 +605,7 @@ private Q_SLOTS:
     {
         FakeUpstream fake;
         config::Config config = configFor(fake);
-        config.responses.taskTimeout = std::chrono::seconds(3);
+        config.responses.taskTimeout = std::chrono::seconds(6);
         auto engine = startEngine(config);
         QVERIFY(engine);
         const quint16 port = engine->port();
