@@ -212,7 +212,8 @@ void ResponsesService::startFleet(FleetTask task)
         record->response = compact(response);
         const QList<LoggedEvent> events{loggedEvent(
             u"response.failed"_s, {{u"response"_s, response}}, record->nextSequenceNumber())};
-        m_fleet->deadLetter(task, *record, events, u"delivery_limit_reached"_s, message, {});
+        m_fleet->deadLetter(task, *record, events, u"delivery_limit_reached"_s, message,
+                            config.maxStoredBytes, {});
         m_store.appendEvents(*record, events);
         m_store.update(*record);
         ++m_outcomes[int(Status::Failed)];
@@ -273,7 +274,7 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
             u"failed on each of its %1 runs (`responses.queue.delivery_limit`); the last: %2"_s
                 .arg(record.runs)
                 .arg(message);
-        m_fleet->deadLetter(task, record, lastEvents, code, dead, lost);
+        m_fleet->deadLetter(task, record, lastEvents, code, dead, config.maxStoredBytes, lost);
         qCWarning(lcBackground).noquote()
             << u"background: %1 moved to the dead letters: %2"_s.arg(QString::fromLatin1(id), dead);
         return true;

@@ -258,11 +258,11 @@ return 1
 )";
 
 // ARGV: prefix, id, token, stream, entry, response, error code, error message, node, from,
-// most dead letters, model, retention, events...
+// most dead letters, model, retention, bytes, max bytes, events...
 const QByteArray kDeadLetter = kCommon + R"(
 local id = ARGV[2]
 if not holds(id, ARGV[3]) then return 0 end
-if not push(id, tonumber(ARGV[10]), 14) then return 0 end
+if not push(id, tonumber(ARGV[10]), 16) then return 0 end
 local r, t = rkey(id), now()
 redis.call('HSET', r, 'status', 'failed', 'response', ARGV[6], 'finished_ms', t,
            'last_error', ARGV[7] .. ': ' .. ARGV[8])
@@ -272,9 +272,11 @@ local tenant = redis.call('HGET', r, 'tenant') or ''
 release(tenant)
 redis.call('XACK', ARGV[4], 'workers', ARGV[5])
 redis.call('XDEL', ARGV[4], ARGV[5])
--- Kept for the retention, like any finished response, unless retried before.
+-- Kept for the retention and within the bytes bound, like any finished response, unless retried
+-- before.
 redis.call('PEXPIRE', r, ARGV[13])
 redis.call('PEXPIRE', ekey(id), ARGV[13])
+account(id, tonumber(ARGV[14]), t, tonumber(ARGV[13]), tonumber(ARGV[15]))
 local dead = p .. 'queue:dead'
 local entry = redis.call('XADD', dead, '*', 'id', id, 'code', ARGV[7], 'message', ARGV[8],
                          'runs', redis.call('HGET', r, 'runs') or '0', 'node', ARGV[9], 'at', t,
@@ -343,6 +345,13 @@ end
 if not push(id, tonumber(ARGV[4]), 5) then return -1 end
 redis.call('HDEL', index, id)
 redis.call('XDEL', p .. 'queue:dead', entry)
+-- Unfinished again: out of the bounds until it finishes.
+local size = redis.call('HGET', p .. 'responses:sizes', id)
+if size then
+  redis.call('DECRBY', p .. 'responses:bytes', tonumber(size))
+  redis.call('HDEL', p .. 'responses:sizes', id)
+end
+redis.call('ZREM', p .. 'responses:finished', id)
 redis.call('HSET', r, 'status', 'queued', 'response', ARGV[3], 'runs', 0, 'last_error', '',
            'node', '')
 redis.call('PERSIST', r)
@@ -744,7 +753,7 @@ void FleetResponses::requeue(const FleetTask &task, const StoredResponse &record
 
 void FleetResponses::deadLetter(const FleetTask &task, const StoredResponse &record,
                                 const QList<LoggedEvent> &events, const QString &errorCode,
-                                const QString &errorMessage, Held done)
+                                const QString &errorMessage, qint64 maxBytes, Held done)
 {
     const qint64 retention = std::max<qint64>(60'000, record.expiresAtMs - record.createdAtMs);
     QList<QByteArray> arguments{record.id,
@@ -758,7 +767,9 @@ void FleetResponses::deadLetter(const FleetTask &task, const StoredResponse &rec
                                 firstOf(events, record),
                                 number(kMaxDeadLetters),
                                 record.model.toUtf8(),
-                                number(retention)};
+                                number(retention),
+                                number(record.approximateBytes()),
+                                number(maxBytes)};
     addEvents(arguments, events);
     eval(kDeadLetter, std::move(arguments),
          [this, done = std::move(done)](const redis::Result &result) {

@@ -146,7 +146,7 @@ public:
     // The task failed its delivery limit: failed for its client, a dead letter for operators.
     void deadLetter(const FleetTask &task, const StoredResponse &record,
                     const QList<LoggedEvent> &events, const QString &errorCode,
-                    const QString &errorMessage, Held done);
+                    const QString &errorMessage, qint64 maxBytes, Held done);
 
     enum class RunState { Held, Cancelled, Gone, Lost };
     // Keeps this node's runs from being taken over, and says which were cancelled, deleted or
