@@ -338,11 +338,13 @@ void TestFleetQueue::aTaskWithAnIntentWaitsForAnAgent()
     QVERIFY2(accepted.status == 200, accepted.body.constData());
     const QByteArray waiting = accepted.json().value(u"id"_s).toString().toUtf8();
     QTest::qWait(1500);
-    QCOMPARE(statusOf(b.port(), waiting), u"queued"_s);
+    // Tried each second: waiting, or between a take and its putting back, never ended.
+    const QString meanwhile = statusOf(b.port(), waiting);
+    QVERIFY2(meanwhile == u"queued"_s || meanwhile == u"in_progress"_s, qPrintable(meanwhile));
+    QCOMPARE(m_bed->fake().requests().size(), 0);
 
     // An agent registers on b: the task runs on it, not on the provider.
     FakeUpstream agent;
-    const int before = int(m_bed->fake().requests().size());
     QCOMPARE(call(b.port(), "POST", "/admin/v1/agents",
                   R"({"id":"booker","base_url":")" + agent.baseUrl() +
                       R"(","capabilities":["travel/book/flight"]})")
@@ -350,7 +352,7 @@ void TestFleetQueue::aTaskWithAnIntentWaitsForAnAgent()
              201);
     QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), waiting), u"completed"_s, 15000);
     QCOMPARE(agent.requests().size(), 1);
-    QCOMPARE(int(m_bed->fake().requests().size()), before);
+    QCOMPARE(m_bed->fake().requests().size(), 0);
 
     // An intent no agent offers fails at the task's time limit.
     const QByteArray lonely = call(b.port(), "POST", "/v1/responses", backgroundBody("plan it"),
