@@ -635,8 +635,7 @@ private Q_SLOTS:
         QTest::qWait(1500);
         // Tried on the ghost, perhaps again this very moment: waiting or running, not ended.
         const QString meanwhile = statusOf(port, id);
-        QVERIFY2(meanwhile == u"queued"_s || meanwhile == u"in_progress"_s,
-                 qPrintable(meanwhile));
+        QVERIFY2(meanwhile == u"queued"_s || meanwhile == u"in_progress"_s, qPrintable(meanwhile));
         QCOMPARE(call(port, "DELETE", "/admin/v1/agents/ghost")->status(), 200);
 
         // A live agent: the task runs on it, never on the provider.
