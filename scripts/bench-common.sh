@@ -45,6 +45,24 @@ bench_cleanup() {
     rm -rf "$work"
 }
 
+# Warns when other work already keeps the CPUs more than 10 % busy (measured over one second):
+# every figure assumes an idle machine, and would come out low and noisy.
+bench_warn_if_busy() {
+    local a b idle total=0 i busy
+    read -r -a a </proc/stat
+    sleep 1
+    read -r -a b </proc/stat
+    idle=$(( (b[4] + b[5]) - (a[4] + a[5]) ))
+    for i in 1 2 3 4 5 6 7 8; do
+        total=$(( total + b[i] - a[i] ))
+    done
+    busy=$(( total > 0 ? 100 * (total - idle) / total : 0 ))
+    if (( busy > 10 )); then
+        echo "$bench_name: warning: the CPUs are already ${busy} % busy with other work;" \
+             "the figures below will be low and noisy" >&2
+    fi
+}
+
 # Waits up to 10 s for a line matching $2 in file $1 and prints the port it ends with.
 port_from() {
     local file="$1" pattern="$2" line

@@ -10,6 +10,9 @@
 # BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores),
 # BENCH_FLEET (unset; 1: Switchyard joins a fleet on a Redis the script starts, so the figures
 # show what fleet mode costs a request; docs/fleet.md).
+#
+# scripts/bench-nginx.sh measures Switchyard against nginx direct and nginx as a reverse proxy
+# instead, the yardstick issue #37 judges it by.
 set -euo pipefail
 
 # shellcheck source=scripts/bench-common.sh
@@ -25,23 +28,7 @@ bench_build always switchyard fast_upstream load_bench routing_bench
 # The cost of one routing decision first: no sockets, a second or two.
 "$build/tests/bench/routing_bench"
 
-# Share of the CPUs that other work is using over one second; the figures assume an idle machine.
-cpu_busy_percent() {
-    local a b
-    read -r -a a </proc/stat
-    sleep 1
-    read -r -a b </proc/stat
-    local idle=$(( (b[4] + b[5]) - (a[4] + a[5]) )) total=0 i
-    for i in 1 2 3 4 5 6 7 8; do
-        total=$(( total + b[i] - a[i] ))
-    done
-    echo $(( total > 0 ? 100 * (total - idle) / total : 0 ))
-}
-busy="$(cpu_busy_percent)"
-if (( busy > 10 )); then
-    echo "bench: warning: the CPUs are already ${busy} % busy with other work;" \
-         "the figures below will be low and noisy" >&2
-fi
+bench_warn_if_busy
 
 bench_start_work
 
