@@ -772,6 +772,12 @@ void GatewayServer::acceptBackground(ReadOperation read)
     const routing::RequestContext &context = read.client.context;
     if (auto full = m_responses->admitTask(context.tenant))
         return refuse(read.writer, read.trace, *full, read.operation);
+    // A model nothing serves is refused now, as a direct request is, not when a worker takes the
+    // task (the routing is asked without recording it: the run routes again, as of its time).
+    if (m_services.router.route(*read.table, context).refusal ==
+        routing::RouteDecision::Refusal::UnknownModel)
+        return refuse(read.writer, read.trace,
+                      protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
     // Quotas and the key's allowance are taken when the task is accepted: a client learns of a
     // refusal at once, not when a worker picks the task up.
     if (auto refusal = admit(read.trace, context, read.caller))

@@ -601,6 +601,26 @@ private Q_SLOTS:
         QCOMPARE(fake.requests().size(), 1);
     }
 
+    void aModelNothingServesIsRefusedWhenQueued()
+    {
+        FakeUpstream fake;
+        auto engine = startEngine(configFor(fake));
+        QVERIFY(engine);
+        const auto answer =
+            call(engine->port(), "POST", "/v1/responses",
+                 responsesBody({{u"background"_s, true}, {u"model"_s, u"no-such-model"_s}}));
+        QCOMPARE(answer->status(), 404);
+        QCOMPARE(jsonOf(answer->body()).value(u"error"_s).toObject().value(u"code"_s).toString(),
+                 u"model_not_found"_s);
+        // Nothing was queued: no task waits, none ran.
+        QCOMPARE(jsonOf(call(engine->port(), "GET", "/admin/v1/queue")->body())
+                     .value(u"tasks"_s)
+                     .toArray()
+                     .size(),
+                 0);
+        QCOMPARE(fake.requests().size(), 0);
+    }
+
     void anIntentTaskWaitsForAnAgentAndOutlivesOneThatVanished()
     {
         FakeUpstream fake;
