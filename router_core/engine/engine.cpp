@@ -174,7 +174,9 @@ Engine::Engine(config::Config config, QObject *parent)
     m_recorder->addSink(m_metrics.get());
     m_loopLag = new metrics::LoopLagMonitor(
         [this](double lagSeconds) {
-            m_loopHealth.lagMs = lagSeconds * 1000.0;
+            const qint64 now = timing::LoopHealth::nowMs();
+            m_loopHealth.recordTick(now, lagSeconds * 1000.0,
+                                    now + qint64(metrics::LoopLagMonitor::kInterval.count()));
             m_metrics->loopLagObserved(lagSeconds);
         },
         this);

@@ -472,7 +472,8 @@ void Attempt::onFinished(const upstream::UpstreamResult &result)
         }
         AttemptFailure failure(errorClass, error, result.description, cutByBudget);
         if (result.error == TransportError::ConnectTimeout && !cutByBudget)
-            failure = blameTimeout(std::move(failure));
+            failure = blameTimeout(std::move(failure),
+                                   std::chrono::milliseconds(qint64(msSince(m_startedAt))));
         else if (result.error == TransportError::LocalResources)
             failure = blameLocalResources(std::move(failure));
         fail(std::move(failure));
@@ -701,7 +702,8 @@ void Attempt::onWatchDue()
                            upstreamError(504, QStringLiteral("upstream_timeout"),
                                          QStringLiteral("Provider `%1` did not answer in time: %2.")
                                              .arg(providerId(), what)),
-                           what}));
+                           what},
+                          m_answerLimit));
         return;
     }
     const QString what =
@@ -712,7 +714,8 @@ void Attempt::onWatchDue()
         {ErrorClass::Timeout,
          upstreamError(504, QStringLiteral("upstream_timeout"),
                        QStringLiteral("Provider `%1` timed out: %2.").arg(providerId(), what)),
-         what}));
+         what},
+        watched == Watch::FirstToken ? m_answerLimit : idle));
 }
 
 // ---- endings ------------------------------------------------------------------------------------
@@ -743,11 +746,15 @@ bool Attempt::loopIsLate() const
     return m_scope.loop.lagMs >= double(m_scope.config.resilience.admission.overloadLag.count());
 }
 
-AttemptFailure Attempt::blameTimeout(AttemptFailure failure)
+AttemptFailure Attempt::blameTimeout(AttemptFailure failure, std::chrono::milliseconds waited)
 {
-    const double lagMs = m_scope.loop.lagMs;
+    // The loop at any moment of the wait that timed out, not only at its last tick: a backlog
+    // the loop is still working through, or went through while this call waited, delays the
+    // reading of the provider's answer as much as the answer itself.
+    const double lagMs =
+        m_scope.loop.worstLagWithin(qint64(waited.count()), timing::LoopHealth::nowMs());
     const auto threshold = m_scope.config.resilience.admission.overloadLag;
-    if (!loopIsLate())
+    if (lagMs < double(threshold.count()))
         return failure;
     const QString traceDetail = QStringLiteral("%1 while the engine loop ran %2 ms late "
                                                "(admission.overload_lag %3): the gateway's, not "

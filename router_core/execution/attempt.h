@@ -198,10 +198,11 @@ private:
     // Stops the call and the watch and hands the failure to the listener.
     void fail(AttemptFailure failure);
     protocol::ApiError budgetCutError() const; // the attempt the budget cut short
-    // A timeout while the engine loop lags past admission.overload_lag: the gateway's fault. The
-    // failure becomes 503 gateway_overloaded, counts nothing against the provider, and is not
-    // retried (more attempts would add to the load that caused it).
-    AttemptFailure blameTimeout(AttemptFailure failure);
+    // A timeout while the engine loop lagged past admission.overload_lag at any moment of the
+    // `waited` that ran out: the gateway's fault. The failure becomes 503 gateway_overloaded,
+    // counts nothing against the provider, and is not retried (more attempts would add to the
+    // load that caused it).
+    AttemptFailure blameTimeout(AttemptFailure failure, std::chrono::milliseconds waited);
     // The transport could not open a socket: this process is out of descriptors or memory.
     // Handled as blameTimeout's overload: every provider would fail the same way.
     AttemptFailure blameLocalResources(AttemptFailure failure);

@@ -19,8 +19,10 @@ public:
 
     explicit LoopLagMonitor(Observer observer, QObject *parent = nullptr);
 
+    static constexpr std::chrono::milliseconds kInterval{100};
+
     // Starts sampling on the calling thread, which must be the thread this object lives on.
-    void start(std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+    void start(std::chrono::milliseconds interval = kInterval);
     // The lateness of the last tick, in milliseconds; 0 before the first.
     double lastLagMs() const { return m_lastLagMs; }
 

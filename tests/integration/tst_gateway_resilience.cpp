@@ -17,6 +17,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QTest>
+#include <QThread>
 
 using namespace switchyard;
 using namespace switchyard::testing;
@@ -138,6 +139,7 @@ private Q_SLOTS:
     void degradedTierShedsItsShare();
     void globalGateRefusesBeyondMaxInFlight();
     void runningOutOfDescriptorsIsTheGatewaysOverload();
+    void aTimeoutWhileTheEngineCatchesUpIsTheGatewaysFault();
     void tenantOverItsRateIsRefused();
     void loopGuardRefusesDeepRequests();
     void depthIsForwardedOneHopDeeper_data();
@@ -685,6 +687,40 @@ void GatewayResilienceTest::runningOutOfDescriptorsIsTheGatewaysOverload()
     QVERIFY(client.waitForFinished());
     QCOMPARE(client.status(), 200);
     QCOMPARE(client.header("x-switchyard-provider"), QByteArray("first"));
+}
+
+void GatewayResilienceTest::aTimeoutWhileTheEngineCatchesUpIsTheGatewaysFault()
+{
+    // Both providers hang: a first-token timeout is all that can end the request.
+    m_first->mode = Mode::Hang;
+    m_second->mode = Mode::Hang;
+    config::Config config = poolOfTwo(m_first->baseUrl(), *m_second);
+    config.timeouts.firstToken = 2s;
+    config.timeouts.total = 10s; // the first-token limit, not the request's budget, ends it
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+    TestClient client(m_engine->port());
+    client.post("/v1/chat/completions", chatBody(kModel.toUtf8(), false));
+    QTRY_COMPARE_WITH_TIMEOUT(m_first->requests().size() + m_second->requests().size(), 1, 5000);
+    // The engine runs on this thread: blocked for a second early in the wait, as by a burst it
+    // is busy accepting, then on time again. When the first-token limit runs out, the lag
+    // monitor's last ticks were on time: the wait's own backlog still decides.
+    QThread::msleep(1000);
+    QVERIFY(client.waitForFinished());
+
+    QCOMPARE(client.status(), 503);
+    const QJsonObject error = errorOf(client.body());
+    QCOMPARE(error.value(QStringLiteral("code")).toString(), QStringLiteral("gateway_overloaded"));
+    QVERIFY2(error.value(QStringLiteral("message"))
+                 .toString()
+                 .startsWith(QStringLiteral("Switchyard is overloaded: its engine ran")),
+             qPrintable(error.value(QStringLiteral("message")).toString()));
+    // Not retried on the other provider, and held against neither.
+    QCOMPARE(m_first->requests().size() + m_second->requests().size(), 1);
+    for (const QString &id : {QStringLiteral("first"), QStringLiteral("second")}) {
+        QCOMPARE(providerHealth(*m_engine, id).errors, quint64(0));
+        QCOMPARE(providerHealth(*m_engine, id).consecutiveFailures, 0);
+    }
 }
 
 void GatewayResilienceTest::tenantOverItsRateIsRefused()
