@@ -38,16 +38,6 @@ std::chrono::milliseconds retryWait(std::chrono::milliseconds backoff, int runs)
     return std::chrono::milliseconds(std::min<qint64>(doubled, 5 * 60 * 1000));
 }
 
-protocol::ApiError queueUnavailable(const QString &problem)
-{
-    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
-        u"Background responses are queued in the fleet's Redis, which this node cannot reach "
-        u"(%1); nothing was queued. Retry shortly."_s.arg(problem));
-    error.code = u"queue_unavailable"_s;
-    error.retryAfter = "5";
-    return error;
-}
-
 protocol::ApiError storeUnavailable(const QString &problem)
 {
     protocol::ApiError error = protocol::ApiError::serviceUnavailable(

@@ -61,4 +61,16 @@ inline QJsonObject withStatus(const QByteArray &responseJson, Status status)
     return response;
 }
 
+// A background request a fleet node cannot queue: its Redis is out of reach. Nothing is queued
+// here instead (docs/fleet.md, "The queue", says why).
+inline protocol::ApiError queueUnavailable(const QString &problem)
+{
+    protocol::ApiError error = protocol::ApiError::serviceUnavailable(
+        u"Background responses are queued in the fleet's Redis, which this node cannot reach "
+        u"(%1); nothing was queued. Retry shortly."_s.arg(problem));
+    error.code = u"queue_unavailable"_s;
+    error.retryAfter = "5";
+    return error;
+}
+
 } // namespace switchyard::http::responses_json

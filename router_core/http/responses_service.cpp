@@ -398,12 +398,7 @@ std::optional<protocol::ApiError> ResponsesService::admitTask(const QString &ten
         // The tenant's bound is counted in Redis, when the task is queued there.
         if (m_fleet->reachable())
             return std::nullopt;
-        protocol::ApiError error = protocol::ApiError::serviceUnavailable(
-            u"Background responses are queued in the fleet's Redis, which this node cannot "
-            u"reach (%1); nothing was queued. Retry shortly."_s.arg(m_fleet->problem()));
-        error.code = u"queue_unavailable"_s;
-        error.retryAfter = "5";
-        return error;
+        return queueUnavailable(m_fleet->problem());
     }
     const int limit = m_config.config().responses.maxQueuedPerTenant;
     if (m_activeByTenant.value(tenant) < limit)

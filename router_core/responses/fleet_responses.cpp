@@ -484,6 +484,20 @@ bool recordFromJson(const QByteArray &json, StoredResponse *record)
     return true;
 }
 
+namespace {
+// What a script that answers 1 (done) or 0 (nothing to do it on) made of the command.
+FleetResponses::Answer answerOf(const redis::Result &result)
+{
+    FleetResponses::Answer answer;
+    if (!result.ok())
+        answer.problem = result.problem();
+    else
+        answer.outcome = result.reply.integer == 1 ? FleetResponses::Outcome::Done
+                                                   : FleetResponses::Outcome::Refused;
+    return answer;
+}
+} // namespace
+
 FleetResponses::FleetResponses(redis::Link &link, QByteArray keyPrefix, QByteArray node,
                                QObject *parent)
     : QObject(parent), m_link(link), m_prefix(std::move(keyPrefix)), m_node(std::move(node))
@@ -632,14 +646,8 @@ void FleetResponses::cancel(const QByteArray &id, const QByteArray &cancelledRes
 
 void FleetResponses::remove(const QByteArray &id, std::function<void(Answer)> done)
 {
-    eval(kRemove, {id}, [done = std::move(done)](const redis::Result &result) {
-        Answer answer;
-        if (!result.ok())
-            answer.problem = result.problem();
-        else
-            answer.outcome = result.reply.integer == 1 ? Outcome::Done : Outcome::Refused;
-        done(answer);
-    });
+    eval(kRemove, {id},
+         [done = std::move(done)](const redis::Result &result) { done(answerOf(result)); });
 }
 
 void FleetResponses::take(int free, std::chrono::milliseconds visibility,
@@ -873,28 +881,15 @@ void FleetResponses::retryDeadLetter(const QByteArray &id, std::function<void(An
         const LoggedEvent event{sequence, "response.queued",
                                 QJsonDocument(data).toJson(QJsonDocument::Compact)};
         eval(kRetryDead, {id, queued, number(sequence), eventText(event)},
-             [done = std::move(done)](const redis::Result &result) {
-                 Answer answer;
-                 if (!result.ok())
-                     answer.problem = result.problem();
-                 else
-                     answer.outcome = result.reply.integer == 1 ? Outcome::Done : Outcome::Refused;
-                 done(answer);
-             });
+             [done = std::move(done)](const redis::Result &result) { done(answerOf(result)); });
     });
 }
 
 void FleetResponses::discardDeadLetter(const QByteArray &id, std::function<void(Answer)> done)
 {
     // Its record stays failed and expires with the retention it was given when it died.
-    eval(kDiscardDead, {id}, [done = std::move(done)](const redis::Result &result) {
-        Answer answer;
-        if (!result.ok())
-            answer.problem = result.problem();
-        else
-            answer.outcome = result.reply.integer == 1 ? Outcome::Done : Outcome::Refused;
-        done(answer);
-    });
+    eval(kDiscardDead, {id},
+         [done = std::move(done)](const redis::Result &result) { done(answerOf(result)); });
 }
 
 } // namespace switchyard::responses
