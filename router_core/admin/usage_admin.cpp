@@ -24,7 +24,11 @@ QJsonObject groupJson(const usage::UsageGroup &group)
                        {u"cache_read_tokens"_s, double(group.cacheReadTokens)},
                        {u"cache_write_tokens"_s, double(group.cacheWriteTokens)},
                        {u"cost_usd"_s, group.costUsd},
-                       {u"cache_saved_usd"_s, group.cacheSavedUsd}};
+                       {u"cache_saved_usd"_s, group.cacheSavedUsd},
+                       {u"response_cache_hits"_s, double(group.responseCacheHits)},
+                       {u"response_cache_misses"_s, double(group.responseCacheMisses)},
+                       {u"response_cache_hit_ratio"_s, group.responseCacheHitRatio()},
+                       {u"response_cache_saved_usd"_s, group.responseCacheSavedUsd}};
 }
 
 } // namespace

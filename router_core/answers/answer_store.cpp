@@ -22,13 +22,22 @@ QByteArray encodeAnswer(const StoredAnswer &answer)
     for (const auto &[name, value] : answer.headers)
         headers.append(QJsonArray{QString::fromLatin1(name), QString::fromLatin1(value)});
     // The body as base64: an answer's bytes go back exactly as they were, whatever they are.
-    return QJsonDocument(QJsonObject{{u"status"_s, answer.status},
-                                     {u"headers"_s, headers},
-                                     {u"content_type"_s, QString::fromLatin1(answer.contentType)},
-                                     {u"streamed"_s, answer.streamed},
-                                     {u"request_id"_s, QString::fromLatin1(answer.requestId)},
-                                     {u"body"_s, QString::fromLatin1(answer.body.toBase64())}})
-        .toJson(QJsonDocument::Compact);
+    QJsonObject object{{u"status"_s, answer.status},
+                       {u"headers"_s, headers},
+                       {u"content_type"_s, QString::fromLatin1(answer.contentType)},
+                       {u"streamed"_s, answer.streamed},
+                       {u"request_id"_s, QString::fromLatin1(answer.requestId)},
+                       {u"body"_s, QString::fromLatin1(answer.body.toBase64())}};
+    // What it used, only when something was counted (the response cache's answers).
+    if (!answer.model.isEmpty()) {
+        object.insert(u"usage"_s, QJsonObject{{u"model"_s, answer.model},
+                                              {u"provider"_s, answer.provider},
+                                              {u"input_tokens"_s, answer.inputTokens},
+                                              {u"output_tokens"_s, answer.outputTokens},
+                                              {u"cost_usd"_s, answer.costUsd},
+                                              {u"priced"_s, answer.priced}});
+    }
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
 std::optional<StoredAnswer> decodeAnswer(const QByteArray &bytes)
@@ -56,6 +65,13 @@ std::optional<StoredAnswer> decodeAnswer(const QByteArray &bytes)
     if (!body)
         return std::nullopt;
     answer.body = *body;
+    const QJsonObject usage = object.value(u"usage"_s).toObject();
+    answer.model = usage.value(u"model"_s).toString();
+    answer.provider = usage.value(u"provider"_s).toString();
+    answer.inputTokens = usage.value(u"input_tokens"_s).toInteger();
+    answer.outputTokens = usage.value(u"output_tokens"_s).toInteger();
+    answer.costUsd = usage.value(u"cost_usd"_s).toDouble();
+    answer.priced = usage.value(u"priced"_s).toBool();
     return answer;
 }
 

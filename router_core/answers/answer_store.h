@@ -28,6 +28,14 @@ struct StoredAnswer {
     QByteArray body;        // a whole answer's body, or every byte of an event stream's events
     bool streamed = false;
     QByteArray requestId; // the request that made it: a replay names it
+    // What the request that made it used, for the response cache: a hit's ledger row says what
+    // giving it again saved. Empty and zero for answers kept by the duplicate guard.
+    QString model; // the public name asked for
+    QString provider;
+    qint64 inputTokens = 0;
+    qint64 outputTokens = 0;
+    double costUsd = 0.0; // by `pricing` when it was made: what each hit saves
+    bool priced = false;
 
     qint64 approximateBytes() const;
     friend bool operator==(const StoredAnswer &, const StoredAnswer &) = default;

@@ -74,6 +74,9 @@ struct ModelRoute {
     // per public name: another provider's entry of the same name says the same or nothing.
     ErrorFallbacks fallbacks{};
     TextPosition fallbacksPosition{};
+    // `cache:`: answers to this model are kept and given again. Said once per public name, as
+    // the fallbacks are.
+    std::optional<ResponseCacheConfig> cache{};
 
     bool serves(protocol::Operation operation) const
     {
@@ -317,12 +320,13 @@ struct Config {
     AlertsConfig alerts;
     TimeoutConfig timeouts;
     QList<ProviderConfig> providers;
-    RoutingConfig routing;            // tiers, rules, fallback chain: see routing_config.h
-    ResilienceConfig resilience;      // breakers, retries, admission, probes, degradation
-    UsageConfig usage;                // `pricing` and `budgets`: what requests cost, who may spend
-    std::optional<FleetConfig> fleet; // set: this node shares its state with others on Redis
-    IdempotencyConfig idempotency;    // the duplicate guard on Idempotency-Key
-    ResponsesConfig responses;        // stored responses and the background queue
+    RoutingConfig routing;             // tiers, rules, fallback chain: see routing_config.h
+    ResilienceConfig resilience;       // breakers, retries, admission, probes, degradation
+    UsageConfig usage;                 // `pricing` and `budgets`: what requests cost, who may spend
+    std::optional<FleetConfig> fleet;  // set: this node shares its state with others on Redis
+    IdempotencyConfig idempotency;     // the duplicate guard on Idempotency-Key
+    ResponsesConfig responses;         // stored responses and the background queue
+    ResponseCacheLimits responseCache; // what the response cache keeps at most
 
     const ProviderConfig *provider(const QString &id) const;
 };

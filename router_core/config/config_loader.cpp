@@ -29,7 +29,7 @@ QList<QLatin1StringView> rootKeys()
 {
     return serverRootKeys + routingRootKeys() + healthRootKeys() + resilienceRootKeys() +
            logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys() +
-           fleetRootKeys() + idempotencyRootKeys() + responsesRootKeys();
+           fleetRootKeys() + idempotencyRootKeys() + responsesRootKeys() + responseCacheRootKeys();
 }
 const QList<QLatin1StringView> limitKeys{"max_body"_L1,        "shutdown_grace"_L1,
                                          "drain_delay"_L1,     "header_timeout"_L1,
@@ -52,8 +52,8 @@ const QList<QLatin1StringView> providerKeys{
     "responses_api"_L1,
     "forward_client_authorization"_L1,
     "continues_answers"_L1};
-const QList<QLatin1StringView> modelKeys{"name"_L1, "upstream"_L1, "endpoints"_L1, "dimensions"_L1,
-                                         "fallbacks"_L1};
+const QList<QLatin1StringView> modelKeys{"name"_L1,       "upstream"_L1,  "endpoints"_L1,
+                                         "dimensions"_L1, "fallbacks"_L1, "cache"_L1};
 const QList<QLatin1StringView> simulateKeys{"latency"_L1, "first_token"_L1, "tokens_per_second"_L1,
                                             "error_rate"_L1, "answer_tokens"_L1};
 
@@ -471,6 +471,12 @@ void ConfigChecker::checkModels(const MapEntry &entry, ProviderConfig &provider,
                     continue;
                 route.fallbacks = std::move(*read);
             }
+            if (const MapEntry *cache = keys.find("cache"_L1)) {
+                std::optional<ResponseCacheConfig> read = readResponseCache(*this, *cache);
+                if (!read)
+                    continue;
+                route.cache = *read;
+            }
         } else {
             report(node.IsNull() ? entry.value.Mark() : node.Mark(),
                    u"entry %1 of `models` must be a model name or a map with `name` and "
@@ -621,6 +627,7 @@ Config ConfigChecker::check(const YAML::Node &root)
     checkFleetSection(*this, m_environment, keys, config);
     checkIdempotencySection(*this, keys, config);
     checkResponsesSection(*this, keys, config);
+    checkResponseCacheSection(*this, keys, config);
     return config;
 }
 

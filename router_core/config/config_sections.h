@@ -63,6 +63,11 @@ void checkUsageSections(YamlReader &reader, const KeyedMap &root, Config &config
 // The `idempotency` root key (idempotency_section.cpp): the duplicate guard's window and bounds.
 QList<QLatin1StringView> idempotencyRootKeys();
 void checkIdempotencySection(YamlReader &reader, const KeyedMap &root, Config &config);
+// The `response_cache` root key (response_cache_section.cpp): what one node's cache keeps.
+QList<QLatin1StringView> responseCacheRootKeys();
+void checkResponseCacheSection(YamlReader &reader, const KeyedMap &root, Config &config);
+// `cache:` of a route rule or a model entry: ttl, max_bytes, sampled.
+std::optional<ResponseCacheConfig> readResponseCache(YamlReader &reader, const MapEntry &entry);
 // The `responses` root key (responses_section.cpp): stored responses and the background queue.
 QList<QLatin1StringView> responsesRootKeys();
 void checkResponsesSection(YamlReader &reader, const KeyedMap &root, Config &config);

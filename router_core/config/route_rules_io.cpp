@@ -102,6 +102,14 @@ QJsonArray routeRulesJson(const QList<RouteRule> &rules)
         if (rule.shadow)
             object.insert(u"shadow"_s, QJsonObject{{u"target"_s, rule.shadow->target},
                                                    {u"share"_s, rule.shadow->share}});
+        if (rule.cache) {
+            // The ttl in whole milliseconds, which every duration key reads.
+            QJsonObject cache{{u"ttl"_s, u"%1ms"_s.arg(rule.cache->ttl.count())},
+                              {u"max_bytes"_s, QString::number(rule.cache->maxAnswerBytes)}};
+            if (rule.cache->sampled)
+                cache.insert(u"sampled"_s, true);
+            object.insert(u"cache"_s, cache);
+        }
         array.append(object);
     }
     return array;

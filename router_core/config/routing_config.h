@@ -1,5 +1,7 @@
 #pragma once
 
+#include "config/response_cache_config.h"
+
 #include <QList>
 #include <QString>
 #include <QStringList>
@@ -149,6 +151,9 @@ struct RouteRule {
     ErrorFallbacks fallbacks{};
     // A share of the rule's requests mirrored to another provider; none: no shadow traffic.
     std::optional<ShadowConfig> shadow{};
+    // `cache:`: answers to the requests this rule routes are kept and given again; before the
+    // requested model's own `cache:`.
+    std::optional<ResponseCacheConfig> cache{};
     TextPosition position;
     TextPosition namePosition;
     TextPosition fallbacksPosition{};

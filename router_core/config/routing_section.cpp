@@ -18,9 +18,9 @@ const QList<QLatin1StringView> kTierNames{"light"_L1, "pro"_L1};
 const QList<QLatin1StringView> kTierKeys{
     "pool"_L1,     "timeout"_L1, "retries"_L1, "max_input_tokens"_L1, "continue_streams"_L1,
     "fallbacks"_L1};
-const QList<QLatin1StringView> kRouteKeys{"name"_L1,  "priority"_L1,         "when"_L1,
-                                          "to"_L1,    "continue_streams"_L1, "fallbacks"_L1,
-                                          "shadow"_L1};
+const QList<QLatin1StringView> kRouteKeys{
+    "name"_L1,      "priority"_L1, "when"_L1, "to"_L1, "continue_streams"_L1,
+    "fallbacks"_L1, "shadow"_L1,   "cache"_L1};
 const QList<QLatin1StringView> kShadowKeys{"target"_L1, "share"_L1};
 const QList<QLatin1StringView> kFallbackErrorKeys{"context_length_exceeded"_L1,
                                                   "content_filtered"_L1};
@@ -354,6 +354,8 @@ std::optional<RouteRule> RoutingChecker::checkRoute(const YAML::Node &node)
     }
     if (const MapEntry *shadow = keys.find("shadow"_L1))
         rule.shadow = checkShadow(*shadow);
+    if (const MapEntry *cache = keys.find("cache"_L1))
+        rule.cache = readResponseCache(m_reader, *cache);
     if (m_reader.errorCount() != errorsBefore)
         return std::nullopt;
     return rule;
@@ -707,8 +709,21 @@ void RoutingChecker::validateFallbackModels()
     // A model's fallbacks belong to its public name, whichever provider lists it: said once, or
     // said the same everywhere, so a request's fallbacks never depend on the endpoint it drew.
     QHash<QString, const ModelRoute *> declared;
+    QHash<QString, const ModelRoute *> cached;
     for (const ProviderConfig &provider : std::as_const(m_config.providers)) {
         for (const ModelRoute &model : provider.models) {
+            // A model's cache too: whether an answer is given again never depends on the
+            // endpoint the request drew.
+            if (model.cache) {
+                const ModelRoute *first = cached.value(model.publicName);
+                if (!first)
+                    cached.insert(model.publicName, &model);
+                else if (!first->cache->sameSettings(*model.cache))
+                    report({{{model.cache->line, model.cache->column},
+                             u"model `%1` has another `cache` at line %2: a model's cache is "
+                             u"said once, or the same for every provider that lists it"_s.arg(
+                                 model.publicName, QString::number(first->cache->line))}});
+            }
             if (model.fallbacks.isEmpty())
                 continue;
             report(validateErrorFallbacks(model.fallbacks, model.fallbacksPosition, m_config,

@@ -13,6 +13,7 @@
 #include "alerts/webhook_notifier.h"
 #include "answers/local_answer_store.h"
 #include "answers/redis_answer_store.h"
+#include "answers/redis_response_cache.h"
 #include "auth/client_authenticator.h"
 #include "config/config_store.h"
 #include "control/operator_commands.h"
@@ -209,10 +210,23 @@ Engine::Engine(config::Config config, QObject *parent)
     m_server->setAnswerStore(m_fleetAnswers
                                  ? static_cast<answers::AnswerStore *>(m_fleetAnswers.get())
                                  : m_localAnswers.get());
+    const auto cacheBounds = [](const config::Config &config) {
+        return answers::CacheBounds{config.responseCache.maxEntries, config.responseCache.maxBytes};
+    };
+    m_localCache = std::make_unique<answers::LocalResponseCache>(cacheBounds(m_store->config()));
+    if (m_fleet)
+        m_fleetCache = std::make_unique<answers::RedisResponseCache>(
+            m_fleet->link(), m_fleet->keyPrefix(), *m_localCache, cacheBounds(m_store->config()));
+    m_caching = std::make_unique<http::ResponseCaching>(
+        m_fleetCache ? static_cast<answers::ResponseCache &>(*m_fleetCache) : *m_localCache);
+    m_recorder->addSink(m_caching.get());
+    m_server->setResponseCaching(m_caching.get());
     connect(m_store, &config::ConfigStore::replaced, this,
-            [answers = m_localAnswers.get(), responses = m_responseStore,
-             queue = m_responses](const std::shared_ptr<const config::Config> &snapshot) {
+            [answers = m_localAnswers.get(), responses = m_responseStore, queue = m_responses,
+             cache = &m_caching->store(),
+             cacheBounds](const std::shared_ptr<const config::Config> &snapshot) {
                 answers->setMaxAnswers(snapshot->idempotency.maxAnswers);
+                cache->setLimits(cacheBounds(*snapshot));
                 responses->setBounds(snapshot->responses.retention,
                                      snapshot->responses.maxStoredBytes);
                 queue->configChanged(); // more workers take waiting tasks at once
@@ -347,6 +361,7 @@ Engine::~Engine()
     if (m_sharedUsage)
         m_recorder->removeSink(m_sharedUsage);
     m_recorder->removeSink(m_usageLedger);
+    m_recorder->removeSink(m_caching.get());
     m_admission->setSpendCheck({});
     delete m_usageLedger;
     m_usageLedger = nullptr;
@@ -623,6 +638,11 @@ BackgroundQueueState Engine::backgroundQueueState() const
     return state;
 }
 
+http::ResponseCaching::Counts Engine::responseCacheCounts() const
+{
+    return m_caching->counts();
+}
+
 QByteArray Engine::metricsText() const
 {
     metrics::ScrapeState state;
@@ -665,6 +685,10 @@ QByteArray Engine::metricsText() const
     scrape.deadLetters = queue.deadLetters;
     scrape.takenOver = queue.takenOver;
     scrape.deadLettered = queue.deadLettered;
+    const http::ResponseCaching::Counts cache = responseCacheCounts();
+    state.responseCache = {
+        cache.hits,          cache.misses,        cache.bypassed,   cache.store.evictedByBound,
+        cache.store.expired, cache.store.entries, cache.store.bytes};
     return m_metrics->render(state);
 }
 

@@ -3,6 +3,7 @@
 #include "config/config.h"
 #include "control/engine_snapshot.h"
 #include "control/routes_state.h"
+#include "http/response_caching.h"
 #include "telemetry/trace_feed.h"
 #include "timing/loop_health.h"
 
@@ -19,6 +20,8 @@ namespace switchyard::answers {
 class AnswerStore;
 class LocalAnswerStore;
 class RedisAnswerStore;
+class LocalResponseCache;
+class RedisResponseCache;
 } // namespace switchyard::answers
 namespace switchyard::control {
 class OperatorCommands;
@@ -148,6 +151,8 @@ public:
     telemetry::TraceFeed takeTraceFeed();
     // A running request's trace so far, else a finished one from the ring.
     std::optional<telemetry::Trace> findTrace(const QByteArray &requestId) const;
+    // The response cache's counts, as /metrics shows them.
+    http::ResponseCaching::Counts responseCacheCounts() const;
     // The one request whose text the feed carries as it streams; empty watches none.
     void watchTrace(const QByteArray &requestId);
     // The OpenTelemetry export's counts (trace.otlp); all zero and not enabled when off. Any
@@ -219,6 +224,12 @@ private:
     // destructor deletes the server first.
     std::unique_ptr<answers::LocalAnswerStore> m_localAnswers;
     std::unique_ptr<answers::RedisAnswerStore> m_fleetAnswers;
+    // The response cache (docs/operations.md): this node's, the fleet's Redis in front of it
+    // with a `fleet` section, and its stage of the request path (a sink of m_recorder, which
+    // the server borrows).
+    std::unique_ptr<answers::LocalResponseCache> m_localCache;
+    std::unique_ptr<answers::RedisResponseCache> m_fleetCache;
+    std::unique_ptr<http::ResponseCaching> m_caching;
     responses::FleetResponses *m_fleetResponses = nullptr; // child; in a fleet only
     // Stored and background responses, and the queue that runs them (docs/responses.md):
     // children, so that they move to the engine's thread; deleted after the server, the

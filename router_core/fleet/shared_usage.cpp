@@ -40,7 +40,10 @@ QByteArray sumsJson(const usage::UsageGroup &group)
                           double(group.cacheReadTokens),
                           double(group.cacheWriteTokens),
                           group.costUsd,
-                          group.cacheSavedUsd};
+                          group.cacheSavedUsd,
+                          double(group.responseCacheHits),
+                          double(group.responseCacheMisses),
+                          group.responseCacheSavedUsd};
     return QJsonDocument(sums).toJson(QJsonDocument::Compact);
 }
 
@@ -58,6 +61,12 @@ void readSums(const QByteArray &json, usage::UsageGroup &group)
     group.cacheWriteTokens = qint64(sums[6].toDouble());
     group.costUsd = sums[7].toDouble();
     group.cacheSavedUsd = sums[8].toDouble();
+    // Written by a node of a release before the response cache: none of its requests used it.
+    if (sums.size() >= 12) {
+        group.responseCacheHits = qint64(sums[9].toDouble());
+        group.responseCacheMisses = qint64(sums[10].toDouble());
+        group.responseCacheSavedUsd = sums[11].toDouble();
+    }
 }
 
 // What the publishing query groups by; a field names the node, then these but the hour.

@@ -543,6 +543,9 @@ struct GatewayServer::ReadOperation {
     auth::ClientAuthenticator::Verdict caller;
     protocol::Operation operation;
     std::optional<KeptResponse> kept;
+    // The body as the client sent it: the response cache's key is its meaning. Shared with the
+    // request's own bytes, and let go when the request is handed on.
+    QByteArray body;
 };
 
 void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writer,
@@ -585,7 +588,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
     ingress::ClientRequest client;
     const std::optional<protocol::ApiError> unreadable =
         ingress::readClientRequest(client, operation, request.headers, request.body, *table);
-    request.body = QByteArray(); // the client request holds what is needed of it
+    // The client request holds what is needed of the body; the cache may still read it whole.
+    QByteArray sentBody = m_caching ? std::move(request.body) : QByteArray();
+    request.body = QByteArray();
     closeIngressSpan(trace, ingressSpan, client);
     if (unreadable)
         return refuse(writer, trace, *unreadable, operation);
@@ -593,9 +598,9 @@ void GatewayServer::handleOperation(IncomingRequest request, ResponseWriter writ
         return refuse(writer, trace, *refusal, operation);
     if (client.answeredByEstimate)
         return answerTokenEstimate(writer, trace, client.chat);
-    ReadOperation read{std::move(writer), std::move(trace), std::move(table),
-                       std::move(client), caller,           operation,
-                       std::nullopt};
+    ReadOperation read{
+        std::move(writer), std::move(trace), std::move(table),   std::move(client), caller,
+        operation,         std::nullopt,     std::move(sentBody)};
     if (keep) {
         read.kept = KeptResponse{std::move(*keep), {}, {}};
         if (const std::optional<protocol::ApiError> refusal =
@@ -622,6 +627,16 @@ void GatewayServer::run(ReadOperation read)
     if (decision.refusal == routing::RouteDecision::Refusal::UnknownModel)
         return refuse(read.writer, read.trace,
                       protocol::ApiError::modelNotFound(read.client.chat.model), read.operation);
+    // A request that keeps or continues a stored response is the gateway's own conversation:
+    // the cache answers only those that keep nothing.
+    if (decision.cache && m_caching && !read.kept)
+        return lookUpCache(std::move(read), std::move(decision));
+    dispatch(std::move(read), std::move(decision));
+}
+
+void GatewayServer::dispatch(ReadOperation read, routing::RouteDecision decision)
+{
+    read.body = QByteArray();
     if (read.kept && read.kept->request.store) {
         // A stored response: the answer is kept under a random id once it has been given.
         const ingress::ClientRequest &client = read.client;
@@ -931,7 +946,7 @@ void GatewayServer::claimed(ReadOperation read, idempotency::Key key, int span,
     case Outcome::Claimed: {
         read.trace.closeSpan(span, QStringLiteral("claimed (%1)").arg(where));
         const config::IdempotencyConfig &config = read.table->config().idempotency;
-        read.writer.setAnswerTap(idempotency::keeper(*m_answers, std::move(key),
+        read.writer.addAnswerTap(idempotency::keeper(*m_answers, std::move(key),
                                                      std::move(result.token),
                                                      read.trace.trace().requestId, config));
         return run(std::move(read));
@@ -949,6 +964,83 @@ void GatewayServer::claimed(ReadOperation read, idempotency::Key key, int span,
                                        .arg(QString::fromLatin1(result.answer->requestId), where));
         return replayAnswer(read.writer, read.trace, *result.answer);
     }
+}
+
+void GatewayServer::lookUpCache(ReadOperation read, routing::RouteDecision decision)
+{
+    const config::ResponseCacheConfig cache = *decision.cache;
+    const int span = read.trace.openSpan(u"response cache"_s);
+    auto asked = ResponseCaching::keyFor(read.operation, read.body, read.client.context.headers,
+                                         cache, ResponseCaching::targetOf(decision),
+                                         read.trace.trace().keyId, read.client.context.tenant);
+    if (const QString *bypass = std::get_if<QString>(&asked)) {
+        // Not the cache's to answer: the request runs as it would without one.
+        read.trace.closeSpan(span, u"bypassed: "_s + *bypass);
+        read.writer.addHeader("x-switchyard-cache", "bypass");
+        m_caching->countBypass();
+        return dispatch(std::move(read), std::move(decision));
+    }
+    ResponseCaching::Key key = std::get<ResponseCaching::Key>(std::move(asked));
+    const auto runMissed = [this, cache](ReadOperation &read, routing::RouteDecision &decision,
+                                         ResponseCaching::Key &key) {
+        m_caching->countMiss();
+        read.trace.trace().responseCache = u"miss"_s;
+        read.writer.addHeader("x-switchyard-cache", "miss");
+        if (key.keep) {
+            if (auto keeper =
+                    m_caching->keeper(std::move(key), read.trace.trace().requestId, cache))
+                read.writer.addAnswerTap(std::move(keeper));
+        }
+        dispatch(std::move(read), std::move(decision));
+    };
+    if (key.refresh) {
+        read.trace.closeSpan(span, u"not looked up: the client asked for no-cache"_s);
+        return runMissed(read, decision, key);
+    }
+    // The lookup may answer later (Redis): the request waits in a shared holder, which a server
+    // gone by then drops with its writer, as the duplicate guard's claim does.
+    auto waiting = std::make_shared<std::pair<ReadOperation, routing::RouteDecision>>(
+        std::move(read), std::move(decision));
+    const QByteArray storeKey = key.storeKey;
+    m_caching->store().lookup(
+        storeKey,
+        [self = QPointer<GatewayServer>(this), waiting, key = std::move(key), span,
+         runMissed](std::optional<answers::StoredAnswer> answer, const QByteArray &where) mutable {
+            if (!self)
+                return;
+            auto &[read, decision] = *waiting;
+            if (answer) {
+                read.trace.closeSpan(span, u"hit (%1)"_s.arg(QString::fromLatin1(where)));
+                return self->serveFromCache(read, *answer, where);
+            }
+            read.trace.closeSpan(span, u"miss (%1)"_s.arg(QString::fromLatin1(where)));
+            runMissed(read, decision, key);
+        });
+}
+
+void GatewayServer::serveFromCache(ReadOperation &read, const answers::StoredAnswer &answer,
+                                   const QByteArray &where)
+{
+    m_caching->countHit();
+    // No provider is called and nothing is charged: no tokens, no cost, no attempt. Admission
+    // ran: a hit is a request the key's and tenant's request rates count, but no budget does.
+    sendStoredAnswer(read.writer, answer, identityHeaders(read.trace.trace()),
+                     {{QByteArray("x-switchyard-cache"), QByteArray("hit")},
+                      {QByteArray("x-switchyard-replay-of"), answer.requestId}});
+    telemetry::Trace &record = read.trace.trace();
+    record.inputTokens = 0;
+    record.outputTokens = 0;
+    record.streamed = answer.streamed;
+    record.responseCache = u"hit"_s;
+    record.responseCacheSavedUsd = answer.priced ? answer.costUsd : 0.0;
+    read.trace.pointEvent(
+        u"response cache"_s,
+        u"answer of request %1 (%2; it used %3 input and %4 output tokens at %5)"_s
+            .arg(QString::fromLatin1(answer.requestId), QString::fromLatin1(where))
+            .arg(answer.inputTokens)
+            .arg(answer.outputTokens)
+            .arg(answer.provider.isEmpty() ? u"an unknown provider"_s : answer.provider));
+    m_services.recorder.record(read.trace.finish(answer.status, u"response_cache_hit"_s));
 }
 
 void GatewayServer::replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,

@@ -8,6 +8,7 @@
 #include "http/admin_endpoints.h"
 #include "http/idempotency_guard.h"
 #include "http/request_head.h"
+#include "http/response_caching.h"
 #include "http/responses_service.h"
 #include "httpwire/response_writer.h"
 #include "protocol/openai_error.h"
@@ -133,6 +134,8 @@ public:
     // Where the duplicate guard keeps answers (docs/resilience.md); it must outlive the server.
     // Unset, Idempotency-Key is checked for form and otherwise ignored.
     void setAnswerStore(answers::AnswerStore *store) { m_answers = store; }
+    // The response cache's stage (docs/operations.md); null: no request is answered from it.
+    void setResponseCaching(ResponseCaching *caching) { m_caching = caching; }
     // Where stored and background responses live (docs/responses.md); it must outlive the
     // server. Unset, `store`, `background` and `previous_response_id` are served only by
     // providers that speak the Responses API natively, as the ingress says.
@@ -185,6 +188,13 @@ private:
     struct ReadOperation;
     // Admission, routing and execution.
     void run(ReadOperation operation);
+    // The rest of run() once the request is routed: a stored response, or a call.
+    void dispatch(ReadOperation operation, routing::RouteDecision decision);
+    // A request on a route or model with `cache:`: answered from the cache, or run with its
+    // answer kept for the next one.
+    void lookUpCache(ReadOperation operation, routing::RouteDecision decision);
+    void serveFromCache(ReadOperation &operation, const answers::StoredAnswer &answer,
+                        const QByteArray &where);
     // Whether a live request whose decision drew a shadow is mirrored now: its trace says so
     // either way, and names the shadow call when there is one (docs/routing.md).
     bool mayMirror(telemetry::TraceBuilder &trace, const ingress::ClientRequest &client,
@@ -237,6 +247,7 @@ private:
     TraceStream *m_traceStream = nullptr; // child: GET /admin/v1/traces/stream
     std::function<QByteArray()> m_metricsText;
     answers::AnswerStore *m_answers = nullptr; // the engine's; null: no guard
+    ResponseCaching *m_caching = nullptr;      // the engine's; null: no response cache
     ResponsesService *m_responses = nullptr;   // the engine's; null: nothing is kept
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;

@@ -1,5 +1,6 @@
 #include "http/idempotency_guard.h"
 
+#include "http/response_caching.h"
 #include "resilience/degradation.h"
 #include "routing/request_context.h"
 
@@ -130,12 +131,6 @@ private:
     bool m_tooLarge = false;
 };
 
-bool isIdentityHeader(const QByteArray &name)
-{
-    return name.compare("x-switchyard-request-id", Qt::CaseInsensitive) == 0 ||
-           name.compare("x-switchyard-trace-id", Qt::CaseInsensitive) == 0;
-}
-
 } // namespace
 
 std::variant<std::monostate, Key, protocol::ApiError>
@@ -210,25 +205,9 @@ std::unique_ptr<httpwire::AnswerTap> keeper(answers::AnswerStore &store, Key key
 void replay(httpwire::ResponseWriter &writer, const answers::StoredAnswer &answer,
             const protocol::HeaderList &identity)
 {
-    // This request's own ids, so its trace can be found; the rest as the original was answered.
-    protocol::HeaderList headers;
-    for (const auto &header : identity) {
-        if (isIdentityHeader(header.first))
-            headers.append(header);
-    }
-    for (const auto &header : answer.headers) {
-        if (!isIdentityHeader(header.first))
-            headers.append(header);
-    }
-    headers.append({QByteArray("x-switchyard-idempotent-replay"), QByteArray("true")});
-    headers.append({QByteArray("x-switchyard-replay-of"), answer.requestId});
-    if (!answer.streamed) {
-        writer.sendWhole(answer.status, headers, answer.contentType, answer.body);
-        return;
-    }
-    writer.beginEventStream(headers, false);
-    writer.writeStreamData(answer.body, false);
-    writer.endEventStream();
+    sendStoredAnswer(writer, answer, identity,
+                     {{QByteArray("x-switchyard-idempotent-replay"), QByteArray("true")},
+                      {QByteArray("x-switchyard-replay-of"), answer.requestId}});
 }
 
 } // namespace switchyard::http::idempotency

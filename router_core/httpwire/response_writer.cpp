@@ -48,7 +48,7 @@ ResponseWriter::ResponseWriter(ResponseWriter &&other) noexcept
       m_headersSent(other.m_headersSent), m_finished(other.m_finished),
       m_streamFailed(other.m_streamFailed),
       m_completionHook(std::exchange(other.m_completionHook, nullptr)),
-      m_tap(std::move(other.m_tap))
+      m_taps(std::move(other.m_taps)), m_extraHeaders(std::move(other.m_extraHeaders))
 {}
 
 ResponseWriter::~ResponseWriter()
@@ -60,7 +60,7 @@ ResponseWriter::~ResponseWriter()
 
 void ResponseWriter::endTap(bool complete)
 {
-    if (std::unique_ptr<AnswerTap> tap = std::move(m_tap))
+    for (const std::unique_ptr<AnswerTap> &tap : std::exchange(m_taps, {}))
         tap->ended(complete);
 }
 
@@ -78,6 +78,8 @@ void ResponseWriter::appendHead(int status, const HeaderList &headers)
     QByteArray &out = framing();
     appendStatusLine(out, status);
     for (const auto &[name, value] : headers)
+        out.append(name).append(": ").append(value).append("\r\n");
+    for (const auto &[name, value] : std::as_const(m_extraHeaders))
         out.append(name).append(": ").append(value).append("\r\n");
     if (m_closesAfterAnswer)
         out.append("Connection: close\r\n");
@@ -134,8 +136,8 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
         sendOut();
         send(body); // from where it is: a large body is not copied behind its head
     }
-    if (m_tap)
-        m_tap->whole(status, headers, contentType, body);
+    for (const std::unique_ptr<AnswerTap> &tap : m_taps)
+        tap->whole(status, headers, contentType, body);
     markFinished(clientConnected());
 }
 
@@ -158,8 +160,8 @@ void ResponseWriter::beginEventStream(const HeaderList &headers, bool sendNow)
     framing().append("Content-Type: text/event-stream; charset=utf-8\r\n"
                      "Cache-Control: no-cache\r\n");
     framing().append(m_closeDelimited ? "\r\n" : "Transfer-Encoding: chunked\r\n\r\n");
-    if (m_tap)
-        m_tap->streamBegun(headers);
+    for (const std::unique_ptr<AnswerTap> &tap : m_taps)
+        tap->streamBegun(headers);
     if (sendNow)
         sendOut(); // the client sees the answer begin before the first event
 }
@@ -169,8 +171,8 @@ void ResponseWriter::writeStreamData(QByteArrayView bytes, bool sendNow)
     if (!m_headersSent || m_finished || !clientConnected())
         return;
     if (!bytes.isEmpty()) {
-        if (m_tap)
-            m_tap->streamData(bytes);
+        for (const std::unique_ptr<AnswerTap> &tap : m_taps)
+            tap->streamData(bytes);
         if (m_closeDelimited)
             framing().append(bytes);
         else

@@ -10,14 +10,15 @@
 #include <QTcpSocket>
 #include <functional>
 #include <memory>
+#include <vector>
 
 namespace switchyard::httpwire {
 
 using protocol::HeaderList;
 
 // Sees an answer as the client gets it, before the wire's framing: for whoever keeps answers to
-// give them again (the duplicate guard on Idempotency-Key). The writer owns it and tells it the
-// end once.
+// give them again (the duplicate guard on Idempotency-Key, the response cache). The writer owns
+// it and tells it the end once.
 class AnswerTap {
 public:
     virtual ~AnswerTap() = default;
@@ -62,8 +63,14 @@ public:
 
     // Called once when the answer is complete, or when the writer is dropped without one.
     void setCompletionHook(std::function<void()> hook) { m_completionHook = std::move(hook); }
-    // Shows the answer to `tap` as it is written (see AnswerTap).
-    void setAnswerTap(std::unique_ptr<AnswerTap> tap) { m_tap = std::move(tap); }
+    // Shows the answer to `tap` as it is written (see AnswerTap), beside any tap added before.
+    void addAnswerTap(std::unique_ptr<AnswerTap> tap) { m_taps.push_back(std::move(tap)); }
+    // A header every answer of this writer carries after its own (`x-switchyard-cache`), which
+    // no tap sees: a kept answer given again says its own.
+    void addHeader(QByteArray name, QByteArray value)
+    {
+        m_extraHeaders.append({std::move(name), std::move(value)});
+    }
 
     bool clientConnected() const { return !m_socket.isNull() && m_socket->isOpen(); }
     QTcpSocket *socket() const { return m_socket.data(); }
@@ -112,7 +119,8 @@ private:
     bool m_finished = false;
     bool m_streamFailed = false;
     std::function<void()> m_completionHook;
-    std::unique_ptr<AnswerTap> m_tap;
+    std::vector<std::unique_ptr<AnswerTap>> m_taps;
+    HeaderList m_extraHeaders;
 };
 
 } // namespace switchyard::httpwire

@@ -491,6 +491,35 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
         }
     }
 
+    // Always rendered: a dashboard's hit ratio reads 0/0 rather than a missing series before the
+    // first route with `cache:`.
+    {
+        const ResponseCacheScrape &cache = state.responseCache;
+        writer.family("switchyard_response_cache_requests_total",
+                      "Requests on a route or model with `cache:`, by what the response cache did: "
+                      "hit (answered from it), miss (looked up and not found, or refreshed), "
+                      "bypass (not the cache's: sampled without `sampled: true`).",
+                      "counter");
+        writer.sample("switchyard_response_cache_requests_total", R"(result="hit")", cache.hits);
+        writer.sample("switchyard_response_cache_requests_total", R"(result="miss")", cache.misses);
+        writer.sample("switchyard_response_cache_requests_total", R"(result="bypass")",
+                      cache.bypassed);
+        writer.family("switchyard_response_cache_evictions_total",
+                      "Answers the response cache let go: bound (least recently used, to stay "
+                      "within `response_cache`'s entries and bytes) or ttl (expired).",
+                      "counter");
+        writer.sample("switchyard_response_cache_evictions_total", R"(reason="bound")",
+                      cache.evictedByBound);
+        writer.sample("switchyard_response_cache_evictions_total", R"(reason="ttl")",
+                      cache.expired);
+        writer.family("switchyard_response_cache_entries", "Answers the response cache holds.",
+                      "gauge");
+        writer.sample("switchyard_response_cache_entries", {}, quint64(cache.entries));
+        writer.family("switchyard_response_cache_bytes",
+                      "Bytes of the answers the response cache holds.", "gauge");
+        writer.sample("switchyard_response_cache_bytes", {}, quint64(cache.bytes));
+    }
+
     if (!state.shadows.isEmpty()) {
         writer.family("switchyard_shadow_requests_total",
                       "Shadow calls by route and outcome: sent (the shadow provider answered), "

@@ -58,6 +58,18 @@ struct ShadowScrape {
     quint64 dropped = 0;
 };
 
+// The response cache (docs/operations.md), read from its stage at a scrape. In a fleet the
+// entries and bytes are the fleet's cache in Redis as of this node's last keep.
+struct ResponseCacheScrape {
+    quint64 hits = 0;
+    quint64 misses = 0;
+    quint64 bypassed = 0;
+    quint64 evictedByBound = 0;
+    quint64 expired = 0;
+    qint64 entries = 0;
+    qint64 bytes = 0;
+};
+
 struct ScrapeState {
     int inFlight = 0;
     telemetry::ConnectionCounts connections;
@@ -66,6 +78,7 @@ struct ScrapeState {
     FleetScrape fleet;
     QueueScrape queue;
     QList<ShadowScrape> shadows; // by route name, sorted
+    ResponseCacheScrape responseCache;
 };
 
 // The gateway's Prometheus metrics (docs/observability.md lists every family). It reads every

@@ -94,6 +94,9 @@ struct RouteDecision {
     // also sent the request, and its answer is only recorded (docs/routing.md, "Shadow
     // traffic"). Its endpoint and the model name that provider is sent, as for a candidate.
     std::optional<RouteCandidate> shadow;
+    // `cache:` of the matched rule, else of the requested model: the request may be answered
+    // from the response cache, and its answer kept there (docs/operations.md).
+    std::optional<config::ResponseCacheConfig> cache;
 
     // Each step as "stage: detail", in order: a trace's explanation.
     QStringList explanation() const

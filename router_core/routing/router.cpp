@@ -107,6 +107,7 @@ struct CompiledRule {
     // `shadow`: the provider's slot (-1 when it has none) and the share of requests mirrored.
     int shadowSlot = -1;
     double shadowShare = 0.0;
+    std::optional<config::ResponseCacheConfig> cache;
 };
 
 } // namespace
@@ -126,6 +127,8 @@ struct RoutingTable::Compiled {
     QList<CompiledRule> rules; // highest priority first; equal priorities in file order
     // Fallbacks by error of the models that have them, by public name, and of the tiers.
     QHash<QString, config::ErrorFallbacks> fallbacksByModel;
+    // `cache:` of the models that have one, by public name.
+    QHash<QString, config::ResponseCacheConfig> cacheByModel;
     config::ErrorFallbacks lightFallbacks;
     config::ErrorFallbacks proFallbacks;
     bool lightContinuesStreams = false;
@@ -177,6 +180,8 @@ struct RoutingTable::Compiled {
             for (const config::ModelRoute &model : provider.models) {
                 if (!model.fallbacks.isEmpty())
                     fallbacksByModel.insert(model.publicName, model.fallbacks);
+                if (model.cache)
+                    cacheByModel.insert(model.publicName, *model.cache);
                 ModelServers &servers = serversByModel[model.publicName];
                 servers.providers.append(slot);
                 servers.upstreamNames.insert(slot, model.upstreamName);
@@ -224,6 +229,7 @@ struct RoutingTable::Compiled {
                 compiled.shadowSlot = health.configuredIndexOf(rule.shadow->target);
                 compiled.shadowShare = rule.shadow->share;
             }
+            compiled.cache = rule.cache;
             compiled.seed = stableHash(QStringView(rule.name));
             rules.append(std::move(compiled));
         }
@@ -718,6 +724,30 @@ struct Router::DecisionBuilder {
                 (decision.tier == kPro && compiled.proContinuesStreams);
             addShadow();
         }
+        if (decision.refusal != RouteDecision::Refusal::UnknownModel)
+            addResponseCache();
+    }
+
+    // The matched rule's `cache:`, else the requested model's. An intent's request goes to an
+    // agent, which may act on it: never answered from the cache. A token count costs nothing.
+    void addResponseCache()
+    {
+        if (!context.intent.isEmpty() || context.operation == protocol::Operation::CountTokens)
+            return;
+        QString source;
+        if (matchedRule && matchedRule->cache) {
+            decision.cache = matchedRule->cache;
+            source = u"rule `"_s % matchedRule->name % u'`';
+        } else if (const auto found = compiled.cacheByModel.constFind(context.model);
+                   found != compiled.cacheByModel.cend()) {
+            decision.cache = *found;
+            source = u"model `"_s % context.model % u'`';
+        } else {
+            return;
+        }
+        step(u"cache"_s,
+             u"answers kept for %1 s (%2)"_s.arg(
+                 QString::number(double(decision.cache->ttl.count()) / 1000.0), source));
     }
 
     // The matched rule's shadow, when this request's own draw falls under its share. Only chat

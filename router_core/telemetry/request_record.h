@@ -69,8 +69,13 @@ struct RequestRecord {
     double costUsd = 0.0;
     double cacheSavedUsd = 0.0; // negative when cache writes cost more than the reads saved
     bool priced = false;        // the model has a price; an unpriced request costs 0
-    QString finishReason;       // as the answer said it: OpenAI's word, or Anthropic's
-                                // stop_reason for a Messages answer passed through
+    // The response cache (docs/operations.md): "hit" for a request answered from it, "miss" for
+    // one it looked up and did not have (or was told to refresh); empty when it was not asked.
+    QString responseCache;
+    // A hit's saving: what the answer cost when it was made. 0 otherwise.
+    double responseCacheSavedUsd = 0.0;
+    QString finishReason; // as the answer said it: OpenAI's word, or Anthropic's
+                          // stop_reason for a Messages answer passed through
 
     bool isError() const { return status >= 400; }
     bool isShadow() const { return !shadowOf.isEmpty(); }

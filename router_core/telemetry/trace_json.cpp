@@ -148,6 +148,11 @@ QJsonObject recordJson(const RequestRecord &record)
     // mirrored live request its shadow call. Other records have neither key.
     if (record.isShadow())
         json.insert(QStringLiteral("shadow_of"), QString::fromLatin1(record.shadowOf));
+    // Only requests the response cache was asked about: "hit" (with what it saved) or "miss".
+    if (!record.responseCache.isEmpty()) {
+        json.insert(QStringLiteral("response_cache"), record.responseCache);
+        json.insert(QStringLiteral("response_cache_saved_usd"), record.responseCacheSavedUsd);
+    }
     if (!record.shadowRequestId.isEmpty())
         json.insert(QStringLiteral("shadow_request_id"),
                     QString::fromLatin1(record.shadowRequestId));

@@ -39,7 +39,9 @@ const QStringList kSchema{
     u" cache_read_tokens INTEGER NOT NULL DEFAULT 0,"
     u" cache_write_tokens INTEGER NOT NULL DEFAULT 0,"
     u" cache_saved_usd REAL NOT NULL DEFAULT 0,"
-    u" shadow_of TEXT NOT NULL DEFAULT '')"_s,
+    u" shadow_of TEXT NOT NULL DEFAULT '',"
+    u" response_cache TEXT NOT NULL DEFAULT '',"
+    u" response_cache_saved_usd REAL NOT NULL DEFAULT 0)"_s,
     // Every report and the budgets' seed read a time range; the tenant's and the model's
     // indexes serve the reports grouped or filtered by them, the key's the seed by key.
     u"CREATE INDEX IF NOT EXISTS usage_ledger_time ON usage_ledger(finished_at_ms)"_s,
@@ -57,6 +59,9 @@ const QList<storage::AddedColumn> kAddedColumns{
     // Shadow traffic (docs/routing.md): the live request a shadow call mirrored. Older rows are
     // all live requests.
     {u"shadow_of"_s, u"TEXT NOT NULL DEFAULT ''"_s},
+    // The response cache (docs/operations.md): older rows were never answered from it.
+    {u"response_cache"_s, u"TEXT NOT NULL DEFAULT ''"_s},
+    {u"response_cache_saved_usd"_s, u"REAL NOT NULL DEFAULT 0"_s},
 };
 
 QString sqlExpression(UsageDimension dimension)
@@ -217,7 +222,9 @@ public:
             sql.setForwardOnly(true);
             sql.prepare(u"SELECT %1, COUNT(*), SUM(input_tokens), SUM(output_tokens), "
                         u"SUM(tokens_estimated), SUM(1 - priced), SUM(cost_usd), "
-                        u"SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cache_saved_usd) "
+                        u"SUM(cache_read_tokens), SUM(cache_write_tokens), SUM(cache_saved_usd), "
+                        u"SUM(response_cache = 'hit'), SUM(response_cache = 'miss'), "
+                        u"SUM(response_cache_saved_usd) "
                         u"FROM usage_ledger WHERE finished_at_ms >= ? AND finished_at_ms < ? "
                         u"GROUP BY %1"_s.arg(grouping));
             sql.addBindValue(fromMs);
@@ -237,6 +244,9 @@ public:
                     group.cacheReadTokens = sql.value(dimensions + 6).toLongLong();
                     group.cacheWriteTokens = sql.value(dimensions + 7).toLongLong();
                     group.cacheSavedUsd = sql.value(dimensions + 8).toDouble();
+                    group.responseCacheHits = sql.value(dimensions + 9).toLongLong();
+                    group.responseCacheMisses = sql.value(dimensions + 10).toLongLong();
+                    group.responseCacheSavedUsd = sql.value(dimensions + 11).toDouble();
                     aggregate.add(group);
                 }
             } else {
@@ -370,8 +380,9 @@ private:
         insert.prepare(u"INSERT INTO usage_ledger (finished_at_ms, request_id, tenant, key_id, "
                        u"model, provider, route, tier, input_tokens, output_tokens, "
                        u"tokens_estimated, cost_usd, priced, status, latency_ms, "
-                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd, shadow_of) "
-                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
+                       u"cache_read_tokens, cache_write_tokens, cache_saved_usd, shadow_of, "
+                       u"response_cache, response_cache_saved_usd) "
+                       u"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"_s);
         for (const LedgerRow &row : std::as_const(m_pending)) {
             insert.addBindValue(row.finishedAtMs);
             insert.addBindValue(QString::fromLatin1(row.requestId));
@@ -390,6 +401,8 @@ private:
             insert.addBindValue(row.cacheWriteTokens);
             insert.addBindValue(row.cacheSavedUsd);
             insert.addBindValue(row.shadowOf.isEmpty() ? u""_s : QString::fromLatin1(row.shadowOf));
+            insert.addBindValue(row.responseCache.isNull() ? u""_s : row.responseCache);
+            insert.addBindValue(row.responseCacheSavedUsd);
             if (!insert.exec()) {
                 const QString error = insert.lastError().text();
                 insert.finish();
@@ -550,6 +563,8 @@ LedgerRow UsageLedger::rowFor(const telemetry::RequestRecord &record)
     row.status = record.status;
     row.latencyMs = record.totalMicros / 1000;
     row.shadowOf = record.shadowOf;
+    row.responseCache = record.responseCache;
+    row.responseCacheSavedUsd = record.responseCacheSavedUsd;
     return row;
 }
 

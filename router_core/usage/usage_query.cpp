@@ -153,6 +153,9 @@ void UsageGroup::addSums(const UsageGroup &other)
     cacheWriteTokens += other.cacheWriteTokens;
     costUsd += other.costUsd;
     cacheSavedUsd += other.cacheSavedUsd;
+    responseCacheHits += other.responseCacheHits;
+    responseCacheMisses += other.responseCacheMisses;
+    responseCacheSavedUsd += other.responseCacheSavedUsd;
 }
 
 UsageGroup &UsageAggregate::groupFor(const QStringList &keys)
@@ -182,6 +185,9 @@ void UsageAggregate::add(const LedgerRow &row)
     group.cacheWriteTokens += row.cacheWriteTokens;
     group.costUsd += row.costUsd;
     group.cacheSavedUsd += row.cacheSavedUsd;
+    group.responseCacheHits += row.responseCache == QLatin1StringView("hit") ? 1 : 0;
+    group.responseCacheMisses += row.responseCache == QLatin1StringView("miss") ? 1 : 0;
+    group.responseCacheSavedUsd += row.responseCacheSavedUsd;
 }
 
 void UsageAggregate::add(const UsageGroup &other)

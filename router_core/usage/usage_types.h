@@ -31,6 +31,10 @@ struct LedgerRow {
     bool priced = false;        // the model has a price in `pricing`; unpriced rows cost 0
     int status = 0;
     qint64 latencyMs = 0;
+    // The response cache (docs/operations.md): "hit" for a request answered from it (no tokens,
+    // no cost), "miss" for one it looked up and did not have; empty when it was not asked.
+    QString responseCache;
+    double responseCacheSavedUsd = 0.0; // a hit's: what its answer cost when it was made
     // A shadow call's row (docs/routing.md, "Shadow traffic"): the live request it mirrored.
     // Its cost is kept, but no budget counts it.
     QByteArray shadowOf;
@@ -63,8 +67,19 @@ struct UsageGroup {
     qint64 cacheWriteTokens = 0;  // of inputTokens, written to them
     double costUsd = 0.0;
     double cacheSavedUsd = 0.0;
+    // The response cache: requests answered from it, those it looked up and missed, and what
+    // the hits saved (apart from the prompt caches' cacheSavedUsd).
+    qint64 responseCacheHits = 0;
+    qint64 responseCacheMisses = 0;
+    double responseCacheSavedUsd = 0.0;
 
     double estimatedShare() const { return requests ? double(estimatedRequests) / requests : 0.0; }
+    // Hits among the requests the response cache looked up; 0 when it looked none up.
+    double responseCacheHitRatio() const
+    {
+        const qint64 looked = responseCacheHits + responseCacheMisses;
+        return looked ? double(responseCacheHits) / double(looked) : 0.0;
+    }
     // Adds `other`'s sums (not its keys) to this group's.
     void addSums(const UsageGroup &other);
 };
