@@ -3053,6 +3053,11 @@ The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extrac
         <extracomment>%1 what the request cost; %2 what writing the prompt cache cost beyond what reading it saved, both in US dollars</extracomment>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>response cache hit, saved %1</source>
+        <extracomment>%1 what the kept answer cost when a provider made it, in US dollars</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::UsagePage</name>
@@ -3198,6 +3203,15 @@ The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extrac
     <message>
         <source>The whole fleet: this node and %1</source>
         <extracomment>%1 the names of the fleet&apos;s other nodes, comma-separated</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Response-cache savings: &lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;hit ratio %2 (%3 of %4 lookups)</source>
+        <extracomment>%1 US dollars; %2 a percentage; %3 requests answered from the cache; %4 looked up</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Response-cache savings: what the answers given again from the response cache cost when a provider made them. A hit calls no provider and costs nothing; the hit ratio counts the requests on routes and models with `cache:` that were looked up.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

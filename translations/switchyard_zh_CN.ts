@@ -3043,6 +3043,11 @@ The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extrac
         <extracomment>%1 what the request cost; %2 what writing the prompt cache cost beyond what reading it saved, both in US dollars</extracomment>
         <translation>花费 %1，缓存写入多花 %2</translation>
     </message>
+    <message>
+        <source>response cache hit, saved %1</source>
+        <extracomment>%1 what the kept answer cost when a provider made it, in US dollars</extracomment>
+        <translation>响应缓存命中，节省 %1</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::UsagePage</name>
@@ -3188,6 +3193,15 @@ The shadow&apos;s figure relative to live&apos;s, e.g. &quot;+12 %&quot;</extrac
         <source>The whole fleet: this node and %1</source>
         <extracomment>%1 the names of the fleet&apos;s other nodes, comma-separated</extracomment>
         <translation>整个集群：本节点及 %1</translation>
+    </message>
+    <message>
+        <source>Response-cache savings: &lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;hit ratio %2 (%3 of %4 lookups)</source>
+        <extracomment>%1 US dollars; %2 a percentage; %3 requests answered from the cache; %4 looked up</extracomment>
+        <translation>响应缓存节省：&lt;b&gt;%1&lt;/b&gt;&amp;nbsp;&amp;nbsp;·&amp;nbsp;&amp;nbsp;命中率 %2（%4 次查找中命中 %3 次）</translation>
+    </message>
+    <message>
+        <source>Response-cache savings: what the answers given again from the response cache cost when a provider made them. A hit calls no provider and costs nothing; the hit ratio counts the requests on routes and models with `cache:` that were looked up.</source>
+        <translation>响应缓存节省：从响应缓存再次给出的回答当初由提供方生成时的花费。命中不调用任何提供方，也不产生费用；命中率统计的是在带有 `cache:` 的路由和模型上查找过缓存的请求。</translation>
     </message>
 </context>
 </TS>

@@ -7,6 +7,7 @@
 #include "screenshots.h"
 #include "ui/common/usd_format.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/translation.h"
 #include "ui/usage/usage_chart.h"
 #include "ui/usage/usage_page.h"
 
@@ -19,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocumentFragment>
+#include <QTranslator>
 #include <cmath>
 
 using namespace switchyard;
@@ -62,6 +64,16 @@ usage::UsageGroup cached(usage::UsageGroup group, qint64 read, qint64 written, d
     return group;
 }
 
+// `group` with the response cache: `hits` and `misses` of its requests, and what the hits saved.
+usage::UsageGroup withResponseCache(usage::UsageGroup group, qint64 hits, qint64 misses,
+                                    double saved)
+{
+    group.responseCacheHits = hits;
+    group.responseCacheMisses = misses;
+    group.responseCacheSavedUsd = saved;
+    return group;
+}
+
 // A working day of a team's gateway: each tenant's spend follows office hours.
 usage::UsageReport demoReport(const usage::UsageQuery &query)
 {
@@ -99,10 +111,12 @@ usage::UsageReport demoReport(const usage::UsageQuery &query)
             hourly ? bucket.toString(Qt::ISODate) : bucket.date().toString(Qt::ISODate);
         for (const auto &[name, weight] : names) {
             const double usd = (hourly ? 2.2 : 24.0) * load * weight;
-            report.groups.append(
+            // An evaluation suite on a cached route: about a third of its lookups hit.
+            report.groups.append(withResponseCache(
                 cached(group({key, name}, usd, qint64(usd * 130), qint64(usd * 170000),
                              qint64(usd * 34000), qint64(usd * 13)),
-                       qint64(usd * 68000), qint64(usd * 3400), usd * 0.15));
+                       qint64(usd * 68000), qint64(usd * 3400), usd * 0.15),
+                qint64(usd * 14), qint64(usd * 27), usd * 0.11));
         }
     }
     return report;
@@ -283,6 +297,80 @@ private Q_SLOTS:
                  u"Prompt-cache savings: "_s + formatUsd(saved) +
                      u"\n21,000,000 input tokens read from the prompt cache, 1,000,000 written "
                      u"to it"_s);
+    }
+
+    void theResponseCacheSavingsAreShownApartFromThePromptCaches()
+    {
+        FakeEngineBridge bridge(bridgeConfig());
+        bridge.usageReportFor = [](const usage::UsageQuery &query) {
+            usage::UsageReport report;
+            const QStringList keys = query.groupBy.size() == 1
+                                         ? QStringList{u"evals"_s}
+                                         : QStringList{u"2026-12-01T09:00:00Z"_s, u"evals"_s};
+            report.groups.append(
+                withResponseCache(group(keys, 30.0, 1000, 4'000'000, 500'000), 300, 100, 12.5));
+            return report;
+        };
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
+        page.show();
+        QCOMPARE(page.chartData().responseCacheHits, 300);
+        QCOMPARE(page.chartData().responseCacheMisses, 100);
+        const QStringList lines = QTextDocumentFragment::fromHtml(page.totalsLabel()->text())
+                                      .toPlainText()
+                                      .replace(QChar::Nbsp, u' ')
+                                      .split(u'\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines[1].startsWith(u"Prompt-cache savings: $0.00"_s), qPrintable(lines[1]));
+        QCOMPARE(lines[2], u"Response-cache savings: $12.50  ·  hit ratio 75% (300 of 400 "
+                           u"lookups)"_s);
+        QVERIFY(page.totalsLabel()->toolTip().contains(u"Response-cache savings: what the "
+                                                       u"answers given again"_s));
+
+        // A range without a lookup has no such line: nothing on it was cached.
+        bridge.usageReportFor = [](const usage::UsageQuery &query) {
+            usage::UsageReport report;
+            report.groups.append(group(query.groupBy.size() == 1
+                                           ? QStringList{u"evals"_s}
+                                           : QStringList{u"2026-12-01"_s, u"evals"_s},
+                                       1.0, 10, 100, 10));
+            return report;
+        };
+        page.rangeBox()->setCurrentIndex(1);
+        QCOMPARE(QTextDocumentFragment::fromHtml(page.totalsLabel()->text())
+                     .toPlainText()
+                     .split(u'\n')
+                     .size(),
+                 2);
+    }
+
+    void theResponseCacheSavingsAreTranslated()
+    {
+        QTranslator translator;
+        QVERIFY(ui::loadSwitchyardTranslation(
+            translator,
+            QLocale(QLocale::Chinese, QLocale::SimplifiedChineseScript, QLocale::China)));
+        QVERIFY(QCoreApplication::installTranslator(&translator));
+        FakeEngineBridge bridge(bridgeConfig());
+        bridge.usageReportFor = [](const usage::UsageQuery &query) {
+            usage::UsageReport report;
+            const QString bucket = query.groupBy.value(0) == usage::UsageDimension::Hour
+                                       ? u"2026-12-01T09:00:00Z"_s
+                                       : u"2026-12-01"_s;
+            report.groups.append(
+                withResponseCache(group(query.groupBy.size() == 1 ? QStringList{u"evals"_s}
+                                                                  : QStringList{bucket, u"evals"_s},
+                                        30.0, 1000, 4'000'000, 500'000),
+                                  300, 100, 12.5));
+            return report;
+        };
+        timing::ManualClock clock(kNow);
+        UsagePage page(bridge, clock);
+        page.show();
+        page.rangeBox()->setCurrentIndex(1); // the totals are written again, in Chinese
+        const QString text = page.totalsLabel()->text();
+        QVERIFY(QCoreApplication::removeTranslator(&translator));
+        QVERIFY2(text.contains(u"响应缓存节省"_s), qPrintable(text));
     }
 
     void anOlderAnswerIsDropped()

@@ -650,6 +650,11 @@ void TracesPage::showDetail()
             //: %1 what the request cost, in US dollars
             facts.append(tr("cost %1").arg(cost));
     }
+    // Answered from the response cache: what giving the kept answer again saved.
+    if (trace.responseCache == QLatin1StringView("hit"))
+        //: %1 what the kept answer cost when a provider made it, in US dollars
+        facts.append(
+            tr("response cache hit, saved %1").arg(formatUsd(trace.responseCacheSavedUsd)));
     if (m_detailGone)
         facts.append(QStringLiteral("<span style=\"color:#b45309;\">%1</span>")
                          .arg(tr("the engine no longer keeps this trace").toHtmlEscaped()));

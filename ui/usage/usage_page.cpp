@@ -274,6 +274,18 @@ void UsagePage::refreshTotals()
             savings.arg(
                 formatUsd(m_data.cacheSavedUsd),
                 promptCacheText(m_data.cacheReadTokens, m_data.cacheWriteTokens).toHtmlEscaped());
+    // The response cache's savings apart from the prompt caches' (a hit costs nothing at all);
+    // only where a route or model has `cache:` and a request was looked up.
+    if (const qint64 lookups = m_data.responseCacheLookups(); lookups > 0) {
+        const double ratio = double(m_data.responseCacheHits) / double(lookups) * 100.0;
+        //: %1 US dollars; %2 a percentage; %3 requests answered from the cache; %4 looked up
+        text += QStringLiteral("<br>") +
+                tr("Response-cache savings: <b>%1</b>&nbsp;&nbsp;·&nbsp;&nbsp;hit ratio %2 "
+                   "(%3 of %4 lookups)")
+                    .arg(formatUsd(m_data.responseCacheSavedUsd),
+                         locale.toString(ratio, 'f', 0) + locale.percent(),
+                         locale.toString(m_data.responseCacheHits), locale.toString(lookups));
+    }
     // In a fleet the figures are the whole fleet's, or say why they are this node's only.
     if (!m_fleetProblem.isEmpty())
         text += QStringLiteral("<br><span style=\"color:#b45309\">%1</span>")
@@ -287,7 +299,11 @@ void UsagePage::refreshTotals()
     QStringList tips{tr("Prompt-cache savings: what the input tokens read from or written to a "
                         "provider's cache would have cost at the input price, less what they "
                         "cost. A model without `cache_read_per_million` or "
-                        "`cache_write_per_million` in `pricing` claims none.")};
+                        "`cache_write_per_million` in `pricing` claims none."),
+                     tr("Response-cache savings: what the answers given again from the response "
+                        "cache cost when a provider made them. A hit calls no provider and costs "
+                        "nothing; the hit ratio counts the requests on routes and models with "
+                        "`cache:` that were looked up.")};
     if (m_data.unpricedRequests > 0)
         tips.prepend(tr("%n request(s) in this range used a model without a price in `pricing`: "
                         "they count as free.",

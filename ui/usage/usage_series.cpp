@@ -104,6 +104,9 @@ UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int
         data.cacheReadTokens += group.cacheReadTokens;
         data.cacheWriteTokens += group.cacheWriteTokens;
         data.cacheSavedUsd += group.cacheSavedUsd;
+        data.responseCacheHits += group.responseCacheHits;
+        data.responseCacheMisses += group.responseCacheMisses;
+        data.responseCacheSavedUsd += group.responseCacheSavedUsd;
     }
     std::sort(all.begin(), all.end(), [](const UsageSeries &a, const UsageSeries &b) {
         if (a.totalSpendUsd != b.totalSpendUsd)

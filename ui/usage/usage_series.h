@@ -47,8 +47,13 @@ struct UsageChartData {
     qint64 cacheReadTokens = 0; // of inputTokens
     qint64 cacheWriteTokens = 0;
     double cacheSavedUsd = 0.0;
+    // The response cache: requests answered from it, those it missed, what the hits saved.
+    qint64 responseCacheHits = 0;
+    qint64 responseCacheMisses = 0;
+    double responseCacheSavedUsd = 0.0;
 
     double estimatedShare() const { return requests ? double(estimatedRequests) / requests : 0.0; }
+    qint64 responseCacheLookups() const { return responseCacheHits + responseCacheMisses; }
 };
 UsageChartData chartData(const usage::UsageReport &report, UsageRange range, int maxSeries = 5);
 
