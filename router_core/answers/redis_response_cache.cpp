@@ -74,8 +74,7 @@ return {evicted, #expired, redis.call('ZCARD', recency), tonumber(redis.call('GE
 } // namespace
 
 RedisResponseCache::RedisResponseCache(redis::Link &link, QByteArray keyPrefix,
-                                       LocalResponseCache &local,
-                                       CacheBounds limits)
+                                       LocalResponseCache &local, CacheBounds limits)
     : m_link(link), m_prefix(std::move(keyPrefix)), m_local(local), m_limits(limits)
 {}
 
@@ -154,10 +153,9 @@ ResponseCacheCounts RedisResponseCache::counts() const
     // whichever answers now, so they never go back; the gauges are whoever answers now.
     const ResponseCacheCounts local = m_local.counts();
     const bool fleet = m_link.isUp() && m_fleetCounted;
-    return {fleet ? m_fleetCounts.entries : local.entries,
-            fleet ? m_fleetCounts.bytes : local.bytes,
-            m_fleetCounts.evictedByBound + local.evictedByBound,
-            m_fleetCounts.expired + local.expired};
+    return {
+        fleet ? m_fleetCounts.entries : local.entries, fleet ? m_fleetCounts.bytes : local.bytes,
+        m_fleetCounts.evictedByBound + local.evictedByBound, m_fleetCounts.expired + local.expired};
 }
 
 } // namespace switchyard::answers

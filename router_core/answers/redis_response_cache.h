@@ -9,11 +9,12 @@ namespace switchyard::answers {
 
 // A fleet's response cache, in its Redis (docs/fleet.md): an answer one node kept is a hit on
 // every node. Each answer is `PREFIX cache:entry:KEY` with its ttl as the key's expiry; beside
-// them `cache:recency` (a sorted set: the number of its last use, from `cache:uses`), `cache:expiry` (a sorted set: when each ends),
-// `cache:sizes` (a hash) and `cache:bytes` (their sum) bound the whole, with the same bounds as
-// a node's (`response_cache`): every keep first drops what has expired, then the least recently
-// used until both bounds hold, in the same script, so the answers Redis holds stay within
-// `max_bytes` (plus their indexes, about 100 bytes each). A lookup is one script too: the answer, and its use recorded.
+// them `cache:recency` (a sorted set: the number of its last use, from `cache:uses`),
+// `cache:expiry` (a sorted set: when each ends), `cache:sizes` (a hash) and `cache:bytes` (their
+// sum) bound the whole, with the same bounds as a node's (`response_cache`): every keep first drops
+// what has expired, then the least recently used until both bounds hold, in the same script, so the
+// answers Redis holds stay within `max_bytes` (plus their indexes, about 100 bytes each). A lookup
+// is one script too: the answer, and its use recorded.
 //
 // While the link is down, or a command fails, the node's own cache answers and keeps instead:
 // hits then come from what this node made meanwhile. Engine thread only; the link and the

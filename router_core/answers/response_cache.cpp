@@ -2,8 +2,7 @@
 
 namespace switchyard::answers {
 
-LocalResponseCache::LocalResponseCache(CacheBounds limits,
-                                       const timing::Clock &clock)
+LocalResponseCache::LocalResponseCache(CacheBounds limits, const timing::Clock &clock)
     : m_limits(limits), m_clock(clock)
 {}
 

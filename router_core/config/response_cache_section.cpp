@@ -32,8 +32,8 @@ std::optional<ResponseCacheConfig> readResponseCache(YamlReader &reader, const M
     if (const MapEntry *ttl = keys->find("ttl"_L1)) {
         if (const auto value = reader.readDuration(*ttl, ZeroDuration::Rejected)) {
             if (*value < kShortestTtl || *value > kLongestTtl)
-                reader.reportValue(*ttl, u"`ttl` must be between 1s and 24h, got %1"_s.arg(
-                                             describe(ttl->value)));
+                reader.reportValue(
+                    *ttl, u"`ttl` must be between 1s and 24h, got %1"_s.arg(describe(ttl->value)));
             else
                 cache.ttl = *value;
         }
@@ -78,8 +78,9 @@ void checkResponseCacheSection(YamlReader &reader, const KeyedMap &root, Config 
     if (const MapEntry *bytes = section->find("max_bytes"_L1)) {
         if (const auto value = reader.readSize(*bytes, kLargestCacheBytes)) {
             if (*value < kSmallestCacheBytes)
-                reader.reportValue(*bytes, u"`max_bytes` must be between 64KiB and 16GiB, got %1"_s
-                                               .arg(describe(bytes->value)));
+                reader.reportValue(*bytes,
+                                   u"`max_bytes` must be between 64KiB and 16GiB, got %1"_s.arg(
+                                       describe(bytes->value)));
             else
                 limits.maxBytes = *value;
         }

@@ -1,5 +1,6 @@
 #include "http/idempotency_guard.h"
 
+#include "http/answer_collector.h"
 #include "http/response_caching.h"
 #include "resilience/degradation.h"
 #include "routing/request_context.h"
@@ -51,43 +52,19 @@ std::optional<protocol::ApiError> checkValue(const QByteArray &value)
     return std::nullopt;
 }
 
-// What the writer shows of an answer, kept while it stays within the bound; at the end, put in
-// the store or the key released.
-class Keeper final : public httpwire::AnswerTap {
+// A whole answer, at its end put in the store, or the key released.
+class Keeper final : public AnswerCollector {
 public:
     Keeper(answers::AnswerStore &store, Key key, QByteArray token, QByteArray requestId,
            const config::IdempotencyConfig &config)
-        : m_store(store), m_key(std::move(key)), m_token(std::move(token)), m_window(config.window),
-          m_maxBytes(config.maxAnswerBytes)
-    {
-        m_answer.requestId = std::move(requestId);
-    }
+        : AnswerCollector(std::move(requestId), config.maxAnswerBytes), m_store(store),
+          m_key(std::move(key)), m_token(std::move(token)), m_window(config.window)
+    {}
 
-    void whole(int status, const protocol::HeaderList &headers, QByteArrayView contentType,
-               QByteArrayView body) override
-    {
-        m_answer.status = status;
-        m_answer.headers = headers;
-        m_answer.contentType = contentType.toByteArray();
-        if (!tooLarge(body.size()))
-            m_answer.body = body.toByteArray();
-    }
-    void streamBegun(const protocol::HeaderList &headers) override
-    {
-        m_answer.status = 200;
-        m_answer.streamed = true;
-        m_answer.headers = headers;
-    }
-    void streamData(QByteArrayView bytes) override
-    {
-        if (!tooLarge(m_answer.body.size() + bytes.size()))
-            m_answer.body.append(bytes);
-    }
     void ended(bool complete) override
     {
-        if (!complete || m_tooLarge || m_answer.status < 200 || m_answer.status > 299 ||
-            standsIn()) {
-            if (m_tooLarge)
+        if (!complete || tooLarge() || !succeeded() || standsIn()) {
+            if (tooLarge())
                 qCInfo(lcIdempotency).noquote()
                     << u"request %1: its answer is over idempotency.max_answer_bytes (%2) and is "
                        u"not kept; a retry with its %3 runs again"_s
@@ -106,29 +83,13 @@ private:
     // providers are back. A lighter model's answer (level 1) is a real answer and is kept.
     bool standsIn() const
     {
-        for (const auto &[name, value] : m_answer.headers) {
-            if (name.compare("x-switchyard-degraded", Qt::CaseInsensitive) == 0)
-                return value.toInt() >= resilience::kCannedAnswer;
-        }
-        return false;
-    }
-
-    bool tooLarge(qint64 bytes)
-    {
-        if (bytes > m_maxBytes && !m_tooLarge) {
-            m_tooLarge = true;
-            m_answer.body = QByteArray(); // nothing of it is kept
-        }
-        return m_tooLarge;
+        return header("x-switchyard-degraded").toInt() >= resilience::kCannedAnswer;
     }
 
     answers::AnswerStore &m_store;
     Key m_key;
     QByteArray m_token;
     std::chrono::milliseconds m_window;
-    qint64 m_maxBytes;
-    answers::StoredAnswer m_answer;
-    bool m_tooLarge = false;
 };
 
 } // namespace

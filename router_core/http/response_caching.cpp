@@ -1,5 +1,7 @@
 #include "http/response_caching.h"
 
+#include "http/answer_collector.h"
+
 #include <QCryptographicHash>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,15 +26,6 @@ bool samples(protocol::Operation operation)
            operation == protocol::Operation::Messages;
 }
 
-QByteArray headerValue(const protocol::HeaderList &headers, QByteArrayView name)
-{
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
-}
-
 bool isIdentityHeader(const QByteArray &name)
 {
     return name.compare("x-switchyard-request-id", Qt::CaseInsensitive) == 0 ||
@@ -41,62 +34,27 @@ bool isIdentityHeader(const QByteArray &name)
 
 } // namespace
 
-// What the writer shows of a miss's answer, kept while it stays within `max_bytes`.
-class ResponseCaching::Keeper final : public httpwire::AnswerTap {
+// A miss's answer, at its end handed to the stage when it qualifies.
+class ResponseCaching::Keeper final : public AnswerCollector {
 public:
     Keeper(ResponseCaching &owner, QByteArray requestId, qint64 maxBytes)
-        : m_owner(owner), m_requestId(std::move(requestId)), m_maxBytes(maxBytes)
-    {
-        m_answer.requestId = m_requestId;
-    }
+        : AnswerCollector(requestId, maxBytes), m_owner(owner), m_requestId(std::move(requestId))
+    {}
 
-    void whole(int status, const protocol::HeaderList &headers, QByteArrayView contentType,
-               QByteArrayView body) override
-    {
-        m_answer.status = status;
-        m_answer.headers = headers;
-        m_answer.contentType = contentType.toByteArray();
-        if (!tooLarge(body.size()))
-            m_answer.body = body.toByteArray();
-    }
-    void streamBegun(const protocol::HeaderList &headers) override
-    {
-        m_answer.status = 200;
-        m_answer.streamed = true;
-        m_answer.headers = headers;
-    }
-    void streamData(QByteArrayView bytes) override
-    {
-        if (!tooLarge(m_answer.body.size() + bytes.size()))
-            m_answer.body.append(bytes);
-    }
     void ended(bool complete) override
     {
         // A cut stream, an error, a client gone or a stand-in for the chosen model (a rung of
         // the degradation ladder, another model after an error) is never given to anyone else.
-        const bool qualifies =
-            complete && !m_tooLarge && m_answer.status >= 200 && m_answer.status <= 299 &&
-            headerValue(m_answer.headers, "x-switchyard-degraded").toInt() == 0 &&
-            headerValue(m_answer.headers, "x-switchyard-fallback-model").isEmpty();
-        m_owner.answerEnded(m_requestId, qualifies ? std::optional(std::move(m_answer))
-                                                   : std::nullopt);
+        const bool qualifies = complete && !tooLarge() && succeeded() &&
+                               header("x-switchyard-degraded").toInt() == 0 &&
+                               header("x-switchyard-fallback-model").isEmpty();
+        m_owner.answerEnded(m_requestId,
+                            qualifies ? std::optional(std::move(m_answer)) : std::nullopt);
     }
 
 private:
-    bool tooLarge(qint64 bytes)
-    {
-        if (bytes > m_maxBytes && !m_tooLarge) {
-            m_tooLarge = true;
-            m_answer.body = QByteArray();
-        }
-        return m_tooLarge;
-    }
-
     ResponseCaching &m_owner;
     QByteArray m_requestId;
-    qint64 m_maxBytes;
-    answers::StoredAnswer m_answer;
-    bool m_tooLarge = false;
 };
 
 std::variant<ResponseCaching::Key, QString>
@@ -198,15 +156,18 @@ void ResponseCaching::traceFinished(const telemetry::Trace &trace)
     const auto pending = m_pending.find(trace.requestId);
     if (pending == m_pending.end() || trace.isShadow())
         return;
-    if (trace.status < 200 || trace.status > 299 || trace.degradedLevel > 0 ||
-        pending->ambiguous) {
+    if (trace.status < 200 || trace.status > 299 || trace.degradedLevel > 0 || pending->ambiguous) {
         ++m_notKept;
         m_pending.erase(pending);
         return;
     }
     pending->traced = true;
-    pending->usage = {trace.model, trace.provider, std::max<qint64>(trace.inputTokens, 0),
-                      std::max<qint64>(trace.outputTokens, 0), trace.costUsd, trace.priced};
+    pending->usage = {trace.model,
+                      trace.provider,
+                      std::max<qint64>(trace.inputTokens, 0),
+                      std::max<qint64>(trace.outputTokens, 0),
+                      trace.costUsd,
+                      trace.priced};
     keepIfWhole(pending);
 }
 
