@@ -133,8 +133,7 @@ void TestFleetResponseCache::theRedisCacheIsSharedAndBounded()
     QVERIFY(!lookUp(nodeB, "nothing-here", &where));
     QCOMPARE(where, QByteArray("redis"));
     // The ttl is the key's expiry in Redis.
-    const qint64 ttl =
-        m_bed->redis().command({"PTTL", kPrefix + "cache:entry:k1"}).toLongLong();
+    const qint64 ttl = m_bed->redis().command({"PTTL", kPrefix + "cache:entry:k1"}).toLongLong();
     QVERIFY2(ttl > 590000 && ttl <= 600000, QByteArray::number(ttl).constData());
 
     // Three answers into two places: the least recently used goes, from every index.
@@ -201,16 +200,15 @@ void TestFleetResponseCache::theRedisCacheFallsBackToTheNodeWhileRedisIsDown()
 
 void TestFleetResponseCache::anAnswerKeptOnOneNodeIsAHitOnAnother()
 {
-    m_bed->config.providers =
-        "providers:\n"
-        "  - id: fake\n"
-        "    kind: openai\n"
-        "    base_url: " +
-        m_bed->fake().baseUrl() +
-        "\n"
-        "    capacity: 256\n"
-        "    models:\n"
-        "      - {name: test-model, cache: {ttl: 10m}}\n";
+    m_bed->config.providers = "providers:\n"
+                              "  - id: fake\n"
+                              "    kind: openai\n"
+                              "    base_url: " +
+                              m_bed->fake().baseUrl() +
+                              "\n"
+                              "    capacity: 256\n"
+                              "    models:\n"
+                              "      - {name: test-model, cache: {ttl: 10m}}\n";
     GatewayProcess &a = m_bed->startNode(u"a"_s);
     GatewayProcess &b = m_bed->startNode(u"b"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
@@ -220,8 +218,8 @@ void TestFleetResponseCache::anAnswerKeptOnOneNodeIsAHitOnAnother()
     std::unique_ptr<TestClient> original = ask(a.port());
     QCOMPARE(original->status(), 200);
     QCOMPARE(original->header("x-switchyard-cache"), QByteArray("miss"));
-    QTRY_COMPARE_WITH_TIMEOUT(
-        m_bed->redis().keys("switchyard:default:cache:entry:*").size(), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(m_bed->redis().keys("switchyard:default:cache:entry:*").size(), 1,
+                              5000);
 
     std::unique_ptr<TestClient> again = ask(b.port());
     QCOMPARE(again->status(), 200);

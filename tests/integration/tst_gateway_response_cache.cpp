@@ -28,8 +28,7 @@ namespace {
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
 // A chat question at temperature 0: the kind of request the cache answers by default.
-QByteArray question(bool stream, const QByteArray &content = "hello",
-                    const QByteArray &extra = {})
+QByteArray question(bool stream, const QByteArray &content = "hello", const QByteArray &extra = {})
 {
     return R"({"model":"test-model","temperature":0,"stream":)" +
            QByteArray(stream ? "true" : "false") + R"(,"messages":[{"role":"user","content":")" +
@@ -44,18 +43,17 @@ config::Config cacheConfig(const FakeUpstream &fake, const QByteArray &modelCach
     QByteArray model = "      - name: test-model\n";
     if (!modelCache.isEmpty())
         model += "        cache: " + modelCache + "\n";
-    return loadTestConfig("listen: 127.0.0.1:0\n"
-                          "providers:\n"
-                          "  - id: fake\n"
-                          "    kind: openai\n"
-                          "    base_url: " +
-                              fake.baseUrl() +
-                              "\n"
-                              "    models:\n" +
-                              model +
-                              "      - {name: embed, endpoints: [embeddings], cache: {ttl: 1h}}\n" +
-                              extra,
-                          u"response cache test"_s);
+    return loadTestConfig(
+        "listen: 127.0.0.1:0\n"
+        "providers:\n"
+        "  - id: fake\n"
+        "    kind: openai\n"
+        "    base_url: " +
+            fake.baseUrl() +
+            "\n"
+            "    models:\n" +
+            model + "      - {name: embed, endpoints: [embeddings], cache: {ttl: 1h}}\n" + extra,
+        u"response cache test"_s);
 }
 
 std::unique_ptr<TestClient> send(quint16 port, const QByteArray &path, const QByteArray &body,
@@ -211,8 +209,7 @@ private Q_SLOTS:
         const QByteArray reordered =
             R"({"messages":[{"role":"user","content":"hello"}],"stream":false,"temperature":0,)"
             R"("model":"test-model","user":"someone-else","metadata":{"run":"42"}})";
-        QCOMPARE(ask(engine->port(), reordered)->header("x-switchyard-cache"),
-                 QByteArray("hit"));
+        QCOMPARE(ask(engine->port(), reordered)->header("x-switchyard-cache"), QByteArray("hit"));
         QCOMPARE(ask(engine->port(), question(false), {{"x-request-id", "another-id"}})
                      ->header("x-switchyard-cache"),
                  QByteArray("hit"));
@@ -234,8 +231,8 @@ private Q_SLOTS:
         auto engine = startEngine(cacheConfig(fake, "{ttl: 10m}"));
         QVERIFY(engine);
         const QByteArray noTemperature = chatBody("test-model", false);
-        const QByteArray warm = question(false).replace(R"("temperature":0)",
-                                                        R"("temperature":0.7)");
+        const QByteArray warm =
+            question(false).replace(R"("temperature":0)", R"("temperature":0.7)");
         for (const QByteArray &body : {noTemperature, noTemperature, warm, warm}) {
             std::unique_ptr<TestClient> client = ask(engine->port(), body);
             QCOMPARE(client->status(), 200);
@@ -416,19 +413,19 @@ private Q_SLOTS:
         // Answers of about 40 KB: a 64 KiB cache holds one; a 16 KiB `max_bytes` none.
         FakeUpstream fake;
         const QByteArray answer(40000, 'x');
-        fake.completionBody = QJsonDocument(
-                                  QJsonObject{{u"id"_s, u"chatcmpl-big"_s},
-                                              {u"object"_s, u"chat.completion"_s},
-                                              {u"model"_s, u"fake"_s},
-                                              {u"choices"_s,
-                                               QJsonArray{QJsonObject{
-                                                   {u"index"_s, 0},
-                                                   {u"message"_s,
-                                                    QJsonObject{{u"role"_s, u"assistant"_s},
-                                                                {u"content"_s,
-                                                                 QString::fromLatin1(answer)}}},
-                                                   {u"finish_reason"_s, u"stop"_s}}}}})
-                                  .toJson(QJsonDocument::Compact);
+        fake.completionBody =
+            QJsonDocument(
+                QJsonObject{
+                    {u"id"_s, u"chatcmpl-big"_s},
+                    {u"object"_s, u"chat.completion"_s},
+                    {u"model"_s, u"fake"_s},
+                    {u"choices"_s,
+                     QJsonArray{QJsonObject{
+                         {u"index"_s, 0},
+                         {u"message"_s, QJsonObject{{u"role"_s, u"assistant"_s},
+                                                    {u"content"_s, QString::fromLatin1(answer)}}},
+                         {u"finish_reason"_s, u"stop"_s}}}}})
+                .toJson(QJsonDocument::Compact);
         auto engine = startEngine(cacheConfig(fake, "{ttl: 10m}",
                                               "response_cache:\n"
                                               "  max_bytes: 64KiB\n"
@@ -452,9 +449,9 @@ private Q_SLOTS:
 
         const HeaderList small{{"x-small", "1"}};
         for (int i = 0; i < 2; ++i) {
-            QCOMPARE(ask(engine->port(), question(false, "small"), small)
-                         ->header("x-switchyard-cache"),
-                     QByteArray("miss"));
+            QCOMPARE(
+                ask(engine->port(), question(false, "small"), small)->header("x-switchyard-cache"),
+                QByteArray("miss"));
             QVERIFY(waitIdle(*engine));
         }
     }
@@ -500,14 +497,12 @@ private Q_SLOTS:
         QCOMPARE(total.value(u"response_cache_hits"_s).toInt(), 1);
         QCOMPARE(total.value(u"response_cache_misses"_s).toInt(), 1);
         QCOMPARE(total.value(u"response_cache_hit_ratio"_s).toDouble(), 0.5);
-        QVERIFY(qAbs(total.value(u"response_cache_saved_usd"_s).toDouble() - made->costUsd) <
-                1e-9);
+        QVERIFY(qAbs(total.value(u"response_cache_saved_usd"_s).toDouble() - made->costUsd) < 1e-9);
         QVERIFY(qAbs(total.value(u"cost_usd"_s).toDouble() - made->costUsd) < 1e-9);
 
         const QByteArray metrics = metricsOf(engine->port());
         QVERIFY(hasSample(metrics, R"(switchyard_response_cache_requests_total{result="hit"} 1)"));
-        QVERIFY(
-            hasSample(metrics, R"(switchyard_response_cache_requests_total{result="miss"} 1)"));
+        QVERIFY(hasSample(metrics, R"(switchyard_response_cache_requests_total{result="miss"} 1)"));
         QVERIFY(hasSample(metrics, "switchyard_response_cache_entries 1"));
     }
 
@@ -517,9 +512,9 @@ private Q_SLOTS:
         FakeUpstream fake;
         auto engine = startEngine(cacheConfig(fake, "{ttl: 10m}", keysSection("[embed]")));
         QVERIFY(engine);
-        QCOMPARE(ask(engine->port(), question(false), {{"authorization", "Bearer sk-test-a"}})
-                     ->status(),
-                 200);
+        QCOMPARE(
+            ask(engine->port(), question(false), {{"authorization", "Bearer sk-test-a"}})->status(),
+            200);
         QVERIFY(waitIdle(*engine));
         std::unique_ptr<TestClient> refused =
             ask(engine->port(), question(false), {{"authorization", "Bearer sk-test-b"}});

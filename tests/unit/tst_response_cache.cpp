@@ -223,13 +223,13 @@ private slots:
         // What is asked, and who asks.
         for (const QByteArray &other :
              {QByteArray(R"({"model":"m","temperature":0,"messages":[{"role":"user",)"
-                          R"("content":"ho"}]})"),
+                         R"("content":"ho"}]})"),
               QByteArray(R"({"model":"n","temperature":0,"messages":[{"role":"user",)"
-                          R"("content":"hi"}]})"),
+                         R"("content":"hi"}]})"),
               QByteArray(R"({"model":"m","temperature":0,"stream":true,"messages":[)"
-                          R"({"role":"user","content":"hi"}]})"),
+                         R"({"role":"user","content":"hi"}]})"),
               QByteArray(R"({"model":"m","temperature":0,"tools":[],"messages":[)"
-                          R"({"role":"user","content":"hi"}]})")})
+                         R"({"role":"user","content":"hi"}]})")})
             QVERIFY(keyOf(other) != key);
         QVERIFY(keyOf(base, {}, protocol::Operation::Chat, u"other tenant"_s) != key);
         QVERIFY(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, u"a rule"_s) != key);
@@ -239,13 +239,12 @@ private slots:
                       {{"anthropic-beta", "tools-2024"}}) != messages);
         // The request id header is not part of it; the credentials the client sent are (a
         // provider that takes the client's own may answer each differently).
-        QCOMPARE(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, {},
-                       {{"x-request-id", "abc"}}),
+        QCOMPARE(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, {}, {{"x-request-id", "abc"}}),
                  key);
         QVERIFY(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, {},
                       {{"Authorization", "Bearer sk-one"}}) != key);
-        QVERIFY(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, {},
-                      {{"x-api-key", "sk-two"}}) != key);
+        QVERIFY(keyOf(base, {}, protocol::Operation::Chat, u"t"_s, {}, {{"x-api-key", "sk-two"}}) !=
+                key);
     }
 
     // What answers is part of what was asked: the tier, the canary branch and the models the
@@ -316,8 +315,8 @@ private slots:
         QVERIFY(!store.find("fallback"));
 
         // Two running requests with one id: neither answer is kept under either key.
-        std::unique_ptr<httpwire::AnswerTap> first = caching.keeper({"one", false, true}, "same",
-                                                                    cache);
+        std::unique_ptr<httpwire::AnswerTap> first =
+            caching.keeper({"one", false, true}, "same", cache);
         QVERIFY(first);
         QVERIFY(!caching.keeper({"two", false, true}, "same", cache));
         first->whole(200, {}, "application/json", "{}");
@@ -338,13 +337,13 @@ private slots:
         config::ResponseCacheConfig sampled;
         sampled.sampled = true;
         for (const QByteArray &body : {unset, warm}) {
-            const auto refused = http::ResponseCaching::keyFor(
-                protocol::Operation::Chat, body, {}, strict, {}, {}, u"t"_s);
+            const auto refused = http::ResponseCaching::keyFor(protocol::Operation::Chat, body, {},
+                                                               strict, {}, {}, u"t"_s);
             QVERIFY(std::holds_alternative<QString>(refused));
             QVERIFY(!keyOf(body, sampled).isEmpty());
         }
         QVERIFY(std::get<QString>(http::ResponseCaching::keyFor(protocol::Operation::Chat, warm, {},
-                                                                 strict, {}, {}, u"t"_s))
+                                                                strict, {}, {}, u"t"_s))
                     .contains(u"temperature 0.2"_s));
         // An embedding has no temperature and is never sampled.
         QVERIFY(!keyOf(R"({"model":"e","input":"x"})", strict, protocol::Operation::Embeddings)
