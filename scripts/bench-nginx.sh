@@ -85,9 +85,9 @@ else
 fi
 
 if [[ "$build" == "$root/build" ]]; then
-    "$root/scripts/build.sh" --target switchyard >/dev/null
+    "$root/scripts/build.sh" --target switchyard alloc_counter >/dev/null
 else
-    bench_build if-new switchyard
+    bench_build if-new switchyard alloc_counter
 fi
 
 bench_warn_if_busy
@@ -240,9 +240,11 @@ start_nginx proxy proxy_conf "$upstream_port"
 proxy_port="$nginx_port"
 proxy_pid="$nginx_pid"
 
-cat >"$work/bench.yaml" <<YAML
-# One OpenAI-compatible provider: the nginx upstream. Otherwise the defaults (traces, metrics,
-# the usage ledger), as the issue judges them.
+# Two Switchyards, one without client keys and one with a key for wrk's bearer token: the issue
+# judges both. Otherwise the defaults (traces, metrics, the usage ledger), as the issue judges them.
+write_config() { # file with-keys
+    cat >"$1" <<YAML
+# One OpenAI-compatible provider: the nginx upstream.
 listen: 127.0.0.1:0
 limits:
   # Every benchmark connection comes from 127.0.0.1.
@@ -254,15 +256,68 @@ providers:
     models: [bench-model]
     capacity: 1024
 YAML
-# A state directory of the run's own: the usage ledger records every benchmark request.
-"${server_pin[@]}" "$build/app/switchyard" --headless --config "$work/bench.yaml" \
-    --listen 127.0.0.1:0 --state-dir "$work/state" --log-level warning \
-    >"$work/switchyard.out" 2>&1 &
-switchyard_pid=$!
-pids+=("$switchyard_pid")
-switchyard_port="$(port_from "$work/switchyard.out" 'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+    if [[ "$2" == keys ]]; then
+        # The SHA-256 of "bench-key", the token wrk and curl send.
+        cat >>"$1" <<YAML
+auth:
+  keys:
+    - id: bench
+      tenant: bench
+      key: sha256:$(printf '%s' bench-key | sha256sum | cut -d' ' -f1)
+YAML
+    fi
+}
+
+# Each Switchyard counts its heap allocations through tests/bench/alloc_counter, preloaded: the
+# count lands in a file of its own, read before and after each measured run.
+start_switchyard() { # name with-keys
+    local dir="$work/$1"
+    mkdir -p "$dir"
+    write_config "$dir/bench.yaml" "$2"
+    # A state directory of the run's own: the usage ledger records every benchmark request.
+    env LD_PRELOAD="$build/tests/bench/liballoc_counter.so" \
+        SWITCHYARD_BENCH_ALLOC_FILE="$dir/allocations" \
+        "${server_pin[@]}" "$build/app/switchyard" --headless --config "$dir/bench.yaml" \
+        --listen 127.0.0.1:0 --state-dir "$dir/state" --log-level warning \
+        >"$dir/switchyard.out" 2>&1 &
+    switchyard_pid=$!
+    pids+=("$switchyard_pid")
+    switchyard_port="$(port_from "$dir/switchyard.out" \
+        'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+}
+start_switchyard switchyard plain
+plain_pid="$switchyard_pid"
+plain_port="$switchyard_port"
+start_switchyard switchyard-keys keys
+keys_pid="$switchyard_pid"
+keys_port="$switchyard_port"
 echo "bench-nginx: nginx upstream on 127.0.0.1:$upstream_port, nginx proxy on" \
-     "127.0.0.1:$proxy_port, Switchyard on 127.0.0.1:$switchyard_port; $placement" >&2
+     "127.0.0.1:$proxy_port, Switchyard on 127.0.0.1:$plain_port, with keys on" \
+     "127.0.0.1:$keys_port; $placement" >&2
+
+# What a Switchyard has spent so far: its allocations, and the CPU time (clock ticks) of its engine
+# thread and of its usage ledger's thread. One line: "allocations engine-ticks ledger-ticks".
+thread_ticks() { # pid thread-name
+    local task
+    for task in /proc/"$1"/task/*; do
+        if [[ "$(cat "$task/comm" 2>/dev/null)" == "$2" ]]; then
+            # utime and stime, the 14th and 15th fields; the name before them is in parentheses.
+            sed 's/^.*) //' "$task/stat" | awk '{ print $12 + $13 }'
+            return
+        fi
+    done
+    echo 0
+}
+switchyard_spent() { # pid
+    local allocations
+    sleep 0.05 # the counter's file is written every 20 ms
+    allocations="$(tr -d ' \n' <"$work/$(name_of "$1")/allocations" 2>/dev/null || echo 0)"
+    echo "${allocations:-0} $(thread_ticks "$1" switchyard-engi) $(thread_ticks "$1" usage-ledger)"
+}
+name_of() { # pid
+    [[ "$1" == "$plain_pid" ]] && echo switchyard || echo switchyard-keys
+}
+ticks_per_second="$(getconf CLK_TCK)"
 
 # --- The request ---------------------------------------------------------------------------------
 
@@ -315,7 +370,8 @@ done
 
 # Every target must give the right answer before its speed means anything: a completion with
 # choices, and a stream that ends in [DONE].
-for target in "nginx direct:$upstream_port" "nginx proxy:$proxy_port" "Switchyard:$switchyard_port"
+for target in "nginx direct:$upstream_port" "nginx proxy:$proxy_port" "Switchyard:$plain_port" \
+    "Switchyard with keys:$keys_port"
 do
     for mode in json sse; do
         [[ "$mode" == sse ]] && accept=text/event-stream expect='data: [DONE]' ||
@@ -345,17 +401,45 @@ IFS=',' read -r -a connection_list <<<"$connections"
 # Each case runs its three targets back to back, so a drift in the machine's speed touches all.
 for mode in json sse; do
     for conns in "${connection_list[@]}"; do
-        for target in "direct:$upstream_port" "proxy:$proxy_port" "switchyard:$switchyard_port"
+        for target in "direct:$upstream_port" "proxy:$proxy_port" "switchyard:$plain_port" \
+            "keys:$keys_port"
         do
             url="http://127.0.0.1:${target##*:}/v1/chat/completions"
+            pid=""
+            [[ "${target%:*}" == switchyard ]] && pid="$plain_pid"
+            [[ "${target%:*}" == keys ]] && pid="$keys_pid"
             if (( warmup > 0 )); then
                 run_wrk "$warmup" "$conns" "$work/$mode.lua" "$url" >/dev/null
             fi
+            [[ -n "$pid" ]] && read -r allocs_before engine_before _ <<<"$(switchyard_spent "$pid")"
             line="$(run_wrk "$duration" "$conns" "$work/$mode.lua" "$url" | grep '^RESULT')"
-            echo "$mode $conns ${target%:*} ${line#RESULT }" >>"$results"
-            echo "bench-nginx: $mode, $conns connection(s), ${target%:*}: ${line#RESULT }" >&2
+            costs=""
+            if [[ -n "$pid" ]]; then
+                read -r allocs_after engine_after _ <<<"$(switchyard_spent "$pid")"
+                costs=" allocations=$(( allocs_after - allocs_before ))"
+                costs+=" engine_us=$(( (engine_after - engine_before) * 1000000 / ticks_per_second ))"
+            fi
+            echo "$mode $conns ${target%:*} ${line#RESULT }$costs" >>"$results"
+            echo "bench-nginx: $mode, $conns connection(s), ${target%:*}: ${line#RESULT }$costs" >&2
         done
     done
+done
+
+# The usage ledger writes its rows in batches, a little after the requests: wait for the last
+# batch, then divide each ledger thread's CPU time by the rows it wrote.
+sleep 2
+ledger_line=""
+for pid in "$plain_pid" "$keys_pid"; do
+    name="$(name_of "$pid")"
+    port="$plain_port"
+    [[ "$pid" == "$keys_pid" ]] && port="$keys_port"
+    rows="$(curl -s --max-time 5 "http://127.0.0.1:$port/admin/v1/usage" |
+        grep -o '"written_rows":[0-9]*' | cut -d: -f2 || true)"
+    read -r _ _ ledger_ticks <<<"$(switchyard_spent "$pid")"
+    if [[ -n "$rows" && "$rows" != 0 ]]; then
+        ledger_line+="$(awk -v t="$ledger_ticks" -v hz="$ticks_per_second" -v r="$rows" -v n="$name" \
+            'BEGIN { printf "%s: %.2f µs of CPU per row (%d rows); ", n, t * 1e6 / hz / r, r }')"
+    fi
 done
 
 # Peak resident memory over the whole run: Switchyard's process, and each nginx's worker.
@@ -367,61 +451,87 @@ worker_rss_mb() { # nginx master pid
     read -r worker _ 2>/dev/null <"/proc/$1/task/$1/children" || true
     if [[ -n "${worker:-}" ]]; then peak_rss_mb "$worker"; else echo "?"; fi
 }
-switchyard_rss="$(peak_rss_mb "$switchyard_pid")"
+switchyard_rss="$(peak_rss_mb "$plain_pid") / $(peak_rss_mb "$keys_pid")"
 upstream_rss="$(worker_rss_mb "$upstream_pid")"
 proxy_rss="$(worker_rss_mb "$proxy_pid")"
 
 echo
 echo "| mode | connections | nginx direct: req/s (p50 / p99 ms) |" \
      "nginx as a reverse proxy: req/s (p50 / p99 ms) | Switchyard: req/s (p50 / p99 ms) |" \
-     "Switchyard / nginx direct | Switchyard / nginx as a proxy |" \
-     "added p50 ms: nginx as a proxy / Switchyard |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-awk -v rss="$switchyard_rss" -v up_rss="$upstream_rss" -v proxy_rss="$proxy_rss" '
+     "Switchyard with keys: req/s (p50 / p99 ms) |" \
+     "Switchyard / nginx direct, without / with keys |" \
+     "Switchyard / nginx as a proxy, without / with keys |" \
+     "added p50 ms: nginx as a proxy / Switchyard / with keys |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+awk -v rss="$switchyard_rss" -v up_rss="$upstream_rss" -v proxy_rss="$proxy_rss" \
+    -v ledger="$ledger_line" '
 function group(n) {
     s = sprintf("%d", n); out = ""
     while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
     return s out
 }
+function mode_name(m) { return m == "sse" ? "streamed" : "non-streamed" }
 {
+    delete v
     for (i = 4; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
     key = $1 " " $2
     if (!(key in seen)) { seen[key] = 1; order[++cases] = key }
     rps[key, $3] = v["requests"] / (v["duration_us"] / 1e6)
     p50[key, $3] = v["p50_us"] / 1000
     p99[key, $3] = v["p99_us"] / 1000
-    errors[key, $3] = v["errors"]
+    if ("allocations" in v && v["requests"] > 0) {
+        allocs[key, $3] = v["allocations"] / v["requests"]
+        engine[key, $3] = v["engine_us"] / v["requests"]
+    }
     if (v["errors"] > 0) bad = bad sprintf("\n%s, %s connection(s), %s: %d errors", \
-        ($1 == "sse" ? "streamed" : "non-streamed"), $2, $3, v["errors"])
+        mode_name($1), $2, $3, v["errors"])
 }
 END {
     for (c = 1; c <= cases; ++c) {
         split(order[c], k, " ")
         key = order[c]
-        row = sprintf("| %s | %s |", (k[1] == "sse" ? "streamed" : "non-streamed"), k[2])
-        split("direct proxy switchyard", targets, " ")
-        for (t = 1; t <= 3; ++t)
+        row = sprintf("| %s | %s |", mode_name(k[1]), k[2])
+        split("direct proxy switchyard keys", targets, " ")
+        for (t = 1; t <= 4; ++t)
             row = row sprintf(" %s (%.3f / %.3f) |", group(rps[key, targets[t]]), \
                 p50[key, targets[t]], p99[key, targets[t]])
-        row = row sprintf(" %.1f %% | %.1f %% | %+.3f / %+.3f |", \
+        row = row sprintf(" %.1f %% / %.1f %% | %.1f %% / %.1f %% | %+.3f / %+.3f / %+.3f |", \
             100 * rps[key, "switchyard"] / rps[key, "direct"], \
+            100 * rps[key, "keys"] / rps[key, "direct"], \
             100 * rps[key, "switchyard"] / rps[key, "proxy"], \
-            p50[key, "proxy"] - p50[key, "direct"], p50[key, "switchyard"] - p50[key, "direct"])
+            100 * rps[key, "keys"] / rps[key, "proxy"], \
+            p50[key, "proxy"] - p50[key, "direct"], p50[key, "switchyard"] - p50[key, "direct"], \
+            p50[key, "keys"] - p50[key, "direct"])
         print row
         share[key] = 100 * rps[key, "switchyard"] / rps[key, "proxy"]
+        keyshare[key] = 100 * rps[key, "keys"] / rps[key, "proxy"]
     }
-    printf "\nPeak RSS (VmHWM) over the run: Switchyard %s MB, nginx upstream worker %s MB," \
-        " nginx proxy worker %s MB.\n", rss, up_rss, proxy_rss
+    print ""
+    print "| mode | connections | heap allocations per request, without / with keys | engine thread CPU µs per request, without / with keys |"
+    print "| --- | ---: | ---: | ---: |"
+    for (c = 1; c <= cases; ++c) {
+        split(order[c], k, " ")
+        key = order[c]
+        printf "| %s | %s | %.1f / %.1f | %.1f / %.1f |\n", mode_name(k[1]), k[2], \
+            allocs[key, "switchyard"], allocs[key, "keys"], engine[key, "switchyard"], \
+            engine[key, "keys"]
+    }
+    printf "\nPeak RSS (VmHWM) over the run: Switchyard %s MB (without / with keys), nginx upstream" \
+        " worker %s MB, nginx proxy worker %s MB.\n", rss, up_rss, proxy_rss
+    if (ledger != "") printf "Usage ledger thread: %s\n", ledger
     if (("json 64") in share)
-        printf "Non-streamed at 64 connections: %.1f %% of nginx as a proxy (#37 aims at 60 %% or more).\n", \
-            share["json 64"]
+        printf "Non-streamed at 64 connections: %.1f %% / %.1f %% of nginx as a proxy without / with keys (#37 aims at 60 %% or more).\n", \
+            share["json 64"], keyshare["json 64"]
     if (("sse 64") in share)
-        printf "Streamed at 64 connections: %.1f %% of nginx as a proxy (#37 aims at 30 %% or more).\n", \
-            share["sse 64"]
+        printf "Streamed at 64 connections: %.1f %% / %.1f %% of nginx as a proxy without / with keys (#37 aims at 30 %% or more).\n", \
+            share["sse 64"], keyshare["sse 64"]
     if (bad != "") printf "\nErrors (failed connections, reads, timeouts or non-2xx answers):%s\n", bad
 }' "$results"
 
-if grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
-    echo "bench-nginx: Switchyard said:" >&2
-    grep -v 'OpenAI base URL' "$work/switchyard.out" | sort | uniq -c | sort -rn | head -8 >&2
-fi
+for name in switchyard switchyard-keys; do
+    if grep -qv 'OpenAI base URL' "$work/$name/switchyard.out"; then
+        echo "bench-nginx: $name said:" >&2
+        grep -v 'OpenAI base URL' "$work/$name/switchyard.out" | sort | uniq -c | sort -rn |
+            head -8 >&2
+    fi
+done
