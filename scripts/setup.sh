@@ -24,6 +24,9 @@ packages=(
     # Qt SQL's SQLite driver, a plugin loaded at run time: the state database of config versions,
     # API keys and the usage ledger (docs/operations.md).
     libqt6sql6-sqlite
+    # SQLite's own header: the usage ledger writes its rows with a statement prepared once on the
+    # connection Qt SQL opened (router_core/usage/usage_ledger.cpp).
+    libsqlite3-dev
     # C++20 coroutines for Qt: the executor's attempt loop (docs/architecture.md).
     qcoro-qt6-dev
     # The fleet's Redis client (docs/fleet.md), and the Redis server the fleet tests start on a

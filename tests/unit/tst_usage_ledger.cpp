@@ -214,6 +214,121 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 6, 10000);
     }
 
+    // The writer binds each column itself (SQLite's own calls, not Qt's): every value lands as
+    // it was, text in any script, and a text left empty is '' rather than NULL.
+    void everyColumnLandsAsItWasWritten()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(budgets, optionsAt(path));
+
+        const QDateTime at = QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC);
+        telemetry::Trace full = finishedCached(u"团队-α"_s, 10000, 8000, 1000, 500, at);
+        full.keyId = u"clé-1"_s;
+        full.route = u"rule: 代码"_s;
+        full.status = 201;
+        full.shadowOf = "req-live";
+        full.responseCache = u"miss"_s;
+        full.responseCacheSavedUsd = 0.25;
+        telemetry::Trace bare = finished(QString(), u"gpt-4o"_s, -1, -1, at);
+        bare.provider = QString();
+        bare.tier = QString();
+        bare.status = 503;
+        ledger.traceFinished(full);
+        ledger.traceFinished(bare);
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 2, 10000);
+
+        const QString name = u"test-columns"_s;
+        {
+            storage::OpenedDatabase opened = storage::openStateDatabase(path, name, 100);
+            QVERIFY(opened.ok());
+            QSqlQuery rows(opened.database);
+            QVERIFY(rows.exec(
+                u"SELECT finished_at_ms, request_id, tenant, key_id, model, provider, route, tier, "
+                u"input_tokens, output_tokens, tokens_estimated, cost_usd, priced, status, "
+                u"latency_ms, cache_read_tokens, cache_write_tokens, cache_saved_usd, shadow_of, "
+                u"response_cache, response_cache_saved_usd, typeof(tenant), typeof(provider) "
+                u"FROM usage_ledger ORDER BY id"_s));
+            QVERIFY(rows.next());
+            const usage::LedgerRow expected = usage::UsageLedger::rowFor(full);
+            QCOMPARE(rows.value(0).toLongLong(), expected.finishedAtMs);
+            QCOMPARE(rows.value(1).toByteArray(), full.requestId);
+            QCOMPARE(rows.value(2).toString(), u"团队-α"_s);
+            QCOMPARE(rows.value(3).toString(), u"clé-1"_s);
+            QCOMPARE(rows.value(4).toString(), u"gpt-4o"_s);
+            QCOMPARE(rows.value(5).toString(), u"cloud"_s);
+            QCOMPARE(rows.value(6).toString(), u"rule: 代码"_s);
+            QCOMPARE(rows.value(7).toString(), u"light"_s);
+            QCOMPARE(rows.value(8).toLongLong(), 10000);
+            QCOMPARE(rows.value(9).toLongLong(), 500);
+            QCOMPARE(rows.value(10).toInt(), 0);
+            QCOMPARE(rows.value(11).toDouble(), expected.costUsd);
+            QCOMPARE(rows.value(12).toInt(), 1);
+            QCOMPARE(rows.value(13).toInt(), 201);
+            QCOMPARE(rows.value(14).toLongLong(), 250);
+            QCOMPARE(rows.value(15).toLongLong(), 8000);
+            QCOMPARE(rows.value(16).toLongLong(), 1000);
+            QCOMPARE(rows.value(17).toDouble(), expected.cacheSavedUsd);
+            QCOMPARE(rows.value(18).toString(), u"req-live"_s);
+            QCOMPARE(rows.value(19).toString(), u"miss"_s);
+            QCOMPARE(rows.value(20).toDouble(), 0.25);
+
+            QVERIFY(rows.next());
+            QCOMPARE(rows.value(1).toByteArray(), bare.requestId);
+            for (int column : {2, 3, 5, 6, 7, 18, 19}) {
+                QVERIFY2(!rows.value(column).isNull(), qPrintable(QString::number(column)));
+                QCOMPARE(rows.value(column).toString(), QString());
+            }
+            QCOMPARE(rows.value(21).toString(), u"text"_s);
+            QCOMPARE(rows.value(22).toString(), u"text"_s);
+            QCOMPARE(rows.value(8).toLongLong(), 0);
+            QCOMPARE(rows.value(13).toInt(), 503);
+            QVERIFY(!rows.next());
+        }
+        storage::closeStateDatabase(name);
+    }
+
+    // A batch is written 32 rows a statement, the rest one by one: 70 rows take both paths, and
+    // every row lands once, in order, with its own values.
+    void aLargeBatchLandsRowByRowInOrder()
+    {
+        QTemporaryDir dir;
+        const QString path = storage::stateDatabasePath(dir.path());
+        config::ConfigStore store(pricedConfig());
+        usage::BudgetTracker budgets(store);
+        usage::UsageLedger ledger(budgets, optionsAt(path));
+        QStringList expected;
+        for (int i = 0; i < 70; ++i) {
+            const QString tenant = i % 3 == 0 ? u"团队-%1"_s.arg(i) : u"team-%1"_s.arg(i);
+            telemetry::Trace trace = finished(tenant, u"gpt-4o"_s, i, 2 * i);
+            ledger.traceFinished(trace);
+            expected.append(u"%1 %2 %3 %4"_s.arg(QString::fromLatin1(trace.requestId), tenant)
+                                .arg(i)
+                                .arg(2 * i));
+        }
+        ledger.flushSoon();
+        QTRY_COMPARE_WITH_TIMEOUT(rowsInFile(path), 70, 10000);
+        const QString name = u"test-batch"_s;
+        {
+            storage::OpenedDatabase opened = storage::openStateDatabase(path, name, 100);
+            QVERIFY(opened.ok());
+            QSqlQuery rows(opened.database);
+            QVERIFY(rows.exec(u"SELECT request_id, tenant, input_tokens, output_tokens "
+                              u"FROM usage_ledger ORDER BY id"_s));
+            QStringList landed;
+            while (rows.next())
+                landed.append(
+                    u"%1 %2 %3 %4"_s.arg(rows.value(0).toString(), rows.value(1).toString())
+                        .arg(rows.value(2).toLongLong())
+                        .arg(rows.value(3).toLongLong()));
+            QCOMPARE(landed, expected);
+        }
+        storage::closeStateDatabase(name);
+    }
+
     void requestsRefusedAtAuthenticationLeaveNoRow()
     {
         QTemporaryDir dir;
@@ -411,6 +526,13 @@ private Q_SLOTS:
             QCOMPARE(query.value(0).toInt(), 1);
             QVERIFY(query.exec(u"SELECT id, tenant FROM api_keys"_s) && query.next());
             QCOMPARE(query.value(0).toString(), u"ci-runner"_s);
+            // Of the old release's indexes only the time index, the one reports use, is left.
+            QVERIFY(query.exec(u"SELECT name FROM sqlite_master WHERE type = 'index' AND "
+                               u"tbl_name = 'usage_ledger' ORDER BY name"_s));
+            QStringList indexes;
+            while (query.next())
+                indexes.append(query.value(0).toString());
+            QCOMPARE(indexes, QStringList{u"usage_ledger_time"_s});
         }
         storage::closeStateDatabase(name);
 
