@@ -1,40 +1,64 @@
 #include "execution/opening_events.h"
 
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <optional>
+#include <simdjson.h>
+#include <string>
+#include <string_view>
 
 namespace switchyard::execution {
 
-using namespace Qt::StringLiterals;
-
 namespace {
 
-bool emptyText(const QJsonValue &value)
+using simdjson::SUCCESS;
+using simdjson::dom::element;
+using simdjson::dom::object;
+
+// A value that says nothing: null or an empty string.
+bool emptyValue(element value)
 {
-    return value.isUndefined() || value.isNull() ||
-           (value.isString() && value.toString().isEmpty());
+    std::string_view text;
+    return value.is_null() || (value.get_string().get(text) == SUCCESS && text.empty());
 }
 
-// By the event's type, from its `event:` line or the `type` field of its data.
-bool openingByType(QByteArrayView type, const QJsonObject &data)
+// A field that says nothing: absent, null or an empty string.
+bool emptyText(simdjson::simdjson_result<element> field)
+{
+    element value;
+    return field.get(value) != SUCCESS || emptyValue(value);
+}
+
+// The field as a string; empty when it is absent or not one.
+std::string_view textOf(simdjson::simdjson_result<element> field)
+{
+    std::string_view text;
+    return field.get_string().get(text) == SUCCESS ? text : std::string_view();
+}
+
+// By the event's type, from its `event:` line or the `type` field of its data (absent when the
+// data is not a JSON object).
+bool openingByType(std::string_view type, const std::optional<object> &data)
 {
     if (type == "ping" || type == "message_start" || type == "response.created" ||
         type == "response.in_progress" || type == "response.queued")
         return true;
+    if (!data)
+        return false;
     if (type == "content_block_start") {
-        const QJsonObject block = data.value(u"content_block"_s).toObject();
-        return block.value(u"type"_s).toString() == u"text"_s && emptyText(block.value(u"text"_s));
+        object block;
+        return (*data)["content_block"].get_object().get(block) == SUCCESS &&
+               textOf(block["type"]) == "text" && emptyText(block["text"]);
     }
     if (type == "response.output_item.added") {
-        const QJsonObject item = data.value(u"item"_s).toObject();
-        return item.value(u"type"_s).toString() == u"message"_s &&
-               item.value(u"content"_s).toArray().isEmpty();
+        object item;
+        if ((*data)["item"].get_object().get(item) != SUCCESS || textOf(item["type"]) != "message")
+            return false;
+        simdjson::dom::array content;
+        return item["content"].get_array().get(content) != SUCCESS || content.size() == 0;
     }
     if (type == "response.content_part.added") {
-        const QJsonObject part = data.value(u"part"_s).toObject();
-        return part.value(u"type"_s).toString() == u"output_text"_s &&
-               emptyText(part.value(u"text"_s));
+        object part;
+        return (*data)["part"].get_object().get(part) == SUCCESS &&
+               textOf(part["type"]) == "output_text" && emptyText(part["text"]);
     }
     return false;
 }
@@ -42,22 +66,26 @@ bool openingByType(QByteArrayView type, const QJsonObject &data)
 // A chat chunk that says who speaks and nothing else: no content, tool call, refusal or
 // reasoning, no finish reason, no usage. Azure's first chunk, with no choices and only the
 // prompt's filter results, opens the answer as well.
-bool roleOnlyChunk(const QJsonObject &chunk)
+bool roleOnlyChunk(const object &chunk)
 {
-    if (!chunk.value(u"usage"_s).isNull() && !chunk.value(u"usage"_s).isUndefined())
+    if (element usage; chunk["usage"].get(usage) == SUCCESS && !usage.is_null())
         return false;
-    const QJsonArray choices = chunk.value(u"choices"_s).toArray();
-    if (choices.isEmpty())
-        return chunk.contains(u"prompt_filter_results"_s);
-    for (const QJsonValue &choice : choices) {
-        const QJsonObject object = choice.toObject();
-        if (!emptyText(object.value(u"finish_reason"_s)))
+    simdjson::dom::array choices;
+    if (chunk["choices"].get_array().get(choices) != SUCCESS || choices.size() == 0)
+        return chunk["prompt_filter_results"].error() == SUCCESS;
+    for (element choice : choices) {
+        object fields;
+        if (choice.get_object().get(fields) != SUCCESS)
+            continue; // says nothing
+        if (!emptyText(fields["finish_reason"]))
             return false;
-        const QJsonObject delta = object.value(u"delta"_s).toObject();
-        for (auto field = delta.begin(); field != delta.end(); ++field) {
-            if (field.key() == u"role"_s)
+        object delta;
+        if (fields["delta"].get_object().get(delta) != SUCCESS)
+            continue;
+        for (const simdjson::dom::key_value_pair field : delta) {
+            if (field.key == "role")
                 continue;
-            if (!emptyText(field.value()))
+            if (!emptyValue(field.value))
                 return false; // content, tool_calls, refusal, reasoning...: the answer itself
         }
     }
@@ -70,13 +98,24 @@ bool isOpeningEvent(const upstream::SseEvent &event)
 {
     if (event.isDone())
         return false;
-    // Read only while an attempt waits for its first content: a few events per stream.
-    const QJsonObject data = QJsonDocument::fromJson(event.data).object();
+    // Read while an attempt waits for its first content: a few events per stream, with a parser
+    // and a padded copy this thread keeps, so no event costs an allocation once they have grown.
+    thread_local simdjson::dom::parser parser;
+    thread_local std::string padded;
+    padded.assign(event.data.constData(), size_t(event.data.size()));
+    padded.reserve(padded.size() + simdjson::SIMDJSON_PADDING);
+    std::optional<object> data;
+    if (object parsed;
+        parser.parse(padded.data(), padded.size(), false).get_object().get(parsed) == SUCCESS)
+        data = parsed;
     if (!event.event.isEmpty())
-        return openingByType(event.event, data);
-    if (const QJsonValue type = data.value(u"type"_s); type.isString())
-        return openingByType(type.toString().toUtf8(), data);
-    return roleOnlyChunk(data);
+        return openingByType(std::string_view(event.event.constData(), size_t(event.event.size())),
+                             data);
+    if (!data)
+        return false;
+    if (std::string_view type; (*data)["type"].get_string().get(type) == SUCCESS)
+        return openingByType(type, data);
+    return roleOnlyChunk(*data);
 }
 
 } // namespace switchyard::execution

@@ -45,6 +45,18 @@ void OpeningEventsTest::classifies_data()
         << R"({"id":"","choices":[],"created":0,"model":"","object":"","prompt_filter_results":[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"}}}]})"_ba
         << true;
     QTest::newRow("done") << QByteArray() << "[DONE]"_ba << false;
+    QTest::newRow("usage null") << QByteArray()
+                                << R"({"choices":[{"delta":{"role":"assistant"}}],"usage":null})"_ba
+                                << true;
+    QTest::newRow("content null")
+        << QByteArray() << R"({"choices":[{"delta":{"role":"assistant","content":null}}]})"_ba
+        << true;
+    QTest::newRow("refusal") << QByteArray()
+                             << R"({"choices":[{"delta":{"role":"assistant","refusal":"No"}}]})"_ba
+                             << false;
+    QTest::newRow("choices not an array") << QByteArray() << R"({"choices":{}})"_ba << false;
+    QTest::newRow("not JSON") << QByteArray() << "{\"choices\":["_ba << false;
+    QTest::newRow("not an object") << QByteArray() << "[1, 2]"_ba << false;
 
     // Anthropic's Messages events, passed through.
     QTest::newRow("message_start") << "message_start"_ba
@@ -64,6 +76,10 @@ void OpeningEventsTest::classifies_data()
                                 << R"({"type":"content_block_delta","index":0,)"
                                    R"("delta":{"type":"text_delta","text":"Hi"}})"_ba
                                 << false;
+    QTest::newRow("ping whatever its data") << "ping"_ba
+                                            << "not json"_ba << true;
+    QTest::newRow("block start not JSON") << "content_block_start"_ba
+                                          << "{"_ba << false;
     QTest::newRow("stream error") << "error"_ba
                                   << R"({"type":"error","error":{"type":"overloaded_error"}})"_ba
                                   << false;
@@ -86,6 +102,13 @@ void OpeningEventsTest::classifies_data()
         << "response.content_part.added"_ba
         << R"({"type":"response.content_part.added","part":{"type":"output_text","text":""}})"_ba
         << true;
+    QTest::newRow("message item without content")
+        << QByteArray() << R"({"type":"response.output_item.added","item":{"type":"message"}})"_ba
+        << true;
+    QTest::newRow("message item with content")
+        << QByteArray()
+        << R"({"type":"response.output_item.added","item":{"type":"message","content":[{}]}})"_ba
+        << false;
     QTest::newRow("output text delta")
         << "response.output_text.delta"_ba
         << R"({"type":"response.output_text.delta","delta":"Hi"})"_ba << false;
