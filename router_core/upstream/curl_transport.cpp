@@ -53,7 +53,10 @@ QString describe(TransportError error)
 
 struct CurlTransport::Transfer {
     CURL *easy = nullptr;
-    curl_slist *headers = nullptr;
+    // The request's header lines, each ending in a NUL, and libcurl's list of them: two blocks
+    // instead of curl_slist_append's node and copy per line. libcurl only reads the list.
+    QByteArray headerLines;
+    std::vector<curl_slist> headerList;
     QByteArray body;            // libcurl reads POSTFIELDS in place: kept until it has sent them
     int requestsStarted = 0;    // onBeforeRequest calls: more than one is a re-send
     bool resendRefused = false; // onBeforeRequest stopped a second send of this request
@@ -317,11 +320,7 @@ std::unique_ptr<UpstreamCall> CurlTransport::start(const UpstreamRequest &reques
         curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, request.method.constData());
     }
 
-    // An empty Expect: stops libcurl from waiting for "100 Continue" on larger bodies.
-    transfer->headers = curl_slist_append(transfer->headers, "Expect:");
-    for (const auto &[name, value] : request.headers)
-        transfer->headers = curl_slist_append(transfer->headers, (name + ": " + value).constData());
-    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, transfer->headers);
+    setHeaders(transfer, request.headers);
 
     auto call = std::make_unique<Call>(this, transfer);
     m_transfers.insert(transfer);
@@ -457,9 +456,19 @@ size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *tran
     while (line.endsWith('\n') || line.endsWith('\r'))
         line.chop(1);
     if (line.startsWith("HTTP/")) {
-        const QList<QByteArray> parts = line.toByteArray().split(' ');
+        // "HTTP/1.1 200 OK": the three digits after the first space.
         transfer->head = UpstreamResponseHead();
-        transfer->head.status = parts.size() > 1 ? parts[1].toInt() : 0;
+        transfer->head.headers.reserve(16); // one allocation for a provider's usual dozen
+        const qsizetype space = line.indexOf(' ');
+        int status = 0;
+        for (qsizetype i = space + 1; space > 0 && i < line.size() && i <= space + 3; ++i) {
+            if (line[i] < '0' || line[i] > '9') {
+                status = 0;
+                break;
+            }
+            status = status * 10 + (line[i] - '0');
+        }
+        transfer->head.status = status;
         return bytes;
     }
     if (line.isEmpty()) {
@@ -475,10 +484,41 @@ size_t CurlTransport::onHeader(char *data, size_t size, size_t count, void *tran
     }
     const qsizetype colon = line.indexOf(':');
     if (colon > 0) {
-        transfer->head.headers.append({line.first(colon).toByteArray().toLower(),
-                                       line.sliced(colon + 1).trimmed().toByteArray()});
+        // Lower-cased as it is copied: one allocation for the name, one for the value.
+        QByteArray name(colon, Qt::Uninitialized);
+        std::transform(line.begin(), line.begin() + colon, name.begin(),
+                       [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; });
+        transfer->head.headers.append(
+            {std::move(name), line.sliced(colon + 1).trimmed().toByteArray()});
     }
     return bytes;
+}
+
+void CurlTransport::setHeaders(Transfer *transfer, const HeaderList &headers)
+{
+    // An empty Expect: stops libcurl from waiting for "100 Continue" on larger bodies.
+    static constexpr QByteArrayView kNoExpect("Expect:\0", 8);
+    qsizetype bytes = kNoExpect.size();
+    for (const auto &[name, value] : headers)
+        bytes += name.size() + 2 + value.size() + 1;
+    QByteArray &lines = transfer->headerLines;
+    lines.reserve(bytes);
+    lines.append(kNoExpect);
+    for (const auto &[name, value] : headers)
+        lines.append(name).append(": ", 2).append(value).append('\0');
+    // The lines are all written: from here their addresses hold until the transfer is released.
+    std::vector<curl_slist> &list = transfer->headerList;
+    list.resize(size_t(headers.size()) + 1);
+    char *line = lines.data();
+    list[0].data = line;
+    line += kNoExpect.size();
+    for (qsizetype i = 0; i < headers.size(); ++i) {
+        list[size_t(i) + 1].data = line;
+        line += headers[i].first.size() + 2 + headers[i].second.size() + 1;
+    }
+    for (size_t i = 0; i < list.size(); ++i)
+        list[i].next = i + 1 < list.size() ? &list[i + 1] : nullptr;
+    curl_easy_setopt(transfer->easy, CURLOPT_HTTPHEADER, list.data());
 }
 
 void CurlTransport::releaseSentBody(Transfer *transfer)
@@ -640,7 +680,6 @@ void CurlTransport::release(Transfer *transfer)
     } else {
         curl_easy_cleanup(transfer->easy);
     }
-    curl_slist_free_all(transfer->headers);
     m_transfers.erase(transfer);
     delete transfer;
 }

@@ -46,6 +46,7 @@ private:
     static size_t onHeader(char *data, size_t size, size_t count, void *transfer);
     static size_t onBody(char *data, size_t size, size_t count, void *transfer);
     static void releaseSentBody(Transfer *transfer);
+    static void setHeaders(Transfer *transfer, const HeaderList &headers);
     static int onBeforeRequest(void *transfer, char *primaryIp, char *localIp, int primaryPort,
                                int localPort);
 

@@ -71,6 +71,7 @@ eventloop::DispatcherCounters dispatcherCounters()
 class CurlTransportTest : public QObject {
     Q_OBJECT
 private slots:
+    void headersGoOutAsGivenAndComeBackLowerCased();
     void callsOnAKeptAliveConnectionReuseItsNotifier();
     void aConnectionTheProviderClosesWhileIdleIsNoLongerWatched();
     void hostNamesAreResolvedWithoutLeavingNotifiersBehind();
@@ -92,6 +93,45 @@ private:
         return QTest::qWaitFor([&] { return outcome.finished; }, 5000);
     }
 };
+
+// The request's header lines reach the provider as given, in order, none lost or run
+// together (the transport lays them out for libcurl itself); the answer's status is read from its
+// status line and its header names come back lower-cased with their values trimmed.
+void CurlTransportTest::headersGoOutAsGivenAndComeBackLowerCased()
+{
+    FakeUpstream fake;
+    fake.mode = FakeUpstream::Mode::Status;
+    fake.status = 429;
+    fake.extraHeaders = {{"X-RateLimit-Remaining-Requests", "  0  "}, {"Retry-After", "7"}};
+    upstream::CurlTransport transport;
+    upstream::UpstreamRequest request;
+    request.url = QUrl::fromEncoded(fake.baseUrl() + "/chat/completions");
+    const QByteArray longValue = "Bearer " + QByteArray(3000, 'k');
+    request.headers = {{"Content-Type", "application/json"},
+                       {"Authorization", longValue},
+                       {"X-Trace", "a:b;c=d"},
+                       {"x-lower", "v"}};
+    request.body = chatBody("test-model", false, "hi");
+    Outcome outcome;
+    const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 5000);
+    QCOMPARE(outcome.status, 429);
+    QCOMPARE(fake.requests().size(), 1);
+    const FakeUpstream::ReceivedRequest &received = fake.requests().first();
+    QCOMPARE(received.header("content-type"), QByteArray("application/json"));
+    QCOMPARE(received.header("authorization"), longValue);
+    QCOMPARE(received.header("x-trace"), QByteArray("a:b;c=d"));
+    QCOMPARE(received.header("x-lower"), QByteArray("v"));
+    QVERIFY(received.header("expect").isEmpty()); // no "100 Continue" wait
+
+    upstream::UpstreamResponseHead head;
+    head.headers = outcome.headers;
+    QCOMPARE(head.header("x-ratelimit-remaining-requests"), QByteArray("0"));
+    QCOMPARE(head.header("retry-after"), QByteArray("7"));
+    QCOMPARE(head.header("content-type"), QByteArray("application/json"));
+    for (const auto &[name, value] : std::as_const(outcome.headers))
+        QCOMPARE(name, name.toLower());
+}
 
 void CurlTransportTest::callsOnAKeptAliveConnectionReuseItsNotifier()
 {
