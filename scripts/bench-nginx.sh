@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Switchyard against nginx, one command: an nginx upstream (one worker) answers every chat request
 # with a fixed JSON completion or a fixed SSE stream; wrk drives nginx directly, a second nginx
-# proxying to it (keep-alive to the upstream, `proxy_buffering off` for SSE) and a headless
-# Switchyard with that upstream as its one provider, non-streamed and streamed, at 64 connections
-# and at 1. Prints one Markdown table: requests/s, p50 and p99 latency, Switchyard's share of
-# nginx direct and of nginx as a proxy, the median each proxy adds at 1 connection, and peak RSS.
+# proxying to it (keep-alive to the upstream, `proxy_buffering off` for SSE) and two headless
+# Switchyards with that upstream as their one provider, one without client keys and one with a key
+# for the benchmark's token, non-streamed and streamed, at 64 connections and at 1. Prints a
+# Markdown table of requests/s, p50 and p99 latency, Switchyard's share of nginx direct and of
+# nginx as a proxy and the median each proxy adds; a second of Switchyard's heap allocations and
+# engine thread CPU per request (tests/bench/alloc_counter, preloaded, counts the allocations);
+# the usage ledger thread's CPU per row; and peak RSS. `scripts/bench.sh nginx` runs it too.
 # A proxy cannot beat the upstream it forwards to, so "nginx as a reverse proxy" is the practical
 # ceiling for a gateway on this machine; docs/benchmarks.md reads the shares against it.
 #

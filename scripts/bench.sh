@@ -5,15 +5,24 @@
 # records the results. Bounded: about a minute of measuring, plus the build the first time.
 #
 #   scripts/bench.sh
+#   scripts/bench.sh nginx    the nginx mode: scripts/bench-nginx.sh, with its environment
 #
 # Environment: BENCH_BUILD_DIR (default build-bench), BENCH_DURATION_S (5), BENCH_WARMUP_S (1),
 # BENCH_CONNECTIONS (1,64), BENCH_LOAD_THREADS and BENCH_UPSTREAM_THREADS (default: cores),
 # BENCH_FLEET (unset; 1: Switchyard joins a fleet on a Redis the script starts, so the figures
 # show what fleet mode costs a request; docs/fleet.md).
 #
-# scripts/bench-nginx.sh measures Switchyard against nginx direct and nginx as a reverse proxy
-# instead, the yardstick issue #37 judges it by.
+# The nginx mode measures Switchyard against nginx direct and nginx as a reverse proxy instead,
+# with and without client keys, with allocations and the usage ledger's CPU per row: the
+# yardstick issue #37 judges it by.
 set -euo pipefail
+
+if [[ "${1:-}" == nginx ]]; then
+    exec "$(dirname "${BASH_SOURCE[0]}")/bench-nginx.sh"
+elif [[ $# -gt 0 ]]; then
+    echo "usage: scripts/bench.sh [nginx]" >&2
+    exit 2
+fi
 
 # shellcheck source=scripts/bench-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench
