@@ -2,6 +2,7 @@
 
 #include "execution/final_error.h"
 #include "execution/opening_events.h"
+#include "protocol/decimal_text.h"
 #include "resilience/error_fallback.h"
 #include "resilience/retry_policy.h"
 #include "upstream/adapters/provider_endpoint.h"
@@ -244,8 +245,9 @@ void Attempt::onResponseHead(const upstream::UpstreamResponseHead &head)
     m_head = head;
     if (m_span >= 0)
         m_scope.trace.spanAt(m_span).httpStatus = head.status;
+    QString status = u"HTTP "_s;
     m_scope.trace.pointEvent(QStringLiteral("response head"),
-                             u"HTTP "_s + QString::number(head.status));
+                             protocol::appendDecimal(status, head.status));
     m_relayingEvents = m_shape.upstreamStreams && head.status >= 200 && head.status < 300 &&
                        head.header("content-type").startsWith("text/event-stream");
     if (m_relayingEvents)
@@ -559,9 +561,11 @@ void Attempt::noteUsage(const upstream::adapters::Usage &usage)
                                   ? -1
                                   : std::min(usage.cacheWritePromptTokens,
                                              prompt - std::max<qint64>(record.cacheReadTokens, 0));
-    QString detail = QString::number(std::max<qint64>(prompt, 0)) + u" prompt + "_s +
-                     QString::number(std::max<qint64>(usage.completionTokens, 0)) +
-                     u" completion tokens"_s;
+    QString detail;
+    detail.reserve(64);
+    protocol::appendDecimal(detail, std::max<qint64>(prompt, 0)).append(u" prompt + "_s);
+    protocol::appendDecimal(detail, std::max<qint64>(usage.completionTokens, 0))
+        .append(u" completion tokens"_s);
     if (record.cacheReadTokens > 0 || record.cacheWriteTokens > 0)
         detail += u" (prompt cache: %1 read, %2 written)"_s
                       .arg(std::max<qint64>(record.cacheReadTokens, 0))

@@ -71,6 +71,16 @@ QByteArray headerSafe(const QString &text)
     return value;
 }
 
+// A count for a header: 0 to 9, the usual attempts, degradation level and depth, point at
+// static text (each followed by its NUL) instead of allocating.
+QByteArray smallNumber(int value)
+{
+    static constexpr char kDigits[10][2] = {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"};
+    if (value >= 0 && value <= 9)
+        return QByteArray::fromRawData(kDigits[value], 1);
+    return QByteArray::number(value);
+}
+
 } // namespace
 
 RequestExecution::RequestExecution(ExecutionServices services,
@@ -111,15 +121,14 @@ RequestExecution::~RequestExecution()
 HeaderList RequestExecution::responseHeaders(const QString &provider, int degradedLevel) const
 {
     const telemetry::Trace &trace = m_trace.trace();
-    HeaderList headers =
-        protocol::identityHeaders(trace.requestId, trace.traceId,
-                                  provider.isEmpty() ? QByteArray("none") : provider.toUtf8());
-    headers.append({"x-switchyard-route", m_decision.rule.isEmpty() ? QByteArray("default")
-                                                                    : headerSafe(m_decision.rule)});
-    headers.append({"x-switchyard-tier",
-                    m_decision.tier.isEmpty() ? QByteArray("none") : headerSafe(m_decision.tier)});
-    headers.append({"x-switchyard-attempts", QByteArray::number(m_plan.attempts())});
-    headers.append({"x-switchyard-degraded", QByteArray::number(degradedLevel)});
+    HeaderList headers = protocol::identityHeaders(
+        trace.requestId, trace.traceId, provider.isEmpty() ? "none"_ba : provider.toUtf8());
+    headers.append({"x-switchyard-route"_ba,
+                    m_decision.rule.isEmpty() ? "default"_ba : headerSafe(m_decision.rule)});
+    headers.append({"x-switchyard-tier"_ba,
+                    m_decision.tier.isEmpty() ? "none"_ba : headerSafe(m_decision.tier)});
+    headers.append({"x-switchyard-attempts"_ba, smallNumber(m_plan.attempts())});
+    headers.append({"x-switchyard-degraded"_ba, smallNumber(degradedLevel)});
     return headers;
 }
 
@@ -499,11 +508,11 @@ RequestExecution::providerRequest(const routing::RouteCandidate &chosen,
         m_request.stream,
         m_trace.trace().requestId,
         QDateTime::currentSecsSinceEpoch(),
-        {{"x-request-id", m_trace.trace().requestId},
+        {{"x-request-id"_ba, m_trace.trace().requestId},
          // The provider's spans are children of this attempt's.
-         {"traceparent", telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
+         {"traceparent"_ba, telemetry::formatTraceparent(m_trace.trace().traceId, attemptSpanId)},
          // The loop guard: a Switchyard behind this one sees one hop more.
-         {"x-switchyard-depth", QByteArray::number(m_context.depth + 1)}},
+         {"x-switchyard-depth"_ba, smallNumber(m_context.depth + 1)}},
         passThrough ? clientProtocolHeaders(m_context) : upstream::HeaderList()};
     if (provider.forwardClientAuthorization)
         request.extraHeaders.append(clientCredentials(provider, m_context));

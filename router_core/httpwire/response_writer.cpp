@@ -2,6 +2,7 @@
 
 #include "httpwire/chunked_encoding.h"
 #include "httpwire/status_line.h"
+#include "protocol/decimal_text.h"
 
 #include <QSslSocket>
 #include <cerrno>
@@ -128,7 +129,7 @@ void ResponseWriter::sendWhole(int status, const HeaderList &headers, QByteArray
         return;
     appendHead(status, headers);
     framing().append("Content-Type: ").append(contentType).append("\r\n");
-    m_out.append("Content-Length: ").append(QByteArray::number(body.size())).append("\r\n\r\n");
+    protocol::appendDecimal(m_out.append("Content-Length: "), body.size()).append("\r\n\r\n");
     if (body.size() <= kMostBodyBytesCopied) {
         m_out.append(body);
         sendOut();

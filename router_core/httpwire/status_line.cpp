@@ -1,5 +1,7 @@
 #include "httpwire/status_line.h"
 
+#include "protocol/decimal_text.h"
+
 namespace switchyard::httpwire {
 
 QByteArrayView reasonPhrase(int status)
@@ -68,7 +70,7 @@ QByteArrayView reasonPhrase(int status)
 
 void appendStatusLine(QByteArray &out, int status)
 {
-    out.append("HTTP/1.1 ").append(QByteArray::number(status)).append(' ');
+    protocol::appendDecimal(out.append("HTTP/1.1 "), status).append(' ');
     out.append(reasonPhrase(status)).append("\r\n");
 }
 

@@ -2,14 +2,17 @@
 
 namespace switchyard::protocol {
 
+using namespace Qt::StringLiterals;
+
 HeaderList identityHeaders(const QByteArray &requestId, const QByteArray &traceId,
                            const QByteArray &provider)
 {
     HeaderList headers;
     headers.reserve(8); // room for the routing headers an answer adds to these
-    headers.emplaceBack("x-switchyard-request-id", requestId);
-    headers.emplaceBack("x-switchyard-trace-id", traceId);
-    headers.emplaceBack("x-switchyard-provider", provider);
+    // Names as literals: a QByteArray made from one points at it and allocates nothing.
+    headers.emplaceBack("x-switchyard-request-id"_ba, requestId);
+    headers.emplaceBack("x-switchyard-trace-id"_ba, traceId);
+    headers.emplaceBack("x-switchyard-provider"_ba, provider);
     return headers;
 }
 

@@ -1,6 +1,8 @@
 #include "telemetry/trace.h"
 
 #include <QRandomGenerator>
+#include <algorithm>
+#include <array>
 
 namespace switchyard::telemetry {
 
@@ -201,11 +203,22 @@ QList<Trace> TraceRing::latest(int count) const
 }
 
 namespace {
-QByteArray randomHex(int bytes)
+// `prefix`, then `bytes` fresh random bytes as lower-case hex: one allocation, made by every
+// request several times.
+QByteArray randomHex(int bytes, QByteArrayView prefix = {})
 {
-    QByteArray raw(bytes, Qt::Uninitialized);
-    QRandomGenerator::global()->fillRange(reinterpret_cast<quint32 *>(raw.data()), bytes / 4);
-    return raw.toHex();
+    std::array<quint32, 4> words{};
+    Q_ASSERT(bytes % 4 == 0 && bytes / 4 <= int(words.size()));
+    QRandomGenerator::global()->fillRange(words.data(), qsizetype(bytes / 4));
+    const auto *raw = reinterpret_cast<const unsigned char *>(words.data());
+    static constexpr char kDigits[] = "0123456789abcdef";
+    QByteArray text(prefix.size() + 2 * bytes, Qt::Uninitialized);
+    char *out = std::copy(prefix.begin(), prefix.end(), text.data());
+    for (int i = 0; i < bytes; ++i) {
+        *out++ = kDigits[raw[i] >> 4];
+        *out++ = kDigits[raw[i] & 0xf];
+    }
+    return text;
 }
 
 bool isLowerHex(QByteArrayView text)
@@ -230,7 +243,7 @@ QByteArray newSpanId()
 
 QByteArray newRequestId()
 {
-    return "req_" + randomHex(12);
+    return randomHex(12, "req_");
 }
 
 std::optional<TraceParent> parseTraceparent(QByteArrayView traceparent)
@@ -258,7 +271,9 @@ QByteArray traceIdFromTraceparent(QByteArrayView traceparent)
 
 QByteArray formatTraceparent(const QByteArray &traceId, const QByteArray &spanId)
 {
-    return "00-" + traceId + '-' + spanId + "-01";
+    QByteArray traceparent;
+    traceparent.reserve(3 + traceId.size() + 1 + spanId.size() + 3);
+    return traceparent.append("00-", 3).append(traceId).append('-').append(spanId).append("-01", 3);
 }
 
 } // namespace switchyard::telemetry

@@ -242,8 +242,9 @@ OpenAiAdapter::buildRequest(const AdapterRequest &request) const
     call.body = withUpstreamModel(request.openAiBody, request.bodyModel, request.upstreamModel);
     prepared.bodyIsOpenAiBodyRenamed = true;
     call.headers.reserve(2 + request.extraHeaders.size() + m_provider.headers.size() + 1);
-    call.headers.emplaceBack("Content-Type", "application/json");
-    call.headers.emplaceBack("Accept", request.stream ? "text/event-stream" : "application/json");
+    call.headers.emplaceBack("Content-Type"_ba, "application/json"_ba);
+    call.headers.emplaceBack("Accept"_ba,
+                             request.stream ? "text/event-stream"_ba : "application/json"_ba);
     call.headers.append(request.extraHeaders);
     call.headers.append(providerHeaders(m_provider));
     applyConnectionOptions(m_provider, call);
