@@ -386,10 +386,15 @@ struct Router::DecisionBuilder {
             step(u"affinity"_s, poolName % u": session `"_s % context.session % u"` stays on `"_s %
                                     first.providerId % u"` while it is healthy"_s);
         } else {
-            step(u"pool"_s, poolName % u": weighted draw "_s % twoDecimals(draw) % u" chose `"_s %
-                                first.providerId % u"` (score "_s % twoDecimals(first.score) %
-                                u" of "_s % twoDecimals(ranking.scoreTotal) % u" across "_s %
-                                QString::number(ranking.ranked.size()) % u" endpoint(s))"_s);
+            // Every request takes this step: written into one string, not five.
+            QString detail;
+            detail.reserve(poolName.size() + first.providerId.size() + 80);
+            detail.append(poolName).append(u": weighted draw "_s);
+            appendTwoDecimals(detail, draw).append(u" chose `"_s).append(first.providerId);
+            appendTwoDecimals(detail.append(u"` (score "_s), first.score).append(u" of "_s);
+            appendTwoDecimals(detail, ranking.scoreTotal).append(u" across "_s);
+            protocol::appendDecimal(detail, ranking.ranked.size()).append(u" endpoint(s))"_s);
+            step(u"pool"_s, detail);
         }
         return ranking.ranked.size();
     }
