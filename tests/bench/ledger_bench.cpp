@@ -60,13 +60,13 @@ double namedThreadCpuNanoseconds(const QString &name)
 
 config::Config pricedConfig()
 {
-    const config::LoadResult result = config::loadConfigText(
-        "providers:\n"
-        "  - {id: cloud, kind: simulated, models: [gpt-4o]}\n"
-        "pricing:\n"
-        "  models:\n"
-        "    gpt-4o: {input_per_million: 2, output_per_million: 10}\n",
-        u"bench.yaml"_s, [](const QString &) { return std::nullopt; });
+    const config::LoadResult result =
+        config::loadConfigText("providers:\n"
+                               "  - {id: cloud, kind: simulated, models: [gpt-4o]}\n"
+                               "pricing:\n"
+                               "  models:\n"
+                               "    gpt-4o: {input_per_million: 2, output_per_million: 10}\n",
+                               u"bench.yaml"_s, [](const QString &) { return std::nullopt; });
     if (!result.ok())
         qFatal("ledger_bench: its config does not load");
     return *result.config;
