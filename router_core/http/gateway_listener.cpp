@@ -1,11 +1,9 @@
 #include "http/gateway_listener.h"
 
-#include "http/messages_answers.h"
+#include "http/closing_answer.h"
 #include "http/request_head.h"
 #include "httpwire/chunked_encoding.h"
-#include "httpwire/status_line.h"
 #include "protocol/openai_error.h"
-#include "telemetry/trace.h"
 
 #include <QFile>
 #include <QLoggingCategory>
@@ -16,7 +14,6 @@
 #include <QTcpSocket>
 #include <algorithm>
 #include <optional>
-#include <sys/socket.h>
 #include <utility>
 
 Q_LOGGING_CATEGORY(lcListener, "switchyard.listener")
@@ -28,10 +25,8 @@ namespace {
 using std::chrono::milliseconds;
 
 // How long a connection closed with an answer (a refusal, a 408) is kept after the answer was
-// written, reading and discarding what the client still sends. Closing at once while request
-// bytes are unread or still arriving makes the kernel reset the connection, and a reset can
-// destroy the answer before the client has read it. Also the longest a client that does not
-// read its answer can keep the connection.
+// written, reading and discarding what the client still sends (see sendClosingAnswer). Also the
+// longest a client that does not read its answer can keep the connection.
 constexpr milliseconds kLingerAfterAnswer{2000};
 // Refused connections still closing beyond this many are closed at once without an answer: a
 // flood of new connections must not hold the descriptors the cap exists to protect.
@@ -223,26 +218,6 @@ private:
         }
     }
 
-    // Where a header block ends: the block is bytes [0, blockBytes) and the request's body
-    // starts at `consumedBytes`. Qt's parser also accepts bare LF line ends, so a guard that
-    // looked only for CR LF CR LF could be walked around.
-    struct HeaderEnd {
-        qsizetype blockBytes = -1;
-        qsizetype consumedBytes = 0;
-        bool found() const { return blockBytes >= 0; }
-    };
-    static HeaderEnd findHeaderEnd(QByteArrayView bytes)
-    {
-        for (qsizetype newline = bytes.indexOf('\n'); newline >= 0;
-             newline = bytes.indexOf('\n', newline + 1)) {
-            const QByteArrayView rest = bytes.sliced(newline + 1);
-            if (rest.startsWith('\n'))
-                return {newline, newline + 2};
-            if (rest.startsWith("\r\n"))
-                return {newline, newline + 3};
-        }
-        return {};
-    }
     // A header block larger than this is refused with 431.
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
     // The most a request body reserves before its bytes arrive.
@@ -454,8 +429,7 @@ private:
         m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
         m_continueOwed = false; // the refusal answers that request
         m_state = State::Unframed;
-        // Anthropic's clients read Anthropic's errors on every path of its API.
-        m_refusalInAnthropicShape = m_current.path.startsWith(QLatin1String("/v1/messages"));
+        m_refusalInAnthropicShape = answersInAnthropicShape(m_current.path);
         m_current = IncomingRequest();
         // Nothing more is read as requests: this body is never buffered, and the rest of a
         // request that timed out never reaches a handler.
@@ -473,30 +447,9 @@ private:
 
     void sendAndClose(const protocol::ApiError &error)
     {
-        const QByteArray body =
-            m_refusalInAnthropicShape ? MessagesAnswers::errorBody(error) : error.toJson();
-        // Refused before the request was handed on, so no handler adds the identity headers every
-        // answer carries; fresh ids still let a client quote the refusal in a report.
-        QByteArray answer;
-        httpwire::appendStatusLine(answer, error.status);
-        answer += "Content-Type: application/json\r\n";
-        answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
-        answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
-        if (!error.retryAfter.isEmpty())
-            answer += "Retry-After: " + error.retryAfter + "\r\n";
-        answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
-                  QByteArray::number(body.size()) + "\r\n\r\n" + body;
-        m_socket->write(answer);
-        // Once the answer is out, only the sending side closes: the client reads the answer
-        // and the end of the stream, and whatever it still sends is read and dropped until it
-        // closes too (then Qt closes the socket) or the linger time is over.
-        connect(m_socket, &QIODevice::bytesWritten, this, [this] {
-            if (m_socket->bytesToWrite() > 0 || m_sendingSideClosed)
-                return;
-            m_sendingSideClosed = true;
-            if (::shutdown(int(m_socket->socketDescriptor()), SHUT_WR) != 0)
-                m_socket->abort(); // the client is already gone
-        });
+        // What the client still sends is dropped (refuse() made it so) until it closes too
+        // (then Qt closes the socket) or the linger time is over.
+        sendClosingAnswer(m_socket, error, m_refusalInAnthropicShape);
         enterPhase(Phase::Closing, kLingerAfterAnswer);
     }
 
@@ -525,7 +478,6 @@ private:
     // Waiting for earlier answers to leave; held apart, as nearly no connection has one.
     std::unique_ptr<protocol::ApiError> m_refusal;
     bool m_refusalInAnthropicShape = false; // the refused request was on /v1/messages
-    bool m_sendingSideClosed = false;
     qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;         // a header block split across reads
     IncomingRequest m_current;        // the request being read
