@@ -1,6 +1,7 @@
 #include "http/gateway_listener.h"
 
 #include "http/closing_answer.h"
+#include "http/refused_connection.h"
 #include "http/request_head.h"
 #include "httpwire/chunked_encoding.h"
 #include "protocol/openai_error.h"
@@ -24,13 +25,10 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// How long a connection closed with an answer (a refusal, a 408) is kept after the answer was
+// How long a connection closed with an answer (a 408, 413, 431) is kept after the answer was
 // written, reading and discarding what the client still sends (see sendClosingAnswer). Also the
 // longest a client that does not read its answer can keep the connection.
 constexpr milliseconds kLingerAfterAnswer{2000};
-// Refused connections still closing beyond this many are closed at once without an answer: a
-// flood of new connections must not hold the descriptors the cap exists to protect.
-constexpr int kMostRefusalsClosing = 256;
 // After an accept() error such as running out of descriptors, the wait before accepting again.
 constexpr milliseconds kAcceptRetryDelay{1000};
 
@@ -93,23 +91,7 @@ public:
         enterPhase(Phase::Headers, m_limits.headerTimeout);
     }
 
-    // A connection refused at the door: it says why, then closes.
-    ClientConnection(QTcpSocket *socket, const protocol::ApiError &refusal,
-                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
-        : QObject(socket), m_socket(socket), m_ledger(std::move(ledger)), m_admitted(false),
-          m_deadline(scheduler, [this] { onDeadline(); })
-    {
-        ++m_ledger->refusalsClosing;
-        refuse(refusal);
-    }
-
-    ~ClientConnection() override
-    {
-        if (m_admitted)
-            m_ledger->closed(m_address);
-        else
-            --m_ledger->refusalsClosing;
-    }
+    ~ClientConnection() override { m_ledger->closed(m_address); }
 
     void answerFinished()
     {
@@ -464,7 +446,6 @@ private:
     ConnectionLimits m_limits;
     std::shared_ptr<ConnectionLedger> m_ledger;
     QHostAddress m_address;
-    bool m_admitted = true;
     timing::Deadline m_deadline;
     Phase m_phase = Phase::Headers;
     bool m_phaseChangedWhileReading = false;
@@ -502,21 +483,42 @@ void ConnectionLedger::closed(const QHostAddress &address)
     const auto found = openByAddress.find(address);
     if (found != openByAddress.end() && --found.value() <= 0)
         openByAddress.erase(found); // the table holds only addresses with connections open
+    if (connectionEnded)
+        connectionEnded();
+}
+
+void ConnectionLedger::refusalStarted()
+{
+    ++counts.refusalsDraining;
+}
+
+void ConnectionLedger::refusalEnded()
+{
+    --counts.refusalsDraining;
+    if (connectionEnded)
+        connectionEnded();
 }
 
 GatewayListener::GatewayListener(const config::ConfigStore &store,
                                  timing::DeadlineScheduler &scheduler, QObject *parent)
     : QTcpServer(parent), m_store(store), m_scheduler(scheduler),
       m_resumeAccepting(scheduler, [this] {
-          if (isListening())
-              resumeAccepting();
+          if (!m_waitingForRoom)
+              acceptAgain();
       })
 {
+    m_ledger->connectionEnded = [this] { onConnectionEnded(); };
     connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
     useTls(store.config().tls);
     connect(
         &store, &config::ConfigStore::replaced, this,
         [this](const std::shared_ptr<const config::Config> &snapshot) { useTls(snapshot->tls); });
+}
+
+GatewayListener::~GatewayListener()
+{
+    // The connections, deleted with their sockets after this, find no listener to call.
+    m_ledger->connectionEnded = nullptr;
 }
 
 std::variant<QSslConfiguration, QString>
@@ -605,6 +607,43 @@ void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
 
 void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
+    accept(socketDescriptor);
+    // Checked after every connection, admitted ones too: after a wait, accepting resumes when
+    // any connection ends, and the one that comes in then takes its place.
+    if (m_ledger->counts.refusalsDraining >= m_store.config().server.maxRefusalsDraining)
+        waitForRoom();
+}
+
+void GatewayListener::waitForRoom()
+{
+    // pauseAccepting() alone would let Qt's loop go on accepting what the backlog holds now.
+    setMaxPendingConnections(0);
+    pauseAccepting();
+    m_waitingForRoom = true;
+    ++m_ledger->counts.acceptPauses;
+    qCDebug(lcListener).noquote()
+        << m_ledger->counts.refusalsDraining
+        << "refused connections are draining (`limits.max_refusals_draining`): new connections "
+           "wait in the listen backlog until one ends";
+}
+
+void GatewayListener::onConnectionEnded()
+{
+    if (std::exchange(m_waitingForRoom, false))
+        acceptAgain();
+}
+
+void GatewayListener::acceptAgain()
+{
+    // After an accept() error, its own wait decides.
+    if (!isListening() || m_resumeAccepting.armed())
+        return;
+    setMaxPendingConnections(m_acceptLoopLimit);
+    resumeAccepting();
+}
+
+void GatewayListener::accept(qintptr socketDescriptor)
+{
     QSslSocket *secure = m_tls ? new QSslSocket(this) : nullptr;
     QTcpSocket *socket = secure ? secure : new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
@@ -644,14 +683,9 @@ void GatewayListener::incomingConnection(qintptr socketDescriptor)
     }
     if (refusal) {
         connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
-        if (m_ledger->refusalsClosing >= kMostRefusalsClosing) {
-            socket->abort();
-            socket->deleteLater();
-            return;
-        }
         qCDebug(lcListener).noquote()
             << "refused a connection from" << peer.toString() << "(" << refusal->message << ")";
-        new ClientConnection(socket, *refusal, m_ledger, m_scheduler);
+        new RefusedConnection(socket, *refusal, m_ledger, m_scheduler);
         return;
     }
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold
