@@ -33,7 +33,8 @@ packages=(
     # port of its own, in the foreground, with a config in a temporary directory (never as a
     # service of the machine), and restarts and kills a node behind it (docs/fleet.md).
     haproxy
-    # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command.
+    # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command, and
+    # tst_gateway_connections sends hundreds of curl requests at once past the connection caps.
     curl
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
