@@ -41,6 +41,7 @@ packages=(
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
     clang-format strace
     # The official openai SDK's check (tests/sdk) runs on Node; npm installs the pinned SDK.
+    # fetch_refusals_check drives Node's own fetch against refused connections.
     nodejs npm
     # tst_gateway_metrics checks a real GET /metrics scrape with promtool, shipped in this package.
     prometheus
