@@ -45,12 +45,15 @@ void raiseAndReportOpenFilesLimit(const config::ServerConfig &server)
     } else {
         qCInfo(lcApp).noquote() << "open-file limit" << files.now << "(already the hard limit)";
     }
-    // A proxied request holds two descriptors: the client's connection and the upstream call.
-    const qint64 needed = 2 * qint64(server.maxConnections) + kDescriptorsBesideConnections;
+    // A proxied request holds two descriptors: the client's connection and the upstream call. A
+    // connection refused over a cap holds one while it drains.
+    const qint64 needed = 2 * qint64(server.maxConnections) + server.maxRefusalsDraining +
+                          kDescriptorsBesideConnections;
     if (files.now >= 0 && files.now < needed) {
         qCWarning(lcApp).noquote()
             << "the open-file limit of" << files.now << "is below the" << needed
             << "descriptors that limits.max_connections =" << server.maxConnections
+            << "and limits.max_refusals_draining =" << server.maxRefusalsDraining
             << "may need; connections beyond it fail when accepted. Raise the hard limit "
                "(LimitNOFILE= in the systemd unit, ulimit -Hn) or lower limits.max_connections";
     }

@@ -36,13 +36,15 @@ packages=(
     # port of its own, in the foreground, with a config in a temporary directory (never as a
     # service of the machine), and restarts and kills a node behind it (docs/fleet.md).
     haproxy
-    # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command.
+    # scripts/bench-fleet.sh drives the fleet's nodes over HTTP with the curl command, and
+    # tst_gateway_connections sends hundreds of curl requests at once past the connection caps.
     curl
     # Fonts the console renders with, Latin and Simplified Chinese alike.
     fonts-noto-cjk fonts-dejavu-core
     # CI: scripts/format.sh checks formatting; scripts/check-packages.sh traces with strace.
     clang-format strace
     # The official openai SDK's check (tests/sdk) runs on Node; npm installs the pinned SDK.
+    # fetch_refusals_check drives Node's own fetch against refused connections.
     nodejs npm
     # tst_gateway_metrics checks a real GET /metrics scrape with promtool, shipped in this package.
     prometheus

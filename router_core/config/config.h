@@ -171,6 +171,10 @@ struct ServerConfig {
     int maxConnections = 10000; // open client connections in all; more are refused with 503
     // Open client connections from one address; 0 means no limit of its own.
     int maxConnectionsPerAddress = 1024;
+    // Connections refused over those caps that are still being drained, answered or closed, at
+    // once. Each holds a descriptor for at most 2 s; beyond this many, new connections wait in
+    // the listen backlog until one ends, rather than being reset.
+    int maxRefusalsDraining = 1024;
 };
 
 // `trace.otlp`: every finished request's spans sent to an OpenTelemetry collector over OTLP/HTTP

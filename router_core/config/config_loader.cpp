@@ -31,10 +31,15 @@ QList<QLatin1StringView> rootKeys()
            logRootKeys() + stateRootKeys() + alertsRootKeys() + authRootKeys() + usageRootKeys() +
            fleetRootKeys() + idempotencyRootKeys() + responsesRootKeys() + responseCacheRootKeys();
 }
-const QList<QLatin1StringView> limitKeys{"max_body"_L1,        "shutdown_grace"_L1,
-                                         "drain_delay"_L1,     "header_timeout"_L1,
-                                         "body_timeout"_L1,    "keep_alive_idle"_L1,
-                                         "max_connections"_L1, "max_connections_per_address"_L1};
+const QList<QLatin1StringView> limitKeys{"max_body"_L1,
+                                         "shutdown_grace"_L1,
+                                         "drain_delay"_L1,
+                                         "header_timeout"_L1,
+                                         "body_timeout"_L1,
+                                         "keep_alive_idle"_L1,
+                                         "max_connections"_L1,
+                                         "max_connections_per_address"_L1,
+                                         "max_refusals_draining"_L1};
 const QList<QLatin1StringView> traceKeys{"capacity"_L1,    "max_bytes"_L1,      "chunk_events"_L1,
                                          "keep_bodies"_L1, "body_max_bytes"_L1, "otlp"_L1};
 const QList<QLatin1StringView> timeoutKeys{"connect"_L1, "first_token"_L1, "idle"_L1, "total"_L1};
@@ -147,6 +152,12 @@ void ConfigChecker::checkLimits(const MapEntry &entry, ServerConfig &server)
     if (const MapEntry *perAddress = limits->find("max_connections_per_address"_L1)) {
         if (const auto connections = readInteger(*perAddress, 0, kMostConnections))
             server.maxConnectionsPerAddress = int(*connections);
+    }
+    // At least one: a refused connection is accepted before it can be refused, so one always
+    // drains; zero would read as "none", which no setting can give.
+    if (const MapEntry *draining = limits->find("max_refusals_draining"_L1)) {
+        if (const auto connections = readInteger(*draining, 1, kMostConnections))
+            server.maxRefusalsDraining = int(*connections);
     }
 }
 

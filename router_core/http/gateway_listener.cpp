@@ -1,11 +1,10 @@
 #include "http/gateway_listener.h"
 
-#include "http/messages_answers.h"
+#include "http/closing_answer.h"
+#include "http/refused_connection.h"
 #include "http/request_head.h"
 #include "httpwire/chunked_encoding.h"
-#include "httpwire/status_line.h"
 #include "protocol/openai_error.h"
-#include "telemetry/trace.h"
 
 #include <QFile>
 #include <QLoggingCategory>
@@ -16,7 +15,6 @@
 #include <QTcpSocket>
 #include <algorithm>
 #include <optional>
-#include <sys/socket.h>
 #include <utility>
 
 Q_LOGGING_CATEGORY(lcListener, "switchyard.listener")
@@ -27,15 +25,10 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// How long a connection closed with an answer (a refusal, a 408) is kept after the answer was
-// written, reading and discarding what the client still sends. Closing at once while request
-// bytes are unread or still arriving makes the kernel reset the connection, and a reset can
-// destroy the answer before the client has read it. Also the longest a client that does not
-// read its answer can keep the connection.
+// How long a connection closed with an answer (a 408, 413, 431) is kept after the answer was
+// written, reading and discarding what the client still sends (see sendClosingAnswer). Also the
+// longest a client that does not read its answer can keep the connection.
 constexpr milliseconds kLingerAfterAnswer{2000};
-// Refused connections still closing beyond this many are closed at once without an answer: a
-// flood of new connections must not hold the descriptors the cap exists to protect.
-constexpr int kMostRefusalsClosing = 256;
 // After an accept() error such as running out of descriptors, the wait before accepting again.
 constexpr milliseconds kAcceptRetryDelay{1000};
 
@@ -98,23 +91,7 @@ public:
         enterPhase(Phase::Headers, m_limits.headerTimeout);
     }
 
-    // A connection refused at the door: it says why, then closes.
-    ClientConnection(QTcpSocket *socket, const protocol::ApiError &refusal,
-                     std::shared_ptr<ConnectionLedger> ledger, timing::DeadlineScheduler &scheduler)
-        : QObject(socket), m_socket(socket), m_ledger(std::move(ledger)), m_admitted(false),
-          m_deadline(scheduler, [this] { onDeadline(); })
-    {
-        ++m_ledger->refusalsClosing;
-        refuse(refusal);
-    }
-
-    ~ClientConnection() override
-    {
-        if (m_admitted)
-            m_ledger->closed(m_address);
-        else
-            --m_ledger->refusalsClosing;
-    }
+    ~ClientConnection() override { m_ledger->closed(m_address); }
 
     void answerFinished()
     {
@@ -223,26 +200,6 @@ private:
         }
     }
 
-    // Where a header block ends: the block is bytes [0, blockBytes) and the request's body
-    // starts at `consumedBytes`. Qt's parser also accepts bare LF line ends, so a guard that
-    // looked only for CR LF CR LF could be walked around.
-    struct HeaderEnd {
-        qsizetype blockBytes = -1;
-        qsizetype consumedBytes = 0;
-        bool found() const { return blockBytes >= 0; }
-    };
-    static HeaderEnd findHeaderEnd(QByteArrayView bytes)
-    {
-        for (qsizetype newline = bytes.indexOf('\n'); newline >= 0;
-             newline = bytes.indexOf('\n', newline + 1)) {
-            const QByteArrayView rest = bytes.sliced(newline + 1);
-            if (rest.startsWith('\n'))
-                return {newline, newline + 2};
-            if (rest.startsWith("\r\n"))
-                return {newline, newline + 3};
-        }
-        return {};
-    }
     // A header block larger than this is refused with 431.
     static constexpr qsizetype kMaxHeaderBytes = 64 * 1024;
     // The most a request body reserves before its bytes arrive.
@@ -454,8 +411,7 @@ private:
         m_answersBeforeRefusal = m_requestsRead - (m_phase == Phase::Body ? 1 : 0);
         m_continueOwed = false; // the refusal answers that request
         m_state = State::Unframed;
-        // Anthropic's clients read Anthropic's errors on every path of its API.
-        m_refusalInAnthropicShape = m_current.path.startsWith(QLatin1String("/v1/messages"));
+        m_refusalInAnthropicShape = answersInAnthropicShape(m_current.path);
         m_current = IncomingRequest();
         // Nothing more is read as requests: this body is never buffered, and the rest of a
         // request that timed out never reaches a handler.
@@ -473,30 +429,9 @@ private:
 
     void sendAndClose(const protocol::ApiError &error)
     {
-        const QByteArray body =
-            m_refusalInAnthropicShape ? MessagesAnswers::errorBody(error) : error.toJson();
-        // Refused before the request was handed on, so no handler adds the identity headers every
-        // answer carries; fresh ids still let a client quote the refusal in a report.
-        QByteArray answer;
-        httpwire::appendStatusLine(answer, error.status);
-        answer += "Content-Type: application/json\r\n";
-        answer += "x-switchyard-request-id: " + telemetry::newRequestId() + "\r\n";
-        answer += "x-switchyard-trace-id: " + telemetry::newTraceId() + "\r\n";
-        if (!error.retryAfter.isEmpty())
-            answer += "Retry-After: " + error.retryAfter + "\r\n";
-        answer += "x-switchyard-provider: none\r\nConnection: close\r\nContent-Length: " +
-                  QByteArray::number(body.size()) + "\r\n\r\n" + body;
-        m_socket->write(answer);
-        // Once the answer is out, only the sending side closes: the client reads the answer
-        // and the end of the stream, and whatever it still sends is read and dropped until it
-        // closes too (then Qt closes the socket) or the linger time is over.
-        connect(m_socket, &QIODevice::bytesWritten, this, [this] {
-            if (m_socket->bytesToWrite() > 0 || m_sendingSideClosed)
-                return;
-            m_sendingSideClosed = true;
-            if (::shutdown(int(m_socket->socketDescriptor()), SHUT_WR) != 0)
-                m_socket->abort(); // the client is already gone
-        });
+        // What the client still sends is dropped (refuse() made it so) until it closes too
+        // (then Qt closes the socket) or the linger time is over.
+        sendClosingAnswer(m_socket, error, m_refusalInAnthropicShape);
         enterPhase(Phase::Closing, kLingerAfterAnswer);
     }
 
@@ -511,7 +446,6 @@ private:
     ConnectionLimits m_limits;
     std::shared_ptr<ConnectionLedger> m_ledger;
     QHostAddress m_address;
-    bool m_admitted = true;
     timing::Deadline m_deadline;
     Phase m_phase = Phase::Headers;
     bool m_phaseChangedWhileReading = false;
@@ -525,7 +459,6 @@ private:
     // Waiting for earlier answers to leave; held apart, as nearly no connection has one.
     std::unique_ptr<protocol::ApiError> m_refusal;
     bool m_refusalInAnthropicShape = false; // the refused request was on /v1/messages
-    bool m_sendingSideClosed = false;
     qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;         // a header block split across reads
     IncomingRequest m_current;        // the request being read
@@ -550,21 +483,42 @@ void ConnectionLedger::closed(const QHostAddress &address)
     const auto found = openByAddress.find(address);
     if (found != openByAddress.end() && --found.value() <= 0)
         openByAddress.erase(found); // the table holds only addresses with connections open
+    if (connectionEnded)
+        connectionEnded();
+}
+
+void ConnectionLedger::refusalStarted()
+{
+    ++counts.refusalsDraining;
+}
+
+void ConnectionLedger::refusalEnded()
+{
+    --counts.refusalsDraining;
+    if (connectionEnded)
+        connectionEnded();
 }
 
 GatewayListener::GatewayListener(const config::ConfigStore &store,
                                  timing::DeadlineScheduler &scheduler, QObject *parent)
     : QTcpServer(parent), m_store(store), m_scheduler(scheduler),
       m_resumeAccepting(scheduler, [this] {
-          if (isListening())
-              resumeAccepting();
+          if (!m_waitingForRoom)
+              acceptAgain();
       })
 {
+    m_ledger->connectionEnded = [this] { onConnectionEnded(); };
     connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
     useTls(store.config().tls);
     connect(
         &store, &config::ConfigStore::replaced, this,
         [this](const std::shared_ptr<const config::Config> &snapshot) { useTls(snapshot->tls); });
+}
+
+GatewayListener::~GatewayListener()
+{
+    // The connections, deleted with their sockets after this, find no listener to call.
+    m_ledger->connectionEnded = nullptr;
 }
 
 std::variant<QSslConfiguration, QString>
@@ -653,6 +607,43 @@ void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
 
 void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
+    accept(socketDescriptor);
+    // Checked after every connection, admitted ones too: after a wait, accepting resumes when
+    // any connection ends, and the one that comes in then takes its place.
+    if (m_ledger->counts.refusalsDraining >= m_store.config().server.maxRefusalsDraining)
+        waitForRoom();
+}
+
+void GatewayListener::waitForRoom()
+{
+    // pauseAccepting() alone would let Qt's loop go on accepting what the backlog holds now.
+    setMaxPendingConnections(0);
+    pauseAccepting();
+    m_waitingForRoom = true;
+    ++m_ledger->counts.acceptPauses;
+    qCDebug(lcListener).noquote()
+        << m_ledger->counts.refusalsDraining
+        << "refused connections are draining (`limits.max_refusals_draining`): new connections "
+           "wait in the listen backlog until one ends";
+}
+
+void GatewayListener::onConnectionEnded()
+{
+    if (std::exchange(m_waitingForRoom, false))
+        acceptAgain();
+}
+
+void GatewayListener::acceptAgain()
+{
+    // After an accept() error, its own wait decides.
+    if (!isListening() || m_resumeAccepting.armed())
+        return;
+    setMaxPendingConnections(m_acceptLoopLimit);
+    resumeAccepting();
+}
+
+void GatewayListener::accept(qintptr socketDescriptor)
+{
     QSslSocket *secure = m_tls ? new QSslSocket(this) : nullptr;
     QTcpSocket *socket = secure ? secure : new QTcpSocket(this);
     if (!socket->setSocketDescriptor(socketDescriptor)) {
@@ -692,14 +683,9 @@ void GatewayListener::incomingConnection(qintptr socketDescriptor)
     }
     if (refusal) {
         connect(socket, &QAbstractSocket::disconnected, socket, &QObject::deleteLater);
-        if (m_ledger->refusalsClosing >= kMostRefusalsClosing) {
-            socket->abort();
-            socket->deleteLater();
-            return;
-        }
         qCDebug(lcListener).noquote()
             << "refused a connection from" << peer.toString() << "(" << refusal->message << ")";
-        new ClientConnection(socket, *refusal, m_ledger, m_scheduler);
+        new RefusedConnection(socket, *refusal, m_ledger, m_scheduler);
         return;
     }
     // Streamed tokens are small writes that must leave at once: Nagle's algorithm would hold

@@ -28,10 +28,14 @@ struct ConnectionLedger {
     RequestHandler handleRequest;
     telemetry::ConnectionCounts counts;
     QHash<QHostAddress, int> openByAddress; // only addresses with a connection open
-    int refusalsClosing = 0;                // refused connections still saying why
+    // Called when a connection, admitted or refused, has ended: one waiting in the listen
+    // backlog may come in. Unset once the listener is gone.
+    std::function<void()> connectionEnded;
 
     void opened(const QHostAddress &address);
     void closed(const QHostAddress &address);
+    void refusalStarted();
+    void refusalEnded();
 };
 
 // The listening socket and the HTTP/1.1 reading of every client connection. Qt 6.4's HTTP
@@ -40,7 +44,9 @@ struct ConnectionLedger {
 // no timeouts, buffers a whole body before any handler runs and ignores
 // `Expect: 100-continue`. This listener:
 // - refuses a connection over `limits.max_connections` or `limits.max_connections_per_address`
-//   with 503 before reading it;
+//   with 503 once it has drained the request being sent (http/refused_connection); when
+//   `limits.max_refusals_draining` refusals are draining, it stops accepting, and further
+//   connections wait in the kernel's listen backlog (never reset) until one ends;
 // - reads each request whole (request/head parsing in http/request_head) and hands it to the
 //   RequestHandler: a malformed head gets 400, a declared Content-Length over the limit gets
 //   413 before the body is read, oversized headers get 431, "100 Continue" is answered (in its
@@ -59,6 +65,7 @@ public:
     // Limits and timeouts are the store's current ones, read for each new connection.
     GatewayListener(const config::ConfigStore &store, timing::DeadlineScheduler &scheduler,
                     QObject *parent = nullptr);
+    ~GatewayListener() override;
 
     const telemetry::ConnectionCounts &counts() const { return m_ledger->counts; }
     // Whether new connections are offered TLS.
@@ -82,7 +89,11 @@ protected:
     void incomingConnection(qintptr socketDescriptor) override;
 
 private:
+    void accept(qintptr socketDescriptor);
     void onAcceptError(QAbstractSocket::SocketError error);
+    void waitForRoom();
+    void onConnectionEnded();
+    void acceptAgain();
     void useTls(const config::TlsConfig &tls);
 
     const config::ConfigStore &m_store;
@@ -91,6 +102,11 @@ private:
     // Qt stops accepting for good after an accept() error that is not temporary, such as
     // running out of file descriptors; this resumes it once descriptors may have been freed.
     timing::Deadline m_resumeAccepting;
+    // Accepting waits for a connection to end: `limits.max_refusals_draining` were draining.
+    bool m_waitingForRoom = false;
+    // Qt's accept loop stops only when its list of pending connections, which this listener
+    // never fills, reaches maxPendingConnections(); what it was before a wait made it 0.
+    const int m_acceptLoopLimit = maxPendingConnections();
     config::TlsConfig m_tlsFiles;           // what m_tls was read from
     std::optional<QSslConfiguration> m_tls; // unset: plain HTTP
 };

@@ -178,11 +178,15 @@ QJsonObject GatewayServer::connectionsJson() const
                      {QStringLiteral("body"), qint64(counts.bodyTimeouts)}}},
         {QStringLiteral("idle_closed"), qint64(counts.idleClosed)},
         {QStringLiteral("accept_errors"), qint64(counts.acceptErrors)},
+        {QStringLiteral("refusals_draining"), counts.refusalsDraining},
+        {QStringLiteral("refusals_cut_off"), qint64(counts.refusalsCutOff)},
+        {QStringLiteral("accept_pauses"), qint64(counts.acceptPauses)},
         // The limits new connections get, so a reader sees how near the counts are to them.
         {QStringLiteral("limits"),
          QJsonObject{
              {QStringLiteral("max_connections"), limits.maxConnections},
              {QStringLiteral("max_connections_per_address"), limits.maxConnectionsPerAddress},
+             {QStringLiteral("max_refusals_draining"), limits.maxRefusalsDraining},
              {QStringLiteral("header_timeout_ms"), qint64(limits.headerTimeout.count())},
              {QStringLiteral("body_timeout_ms"), qint64(limits.bodyTimeout.count())},
              {QStringLiteral("keep_alive_idle_ms"), qint64(limits.keepAliveIdle.count())}}},

@@ -110,6 +110,19 @@ bool readTarget(QByteArrayView target, IncomingRequest &request)
 
 } // namespace
 
+HeaderEnd findHeaderEnd(QByteArrayView bytes)
+{
+    for (qsizetype newline = bytes.indexOf('\n'); newline >= 0;
+         newline = bytes.indexOf('\n', newline + 1)) {
+        const QByteArrayView rest = bytes.sliced(newline + 1);
+        if (rest.startsWith('\n'))
+            return {newline, newline + 2};
+        if (rest.startsWith("\r\n"))
+            return {newline, newline + 3};
+    }
+    return {};
+}
+
 std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView block)
 {
     RequestHead head;

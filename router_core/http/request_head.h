@@ -37,6 +37,17 @@ struct RequestHead {
     bool expectsContinue = false;
 };
 
+// Where a header block ends in bytes read from a connection: the block is bytes
+// [0, blockBytes) and the request's body starts at `consumedBytes`. The parser below also
+// accepts bare LF line ends, so a reader that looked only for CR LF CR LF could be walked
+// around.
+struct HeaderEnd {
+    qsizetype blockBytes = -1;
+    qsizetype consumedBytes = 0;
+    bool found() const { return blockBytes >= 0; }
+};
+HeaderEnd findHeaderEnd(QByteArrayView bytes);
+
 // Parses a header block (request line and header lines, CR LF or bare LF line ends, without the
 // blank line). A head that cannot be framed or read safely is refused, so that a proxy in front
 // and this parser never disagree on where a request ends: a malformed request line, target or

@@ -411,10 +411,23 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
                   connections.bodyTimeouts);
     writer.sample("switchyard_client_connections_closed_total", R"(reason="keep_alive_idle")",
                   connections.idleClosed);
+    writer.sample("switchyard_client_connections_closed_total", R"(reason="refusal_linger")",
+                  connections.refusalsCutOff);
     writer.family("switchyard_client_accept_errors_total",
                   "Times accepting a client connection failed, e.g. out of file descriptors.",
                   "counter");
     writer.sample("switchyard_client_accept_errors_total", {}, connections.acceptErrors);
+    writer.family("switchyard_client_refusals_draining",
+                  "Client connections refused with 503 that are still being drained, answered "
+                  "or closed.",
+                  "gauge");
+    writer.sample("switchyard_client_refusals_draining", {},
+                  quint64(std::max(0, connections.refusalsDraining)));
+    writer.family("switchyard_client_accept_pauses_total",
+                  "Times accepting paused because limits.max_refusals_draining refused "
+                  "connections were draining; new connections waited in the listen backlog.",
+                  "counter");
+    writer.sample("switchyard_client_accept_pauses_total", {}, connections.acceptPauses);
 
     // The OpenTelemetry export: a collector that is down or slow shows here before anyone misses
     // its spans. Every span of a sampled request is in exactly one outcome, or still queued.

@@ -16,6 +16,12 @@ struct ConnectionCounts {
     quint64 bodyTimeouts = 0;       // no complete body within `limits.body_timeout`
     quint64 idleClosed = 0;         // kept alive with nothing to do for `limits.keep_alive_idle`
     quint64 acceptErrors = 0;       // accept() failed, e.g. out of file descriptors
+    // Refused connections being drained, answered or closed now: at most
+    // `limits.max_refusals_draining`, beyond it only by connections let in as admitted ones
+    // closed while accepting waited.
+    int refusalsDraining = 0;
+    quint64 acceptPauses = 0;   // accepting waited: `limits.max_refusals_draining` were draining
+    quint64 refusalsCutOff = 0; // refused, and the client still connected 2 s after accept
 
     quint64 refused() const { return refusedOverTotal + refusedOverAddress; }
     quint64 timedOut() const { return headerTimeouts + bodyTimeouts; }

@@ -332,6 +332,13 @@ void TestConfigLoader::reportsEveryError_data()
         << QByteArray(oneSimulatedProvider) + "limits:\n  max_connections_per_address: -1\n"_ba
         << QStringList{u"test.yaml:6:32: `max_connections_per_address` must be at least 0, got "
                        u"\"-1\""_s};
+    QTest::newRow("no refusal may drain")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_refusals_draining: 0\n"_ba
+        << QStringList{u"test.yaml:6:26: `max_refusals_draining` must be at least 1, got \"0\""_s};
+    QTest::newRow("refusals draining not a number")
+        << QByteArray(oneSimulatedProvider) + "limits:\n  max_refusals_draining: lots\n"_ba
+        << QStringList{
+               u"test.yaml:6:26: `max_refusals_draining` must be an integer, got \"lots\""_s};
     QTest::newRow("unknown limit, close spelling")
         << QByteArray(oneSimulatedProvider) + "limits:\n  keepalive_idle: 10s\n"_ba
         << QStringList{
@@ -506,6 +513,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
              "  keep_alive_idle: 2m\n"
              "  max_connections: 300\n"
              "  max_connections_per_address: 0\n"
+             "  max_refusals_draining: 64\n"
              "trace: {capacity: 500, max_bytes: 8MiB, chunk_events: 32,\n"
              "        keep_bodies: true, body_max_bytes: 4KiB}\n"
              "timeouts: {connect: 250ms, first_token: 2m, idle: 1500, total: 1.5s}\n"
@@ -543,6 +551,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(config.server.keepAliveIdle, 2min);
     QCOMPARE(config.server.maxConnections, 300);
     QCOMPARE(config.server.maxConnectionsPerAddress, 0);
+    QCOMPARE(config.server.maxRefusalsDraining, 64);
     QCOMPARE(config.trace.capacity, 500);
     QCOMPARE(config.trace.maxBytes, qint64(8) * 1024 * 1024);
     QCOMPARE(config.trace.chunkEvents, 32);
@@ -571,7 +580,7 @@ void TestConfigLoader::loadsEveryValueOfAFullFile()
     QCOMPARE(cloud.capacity, 16);
     QCOMPARE(cloud.latencyObjective, 2s);
     QCOMPARE(cloud.where.file, u"test.yaml"_s);
-    QCOMPARE(cloud.where.line, 15);
+    QCOMPARE(cloud.where.line, 16);
     QCOMPARE(cloud.where.column, 5);
 
     const ProviderConfig &simulated = config.providers.at(1);
@@ -607,6 +616,7 @@ void TestConfigLoader::appliesDefaultsForAbsentKeys()
     QCOMPARE(config.server.keepAliveIdle, 75s);
     QCOMPARE(config.server.maxConnections, 10000);
     QCOMPARE(config.server.maxConnectionsPerAddress, 1024);
+    QCOMPARE(config.server.maxRefusalsDraining, 1024);
     QCOMPARE(config.trace.capacity, 2000);
     QCOMPARE(config.trace.chunkEvents, 256);
     QVERIFY(!config.trace.keepBodies);
