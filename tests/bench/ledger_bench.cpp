@@ -11,6 +11,7 @@
 #include "config/config_store.h"
 #include "storage/state_database.h"
 #include "telemetry/trace.h"
+#include "thread_cpu.h"
 #include "usage/budget_tracker.h"
 #include "usage/pricing.h"
 #include "usage/usage_ledger.h"
@@ -33,13 +34,6 @@ using namespace switchyard;
 namespace {
 
 constexpr int kRuns = 7;
-
-double threadCpuNanoseconds()
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return double(now.tv_sec) * 1e9 + double(now.tv_nsec);
-}
 
 // The CPU time of this process's thread named `name`, in nanoseconds (the scheduler's own
 // count, /proc/self/task/TID/schedstat); -1 when there is no such thread.

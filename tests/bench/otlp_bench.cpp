@@ -9,6 +9,7 @@
 
 #include "otlp/span_encoding.h"
 #include "otlp/span_exporter.h"
+#include "thread_cpu.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -24,13 +25,6 @@ using namespace switchyard;
 namespace {
 
 constexpr int kRuns = 7;
-
-double threadCpuNanoseconds()
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return double(now.tv_sec) * 1e9 + double(now.tv_nsec);
-}
 
 class AcceptingPoster final : public otlp::SpanPoster {
 public:

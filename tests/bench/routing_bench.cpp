@@ -12,6 +12,7 @@
 #include "routing/request_context.h"
 #include "routing/router.h"
 #include "telemetry/request_log.h"
+#include "thread_cpu.h"
 
 #include <QCoreApplication>
 #include <QLoggingCategory>
@@ -84,15 +85,6 @@ QByteArray benchConfig()
         yaml += QByteArray(i ? ", " : "") + "endpoint-" + QByteArray::number(i);
     yaml += "]}\n  - name: default\n    priority: 0\n    to: {tier: auto}\n";
     return yaml;
-}
-
-// CPU time of this thread: on a machine shared with other work, wall time would also count the
-// time the thread waited for a core.
-double threadCpuNanoseconds()
-{
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return double(now.tv_sec) * 1e9 + double(now.tv_nsec);
 }
 
 struct Scenario {
