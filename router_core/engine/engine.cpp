@@ -647,6 +647,7 @@ QByteArray Engine::metricsText() const
 {
     metrics::ScrapeState state;
     state.inFlight = m_server->inFlight();
+    state.waitingToStart = m_server->waitingToStart();
     state.connections = m_server->connectionCounts();
     state.providers = m_health->snapshot();
     state.spanExport = spanExportCounts();

@@ -31,6 +31,15 @@ using std::chrono::milliseconds;
 constexpr milliseconds kLingerAfterAnswer{2000};
 // After an accept() error such as running out of descriptors, the wait before accepting again.
 constexpr milliseconds kAcceptRetryDelay{1000};
+// Connections accepted in one turn of the engine loop, and the part of the turn after which no
+// more are (the first of a turn always is). Qt's accept loop takes what the listen backlog holds
+// in one go, again and again while a burst keeps coming, at tens of microseconds each (socket,
+// notifier, connection): a burst of 9,900 held the loop for up to 1.9 s. Accepting stays cheap
+// next to starting a request, and a connection left in the backlog is worse off than one
+// accepted: when the backlog overflows, the kernel drops handshakes (the client retries a second
+// later, then three) or resets them. So a turn accepts for a few milliseconds, as many as come.
+constexpr int kAcceptsPerTurn = 1024;
+constexpr std::chrono::milliseconds kAcceptTimePerTurn{5};
 
 QString describeDuration(milliseconds duration)
 {
@@ -502,10 +511,12 @@ void ConnectionLedger::refusalEnded()
 GatewayListener::GatewayListener(const config::ConfigStore &store,
                                  timing::DeadlineScheduler &scheduler, QObject *parent)
     : QTcpServer(parent), m_store(store), m_scheduler(scheduler),
-      m_resumeAccepting(scheduler, [this] {
-          if (!m_waitingForRoom)
-              acceptAgain();
-      })
+      m_resumeAccepting(scheduler,
+                        [this] {
+                            if (!m_waitingForRoom)
+                                acceptAgain();
+                        }),
+      m_acceptsThisTurn(m_turn, kAcceptsPerTurn, kAcceptTimePerTurn)
 {
     m_ledger->connectionEnded = [this] { onConnectionEnded(); };
     connect(this, &QTcpServer::acceptError, this, &GatewayListener::onAcceptError);
@@ -607,11 +618,32 @@ void GatewayListener::onAcceptError(QAbstractSocket::SocketError)
 
 void GatewayListener::incomingConnection(qintptr socketDescriptor)
 {
+    m_acceptsThisTurn.take(); // never refused: accepting stops below once the turn's share is in
     accept(socketDescriptor);
     // Checked after every connection, admitted ones too: after a wait, accepting resumes when
     // any connection ends, and the one that comes in then takes its place.
     if (m_ledger->counts.refusalsDraining >= m_store.config().server.maxRefusalsDraining)
         waitForRoom();
+    else if (m_acceptsThisTurn.spent())
+        waitForNextTurn();
+}
+
+void GatewayListener::waitForNextTurn()
+{
+    // As waitForRoom(): Qt's accept loop stops only at maxPendingConnections().
+    setMaxPendingConnections(0);
+    pauseAccepting();
+    if (std::exchange(m_waitingForTurn, true))
+        return;
+    // Posted events are the first thing of the next turn.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_waitingForTurn = false;
+            if (!m_waitingForRoom)
+                acceptAgain();
+        },
+        Qt::QueuedConnection);
 }
 
 void GatewayListener::waitForRoom()

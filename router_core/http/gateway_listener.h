@@ -4,6 +4,7 @@
 #include "http/request_head.h"
 #include "telemetry/connection_counts.h"
 #include "timing/deadline_scheduler.h"
+#include "timing/loop_turn.h"
 
 #include <QHash>
 #include <QHostAddress>
@@ -47,6 +48,9 @@ struct ConnectionLedger {
 //   with 503 once it has drained the request being sent (http/refused_connection); when
 //   `limits.max_refusals_draining` refusals are draining, it stops accepting, and further
 //   connections wait in the kernel's listen backlog (never reset) until one ends;
+// - accepts at most kAcceptsPerTurn connections in one turn of the engine loop (timing/loop_turn):
+//   a burst of thousands waits in the kernel's listen backlog and comes in over the next turns,
+//   while the streams already open and the loop's timers go on;
 // - reads each request whole (request/head parsing in http/request_head) and hands it to the
 //   RequestHandler: a malformed head gets 400, a declared Content-Length over the limit gets
 //   413 before the body is read, oversized headers get 431, "100 Continue" is answered (in its
@@ -92,6 +96,7 @@ private:
     void accept(qintptr socketDescriptor);
     void onAcceptError(QAbstractSocket::SocketError error);
     void waitForRoom();
+    void waitForNextTurn();
     void onConnectionEnded();
     void acceptAgain();
     void useTls(const config::TlsConfig &tls);
@@ -104,6 +109,10 @@ private:
     timing::Deadline m_resumeAccepting;
     // Accepting waits for a connection to end: `limits.max_refusals_draining` were draining.
     bool m_waitingForRoom = false;
+    // Accepting waits for the next turn of the loop: this one accepted its share.
+    bool m_waitingForTurn = false;
+    timing::LoopTurn m_turn;
+    timing::TurnBudget m_acceptsThisTurn;
     // Qt's accept loop stops only when its list of pending connections, which this listener
     // never fills, reaches maxPendingConnections(); what it was before a wait made it 0.
     const int m_acceptLoopLimit = maxPendingConnections();

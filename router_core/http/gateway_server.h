@@ -21,6 +21,7 @@
 #include "timing/clock.h"
 #include "timing/deadline_scheduler.h"
 #include "timing/loop_health.h"
+#include "timing/loop_turn.h"
 
 #include <QHash>
 #include <QHostAddress>
@@ -29,6 +30,7 @@
 #include <QPointer>
 #include <QRandomGenerator>
 #include <array>
+#include <deque>
 #include <functional>
 #include <memory>
 
@@ -116,8 +118,11 @@ public:
     void beginDraining();
     // Stops accepting: listening sockets close and requests on open connections get 503.
     void stopAccepting();
-    // Live requests only: shadow calls are not the gate's (execution::ShadowTraffic).
-    int inFlight() const { return int(m_executions.size()); }
+    // Live requests only, those waiting to start included: shadow calls are not the gate's
+    // (execution::ShadowTraffic).
+    int inFlight() const { return int(m_executions.size() + m_waitingToStart.size()); }
+    // Requests read whole that wait for a turn of the engine loop to start them.
+    int waitingToStart() const { return int(m_waitingToStart.size()); }
     // Shadow calls by route since start (docs/routing.md, "Shadow traffic").
     const QHash<QString, execution::ShadowCounts> &shadowCounts() const
     {
@@ -158,6 +163,21 @@ private:
     // and executed: each stage below is one call of it.
     void handleOperation(IncomingRequest request, ResponseWriter writer,
                          telemetry::TraceBuilder trace, protocol::Operation operation);
+    // The engine starts at most kStartsPerTurn requests, for at most kStartTimePerTurn, in one
+    // turn of its loop; one read beyond them waits here, in arrival order, and a later turn
+    // starts it (startWaiting). Refused 503 when `admission.max_in_flight` requests are held
+    // already, or when it waited kLongestStartWait.
+    struct WaitingStart {
+        IncomingRequest request;
+        ResponseWriter writer;
+        telemetry::TraceBuilder trace;
+        protocol::Operation operation;
+        timing::Clock::TimePoint since;
+    };
+    void waitToStart(WaitingStart waiting);
+    void startWaiting();
+    void startOperation(IncomingRequest request, ResponseWriter writer,
+                        telemetry::TraceBuilder trace, protocol::Operation operation);
     static void describeEndpoint(telemetry::Trace &record, const QString &path,
                                  protocol::Operation operation);
     static void startTrace(telemetry::TraceBuilder &trace, const IncomingRequest &request,
@@ -252,6 +272,10 @@ private:
     QPointer<GatewayListener> m_listener;
     qint64 m_startedAtSecs;
     QHash<execution::RequestExecution *, bool> m_executions;
+    timing::LoopTurn m_loopTurn;
+    timing::TurnBudget m_startsThisTurn;
+    std::deque<WaitingStart> m_waitingToStart;
+    bool m_startWaitingPosted = false;
     std::unique_ptr<execution::ShadowTraffic> m_shadows;
     bool m_accepting = true;
     bool m_draining = false;

@@ -357,6 +357,12 @@ QByteArray GatewayMetrics::render(const ScrapeState &state) const
 
     writer.family("switchyard_requests_in_flight", "Client requests being served now.", "gauge");
     writer.sample("switchyard_requests_in_flight", {}, quint64(std::max(0, state.inFlight)));
+    writer.family("switchyard_requests_waiting_to_start",
+                  "Client requests read whole that wait for a turn of the engine loop to start "
+                  "them; counted in switchyard_requests_in_flight too.",
+                  "gauge");
+    writer.sample("switchyard_requests_waiting_to_start", {},
+                  quint64(std::max(0, state.waitingToStart)));
 
     m_answers.render(writer);
     m_admissionRefusals.render(writer);

@@ -72,6 +72,7 @@ struct ResponseCacheScrape {
 
 struct ScrapeState {
     int inFlight = 0;
+    int waitingToStart = 0; // of inFlight
     telemetry::ConnectionCounts connections;
     QList<ProviderHealth> providers;
     telemetry::SpanExportCounts spanExport; // rendered only when trace.otlp is configured

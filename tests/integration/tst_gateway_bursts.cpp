@@ -1,0 +1,209 @@
+// A burst of requests arriving at once: the engine starts a bounded share of them in each turn
+// of its loop, and the rest wait their turn and are answered, none lost; beyond
+// `admission.max_in_flight` (requests running and waiting together) a request is refused with a
+// clean 503 `gateway_overloaded`; a client that leaves while its request waits is recorded as
+// gone and its request never reaches a provider.
+
+#include "fake_upstream.h"
+#include "gateway_harness.h"
+#include "test_client.h"
+
+#include <QLoggingCategory>
+#include <QRegularExpression>
+#include <QTest>
+#include <QTimer>
+#include <memory>
+#include <vector>
+
+using namespace switchyard;
+using namespace switchyard::testing;
+
+namespace {
+
+constexpr int kWaitMs = 60000;
+// The gateway's requests started per turn of its loop (http/gateway_server.cpp).
+constexpr int kStartsPerTurn = 32;
+
+// Every finished request's status, and what the trace says about waiting to start.
+class TraceCollector final : public telemetry::TraceSink {
+public:
+    void traceFinished(const telemetry::Trace &trace) override
+    {
+        statuses.push_back(trace.status);
+        for (const telemetry::Span &span : trace.spans) {
+            if (span.name == QLatin1String("waited to start"))
+                ++waitedToStart;
+            if (span.name == QLatin1String("completion") &&
+                span.detail.startsWith(QLatin1String("client_disconnected after waiting")))
+                ++goneWhileWaiting;
+        }
+    }
+    std::vector<int> statuses;
+    int waitedToStart = 0;
+    int goneWhileWaiting = 0;
+};
+
+// The gauge of requests waiting to start, as /metrics gives it.
+int waitingToStart(Engine &engine)
+{
+    static const QRegularExpression gauge(
+        QStringLiteral("^switchyard_requests_waiting_to_start (\\d+)$"),
+        QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch match = gauge.match(QString::fromUtf8(engine.metricsText()));
+    return match.hasMatch() ? match.captured(1).toInt() : -1;
+}
+
+std::vector<std::unique_ptr<TestClient>> burst(quint16 port, int clients, bool stream)
+{
+    std::vector<std::unique_ptr<TestClient>> sent;
+    for (int i = 0; i < clients; ++i) {
+        sent.push_back(std::make_unique<TestClient>(port));
+        sent.back()->post("/v1/chat/completions",
+                          chatBody("test-model", stream, "request " + QByteArray::number(i)));
+    }
+    return sent;
+}
+
+} // namespace
+
+class GatewayBurstsTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void cleanup();
+    void aBurstIsAnsweredWholeSomeOfItAfterWaitingToStart_data();
+    void aBurstIsAnsweredWholeSomeOfItAfterWaitingToStart();
+    void beyondMaxInFlightWaitingRequestsAreRefusedCleanly();
+    void aClientGoneWhileWaitingIsNeverStarted();
+
+private:
+    void start(int maxInFlight = 4096, int answerDelayMs = 0);
+
+    std::unique_ptr<FakeUpstream> m_fake;
+    std::unique_ptr<Engine> m_engine;
+    TraceCollector m_traces;
+};
+
+void GatewayBurstsTest::initTestCase()
+{
+    QLoggingCategory::setFilterRules(QStringLiteral("switchyard.*.debug=false\n"
+                                                    "switchyard.*.info=false"));
+}
+
+void GatewayBurstsTest::cleanup()
+{
+    if (m_engine)
+        m_engine->recorder().removeSink(&m_traces);
+    m_engine.reset();
+    m_fake.reset();
+    m_traces = TraceCollector();
+}
+
+void GatewayBurstsTest::start(int maxInFlight, int answerDelayMs)
+{
+    m_fake = std::make_unique<FakeUpstream>();
+    m_fake->answerDelayMs = answerDelayMs;
+    config::Config config = gatewayConfig(
+        {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})});
+    config.server.maxConnectionsPerAddress = 0; // every client of the burst is 127.0.0.1
+    config.resilience.admission.maxInFlight = maxInFlight;
+    m_engine = startEngine(config);
+    QVERIFY(m_engine);
+    m_engine->recorder().addSink(&m_traces);
+}
+
+void GatewayBurstsTest::aBurstIsAnsweredWholeSomeOfItAfterWaitingToStart_data()
+{
+    QTest::addColumn<bool>("stream");
+    QTest::newRow("whole answers") << false;
+    QTest::newRow("streams") << true;
+}
+
+void GatewayBurstsTest::aBurstIsAnsweredWholeSomeOfItAfterWaitingToStart()
+{
+    QFETCH(bool, stream);
+    // Well over what one turn starts, within the test's open-file limit (two descriptors a
+    // client here, two in the gateway, one at the fake).
+    constexpr int kClients = 180;
+    start();
+    const auto clients = burst(m_engine->port(), kClients, stream);
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(clients.begin(), clients.end(),
+                                         [](const auto &client) { return client->finished(); }),
+                             kWaitMs);
+    for (const auto &client : clients)
+        QCOMPARE(client->status(), 200);
+    QTRY_COMPARE(int(m_traces.statuses.size()), kClients);
+    // The burst was more than one turn takes on: some of it waited, and says so in its trace.
+    QVERIFY2(m_traces.waitedToStart > 0, "no request waited to start");
+    QCOMPARE(waitingToStart(*m_engine), 0);
+    QCOMPARE(m_engine->inFlight(), 0);
+}
+
+void GatewayBurstsTest::beyondMaxInFlightWaitingRequestsAreRefusedCleanly()
+{
+    constexpr int kMaxInFlight = 40;
+    constexpr int kClients = 200;
+    start(kMaxInFlight, 300); // answers slow enough that the first ones are still running
+    const auto clients = burst(m_engine->port(), kClients, false);
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(clients.begin(), clients.end(),
+                                         [](const auto &client) { return client->finished(); }),
+                             kWaitMs);
+    int answered = 0;
+    int refused = 0;
+    for (const auto &client : clients) {
+        if (client->status() == 200) {
+            ++answered;
+            continue;
+        }
+        QCOMPARE(client->status(), 503);
+        QCOMPARE(client->header("retry-after"), QByteArray("1"));
+        const QJsonObject error = errorOf(client->body());
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("gateway_overloaded"));
+        QVERIFY2(error.value(QStringLiteral("message"))
+                     .toString()
+                     .contains(QLatin1String("`admission.max_in_flight`")),
+                 qPrintable(error.value(QStringLiteral("message")).toString()));
+        ++refused;
+    }
+    QCOMPARE(answered + refused, kClients);
+    QVERIFY2(answered >= kMaxInFlight, qPrintable(QString::number(answered)));
+    QVERIFY(refused > 0);
+    QCOMPARE(int(m_fake->requests().size()), answered);
+    QCOMPARE(waitingToStart(*m_engine), 0);
+}
+
+void GatewayBurstsTest::aClientGoneWhileWaitingIsNeverStarted()
+{
+    constexpr int kClients = 180;
+    start(4096, 1000);
+    auto clients = burst(m_engine->port(), kClients, false);
+    // Once more of the burst waits to start than the next turn starts, every client leaves:
+    // looked at in every turn of the loop (a zero timer), as the queue drains within a few.
+    bool left = false;
+    QTimer everyTurn;
+    connect(&everyTurn, &QTimer::timeout, this, [&] {
+        if (left || waitingToStart(*m_engine) < 2 * kStartsPerTurn)
+            return;
+        left = true;
+        for (auto &client : clients)
+            client->disconnectNow();
+    });
+    everyTurn.start(0);
+    QTRY_VERIFY_WITH_TIMEOUT(left, kWaitMs);
+    everyTurn.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(int(m_traces.statuses.size()), kClients, kWaitMs);
+    QVERIFY2(m_traces.goneWhileWaiting > 0, "no request was recorded as gone while it waited");
+    for (int status : m_traces.statuses) // 200 only for one answered before its client left
+        QVERIFY2(status == 499 || status == 200, qPrintable(QString::number(status)));
+    // Those gone while they waited never reached the provider.
+    QVERIFY2(int(m_fake->requests().size()) <= kClients - m_traces.goneWhileWaiting,
+             qPrintable(QStringLiteral("%1 requests reached the provider, %2 left while waiting")
+                            .arg(int(m_fake->requests().size()))
+                            .arg(m_traces.goneWhileWaiting)));
+    QCOMPARE(waitingToStart(*m_engine), 0);
+}
+
+QTEST_GUILESS_MAIN(GatewayBurstsTest)
+#include "tst_gateway_bursts.moc"
