@@ -16,7 +16,8 @@
 # upstream pacing 20 events 10 ms apart, directly and through Switchyard, R streams in a row,
 # each on a new connection and then on one kept-alive connection),
 # BENCH_CONTEXT_BYTES (0: an earlier turn of that many bytes in every request of the sweep, as an
-# agent's request carries its conversation).
+# agent's request carries its conversation), BENCH_RUNS (1: how many times each step runs through
+# Switchyard, a fresh one each time; the direct run is once per step).
 set -euo pipefail
 
 # shellcheck source=scripts/bench-common.sh
@@ -29,6 +30,7 @@ timeout_s="${BENCH_TIMEOUT_S:-120}"
 upstream_threads="${BENCH_UPSTREAM_THREADS:-1}"
 ttft_rounds="${BENCH_TTFT_ROUNDS:-200}"
 context_bytes="${BENCH_CONTEXT_BYTES:-0}"
+runs="${BENCH_RUNS:-1}"
 
 bench_build if-new switchyard fast_upstream streams_bench
 
@@ -89,60 +91,92 @@ wait_for_ports() { # streams
 
 results="$work/results.txt"
 : >"$results"
+# The caller waits for ports first (wait_for_ports): before it starts a Switchyard, so that the
+# wait does not fill the loop-lag histogram with idle samples.
 run_driver() { # target-port pid label streams
-    wait_for_ports "$4"
     timeout $(( timeout_s + 30 )) "$build/tests/bench/streams_bench" --target "127.0.0.1:$1" \
         --pid "$2" --label "$3" --streams "$4" --timeout-s "$timeout_s" \
         --context-bytes "$context_bytes" | tee -a "$results" >&2
 }
 
+# The engine loop's lateness over the run, from the fresh Switchyard's own histogram
+# (`switchyard_engine_loop_lag_seconds`, a sample every 100 ms), added to the run's result line:
+# the bucket bound that holds 99 % of the samples, and how many samples were later than 0.1 s.
+append_loop_lag() { # switchyard-port
+    local lag
+    lag="$(curl -s "http://127.0.0.1:$1/metrics" | awk '
+        /^switchyard_engine_loop_lag_seconds_bucket/ {
+            match($0, /le="[^"]*"/); bound = substr($0, RSTART + 4, RLENGTH - 5)
+            bounds[++n] = bound; counts[n] = $NF
+            if (bound == "0.1") within = $NF
+        }
+        /^switchyard_engine_loop_lag_seconds_count/ { total = $NF }
+        END {
+            p99 = "-"
+            for (i = 1; i <= n; ++i) if (counts[i] >= 0.99 * total) { p99 = bounds[i]; break }
+            printf "loop_lag_p99_le_s=%s loop_lag_samples=%d loop_lag_over_100ms=%d",
+                p99, total, total - within
+        }')"
+    sed -i "\$ s/\$/ $lag/" "$results"
+    echo "bench-streams: engine loop lag: $lag" >&2
+}
+
 IFS=',' read -r -a step_list <<<"$steps"
 IFS=',' read -r -a dispatcher_list <<<"$dispatchers"
 for streams in "${step_list[@]}"; do
+    wait_for_ports "$streams"
     run_driver "$upstream_port" "$upstream_pid" direct "$streams"
     for dispatcher in "${dispatcher_list[@]}"; do
-        # A state directory of the run's own, as in bench.sh: the usage ledger records every
-        # stream.
-        SWITCHYARD_EVENT_DISPATCHER="$dispatcher" "$build/app/switchyard" --headless \
-            --config "$work/streams.yaml" --listen 127.0.0.1:0 --log-level warning \
-            --state-dir "$work/state" >"$work/switchyard.out" 2>&1 &
-        switchyard_pid=$!
-        pids+=("$switchyard_pid")
-        switchyard_port="$(port_from "$work/switchyard.out" \
-            'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
-        if [[ -n "${BENCH_PROFILE:-}" ]]; then
-            perf record -q -e cpu-clock -F 2000 -p "$switchyard_pid" \
-                -o "$work/perf-$dispatcher-$streams.data" 2>/dev/null &
-            perf_pid=$!
-        fi
-        run_driver "$switchyard_port" "$switchyard_pid" "via-$dispatcher" "$streams"
-        if [[ -n "${BENCH_PROFILE:-}" ]]; then
-            kill -INT "$perf_pid"
-            wait "$perf_pid" 2>/dev/null || true
-            echo "bench-streams: engine thread's top functions ($dispatcher, $streams streams):" >&2
-            perf report -q -i "$work/perf-$dispatcher-$streams.data" --comms switchyard-engi \
-                --sort dso,symbol --percent-limit 1 2>/dev/null | head -40 >&2
-        fi
-        kill "$switchyard_pid"
-        wait "$switchyard_pid" 2>/dev/null || true
-        if grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
-            echo "bench-streams: Switchyard ($dispatcher, $streams streams) said:" >&2
-            grep -v 'OpenAI base URL' "$work/switchyard.out" | sort | uniq -c | sort -rn |
-                head -8 >&2
-        fi
+        for _ in $(seq "$runs"); do
+            wait_for_ports "$streams"
+            # A state directory of the run's own, as in bench.sh: the usage ledger records every
+            # stream.
+            SWITCHYARD_EVENT_DISPATCHER="$dispatcher" "$build/app/switchyard" --headless \
+                --config "$work/streams.yaml" --listen 127.0.0.1:0 --log-level warning \
+                --state-dir "$work/state" >"$work/switchyard.out" 2>&1 &
+            switchyard_pid=$!
+            pids+=("$switchyard_pid")
+            switchyard_port="$(port_from "$work/switchyard.out" \
+                'OpenAI base URL http://127\.0\.0\.1:[0-9]+')"
+            if [[ -n "${BENCH_PROFILE:-}" ]]; then
+                perf record -q -e cpu-clock -F 2000 -p "$switchyard_pid" \
+                    -o "$work/perf-$dispatcher-$streams.data" 2>/dev/null &
+                perf_pid=$!
+            fi
+            run_driver "$switchyard_port" "$switchyard_pid" "via-$dispatcher" "$streams"
+            append_loop_lag "$switchyard_port"
+            if [[ -n "${BENCH_PROFILE:-}" ]]; then
+                kill -INT "$perf_pid"
+                wait "$perf_pid" 2>/dev/null || true
+                echo "bench-streams: engine thread's top functions ($dispatcher, $streams streams):" >&2
+                perf report -q -i "$work/perf-$dispatcher-$streams.data" --comms switchyard-engi \
+                    --sort dso,symbol --percent-limit 1 2>/dev/null | head -40 >&2
+            fi
+            kill "$switchyard_pid"
+            wait "$switchyard_pid" 2>/dev/null || true
+            if grep -qv 'OpenAI base URL' "$work/switchyard.out"; then
+                echo "bench-streams: Switchyard ($dispatcher, $streams streams) said:" >&2
+                grep -v 'OpenAI base URL' "$work/switchyard.out" | sort | uniq -c | sort -rn |
+                    head -8 >&2
+            fi
+        done
     done
 done
 
 echo
 echo "| streams | target | completed | errors by kind | server CPU µs/event | server peak RSS MB |" \
-     "TTFT p50 ms | TTFT p99 ms | stream p50 / p99 ms | wall s | driver CPU µs/event |"
-echo "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
+     "TTFT p50 ms | TTFT p99 ms | stream p50 / p99 ms | wall s | driver CPU µs/event |" \
+     "loop lag p99 (bucket) s | loop lag samples over 0.1 s |"
+echo "| ---: | --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"
 awk '{
+    delete v
     for (i = 2; i <= NF; ++i) { split($i, kv, "="); v[kv[1]] = kv[2] }
-    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s |\n",
+    lag = ("loop_lag_p99_le_s" in v) ? "≤ " v["loop_lag_p99_le_s"] : "-"
+    over = ("loop_lag_over_100ms" in v) ? v["loop_lag_over_100ms"] " of " v["loop_lag_samples"] : "-"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n",
         v["streams"], v["label"], v["completed"], v["error_kinds"], v["server_cpu_us_per_event"],
         v["server_peak_rss_mb"], v["ttft_p50_ms"], v["ttft_p99_ms"], v["duration_p50_ms"],
-        v["duration_p99_ms"], v["wall_s"], v["driver_cpu_us_per_event"]
+        v["duration_p99_ms"], v["wall_s"], v["driver_cpu_us_per_event"], lag, over
 }' "$results"
 
 (( ttft_rounds > 0 )) || exit 0
