@@ -28,12 +28,13 @@ constexpr qint64 kNanosecondsPerSecond = 1'000'000'000;
 // The first batch of ready descriptors one wait returns; it doubles up to the maximum while
 // waits keep filling it, so a busy loop with thousands of ready sockets needs few waits. The
 // maximum also bounds one pass: each ready socket of a stream costs the engine tens of
-// microseconds, and timers wait for the pass to end. At 8,192, a loop behind on 9,900 streams
-// ran passes of a quarter of a second; at 1,024 a pass stays within tens of milliseconds, and the
-// sockets not returned by this wait are by the next (level-triggered: epoll puts a descriptor it
-// returned at the back of its ready list, so none waits for more than a few passes).
+// microseconds (a stream's end, with its trace and usage, more), and timers wait for the pass to
+// end. At 8,192, a loop behind on 9,900 streams ran passes of a quarter of a second; at 1,024 a
+// few passes a run still went over 0.1 s; at 512 none did (docs/benchmarks.md, "Bursts"). The
+// sockets not returned by one wait are by the next: level-triggered, epoll puts a descriptor it
+// returned at the back of its ready list, so none waits for more than a few passes.
 constexpr int kFirstReadyBatch = 256;
-constexpr int kLargestReadyBatch = 1024;
+constexpr int kLargestReadyBatch = 512;
 
 qint64 monotonicNs()
 {
