@@ -30,8 +30,7 @@ void LoopTurn::follow()
         return;
     // Direct: the signal is emitted on the loop's thread, at the very start of each pass.
     m_awake = connect(
-        current, &QAbstractEventDispatcher::awake, this, [this] { begin(); },
-        Qt::DirectConnection);
+        current, &QAbstractEventDispatcher::awake, this, [this] { begin(); }, Qt::DirectConnection);
     begin();
 }
 
