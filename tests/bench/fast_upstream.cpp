@@ -8,10 +8,10 @@
 //   fast_upstream [--threads N] [--port P] [--stream-events N --event-interval-ms M]
 //
 // With --event-interval-ms, a streamed answer is paced as a model's would be: N events (the last
-// one carries finish_reason "stop"), the first at once and each next one M ms later, then
-// `data: [DONE]` with the end of the stream. Pacing is a FIFO per worker (every stream has the
-// same interval, so the queue is ordered by due time): constant cost per event, so ten thousand
-// paced streams cost this process little.
+// one carries finish_reason "stop"), the first, with the role and the first content, at once and
+// each next one M ms later, then `data: [DONE]` with the end of the stream. Pacing is a FIFO per
+// worker (every stream has the same interval, so the queue is ordered by due time): constant cost
+// per event, so ten thousand paced streams cost this process little.
 //
 // Listens on 127.0.0.1 (port 0 unless told otherwise), prints "fast_upstream listening on
 // 127.0.0.1:PORT" and serves until SIGINT or SIGTERM:
@@ -111,8 +111,12 @@ Answers buildAnswers(const Pacing &pacing)
                                  "Cache-Control: no-cache\r\nTransfer-Encoding: chunked\r\n\r\n";
         for (int i = 0; i < pacing.events; ++i) {
             std::string event;
+            // The first event carries content with its role: Switchyard holds an event that
+            // only opens the answer (the role alone) until the first content, so that a provider
+            // failing before any content can still be failed over (docs/resilience.md). The
+            // sweep measures the time the gateway adds to an event, not that hold.
             if (i == 0)
-                event = chunk(streamEvent(R"({"role":"assistant","content":""})", "null"));
+                event = chunk(streamEvent(R"({"role":"assistant","content":"token0"})", "null"));
             else if (i + 1 == pacing.events)
                 event = chunk(streamEvent("{}", R"("stop")"));
             else
