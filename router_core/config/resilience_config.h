@@ -55,6 +55,11 @@ struct AdmissionConfig {
     // timeout is the gateway's overload, not the provider's failure: it does not count toward
     // the provider's breaker and the request is answered 503 gateway_overloaded.
     std::chrono::milliseconds overloadLag{250};
+    // The longest a request read whole waits for a turn of the engine loop to start it (a burst
+    // beyond what one turn starts, docs/resilience.md): an engine that cannot start it in this
+    // time is overloaded, and the request is answered 503 gateway_overloaded. 9,900 streams
+    // opened at once all start within about 12 s on a 2-core machine.
+    std::chrono::milliseconds maxStartWait{20000};
 };
 
 // A fixed reply for requests that match, degradation ladder level 2.

@@ -14,9 +14,14 @@ const QList<QLatin1StringView> retryKeys{
     "backoff_base"_L1,     "backoff_jitter"_L1,        "backoff_max"_L1,
     "budget_percent"_L1,   "min_retries_in_flight"_L1, "max_attempts"_L1,
     "timeout_gradient"_L1, "max_retry_after"_L1,       "default_cool_down"_L1};
-const QList<QLatin1StringView> admissionKeys{
-    "max_in_flight"_L1,           "overload_lag"_L1,         "tenants"_L1,  "default_tenant_rpm"_L1,
-    "failover_capacity_share"_L1, "degraded_admit_share"_L1, "max_depth"_L1};
+const QList<QLatin1StringView> admissionKeys{"max_in_flight"_L1,
+                                             "overload_lag"_L1,
+                                             "tenants"_L1,
+                                             "default_tenant_rpm"_L1,
+                                             "failover_capacity_share"_L1,
+                                             "degraded_admit_share"_L1,
+                                             "max_depth"_L1,
+                                             "max_start_wait"_L1};
 const QList<QLatin1StringView> tenantKeys{"requests_per_minute"_L1, "burst"_L1};
 const QList<QLatin1StringView> degradationKeys{"canned"_L1, "fail_safe"_L1};
 const QList<QLatin1StringView> cannedKeys{"when"_L1, "reply"_L1};
@@ -152,6 +157,11 @@ void checkAdmission(YamlReader &reader, const MapEntry &entry, AdmissionConfig &
         // Zero would blame the gateway for every timeout: refused like the other timeouts.
         if (const auto value = reader.readDuration(*lag, ZeroDuration::Rejected))
             admission.overloadLag = *value;
+    }
+    if (const MapEntry *wait = keys->find("max_start_wait"_L1)) {
+        // Zero would refuse every request of a burst beyond the first turn's.
+        if (const auto value = reader.readDuration(*wait, ZeroDuration::Rejected))
+            admission.maxStartWait = *value;
     }
 }
 

@@ -105,11 +105,6 @@ HeaderList notRoutedHeaders(const telemetry::Trace &trace)
 // Fewer starts a turn also pace the provider connections libcurl opens for them.
 constexpr int kStartsPerTurn = 32;
 constexpr std::chrono::milliseconds kStartTimePerTurn{5};
-// The longest a request read whole waits to be started before it is refused 503
-// `gateway_overloaded`: a gateway that cannot start a request within it is overloaded, not
-// behind on a burst (9,900 at once start within about 7 s on two cores).
-constexpr std::chrono::seconds kLongestStartWait{20};
-
 protocol::ApiError shuttingDown()
 {
     return protocol::ApiError::serviceUnavailable(
@@ -628,22 +623,24 @@ void GatewayServer::startWaiting()
             m_services.recorder.record(gone.trace.finish(499, u"client_disconnected"_s));
             continue;
         }
-        if (waited >= kLongestStartWait) {
+        if (waited >= m_services.config.config().resilience.admission.maxStartWait) {
             WaitingStart late = std::move(first);
             m_waitingToStart.pop_front();
             describeEndpoint(late.trace.trace(), late.request.path, late.operation);
-            refuse(late.writer, late.trace,
-                   protocol::ApiError{
-                       503,
-                       QStringLiteral("Switchyard is overloaded: the request waited %1 ms to be "
-                                      "started, longer than the %2 s it may. Retry shortly.")
-                           .arg(waited.count())
-                           .arg(kLongestStartWait.count()),
-                       QStringLiteral("server_error"),
-                       {},
-                       QStringLiteral("gateway_overloaded"),
-                       QByteArray("1")},
-                   late.operation);
+            refuse(
+                late.writer, late.trace,
+                protocol::ApiError{
+                    503,
+                    QStringLiteral("Switchyard is overloaded: the request waited %1 ms to be "
+                                   "started, longer than `admission.max_start_wait` (%2 ms). "
+                                   "Retry shortly.")
+                        .arg(waited.count())
+                        .arg(m_services.config.config().resilience.admission.maxStartWait.count()),
+                    QStringLiteral("server_error"),
+                    {},
+                    QStringLiteral("gateway_overloaded"),
+                    QByteArray("1")},
+                late.operation);
             continue;
         }
         if (!m_accepting || !m_startsThisTurn.take())

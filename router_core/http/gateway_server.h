@@ -166,7 +166,7 @@ private:
     // The engine starts at most kStartsPerTurn requests, for at most kStartTimePerTurn, in one
     // turn of its loop; one read beyond them waits here, in arrival order, and a later turn
     // starts it (startWaiting). Refused 503 when `admission.max_in_flight` requests are held
-    // already, or when it waited kLongestStartWait.
+    // already, or when it waited `admission.max_start_wait`.
     struct WaitingStart {
         IncomingRequest request;
         ResponseWriter writer;

@@ -1,8 +1,9 @@
 // A burst of requests arriving at once: the engine starts a bounded share of them in each turn
 // of its loop, and the rest wait their turn and are answered, none lost; beyond
-// `admission.max_in_flight` (requests running and waiting together) a request is refused with a
-// clean 503 `gateway_overloaded`; a client that leaves while its request waits is recorded as
-// gone and its request never reaches a provider.
+// `admission.max_in_flight` (requests running and waiting together), or after waiting
+// `admission.max_start_wait`, a request is refused with a clean 503 `gateway_overloaded`; a client
+// that leaves while its request waits is recorded as gone and its request never reaches a
+// provider.
 
 #include "fake_upstream.h"
 #include "gateway_harness.h"
@@ -11,7 +12,10 @@
 #include <QLoggingCategory>
 #include <QRegularExpression>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -76,9 +80,15 @@ private Q_SLOTS:
     void aBurstIsAnsweredWholeSomeOfItAfterWaitingToStart();
     void beyondMaxInFlightWaitingRequestsAreRefusedCleanly();
     void aClientGoneWhileWaitingIsNeverStarted();
+    void aRequestThatWaitedTooLongIsRefusedCleanly();
 
 private:
-    void start(int maxInFlight = 4096, int answerDelayMs = 0);
+    void start(int maxInFlight = 4096, int answerDelayMs = 0,
+               std::chrono::milliseconds maxStartWait = std::chrono::seconds(20));
+    // Calls `then` once, in the first turn of the loop in which at least `waiting` requests of
+    // the burst wait to start (a zero timer looks in every turn, as the queue drains within a
+    // few).
+    void whenWaiting(int waiting, const std::function<void()> &then);
 
     std::unique_ptr<FakeUpstream> m_fake;
     std::unique_ptr<Engine> m_engine;
@@ -100,7 +110,8 @@ void GatewayBurstsTest::cleanup()
     m_traces = TraceCollector();
 }
 
-void GatewayBurstsTest::start(int maxInFlight, int answerDelayMs)
+void GatewayBurstsTest::start(int maxInFlight, int answerDelayMs,
+                              std::chrono::milliseconds maxStartWait)
 {
     m_fake = std::make_unique<FakeUpstream>();
     m_fake->answerDelayMs = answerDelayMs;
@@ -108,6 +119,7 @@ void GatewayBurstsTest::start(int maxInFlight, int answerDelayMs)
         {providerFor(QStringLiteral("primary"), *m_fake, {QStringLiteral("test-model")})});
     config.server.maxConnectionsPerAddress = 0; // every client of the burst is 127.0.0.1
     config.resilience.admission.maxInFlight = maxInFlight;
+    config.resilience.admission.maxStartWait = maxStartWait;
     m_engine = startEngine(config);
     QVERIFY(m_engine);
     m_engine->recorder().addSink(&m_traces);
@@ -179,20 +191,11 @@ void GatewayBurstsTest::aClientGoneWhileWaitingIsNeverStarted()
     constexpr int kClients = 180;
     start(4096, 1000);
     auto clients = burst(m_engine->port(), kClients, false);
-    // Once more of the burst waits to start than the next turn starts, every client leaves:
-    // looked at in every turn of the loop (a zero timer), as the queue drains within a few.
-    bool left = false;
-    QTimer everyTurn;
-    connect(&everyTurn, &QTimer::timeout, this, [&] {
-        if (left || waitingToStart(*m_engine) < 2 * kStartsPerTurn)
-            return;
-        left = true;
+    // Once more of the burst waits than the next turn starts, every client leaves.
+    whenWaiting(2 * kStartsPerTurn, [&] {
         for (auto &client : clients)
             client->disconnectNow();
     });
-    everyTurn.start(0);
-    QTRY_VERIFY_WITH_TIMEOUT(left, kWaitMs);
-    everyTurn.stop();
     QTRY_COMPARE_WITH_TIMEOUT(int(m_traces.statuses.size()), kClients, kWaitMs);
     QVERIFY2(m_traces.goneWhileWaiting > 0, "no request was recorded as gone while it waited");
     for (int status : m_traces.statuses) // 200 only for one answered before its client left
@@ -203,6 +206,54 @@ void GatewayBurstsTest::aClientGoneWhileWaitingIsNeverStarted()
                             .arg(int(m_fake->requests().size()))
                             .arg(m_traces.goneWhileWaiting)));
     QCOMPARE(waitingToStart(*m_engine), 0);
+}
+
+void GatewayBurstsTest::aRequestThatWaitedTooLongIsRefusedCleanly()
+{
+    constexpr int kClients = 180;
+    start(4096, 1000, std::chrono::milliseconds(300));
+    const auto clients = burst(m_engine->port(), kClients, false);
+    // The engine held up for longer than a request may wait to start, as an engine far behind
+    // would be: every request still waiting has waited too long when the next turn comes.
+    whenWaiting(1, [] { QThread::msleep(400); });
+    QTRY_VERIFY_WITH_TIMEOUT(std::all_of(clients.begin(), clients.end(),
+                                         [](const auto &client) { return client->finished(); }),
+                             kWaitMs);
+    int answered = 0;
+    int refused = 0;
+    for (const auto &client : clients) {
+        if (client->status() == 200) {
+            ++answered;
+            continue;
+        }
+        QCOMPARE(client->status(), 503);
+        QCOMPARE(client->header("retry-after"), QByteArray("1"));
+        const QJsonObject error = errorOf(client->body());
+        QCOMPARE(error.value(QStringLiteral("code")).toString(),
+                 QStringLiteral("gateway_overloaded"));
+        const QString message = error.value(QStringLiteral("message")).toString();
+        QVERIFY2(message.contains(QLatin1String("longer than `admission.max_start_wait` (300 ms)")),
+                 qPrintable(message));
+        ++refused;
+    }
+    QCOMPARE(answered + refused, kClients);
+    QVERIFY(refused > 0);
+    QCOMPARE(int(m_fake->requests().size()), answered);
+    QCOMPARE(waitingToStart(*m_engine), 0);
+}
+
+void GatewayBurstsTest::whenWaiting(int waiting, const std::function<void()> &then)
+{
+    bool done = false;
+    QTimer everyTurn;
+    connect(&everyTurn, &QTimer::timeout, this, [&] {
+        if (done || waitingToStart(*m_engine) < waiting)
+            return;
+        done = true;
+        then();
+    });
+    everyTurn.start(0);
+    QTRY_VERIFY_WITH_TIMEOUT(done, kWaitMs);
 }
 
 QTEST_GUILESS_MAIN(GatewayBurstsTest)

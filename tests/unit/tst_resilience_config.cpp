@@ -56,6 +56,7 @@ void TestResilienceConfig::readsEveryValue()
                                        "  degraded_admit_share: 1\n"
                                        "  max_depth: 2\n"
                                        "  overload_lag: 75ms\n"
+                                       "  max_start_wait: 3s\n"
                                        "  tenants:\n"
                                        "    acme: {requests_per_minute: 600}\n"
                                        "    beta:\n"
@@ -90,6 +91,7 @@ void TestResilienceConfig::readsEveryValue()
     QCOMPARE(admission.degradedAdmitShare, 1.0);
     QCOMPARE(admission.maxDepth, 2);
     QCOMPARE(admission.overloadLag, 75ms);
+    QCOMPARE(admission.maxStartWait, 3s);
     QCOMPARE(admission.tenants.size(), 2);
     QCOMPARE(admission.tenants.value(u"acme"_s).requestsPerMinute, 600);
     QCOMPARE(admission.tenants.value(u"acme"_s).burst, 0);
@@ -132,6 +134,7 @@ void TestResilienceConfig::keepsDefaultsForAbsentKeys()
     QCOMPARE(admission.degradedAdmitShare, 0.5);
     QCOMPARE(admission.maxDepth, 5);
     QCOMPARE(admission.overloadLag, 250ms);
+    QCOMPARE(admission.maxStartWait, 20s);
     QVERIFY(config.resilience.degradation.canned.isEmpty());
     QVERIFY(config.resilience.degradation.failSafe.isEmpty());
 }
@@ -179,6 +182,9 @@ void TestResilienceConfig::reportsEveryError_data()
     QTest::newRow("overload_lag zero")
         << head + "admission:\n  overload_lag: 0ms\n"
         << QStringList{u"test.yaml:6:17: `overload_lag` must be greater than 0, got \"0ms\""_s};
+    QTest::newRow("max_start_wait zero")
+        << head + "admission:\n  max_start_wait: 0s\n"
+        << QStringList{u"test.yaml:6:19: `max_start_wait` must be greater than 0, got \"0s\""_s};
     QTest::newRow("max_in_flight zero")
         << head + "admission:\n  max_in_flight: 0\n"
         << QStringList{u"test.yaml:6:18: `max_in_flight` must be at least 1, got \"0\""_s};
