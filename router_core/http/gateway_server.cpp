@@ -105,6 +105,17 @@ HeaderList notRoutedHeaders(const telemetry::Trace &trace)
 // Fewer starts a turn also pace the provider connections libcurl opens for them.
 constexpr int kStartsPerTurn = 32;
 constexpr std::chrono::milliseconds kStartTimePerTurn{5};
+// 503 `gateway_overloaded` with Retry-After 1: the gateway, not a provider, is out of room.
+protocol::ApiError gatewayOverloaded(const QString &message)
+{
+    return {503,
+            message,
+            QStringLiteral("server_error"),
+            {},
+            QStringLiteral("gateway_overloaded"),
+            QByteArray("1")};
+}
+
 protocol::ApiError shuttingDown()
 {
     return protocol::ApiError::serviceUnavailable(
@@ -583,16 +594,11 @@ void GatewayServer::waitToStart(WaitingStart waiting)
     if (inFlight() >= maxInFlight) {
         describeEndpoint(waiting.trace.trace(), waiting.request.path, waiting.operation);
         return refuse(waiting.writer, waiting.trace,
-                      protocol::ApiError{
-                          503,
+                      gatewayOverloaded(
                           QStringLiteral("Switchyard already holds %1 request(s), running or "
                                          "waiting to start, its limit (`admission.max_in_flight`); "
                                          "retry shortly.")
-                              .arg(inFlight()),
-                          QStringLiteral("server_error"),
-                          {},
-                          QStringLiteral("gateway_overloaded"),
-                          QByteArray("1")},
+                              .arg(inFlight())),
                       waiting.operation);
     }
     m_waitingToStart.push_back(std::move(waiting));
@@ -607,60 +613,48 @@ void GatewayServer::startWaiting()
 {
     m_startWaitingPosted = false;
     const timing::Clock::TimePoint now = m_services.scheduler.clock().now();
+    const std::chrono::milliseconds longest =
+        m_services.config.config().resilience.admission.maxStartWait;
     while (!m_waitingToStart.empty()) {
-        WaitingStart &first = m_waitingToStart.front();
+        const WaitingStart &first = m_waitingToStart.front();
         const auto waited =
             std::chrono::duration_cast<std::chrono::milliseconds>(now - first.since);
-        if (!first.writer.clientConnected()) {
+        const bool gone = !first.writer.clientConnected();
+        const bool late = waited >= longest;
+        // Only a request that would start waits for a later turn; the others end now.
+        if (!gone && !late && m_accepting && !m_startsThisTurn.take())
+            break;
+        WaitingStart next = std::move(m_waitingToStart.front());
+        m_waitingToStart.pop_front();
+        if (!gone && !late && m_accepting) {
+            next.trace.pointEvent(QStringLiteral("waited to start"),
+                                  QStringLiteral("%1 ms: the engine had started as many requests "
+                                                 "as one turn of its loop takes")
+                                      .arg(waited.count()));
+            startOperation(std::move(next.request), std::move(next.writer), std::move(next.trace),
+                           next.operation);
+            continue;
+        }
+        describeEndpoint(next.trace.trace(), next.request.path, next.operation);
+        if (gone) {
             // Nobody to answer: the trace says so, as for a client gone during its answer.
-            WaitingStart gone = std::move(first);
-            m_waitingToStart.pop_front();
-            describeEndpoint(gone.trace.trace(), gone.request.path, gone.operation);
-            gone.trace.pointEvent(QStringLiteral("completion"),
+            next.trace.pointEvent(QStringLiteral("completion"),
                                   QStringLiteral("client_disconnected after waiting %1 ms to "
                                                  "start")
                                       .arg(waited.count()));
-            m_services.recorder.record(gone.trace.finish(499, u"client_disconnected"_s));
-            continue;
-        }
-        if (waited >= m_services.config.config().resilience.admission.maxStartWait) {
-            WaitingStart late = std::move(first);
-            m_waitingToStart.pop_front();
-            describeEndpoint(late.trace.trace(), late.request.path, late.operation);
-            refuse(
-                late.writer, late.trace,
-                protocol::ApiError{
-                    503,
-                    QStringLiteral("Switchyard is overloaded: the request waited %1 ms to be "
-                                   "started, longer than `admission.max_start_wait` (%2 ms). "
-                                   "Retry shortly.")
-                        .arg(waited.count())
-                        .arg(m_services.config.config().resilience.admission.maxStartWait.count()),
-                    QStringLiteral("server_error"),
-                    {},
-                    QStringLiteral("gateway_overloaded"),
-                    QByteArray("1")},
-                late.operation);
-            continue;
-        }
-        if (!m_accepting || !m_startsThisTurn.take())
-            break;
-        WaitingStart next = std::move(first);
-        m_waitingToStart.pop_front();
-        next.trace.pointEvent(QStringLiteral("waited to start"),
-                              QStringLiteral("%1 ms: the engine had started as many requests "
-                                             "as one turn of its loop takes")
-                                  .arg(waited.count()));
-        startOperation(std::move(next.request), std::move(next.writer), std::move(next.trace),
-                       next.operation);
-    }
-    if (!m_accepting) {
-        // Stopped accepting while these waited: they get what a request arriving now gets.
-        while (!m_waitingToStart.empty()) {
-            WaitingStart refused = std::move(m_waitingToStart.front());
-            m_waitingToStart.pop_front();
-            describeEndpoint(refused.trace.trace(), refused.request.path, refused.operation);
-            refuse(refused.writer, refused.trace, shuttingDown(), refused.operation);
+            m_services.recorder.record(next.trace.finish(499, u"client_disconnected"_s));
+        } else if (late) {
+            refuse(next.writer, next.trace,
+                   gatewayOverloaded(
+                       QStringLiteral("Switchyard is overloaded: the request waited %1 ms to be "
+                                      "started, longer than `admission.max_start_wait` (%2 ms). "
+                                      "Retry shortly.")
+                           .arg(waited.count())
+                           .arg(longest.count())),
+                   next.operation);
+        } else {
+            // Stopped accepting while it waited: it gets what a request arriving now gets.
+            refuse(next.writer, next.trace, shuttingDown(), next.operation);
         }
     }
     emit inFlightChanged(inFlight());
