@@ -32,6 +32,8 @@ packages=(
     # The fleet's Redis client (docs/fleet.md), and the Redis server the fleet tests start on a
     # loopback port of their own (never as a service of the machine).
     libhiredis-dev redis-server
+    # The gateway's allocator, linked in place of glibc's malloc (app/CMakeLists.txt says why).
+    libjemalloc-dev
     # A real load balancer in front of two nodes: tst_load_balancer starts HAProxy on a loopback
     # port of its own, in the foreground, with a config in a temporary directory (never as a
     # service of the machine), and restarts and kills a node behind it (docs/fleet.md).

@@ -1,29 +1,92 @@
 // Counts the heap allocations of the process it is preloaded into (LD_PRELOAD), for
 // scripts/bench-nginx.sh: allocations per request, every thread together.
 //
-// malloc, calloc, realloc and the aligned allocators are counted, then passed to glibc's own
-// (__libc_*); operator new and Qt's containers allocate through malloc, so they are counted too.
-// free is not interposed. A thread of the library writes the count, in decimal, to the file named
-// by SWITCHYARD_BENCH_ALLOC_FILE every 20 ms; the benchmark reads it before and after a
+// malloc, calloc, realloc and the aligned allocators are counted, then passed to the allocator
+// next in line (dlsym's RTLD_NEXT): jemalloc in Switchyard, which links it ahead of the C library,
+// glibc's in a process that does not. Qt's containers allocate through malloc. operator new and
+// delete are defined here on top of this malloc and free: jemalloc defines its own, which bypass
+// malloc and would go uncounted. A thread of the library writes the count, in decimal, to the file
+// named by SWITCHYARD_BENCH_ALLOC_FILE every 20 ms; the benchmark reads it before and after a
 // measured run. Without that variable the library only counts.
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <new>
 #include <pthread.h>
 #include <unistd.h>
 
-extern "C" {
-void *__libc_malloc(size_t size);
-void *__libc_calloc(size_t count, size_t size);
-void *__libc_realloc(void *pointer, size_t size);
-void *__libc_memalign(size_t alignment, size_t size);
+namespace {
+
+using MallocFn = void *(*)(size_t);
+using CallocFn = void *(*)(size_t, size_t);
+using ReallocFn = void *(*)(void *, size_t);
+using FreeFn = void (*)(void *);
+using AlignedFn = void *(*)(size_t, size_t);
+using PosixAlignedFn = int (*)(void **, size_t, size_t);
+
+struct NextAllocator {
+    MallocFn malloc = nullptr;
+    CallocFn calloc = nullptr;
+    ReallocFn realloc = nullptr;
+    FreeFn free = nullptr;
+    AlignedFn memalign = nullptr;
+    AlignedFn alignedAlloc = nullptr;
+    PosixAlignedFn posixMemalign = nullptr;
+};
+NextAllocator g_next;
+
+// dlsym may allocate while it looks the next allocator up (glibc's error state): those few
+// requests are served from this block and never freed, so the allocator being resolved is never
+// called before it exists, and free() leaves these pointers alone.
+alignas(64) char g_bootstrap[4096];
+size_t g_bootstrapUsed = 0;
+thread_local bool t_resolving = false;
+
+void *bootstrapAllocate(size_t size)
+{
+    const size_t rounded = (size + 63) & ~size_t(63);
+    if (g_bootstrapUsed + rounded > sizeof g_bootstrap)
+        return nullptr;
+    void *pointer = g_bootstrap + g_bootstrapUsed;
+    g_bootstrapUsed += rounded;
+    return pointer;
 }
 
-namespace {
+bool fromBootstrap(const void *pointer)
+{
+    return pointer >= g_bootstrap && pointer < g_bootstrap + sizeof g_bootstrap;
+}
+
+template <typename Fn>
+Fn nextSymbol(const char *name)
+{
+    return reinterpret_cast<Fn>(::dlsym(RTLD_NEXT, name));
+}
+
+// Resolved once, on the first allocation (before main, on one thread).
+bool resolve()
+{
+    if (g_next.free != nullptr)
+        return true;
+    if (t_resolving)
+        return false;
+    t_resolving = true;
+    g_next.malloc = nextSymbol<MallocFn>("malloc");
+    g_next.calloc = nextSymbol<CallocFn>("calloc");
+    g_next.realloc = nextSymbol<ReallocFn>("realloc");
+    g_next.memalign = nextSymbol<AlignedFn>("memalign");
+    g_next.alignedAlloc = nextSymbol<AlignedFn>("aligned_alloc");
+    g_next.posixMemalign = nextSymbol<PosixAlignedFn>("posix_memalign");
+    g_next.free = nextSymbol<FreeFn>("free");
+    t_resolving = false;
+    return g_next.free != nullptr;
+}
 
 std::atomic<unsigned long long> g_allocations{0};
 
@@ -66,44 +129,141 @@ extern "C" {
 
 void *malloc(size_t size)
 {
+    if (!resolve())
+        return bootstrapAllocate(size);
     count();
-    return __libc_malloc(size);
+    return g_next.malloc(size);
 }
 
 void *calloc(size_t members, size_t size)
 {
+    if (!resolve())
+        return bootstrapAllocate(members * size); // the block is zeroed static storage
     count();
-    return __libc_calloc(members, size);
+    return g_next.calloc(members, size);
 }
 
 void *realloc(void *pointer, size_t size)
 {
+    if (!resolve() || fromBootstrap(pointer)) {
+        void *moved = resolve() ? g_next.malloc(size) : bootstrapAllocate(size);
+        // A bootstrap block's size is not recorded: copy what the block can hold at most.
+        if (moved != nullptr && pointer != nullptr) {
+            const auto left =
+                size_t(g_bootstrap + sizeof g_bootstrap - static_cast<char *>(pointer));
+            std::memcpy(moved, pointer, std::min(size, left));
+        }
+        return moved;
+    }
     count();
-    return __libc_realloc(pointer, size);
+    return g_next.realloc(pointer, size);
+}
+
+void free(void *pointer)
+{
+    if (pointer == nullptr || fromBootstrap(pointer) || !resolve())
+        return;
+    g_next.free(pointer);
 }
 
 void *memalign(size_t alignment, size_t size)
 {
+    if (!resolve())
+        return nullptr;
     count();
-    return __libc_memalign(alignment, size);
+    return g_next.memalign(alignment, size);
 }
 
 void *aligned_alloc(size_t alignment, size_t size)
 {
+    if (!resolve())
+        return nullptr;
     count();
-    return __libc_memalign(alignment, size);
+    return g_next.alignedAlloc(alignment, size);
 }
 
 int posix_memalign(void **result, size_t alignment, size_t size)
 {
-    count();
-    if (alignment == 0 || alignment % sizeof(void *) != 0 || (alignment & (alignment - 1)) != 0)
-        return EINVAL;
-    void *pointer = __libc_memalign(alignment, size);
-    if (pointer == nullptr)
+    if (!resolve())
         return ENOMEM;
-    *result = pointer;
-    return 0;
+    count();
+    return g_next.posixMemalign(result, alignment, size);
 }
 
 } // extern "C"
+
+// Every form of operator new counts once, through malloc above; every delete frees through it.
+void *operator new(size_t size)
+{
+    if (void *pointer = malloc(size))
+        return pointer;
+    throw std::bad_alloc();
+}
+
+void *operator new[](size_t size)
+{
+    return operator new(size);
+}
+
+void *operator new(size_t size, const std::nothrow_t &) noexcept
+{
+    return malloc(size);
+}
+
+void *operator new[](size_t size, const std::nothrow_t &) noexcept
+{
+    return malloc(size);
+}
+
+void *operator new(size_t size, std::align_val_t alignment)
+{
+    void *pointer = nullptr;
+    if (posix_memalign(&pointer, std::max(size_t(alignment), sizeof(void *)), size) == 0)
+        return pointer;
+    throw std::bad_alloc();
+}
+
+void *operator new[](size_t size, std::align_val_t alignment)
+{
+    return operator new(size, alignment);
+}
+
+void operator delete(void *pointer) noexcept
+{
+    free(pointer);
+}
+
+void operator delete[](void *pointer) noexcept
+{
+    free(pointer);
+}
+
+void operator delete(void *pointer, size_t) noexcept
+{
+    free(pointer);
+}
+
+void operator delete[](void *pointer, size_t) noexcept
+{
+    free(pointer);
+}
+
+void operator delete(void *pointer, std::align_val_t) noexcept
+{
+    free(pointer);
+}
+
+void operator delete[](void *pointer, std::align_val_t) noexcept
+{
+    free(pointer);
+}
+
+void operator delete(void *pointer, size_t, std::align_val_t) noexcept
+{
+    free(pointer);
+}
+
+void operator delete[](void *pointer, size_t, std::align_val_t) noexcept
+{
+    free(pointer);
+}
