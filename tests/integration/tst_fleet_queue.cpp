@@ -298,7 +298,10 @@ void TestFleetQueue::redisRestartedMidQueueLosesNothing()
     // SIGKILL: what Redis holds is what its append-only file holds.
     QVERIFY(m_bed->redis().restart());
     for (const QByteArray &id : std::as_const(ids))
-        QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), id), u"completed"_s, 30000);
+        QTRY_VERIFY2_WITH_TIMEOUT(
+            statusOf(a.port(), id) == u"completed"_s,
+            (id + " is not completed; the node said:\n" + a.errors().right(6000)).constData(),
+            30000);
     QCOMPARE(m_bed->redis().command({"XLEN", "switchyard:default:queue:normal"}), "0"_ba);
 }
 
