@@ -26,6 +26,29 @@ bench_build() { # always|if-new target...
     cmake --build "$build" --parallel "$(nproc)" --target "$@" >/dev/null
 }
 
+# Installs Debian packages a benchmark alone needs (load generators, nginx), as root or through
+# sudo; scripts/setup.sh does not bring them. Without either, says what to run and exits.
+bench_install() { # package...
+    local sudo=()
+    if (( EUID != 0 )); then
+        if ! command -v sudo >/dev/null; then
+            echo "$bench_name: this benchmark needs $*, and installing them needs root; there" \
+                 "is no sudo here. As root, run" >&2
+            echo "  apt-get update && apt-get install --no-install-recommends $*" >&2
+            echo "then run this script again." >&2
+            exit 1
+        fi
+        sudo=(sudo)
+    fi
+    echo "$bench_name: installing $* for this benchmark (not part of scripts/setup.sh)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! "${sudo[@]}" apt-get update -qq ||
+        ! "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >&2; then
+        echo "$bench_name: could not install $*; install them as root and run again" >&2
+        exit 1
+    fi
+}
+
 # The scratch directory, $work, and the processes started for the run, each added to pids: on
 # exit, whatever ended the script, they are stopped and the directory removed.
 bench_start_work() {

@@ -49,26 +49,9 @@ missing=()
 command -v wrk >/dev/null || missing+=(wrk)
 command -v curl >/dev/null || missing+=(curl)
 if (( ${#missing[@]} > 0 )); then
-    sudo=()
-    if (( EUID != 0 )); then
-        if ! command -v sudo >/dev/null; then
-            echo "bench-nginx: this benchmark needs ${missing[*]}, and installing them needs" \
-                 "root; there is no sudo here. As root, run" >&2
-            echo "  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
-            echo "then run this script again." >&2
-            exit 1
-        fi
-        sudo=(sudo)
-    fi
-    echo "bench-nginx: installing ${missing[*]} for this benchmark (not part of scripts/setup.sh)" >&2
     # Debian's nginx package enables its own service on port 80 where systemd runs; this
     # benchmark never uses it (`systemctl disable --now nginx` turns it off).
-    export DEBIAN_FRONTEND=noninteractive
-    if ! "${sudo[@]}" apt-get update -qq ||
-        ! "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2; then
-        echo "bench-nginx: could not install ${missing[*]}; install them as root and run again" >&2
-        exit 1
-    fi
+    bench_install "${missing[@]}"
     nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
 fi
 
@@ -324,31 +307,10 @@ ticks_per_second="$(getconf CLK_TCK)"
 
 # --- The request ---------------------------------------------------------------------------------
 
-# The ~2 KB chat request of tests/bench/load_bench: a system prompt and a user turn with code.
-body='{"model":"bench-model","messages":[{"role":"system","content":'
-body+='"You are a careful senior C++ reviewer working inside a code review tool. '
-body+='Answer in English, in at most three short paragraphs. Point out correctness '
-body+='problems first, then resource leaks, then anything that would surprise the next '
-body+='maintainer. Quote the exact line you are talking about. Do not rewrite the whole '
-body+='function and do not comment on formatting; a formatter runs in CI. If the code '
-body+='is fine, say so in one sentence and stop. When you suggest a change, show only '
-body+='the lines that change, as a unified diff, and say in one sentence why the old '
-body+='code was wrong. Assume C++20, Linux, and a single-threaded event loop."},'
-body+='{"role":"user","content":"Please review this function from our connection pool. '
-body+='It is called from the event loop thread whenever a new upstream connection is '
-body+='needed, and we have seen the process run out of file descriptors after a few '
-body+='hours when one provider was down.\n\n```cpp\nint ConnectionPool::open(const '
-body+='Endpoint &endpoint)\n{\n    const int fd = ::socket(AF_INET, SOCK_STREAM | '
-body+='SOCK_NONBLOCK, 0);\n    if (fd < 0)\n        return -errno;\n    sockaddr_in '
-body+='address = endpoint.address();\n    if (::connect(fd, reinterpret_cast<sockaddr '
-body+='*>(&address), sizeof address) != 0 && errno != EINPROGRESS)\n        return '
-body+='-errno;\n    m_pending.emplace(fd, endpoint.id());\n    m_loop.watch(fd, '
-body+='Events::Writable, [this, fd] { onConnected(fd); });\n    return fd;\n}\n```\n\n'
-body+='The caller retries with backoff when open() fails, up to five times per request, '
-body+='and we run about two hundred requests per second at peak. The pool keeps at '
-body+='most sixty-four idle connections per endpoint and closes the oldest when it is '
-body+='full. What is wrong, and what is the smallest change that fixes it?"}],'
-body+='"temperature":0.2,"max_tokens":256,"user":"bench-user-17","stream":'
+# The ~2 KB chat request of tests/bench/load_bench (tests/bench/chat_request.json, one line), up to
+# the value of its "stream", which each mode fills in.
+request="$(<"$root/tests/bench/chat_request.json")"
+body="${request%false\}}"
 
 # One wrk script per mode. done() prints the figures from wrk's own latency histogram (the one
 # `--latency` prints as a distribution), in microseconds, on one line the table is built from.
