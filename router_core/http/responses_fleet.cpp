@@ -79,17 +79,29 @@ void ResponsesService::fleetTick()
 {
     if (!m_fleet)
         return;
+    // This node's runs first: what they could not write while Redis was away, and their locks
+    // (lapsed, if it was away long), go before a take, which would see their tasks as abandoned.
+    const bool linkBack = m_fleet->reachable() && !m_fleetWasReachable;
+    m_fleetWasReachable = m_fleet->reachable();
+    if (m_fleet->reachable()) {
+        QList<QByteArray> writing;
+        for (const auto &entry : m_fleetWrites)
+            writing.append(entry.first);
+        for (const QByteArray &id : writing)
+            flushFleetWrites(id);
+    }
+    const qint64 now = m_clock.msSinceEpoch();
+    if (linkBack ||
+        now - m_lastRenewMs >= renewEveryMs(m_config.config().responses.visibilityTimeout)) {
+        m_lastRenewMs = now;
+        renewFleet();
+    }
     pumpFleet();
     QList<QByteArray> followed;
     for (const auto &entry : m_fleetFollowers)
         followed.append(entry.first);
     for (const QByteArray &id : followed)
         pollFollowers(id);
-    const qint64 now = m_clock.msSinceEpoch();
-    if (now - m_lastRenewMs >= renewEveryMs(m_config.config().responses.visibilityTimeout)) {
-        m_lastRenewMs = now;
-        renewFleet();
-    }
 }
 
 // ---- accepting and taking tasks -----------------------------------------------------------------
@@ -216,15 +228,10 @@ void ResponsesService::startFleet(FleetTask task)
     // timeout): it stops before the new run starts.
     if (m_running.contains(id))
         dropRun(id, {}, u"this node took the task again after its hold lapsed"_s);
-    // Readers on every node see it running.
-    const QByteArray running = compact(withStatus(record->response, Status::InProgress));
-    m_fleet->append(
-        task, {},
-        [self = QPointer<ResponsesService>(this), id, token = task.token](bool held) {
-            if (self && !held)
-                self->dropRun(id, token, u"its task is no longer its own"_s);
-        },
-        running);
+    // Readers on every node see it running. An earlier run's writes still waiting here are not
+    // this run's: the task was taken again, with a new token.
+    m_fleetWrites.erase(id);
+    writeToFleet(id, task, {}, compact(withStatus(record->response, Status::InProgress)));
     if (task.takenOver)
         qCInfo(lcBackground).noquote()
             << u"background: took over %1 (run %2) from node %3, which stopped renewing it"_s
@@ -242,18 +249,20 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
     const FleetTask &task = *running.fleet;
     const config::ResponsesConfig &config = m_config.config().responses;
     const QByteArray id = record.id;
-    const auto lost = [self = QPointer<ResponsesService>(this), id](bool held) {
-        if (self && !held)
-            qCInfo(lcBackground).noquote()
-                << u"background: the end of %1's run was not written: the task is no longer "
-                   u"this run's (cancelled, deleted or taken over), or Redis is unreachable"_s.arg(
-                       QString::fromLatin1(id));
+    // The end goes after the run's events still waiting, if any (flushFleetWrites).
+    FleetWrites &writes = m_fleetWrites[id];
+    writes.task = task;
+    const auto endWith = [this, &writes, id](auto send) {
+        writes.end = std::move(send);
+        flushFleetWrites(id);
     };
     const bool worthAnotherRun =
         record.status == Status::Failed && (errorStatus == 429 || errorStatus >= 500);
     if (!worthAnotherRun) {
-        m_fleet->finish(task, record, lastEvents, config.retention.count(), config.maxStoredBytes,
-                        lost);
+        endWith([fleet = m_fleet, task, record, lastEvents, retention = config.retention.count(),
+                 maxBytes = config.maxStoredBytes](FleetResponses::Held done) {
+            fleet->finish(task, record, lastEvents, retention, maxBytes, std::move(done));
+        });
         return true;
     }
     const QJsonObject error = objectOf(record.response).value(u"error"_s).toObject();
@@ -264,7 +273,10 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
             u"failed on each of its %1 runs (`responses.queue.delivery_limit`); the last: %2"_s
                 .arg(record.runs)
                 .arg(message);
-        m_fleet->deadLetter(task, record, lastEvents, code, dead, config.maxStoredBytes, lost);
+        endWith([fleet = m_fleet, task, record, lastEvents, code, dead,
+                 maxBytes = config.maxStoredBytes](FleetResponses::Held done) {
+            fleet->deadLetter(task, record, lastEvents, code, dead, maxBytes, std::move(done));
+        });
         qCWarning(lcBackground).noquote()
             << u"background: %1 moved to the dead letters: %2"_s.arg(QString::fromLatin1(id), dead);
         return true;
@@ -283,8 +295,11 @@ bool ResponsesService::settleFleet(Running &running, StoredResponse &record,
     record.response = compact(queued);
     lastEvents.append(loggedEvent(u"response.queued"_s, {{u"response"_s, queued}}, sequence));
     const std::chrono::milliseconds wait = retryWait(config.retryBackoff, record.runs);
-    m_fleet->requeue(task, record, lastEvents, wait, config.visibilityTimeout, true,
-                     u"%1: %2"_s.arg(code, message), lost);
+    endWith([fleet = m_fleet, task, record, lastEvents, wait, visibility = config.visibilityTimeout,
+             lastError = u"%1: %2"_s.arg(code, message)](FleetResponses::Held done) {
+        fleet->requeue(task, record, lastEvents, wait, visibility, true, lastError,
+                       std::move(done));
+    });
     qCInfo(lcBackground).noquote()
         << u"background: %1 failed on run %2 of %3 and runs again in %4 ms: %5"_s
                .arg(QString::fromLatin1(id))
@@ -322,6 +337,13 @@ void ResponsesService::renewFleet()
             tokens.insert(it.key(), it.value()->fleet->token);
         }
     }
+    // A run that ended while its end could not be written keeps its task until it is.
+    for (const auto &[id, writes] : m_fleetWrites) {
+        if (!tokens.contains(id)) {
+            held.append(writes.task);
+            tokens.insert(id, writes.task.token);
+        }
+    }
     if (held.isEmpty() || m_renewing)
         return;
     m_renewing = true;
@@ -337,6 +359,10 @@ void ResponsesService::renewFleet()
                            if (it.value() == State::Held)
                                continue;
                            const QByteArray token = tokens.value(id);
+                           if (const auto writes = self->m_fleetWrites.find(id);
+                               writes != self->m_fleetWrites.end() &&
+                               writes->second.task.token == token && !writes->second.onTheWire)
+                               self->m_fleetWrites.erase(writes); // nothing more to write
                            if (it.value() == State::Cancelled) {
                                self->dropRun(id, token, u"cancelled on another node"_s);
                                if (StoredResponse *record = self->m_store.peek(id)) {
@@ -361,12 +387,96 @@ void ResponsesService::dropRun(const QByteArray &id, const QByteArray &token, co
     if (!current || (!token.isEmpty() && (!current->fleet || current->fleet->token != token)))
         return;
     const std::shared_ptr<Running> running = m_running.take(id);
+    if (const auto writes = m_fleetWrites.find(id);
+        writes != m_fleetWrites.end() && current->fleet &&
+        writes->second.task.token == current->fleet->token)
+        m_fleetWrites.erase(writes); // it no longer writes anything
     qCInfo(lcBackground).noquote()
         << u"background: the run of %1 stops: %2"_s.arg(QString::fromLatin1(id), why);
     stopRun(*running);
     emit queueChanged();
     QMetaObject::invokeMethod(
         this, [this] { pump(); }, Qt::QueuedConnection);
+}
+
+void ResponsesService::writeToFleet(const QByteArray &id, const FleetTask &task,
+                                    QList<LoggedEvent> events, QByteArray response)
+{
+    FleetWrites &writes = m_fleetWrites[id];
+    writes.task = task;
+    writes.events.append(std::move(events));
+    if (!response.isEmpty())
+        writes.response = std::move(response);
+    flushFleetWrites(id);
+}
+
+void ResponsesService::flushFleetWrites(const QByteArray &id)
+{
+    const auto found = m_fleetWrites.find(id);
+    if (found == m_fleetWrites.end())
+        return;
+    FleetWrites &writes = found->second;
+    if (writes.onTheWire || !m_fleet->reachable())
+        return; // sent when the one on the wire answers, or at a tick once the link is back
+    const QByteArray token = writes.task.token;
+    // What the answer is about; the entry may be gone or another run's by then.
+    const auto mine = [this, id, token]() -> FleetWrites * {
+        const auto entry = m_fleetWrites.find(id);
+        return entry != m_fleetWrites.end() && entry->second.task.token == token ? &entry->second
+                                                                                 : nullptr;
+    };
+    using Write = FleetResponses::Write;
+    if (!writes.events.isEmpty() || !writes.response.isEmpty()) {
+        QList<LoggedEvent> events = std::exchange(writes.events, {});
+        QByteArray response = std::exchange(writes.response, {});
+        writes.onTheWire = true;
+        m_fleet->append(
+            writes.task, events,
+            [self = QPointer<ResponsesService>(this), mine, id, token, events,
+             response](Write outcome) mutable {
+                if (!self)
+                    return;
+                FleetWrites *writes = mine();
+                if (!writes)
+                    return;
+                writes->onTheWire = false;
+                if (outcome == Write::Unreachable) {
+                    // Back in front of what arrived since; sent again when the link is back.
+                    writes->events = std::move(events) + writes->events;
+                    if (writes->response.isEmpty())
+                        writes->response = std::move(response);
+                    return;
+                }
+                if (outcome == Write::NotHeld) {
+                    self->m_fleetWrites.erase(id);
+                    self->dropRun(id, token, u"its task is no longer its own"_s);
+                    return;
+                }
+                self->pollFollowers(id);
+                self->flushFleetWrites(id);
+            },
+            response);
+        return;
+    }
+    if (!writes.end)
+        return;
+    writes.onTheWire = true;
+    writes.end([self = QPointer<ResponsesService>(this), mine, id](Write outcome) {
+        if (!self)
+            return;
+        FleetWrites *writes = mine();
+        if (!writes)
+            return;
+        writes->onTheWire = false;
+        if (outcome == Write::Unreachable)
+            return; // sent again at a tick once the link is back; the renewals keep the task
+        if (outcome == Write::NotHeld)
+            qCInfo(lcBackground).noquote()
+                << u"background: the end of %1's run was not written: the task is no longer "
+                   u"this run's (cancelled, deleted or taken over)"_s.arg(QString::fromLatin1(id));
+        self->m_fleetWrites.erase(id);
+        self->pollFollowers(id);
+    });
 }
 
 // ---- reading, following, cancelling and deleting -----------------------------------------------
@@ -388,6 +498,9 @@ void ResponsesService::prefetch(const QByteArray &id, std::function<void()> done
 
 void ResponsesService::absorb(const QByteArray &id, FleetResponses::Fetched fetched)
 {
+    // A run of this node ended and its end is not written yet: this node's copy is the newer.
+    if (!m_running.contains(id) && m_fleetWrites.count(id))
+        return;
     if (m_running.contains(id)) {
         // This node's run writes the record, so its copy is the newest, unless the task was
         // cancelled or deleted elsewhere since (the run learns it at its next renewal).

@@ -625,21 +625,9 @@ void ResponsesService::taskEvents(const QByteArray &id, QList<LoggedEvent> event
     if (!record)
         return;
     const qint64 last = events.constLast().sequenceNumber;
-    if (const std::shared_ptr<Running> running = m_running.value(id); running && running->fleet) {
-        // In a fleet the log is Redis's: a follower on any node reads it there.
-        m_fleet->append(*running->fleet, events,
-                        [self = QPointer<ResponsesService>(this), id,
-                         token = running->fleet->token](bool held) {
-                            if (!self)
-                                return;
-                            if (held)
-                                self->pollFollowers(id);
-                            else
-                                self->dropRun(id, token,
-                                              u"its events could not be written to Redis, "
-                                              u"or the task is no longer this run's"_s);
-                        });
-    }
+    // In a fleet the log is Redis's: a follower on any node reads it there.
+    if (const std::shared_ptr<Running> running = m_running.value(id); running && running->fleet)
+        writeToFleet(id, *running->fleet, events);
     m_store.appendEvents(*record, std::move(events));
     // A client sees an event only once it is on disk: a run after a restart then numbers its
     // events after it, and never reuses a number a client has read.

@@ -240,6 +240,12 @@ private:
     bool settleFleet(Running &running, responses::StoredResponse &record,
                      QList<responses::LoggedEvent> &lastEvents, int errorStatus);
     void renewFleet();
+    // A fleet run's writes to Redis go one at a time, in order (fleetWrites): its events, the
+    // response object it replaces, then its end. What found Redis unreachable is sent again when
+    // the link is back, so a run outlives Redis being away and its end is still written.
+    void writeToFleet(const QByteArray &id, const responses::FleetTask &task,
+                      QList<responses::LoggedEvent> events, QByteArray response = {});
+    void flushFleetWrites(const QByteArray &id);
     // The run of `id` no longer holds its task: it stops, writing nothing more. With a `token`,
     // only the run that holds that token stops (a later run of the task is not this one).
     void dropRun(const QByteArray &id, const QByteArray &token, const QString &why);
@@ -282,10 +288,22 @@ private:
 
     // In a fleet.
     responses::FleetResponses *m_fleet = nullptr;
-    qint64 m_lastRenewMs = 0; // steady clock
-    bool m_taking = false;    // a take on the wire
-    bool m_renewing = false;  // a renewal on the wire
+    qint64 m_lastRenewMs = 0;        // steady clock
+    bool m_taking = false;           // a take on the wire
+    bool m_renewing = false;         // a renewal on the wire
+    bool m_fleetWasReachable = true; // at the last tick: renewals go first when the link is back
     std::map<QByteArray, std::vector<std::unique_ptr<Follower>>> m_fleetFollowers;
+    struct FleetWrites {
+        responses::FleetTask task;            // of the run writing
+        QList<responses::LoggedEvent> events; // not written yet, in order
+        QByteArray response;                  // the response object to write with them, if any
+        // The run's end (finish, requeue or dead letter), sent once the events are written.
+        std::function<void(responses::FleetResponses::Held)> end;
+        bool onTheWire = false;
+    };
+    // By response id, while a run has writes waiting or on the wire; its entry outlives the run
+    // until its end is written.
+    std::map<QByteArray, FleetWrites> m_fleetWrites;
     std::set<QByteArray> m_polling;   // followers' reads on the wire
     std::set<QByteArray> m_pollAgain; // asked again while one was on the wire
     // Stored while Redis was unreachable: kept on this node only (docs/fleet.md).

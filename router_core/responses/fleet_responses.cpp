@@ -36,13 +36,29 @@ local function release(tenant)
     redis.call('HDEL', p .. 'queue:active', tenant)
   end
 end
-local function holds(id, token) return redis.call('GET', lkey(id)) == token end
--- Appends ARGV[first..] to the events when the log has exactly `from` of them: the run that
--- writes is the one that read the log.
+-- Whether the run of `token` still owns the task: it holds the lock, or the lock lapsed (Redis was
+-- away, or restarted) and no other run took the task since (each take writes its token).
+local function holds(id, token)
+  local lock = redis.call('GET', lkey(id))
+  if lock then return lock == token end
+  local r = rkey(id)
+  return redis.call('HGET', r, 'run_token') == token and redis.call('HGET', r, 'status') == 'in_progress'
+end
+-- Appends ARGV[first..] to the events as numbers `from` onwards: the log must have `from` of them
+-- already (the run that writes is the one that read the log). A write sent again after its answer
+-- was lost finds some of them there, the same: those are not appended twice.
 local function push(id, from, first)
   local e = ekey(id)
-  if redis.call('LLEN', e) ~= from then return false end
-  for i = first, #ARGV do redis.call('RPUSH', e, ARGV[i]) end
+  local have = redis.call('LLEN', e)
+  if have < from then return false end
+  for i = first, #ARGV do
+    local at = from + i - first
+    if at >= have then
+      redis.call('RPUSH', e, ARGV[i])
+    elseif redis.call('LINDEX', e, at) ~= ARGV[i] then
+      return false
+    end
+  end
   return true
 end
 local function drop(id)
@@ -199,7 +215,8 @@ for _, prio in ipairs(prios) do
       -- retry's backoff comes back through XAUTOCLAIM too, queued.
       local takenOver = (item[2] == 1 and status == 'in_progress') and 1 or 0
       redis.call('HINCRBY', r, 'runs', 1)
-      redis.call('HSET', r, 'status', 'in_progress', 'node', node, 'started_ms', now())
+      redis.call('HSET', r, 'status', 'in_progress', 'node', node, 'started_ms', now(),
+                 'run_token', token)
       redis.call('HSET', p .. 'queue:running', id, node)
       unqueue(id)
       out[#out + 1] = {token, stream, entry, takenOver, lastNode, lastError,
@@ -216,7 +233,7 @@ const QByteArray kAppend = kCommon + R"(
 if not holds(ARGV[2], ARGV[3]) then return 0 end
 if not push(ARGV[2], tonumber(ARGV[5]), 7) then return 0 end
 if ARGV[6] ~= '' then redis.call('HSET', rkey(ARGV[2]), 'response', ARGV[6]) end
-redis.call('PEXPIRE', lkey(ARGV[2]), ARGV[4])
+redis.call('SET', lkey(ARGV[2]), ARGV[3], 'PX', ARGV[4]) -- taken again if it had lapsed
 return 1
 )";
 
@@ -296,8 +313,8 @@ const QByteArray kRenew = kCommon + R"(
 local out = {}
 for i = 4, #ARGV, 4 do
   local id, token, stream, entry = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  if redis.call('GET', lkey(id)) == token then
-    redis.call('PEXPIRE', lkey(id), ARGV[3])
+  if holds(id, token) then
+    redis.call('SET', lkey(id), token, 'PX', ARGV[3]) -- taken again if it had lapsed
     redis.call('XCLAIM', stream, 'workers', ARGV[2], 0, entry, 'JUSTID')
     out[#out + 1] = 'held'
   else
@@ -696,11 +713,14 @@ void answerHeld(const redis::Result &result, const FleetResponses::Held &done)
 {
     if (!done)
         return;
+    using Write = FleetResponses::Write;
+    if (!result.answered())
+        return done(Write::Unreachable);
     const redis::Reply &reply = result.reply;
     const qint64 value = reply.type == redis::Reply::Type::Array && !reply.elements.isEmpty()
                              ? reply.elements.at(0).integer
                              : reply.integer;
-    done(result.ok() && value == 1);
+    done(result.ok() && value == 1 ? Write::Done : Write::NotHeld);
 }
 } // namespace
 

@@ -129,9 +129,12 @@ public:
     // then new ones, high priority first. Each comes locked for this node.
     void take(int free, std::chrono::milliseconds visibility,
               std::function<void(QList<FleetTask>)> done);
-    // `held` false: the run no longer holds its task (cancelled, deleted, or taken over) and must
-    // stop without writing anything more.
-    using Held = std::function<void(bool held)>;
+    // What became of a run's write. NotHeld: the run no longer holds its task (cancelled,
+    // deleted, or taken over) and must stop without writing anything more. Unreachable: Redis did
+    // not answer; nothing is known to be written, and the same write may be sent again (a run
+    // keeps its task while its lock has lapsed, as long as no other run took it).
+    enum class Write { Done, NotHeld, Unreachable };
+    using Held = std::function<void(Write)>;
     // `response`, when given, replaces the response object (a run's `in_progress`).
     void append(const FleetTask &task, const QList<LoggedEvent> &events, Held done,
                 const QByteArray &response = {});

@@ -4,7 +4,8 @@
 // streamed, continued, cancelled and deleted through another; the node running a task is killed
 // and another finishes it while the client's stream resumes there; a task that always fails ends
 // in the dead letters and is retried; Redis restarted with its append-only file loses nothing;
-// Redis gone refuses new tasks with 503; a task with an intent waits for an agent.
+// a run outlives Redis being away and its end is written when Redis is back; Redis gone refuses
+// new tasks with 503; a task with an intent waits for an agent.
 #include "fleet_test_bed.h"
 #include "test_client.h"
 
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void aKilledNodesTaskIsFinishedByAnotherAndItsStreamResumes();
     void aTaskThatAlwaysFailsIsDeadLetteredThenRetried();
     void redisRestartedMidQueueLosesNothing();
+    void aRunOutlivesRedisBeingAwayAndItsEndIsWritten();
     void redisUnreachableRefusesNewTasks();
     void aTaskWithAnIntentWaitsForAnAgent();
 
@@ -302,6 +304,47 @@ void TestFleetQueue::redisRestartedMidQueueLosesNothing()
             statusOf(a.port(), id) == u"completed"_s,
             (id + " is not completed; the node said:\n" + a.errors().right(6000)).constData(),
             30000);
+    QCOMPARE(m_bed->redis().command({"XLEN", "switchyard:default:queue:normal"}), "0"_ba);
+}
+
+void TestFleetQueue::aRunOutlivesRedisBeingAwayAndItsEndIsWritten()
+{
+    m_bed->redis().setPersistent(true);
+    QVERIFY(m_bed->start());
+    // Twenty events 100 ms apart: a run of two seconds, nearly all of it without Redis.
+    m_bed->fake().streamEvents = 20;
+    m_bed->fake().eventIntervalMs = 100;
+    GatewayProcess &a = m_bed->startNode(u"a"_s);
+    QVERIFY2(a.waitForPort(), a.errors().constData());
+    const Answer queued = call(a.port(), "POST", "/v1/responses", backgroundBody());
+    QCOMPARE(queued.status, 200);
+    const QByteArray id = queued.json().value(u"id"_s).toString().toUtf8();
+    QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), id), u"in_progress"_s, 10000);
+    const qsizetype providerCalls = m_bed->fake().requests().size();
+
+    // Away longer than the run and than the visibility timeout (2 s): the run's lock lapses.
+    m_bed->redis().kill();
+    QTest::qWait(3500);
+    QVERIFY(m_bed->redis().restart());
+
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        m_bed->redis().command({"HGET", "switchyard:default:resp:" + id, "status"}) == "completed",
+        (id + " is not completed in Redis; the node said:\n" + a.errors().right(6000)).constData(),
+        20000);
+    // The run that did the work wrote its end: the provider was not called again.
+    if (m_bed->fake().requests().size() != providerCalls)
+        qWarning().noquote() << a.errors();
+    QVERIFY2(m_bed->fake().requests().size() == providerCalls,
+             "the provider was called again (the node's log is above)");
+    QCOMPARE(m_bed->redis().command({"HGET", "switchyard:default:resp:" + id, "runs"}), "1"_ba);
+    // The log in Redis is whole, each event once, in order, ending where the run ended.
+    const Answer streamed = call(a.port(), "GET", "/v1/responses/" + id + "?stream=true");
+    QCOMPARE(streamed.status, 200);
+    const QList<Event> events = eventsOf(streamed.body);
+    QVERIFY2(events.size() >= 20, streamed.body.left(2000).constData());
+    for (qsizetype index = 0; index < events.size(); ++index)
+        QCOMPARE(events.at(index).sequence, index);
+    QCOMPARE(events.constLast().type, u"response.completed"_s);
     QCOMPARE(m_bed->redis().command({"XLEN", "switchyard:default:queue:normal"}), "0"_ba);
 }
 
