@@ -2050,6 +2050,17 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>waiting to start: %1</source>
+        <extracomment>Requests read during a burst, waiting for the engine to start them</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Requests in flight: %1, waiting to start: %2 (a burst&apos;s backlog, started in order within admission.max_start_wait)
+</source>
+        <extracomment>%1 requests in flight, %2 of them read and waiting for the engine to start them</extracomment>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::QueueFailuresModel</name>

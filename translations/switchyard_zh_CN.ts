@@ -2046,6 +2046,18 @@ Closed, idle longer than limits.keep_alive_idle: %6</source>
         <source>Calls sent to each provider per second, over the last 5 s, counted when they start; retries and failovers count once per provider they reach.</source>
         <translation>每秒发往各提供商的调用数，按最近 5 秒计算，在调用开始时计数；重试和故障转移在其到达的每个提供商处各计一次。</translation>
     </message>
+    <message>
+        <source>waiting to start: %1</source>
+        <extracomment>Requests read during a burst, waiting for the engine to start them</extracomment>
+        <translation>等待启动：%1</translation>
+    </message>
+    <message>
+        <source>Requests in flight: %1, waiting to start: %2 (a burst&apos;s backlog, started in order within admission.max_start_wait)
+</source>
+        <extracomment>%1 requests in flight, %2 of them read and waiting for the engine to start them</extracomment>
+        <translation>进行中的请求：%1，其中等待启动：%2（突发流量的积压，在 admission.max_start_wait 内按顺序启动）
+</translation>
+    </message>
 </context>
 <context>
     <name>switchyard::ui::QueueFailuresModel</name>

@@ -82,6 +82,9 @@ struct EngineSnapshot {
     double requestsPerSecond = 0.0;     // client requests accepted, over the last few seconds
     quint64 totalRequests = 0;
     int inFlight = 0;
+    // Of inFlight: read, and waiting for a turn of the engine loop to start them (a burst's
+    // backlog, bounded by admission.max_in_flight and admission.max_start_wait).
+    int waitingToStart = 0;
     // How late the engine thread ran its latest due sampling timer (one every 100 ms): above a
     // few milliseconds the engine is busier than its traffic looks.
     double loopLagMs = 0.0;

@@ -562,6 +562,7 @@ EngineSnapshot Engine::snapshot() const
         }
     }
     snapshot.inFlight = m_server->inFlight();
+    snapshot.waitingToStart = m_server->waitingToStart();
     snapshot.loopLagMs = m_loopLag->lastLagMs();
     snapshot.connections = m_server->connectionCounts();
     snapshot.spanExport = spanExportCounts();

@@ -218,12 +218,27 @@ private Q_SLOTS:
         snapshot.connections.idleClosed = 40;
         bridge.publish(snapshot);
         QCOMPARE(hint->text(), u"open connections: 12 · refused: 3"_s);
-        QCOMPARE(card->toolTip(), u"Client connections open: 12\n"
+        QCOMPARE(card->toolTip(), u"Requests in flight: 4, waiting to start: 0 (a burst's "
+                                  u"backlog, started in order within admission.max_start_wait)\n"
+                                  u"Client connections open: 12\n"
                                   u"Refused, limits.max_connections reached: 2\n"
                                   u"Refused, limits.max_connections_per_address reached: 1\n"
                                   u"Closed, request headers too slow: 5\n"
                                   u"Closed, request body too slow: 0\n"
                                   u"Closed, idle longer than limits.keep_alive_idle: 40"_s);
+
+        // A burst's backlog: requests read and waiting for the engine to start them.
+        snapshot.inFlight = 230;
+        snapshot.waitingToStart = 180;
+        snapshot.connections = {};
+        snapshot.connections.open = 230;
+        bridge.publish(snapshot);
+        QCOMPARE(hint->text(), u"open connections: 230 · waiting to start: 180"_s);
+        QVERIFY2(card->toolTip().startsWith(u"Requests in flight: 230, waiting to start: 180 "_s),
+                 qPrintable(card->toolTip()));
+        if (switchyard::testing::updatingScreenshots())
+            QVERIFY(window.grab().save(switchyard::testing::screenshotPath(
+                QString(), u"console_overview_waiting_to_start.png"_s)));
     }
 
     void emptyPagesKeepTheirTextTogetherAtTheTop_data()

@@ -430,28 +430,39 @@ void OverviewPage::refreshSummary()
     const telemetry::ConnectionCounts &connections = m_snapshot.connections;
     const int open = connections.open;
     // Counts after a colon read right in any number, with no plural forms to translate.
+    QString hint;
     if (connections.refused() == 0) {
-        m_inFlightCard.hint->setText(tr("open connections: %1").arg(locale.toString(open)));
-        setTone(m_inFlightCard.hint, Tone::Neutral);
+        hint = tr("open connections: %1").arg(locale.toString(open));
     } else {
         //: %1 open client connections; %2 connections refused over the connection limits
-        m_inFlightCard.hint->setText(
-            tr("open connections: %1 · refused: %2")
-                .arg(locale.toString(open), locale.toString(connections.refused())));
-        setTone(m_inFlightCard.hint, Tone::Warning);
+        hint = tr("open connections: %1 · refused: %2")
+                   .arg(locale.toString(open), locale.toString(connections.refused()));
     }
-    m_inFlightCard.frame->setToolTip(tr("Client connections open: %1\n"
-                                        "Refused, limits.max_connections reached: %2\n"
-                                        "Refused, limits.max_connections_per_address reached: %3\n"
-                                        "Closed, request headers too slow: %4\n"
-                                        "Closed, request body too slow: %5\n"
-                                        "Closed, idle longer than limits.keep_alive_idle: %6")
-                                         .arg(locale.toString(open),
-                                              locale.toString(connections.refusedOverTotal),
-                                              locale.toString(connections.refusedOverAddress),
-                                              locale.toString(connections.headerTimeouts),
-                                              locale.toString(connections.bodyTimeouts),
-                                              locale.toString(connections.idleClosed)));
+    if (m_snapshot.waitingToStart > 0) {
+        //: Requests read during a burst, waiting for the engine to start them
+        hint += QStringLiteral(" · ") +
+                tr("waiting to start: %1").arg(locale.toString(m_snapshot.waitingToStart));
+    }
+    m_inFlightCard.hint->setText(hint);
+    setTone(m_inFlightCard.hint, connections.refused() == 0 && m_snapshot.waitingToStart == 0
+                                     ? Tone::Neutral
+                                     : Tone::Warning);
+    m_inFlightCard.frame->setToolTip(
+        //: %1 requests in flight, %2 of them read and waiting for the engine to start them
+        tr("Requests in flight: %1, waiting to start: %2 (a burst's backlog, started in "
+           "order within admission.max_start_wait)\n")
+            .arg(locale.toString(m_snapshot.inFlight), locale.toString(m_snapshot.waitingToStart)) +
+        tr("Client connections open: %1\n"
+           "Refused, limits.max_connections reached: %2\n"
+           "Refused, limits.max_connections_per_address reached: %3\n"
+           "Closed, request headers too slow: %4\n"
+           "Closed, request body too slow: %5\n"
+           "Closed, idle longer than limits.keep_alive_idle: %6")
+            .arg(locale.toString(open), locale.toString(connections.refusedOverTotal),
+                 locale.toString(connections.refusedOverAddress),
+                 locale.toString(connections.headerTimeouts),
+                 locale.toString(connections.bodyTimeouts),
+                 locale.toString(connections.idleClosed)));
 
     int up = 0;
     int degraded = 0;
