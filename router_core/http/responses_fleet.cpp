@@ -80,9 +80,7 @@ void ResponsesService::fleetTick()
     if (!m_fleet)
         return;
     // This node's runs first: what they could not write while Redis was away, and their locks
-    // (lapsed, if it was away long), go before a take, which would see their tasks as abandoned.
-    const bool linkBack = m_fleet->reachable() && !m_fleetWasReachable;
-    m_fleetWasReachable = m_fleet->reachable();
+    // (lapsed, if it was away long), go before a take (ownRunsFirst).
     if (m_fleet->reachable()) {
         QList<QByteArray> writing;
         for (const auto &entry : m_fleetWrites)
@@ -91,8 +89,7 @@ void ResponsesService::fleetTick()
             flushFleetWrites(id);
     }
     const qint64 now = m_clock.msSinceEpoch();
-    if (linkBack ||
-        now - m_lastRenewMs >= renewEveryMs(m_config.config().responses.visibilityTimeout)) {
+    if (now - m_lastRenewMs >= renewEveryMs(m_config.config().responses.visibilityTimeout)) {
         m_lastRenewMs = now;
         renewFleet();
     }
@@ -158,11 +155,26 @@ void ResponsesService::acceptInFleet(StoredResponse task, ResponseWriter writer,
         });
 }
 
+bool ResponsesService::ownRunsFirst() const
+{
+    bool holdsTasks = false;
+    for (const auto &[id, writes] : m_fleetWrites) {
+        if (writes.resend)
+            return true;
+        holdsTasks = true;
+    }
+    // While Redis was away no tick ran and no renewal was sent: one is overdue now. The next tick
+    // sends it, before its take.
+    return holdsTasks && m_clock.msSinceEpoch() - m_lastRenewMs >=
+                             renewEveryMs(m_config.config().responses.visibilityTimeout);
+}
+
 void ResponsesService::pumpFleet()
 {
     const config::ResponsesConfig &config = m_config.config().responses;
     const int free = config.workers - int(m_running.size());
-    if (!m_starting || !m_runner || m_taking || free <= 0 || !m_fleet->reachable())
+    if (!m_starting || !m_runner || m_taking || free <= 0 || !m_fleet->reachable() ||
+        ownRunsFirst())
         return;
     m_taking = true;
     m_fleet->take(free, config.visibilityTimeout,
@@ -339,7 +351,7 @@ void ResponsesService::renewFleet()
     }
     // A run that ended while its end could not be written keeps its task until it is.
     for (const auto &[id, writes] : m_fleetWrites) {
-        if (!tokens.contains(id)) {
+        if (writes.end && !tokens.contains(id)) {
             held.append(writes.task);
             tokens.insert(id, writes.task.token);
         }
@@ -440,6 +452,7 @@ void ResponsesService::flushFleetWrites(const QByteArray &id)
                 if (!writes)
                     return;
                 writes->onTheWire = false;
+                writes->resend = outcome == Write::Unreachable;
                 if (outcome == Write::Unreachable) {
                     // Back in front of what arrived since; sent again when the link is back.
                     writes->events = std::move(events) + writes->events;
@@ -468,6 +481,7 @@ void ResponsesService::flushFleetWrites(const QByteArray &id)
         if (!writes)
             return;
         writes->onTheWire = false;
+        writes->resend = outcome == Write::Unreachable;
         if (outcome == Write::Unreachable)
             return; // sent again at a tick once the link is back; the renewals keep the task
         if (outcome == Write::NotHeld)

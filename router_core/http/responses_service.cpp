@@ -730,8 +730,17 @@ void ResponsesService::awaitAgent(const QByteArray &id, const QString &reason)
     m_store.update(*record);
     constexpr std::chrono::milliseconds kAgentWait{1000};
     if (running->fleet) {
-        m_fleet->requeue(*running->fleet, *record, {}, kAgentWait, config.visibilityTimeout, false,
-                         u"waiting for an agent: "_s + reason, {});
+        // After the run's own writes (its `in_progress`), as the end of any fleet run.
+        FleetWrites &writes = m_fleetWrites[id];
+        writes.task = *running->fleet;
+        writes.end = [fleet = m_fleet, task = *running->fleet, record = *record,
+                      visibility = config.visibilityTimeout,
+                      lastError = u"waiting for an agent: "_s +
+                                  reason](responses::FleetResponses::Held done) {
+            fleet->requeue(task, record, {}, kAgentWait, visibility, false, lastError,
+                           std::move(done));
+        };
+        flushFleetWrites(id);
     } else {
         QTimer::singleShot(kAgentWait, this, [this, id] {
             if (const StoredResponse *waiting = m_store.peek(id);

@@ -288,10 +288,9 @@ private:
 
     // In a fleet.
     responses::FleetResponses *m_fleet = nullptr;
-    qint64 m_lastRenewMs = 0;        // steady clock
-    bool m_taking = false;           // a take on the wire
-    bool m_renewing = false;         // a renewal on the wire
-    bool m_fleetWasReachable = true; // at the last tick: renewals go first when the link is back
+    qint64 m_lastRenewMs = 0; // steady clock
+    bool m_taking = false;    // a take on the wire
+    bool m_renewing = false;  // a renewal on the wire
     std::map<QByteArray, std::vector<std::unique_ptr<Follower>>> m_fleetFollowers;
     struct FleetWrites {
         responses::FleetTask task;            // of the run writing
@@ -300,7 +299,12 @@ private:
         // The run's end (finish, requeue or dead letter), sent once the events are written.
         std::function<void(responses::FleetResponses::Held)> end;
         bool onTheWire = false;
+        bool resend = false; // a write found Redis unreachable and waits to go again
     };
+    // Whether this node's own runs must reach Redis before it takes tasks: a write waits to be
+    // sent again, or the renewal of runs whose locks may have lapsed is due. A take would see
+    // their tasks as abandoned and take them over from this node itself.
+    bool ownRunsFirst() const;
     // By response id, while a run has writes waiting or on the wire; its entry outlives the run
     // until its end is written.
     std::map<QByteArray, FleetWrites> m_fleetWrites;

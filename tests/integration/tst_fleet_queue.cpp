@@ -311,9 +311,12 @@ void TestFleetQueue::aRunOutlivesRedisBeingAwayAndItsEndIsWritten()
 {
     m_bed->redis().setPersistent(true);
     QVERIFY(m_bed->start());
-    // Twenty events 100 ms apart: a run of two seconds, nearly all of it without Redis.
-    m_bed->fake().streamEvents = 20;
+    // Forty events 100 ms apart: a run of four seconds, Redis away for 2.5 s of it, longer than
+    // the visibility timeout (2 s), so the run's lock lapses and the run takes it back with its
+    // next write. A second worker is free all along: a take must not take the task from the run.
+    m_bed->fake().streamEvents = 40;
     m_bed->fake().eventIntervalMs = 100;
+    m_bed->config.extra = QByteArray(kQueue) + "    workers: 2\n";
     GatewayProcess &a = m_bed->startNode(u"a"_s);
     QVERIFY2(a.waitForPort(), a.errors().constData());
     const Answer queued = call(a.port(), "POST", "/v1/responses", backgroundBody());
@@ -321,11 +324,17 @@ void TestFleetQueue::aRunOutlivesRedisBeingAwayAndItsEndIsWritten()
     const QByteArray id = queued.json().value(u"id"_s).toString().toUtf8();
     QTRY_COMPARE_WITH_TIMEOUT(statusOf(a.port(), id), u"in_progress"_s, 10000);
     const qsizetype providerCalls = m_bed->fake().requests().size();
+    const QByteArray eventsKey = "switchyard:default:resp:" + id + ":events";
+    QVERIFY2(m_bed->redis().command({"LLEN", eventsKey}).toInt() < 30,
+             "the run was nearly over before Redis went away");
 
-    // Away longer than the run and than the visibility timeout (2 s): the run's lock lapses.
     m_bed->redis().kill();
-    QTest::qWait(3500);
+    QTest::qWait(2500);
     QVERIFY(m_bed->redis().restart());
+    // The run is still streaming when Redis is back.
+    QTRY_VERIFY_WITH_TIMEOUT(m_bed->redis().command({"LLEN", eventsKey}).toInt() > 0, 10000);
+    QCOMPARE(m_bed->redis().command({"HGET", "switchyard:default:resp:" + id, "status"}),
+             "in_progress"_ba);
 
     QTRY_VERIFY2_WITH_TIMEOUT(
         m_bed->redis().command({"HGET", "switchyard:default:resp:" + id, "status"}) == "completed",
@@ -341,7 +350,7 @@ void TestFleetQueue::aRunOutlivesRedisBeingAwayAndItsEndIsWritten()
     const Answer streamed = call(a.port(), "GET", "/v1/responses/" + id + "?stream=true");
     QCOMPARE(streamed.status, 200);
     const QList<Event> events = eventsOf(streamed.body);
-    QVERIFY2(events.size() >= 20, streamed.body.left(2000).constData());
+    QVERIFY2(events.size() >= 40, streamed.body.left(2000).constData());
     for (qsizetype index = 0; index < events.size(); ++index)
         QCOMPARE(events.at(index).sequence, index);
     QCOMPARE(events.constLast().type, u"response.completed"_s);
