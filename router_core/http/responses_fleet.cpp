@@ -431,28 +431,30 @@ void ResponsesService::flushFleetWrites(const QByteArray &id)
     if (writes.onTheWire || !m_fleet->reachable())
         return; // sent when the one on the wire answers, or at a tick once the link is back
     const QByteArray token = writes.task.token;
-    // What the answer is about; the entry may be gone or another run's by then.
-    const auto mine = [this, id, token]() -> FleetWrites * {
-        const auto entry = m_fleetWrites.find(id);
-        return entry != m_fleetWrites.end() && entry->second.task.token == token ? &entry->second
-                                                                                 : nullptr;
-    };
     using Write = FleetResponses::Write;
+    // The entry an answer is about, marked answered; none when the service, the entry or its run
+    // is gone by then (another run's entry is not this one).
+    const auto answered = [self = QPointer<ResponsesService>(this), id,
+                           token](Write outcome) -> FleetWrites * {
+        if (!self)
+            return nullptr;
+        const auto entry = self->m_fleetWrites.find(id);
+        if (entry == self->m_fleetWrites.end() || entry->second.task.token != token)
+            return nullptr;
+        entry->second.onTheWire = false;
+        entry->second.resend = outcome == Write::Unreachable;
+        return &entry->second;
+    };
     if (!writes.events.isEmpty() || !writes.response.isEmpty()) {
         QList<LoggedEvent> events = std::exchange(writes.events, {});
         QByteArray response = std::exchange(writes.response, {});
         writes.onTheWire = true;
         m_fleet->append(
             writes.task, events,
-            [self = QPointer<ResponsesService>(this), mine, id, token, events,
-             response](Write outcome) mutable {
-                if (!self)
-                    return;
-                FleetWrites *writes = mine();
+            [this, answered, id, token, events, response](Write outcome) mutable {
+                FleetWrites *writes = answered(outcome);
                 if (!writes)
                     return;
-                writes->onTheWire = false;
-                writes->resend = outcome == Write::Unreachable;
                 if (outcome == Write::Unreachable) {
                     // Back in front of what arrived since; sent again when the link is back.
                     writes->events = std::move(events) + writes->events;
@@ -461,12 +463,12 @@ void ResponsesService::flushFleetWrites(const QByteArray &id)
                     return;
                 }
                 if (outcome == Write::NotHeld) {
-                    self->m_fleetWrites.erase(id);
-                    self->dropRun(id, token, u"its task is no longer its own"_s);
+                    m_fleetWrites.erase(id);
+                    dropRun(id, token, u"its task is no longer its own"_s);
                     return;
                 }
-                self->pollFollowers(id);
-                self->flushFleetWrites(id);
+                pollFollowers(id);
+                flushFleetWrites(id);
             },
             response);
         return;
@@ -474,22 +476,15 @@ void ResponsesService::flushFleetWrites(const QByteArray &id)
     if (!writes.end)
         return;
     writes.onTheWire = true;
-    writes.end([self = QPointer<ResponsesService>(this), mine, id](Write outcome) {
-        if (!self)
-            return;
-        FleetWrites *writes = mine();
-        if (!writes)
-            return;
-        writes->onTheWire = false;
-        writes->resend = outcome == Write::Unreachable;
-        if (outcome == Write::Unreachable)
-            return; // sent again at a tick once the link is back; the renewals keep the task
+    writes.end([this, answered, id](Write outcome) {
+        if (!answered(outcome) || outcome == Write::Unreachable)
+            return; // unreachable: sent again at a tick once the link is back
         if (outcome == Write::NotHeld)
             qCInfo(lcBackground).noquote()
                 << u"background: the end of %1's run was not written: the task is no longer "
                    u"this run's (cancelled, deleted or taken over)"_s.arg(QString::fromLatin1(id));
-        self->m_fleetWrites.erase(id);
-        self->pollFollowers(id);
+        m_fleetWrites.erase(id);
+        pollFollowers(id);
     });
 }
 
