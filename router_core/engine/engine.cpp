@@ -44,7 +44,7 @@
 #include "telemetry/request_log.h"
 #include "telemetry/request_recorder.h"
 #include "timing/deadline_scheduler.h"
-#include "upstream/curl_transport.h"
+#include "upstream/gateway_transport.h"
 #include "usage/budget_tracker.h"
 #include "usage/pricing.h"
 #include "usage/usage_ledger.h"
@@ -148,7 +148,7 @@ Engine::Engine(config::Config config, QObject *parent)
       m_contextSample(std::make_unique<routing::ContextSample>(timing::SteadyClock::instance())),
       m_commands(
           new control::OperatorCommands(*m_store, *m_health, *m_router, *m_contextSample, this)),
-      m_transport(new upstream::CurlTransport(this)),
+      m_transport(new upstream::GatewayTransport(this)),
       m_scheduler(new timing::DeadlineScheduler(timing::SteadyClock::instance(),
                                                 timing::DeadlineScheduler::Drive::Timer, this)),
       m_server(new http::GatewayServer({*m_store, *m_router, *m_health, *m_recorder, *m_transport,

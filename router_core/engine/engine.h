@@ -37,7 +37,7 @@ class TraceRing;
 class RequestRecorder;
 } // namespace switchyard::telemetry
 namespace switchyard::upstream {
-class CurlTransport;
+class GatewayTransport;
 }
 namespace switchyard::otlp {
 class SpanExporter;
@@ -244,9 +244,9 @@ private:
     // Live requests' routing contexts for the impact preview; the server fills it, the commands
     // replay it.
     std::unique_ptr<routing::ContextSample> m_contextSample;
-    control::OperatorCommands *m_commands = nullptr;  // child
-    upstream::CurlTransport *m_transport = nullptr;   // child; declared before the server using it
-    timing::DeadlineScheduler *m_scheduler = nullptr; // child; every request's deadlines
+    control::OperatorCommands *m_commands = nullptr;   // child
+    upstream::GatewayTransport *m_transport = nullptr; // child; declared before the server using it
+    timing::DeadlineScheduler *m_scheduler = nullptr;  // child; every request's deadlines
     timing::LoopHealth m_loopHealth; // the lag monitor writes it; executions blame timeouts by it
     http::GatewayServer *m_server = nullptr;      // child
     resilience::HealthProber *m_prober = nullptr; // child; created when probes are enabled

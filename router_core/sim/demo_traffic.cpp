@@ -1,6 +1,6 @@
 #include "sim/demo_traffic.h"
 
-#include "upstream/curl_transport.h"
+#include "upstream/gateway_transport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -87,7 +87,7 @@ void DemoTraffic::sendOne()
     if (int(m_calls.size()) >= kMaxOutstanding)
         return;
     if (!m_transport)
-        m_transport = new upstream::CurlTransport(this);
+        m_transport = new upstream::GatewayTransport(this);
 
     const DemoModel &model = m_models[m_random.bounded(int(m_models.size()))];
     upstream::UpstreamRequest request;

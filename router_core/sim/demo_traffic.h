@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 namespace switchyard::upstream {
-class CurlTransport;
+class GatewayTransport;
 class UpstreamCall;
 class UpstreamObserver;
 } // namespace switchyard::upstream
@@ -61,7 +61,7 @@ private:
     QList<DemoModel> m_models;
     QRandomGenerator m_random;
     QTimer m_tick{this};
-    upstream::CurlTransport *m_transport = nullptr; // created on first use, on this thread
+    upstream::GatewayTransport *m_transport = nullptr; // created on first use, on this thread
     std::unordered_map<DemoCall *, std::unique_ptr<DemoCall>> m_calls;
 };
 

@@ -1,0 +1,643 @@
+#include "descriptors_taken.h"
+#include "eventloop/epoll_event_dispatcher.h"
+#include "fake_upstream.h"
+#include "upstream/gateway_transport.h"
+#include "upstream/http1_transport.h"
+
+#include <QAbstractEventDispatcher>
+#include <QCoreApplication>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+#include <QTimer>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+
+using namespace switchyard;
+using switchyard::testing::chatBody;
+using switchyard::testing::FakeUpstream;
+using upstream::TransportError;
+
+namespace {
+
+// One call's outcome, as the transport reports it; optionally reacting from inside a callback.
+class Outcome final : public upstream::UpstreamObserver {
+public:
+    void onResponseHead(const upstream::UpstreamResponseHead &head) override
+    {
+        status = head.status;
+        headers = head.headers;
+        ++heads;
+        if (onHead)
+            onHead();
+    }
+    void onResponseBody(QByteArrayView bytes) override
+    {
+        body.append(bytes);
+        if (onBody)
+            onBody();
+    }
+    void onFinished(const upstream::UpstreamResult &result) override
+    {
+        error = result.error;
+        description = result.description;
+        finished = true;
+    }
+
+    int status = 0;
+    int heads = 0;
+    upstream::HeaderList headers;
+    QByteArray body;
+    TransportError error = TransportError::Other;
+    QString description;
+    bool finished = false;
+    std::function<void()> onHead;
+    std::function<void()> onBody;
+};
+
+// A provider that answers every request on a connection with the same bytes, written in pieces
+// of a given size a millisecond apart: how an answer's framing is tested under any split.
+class ScriptedProvider final : public QObject {
+public:
+    explicit ScriptedProvider(QByteArray answer, qsizetype pieceBytes = 0,
+                              bool closeAfterAnswer = false)
+        : m_answer(std::move(answer)), m_pieceBytes(pieceBytes), m_close(closeAfterAnswer)
+    {
+        QObject::connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                ++connections;
+                QObject::connect(socket, &QTcpSocket::readyRead, this,
+                                 [this, socket] { onReadyRead(socket); });
+            }
+        });
+        m_server.listen(QHostAddress::LocalHost, 0);
+    }
+    QByteArray url() const
+    {
+        return "http://127.0.0.1:" + QByteArray::number(m_server.serverPort()) + "/v1/chat";
+    }
+
+    int connections = 0;
+    int requests = 0;
+    QByteArray lastRequest;
+
+private:
+    void onReadyRead(QTcpSocket *socket)
+    {
+        QByteArray &pending = m_received[socket];
+        pending.append(socket->readAll());
+        const qsizetype headEnd = pending.indexOf("\r\n\r\n");
+        if (headEnd < 0)
+            return;
+        const QByteArray head = pending.left(headEnd).toLower();
+        const qsizetype lengthAt = head.indexOf("content-length: ");
+        const qsizetype bodyBytes =
+            lengthAt < 0 ? 0 : head.mid(lengthAt + 16, head.indexOf("\r", lengthAt) - lengthAt - 16)
+                                   .toLongLong();
+        if (pending.size() < headEnd + 4 + bodyBytes)
+            return;
+        lastRequest = pending.left(headEnd + 4 + bodyBytes);
+        pending.remove(0, headEnd + 4 + bodyBytes);
+        ++requests;
+        writeFrom(socket, 0);
+    }
+    void writeFrom(QTcpSocket *socket, qsizetype offset)
+    {
+        const qsizetype piece = m_pieceBytes > 0 ? m_pieceBytes : m_answer.size();
+        socket->write(m_answer.mid(offset, piece));
+        socket->flush();
+        if (offset + piece < m_answer.size()) {
+            QTimer::singleShot(1, socket, [this, socket, offset, piece] {
+                writeFrom(socket, offset + piece);
+            });
+        } else if (m_close) {
+            socket->disconnectFromHost();
+        }
+    }
+
+    QTcpServer m_server;
+    QByteArray m_answer;
+    qsizetype m_pieceBytes;
+    bool m_close;
+    QHash<QTcpSocket *, QByteArray> m_received;
+};
+
+upstream::UpstreamRequest chatRequest(const QByteArray &url, bool stream = false)
+{
+    upstream::UpstreamRequest request;
+    request.url = QUrl::fromEncoded(url);
+    request.headers = {{"Content-Type", "application/json"}};
+    request.body = chatBody("test-model", stream);
+    request.answerStreams = stream;
+    return request;
+}
+
+// Makes one call and waits for its end.
+bool call(upstream::UpstreamTransport &transport, const upstream::UpstreamRequest &request,
+          Outcome &outcome)
+{
+    const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+    return QTest::qWaitFor([&] { return outcome.finished; }, 5000);
+}
+
+eventloop::DispatcherCounters dispatcherCounters()
+{
+    const auto *epoll =
+        dynamic_cast<eventloop::EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+    return epoll ? epoll->counters() : eventloop::DispatcherCounters{};
+}
+
+} // namespace
+
+// The plain-http transport on its own, on the engine thread's event dispatcher, against fake
+// providers on real loopback sockets: framing, keep-alive, errors and callbacks that cancel.
+class Http1TransportTest : public QObject {
+    Q_OBJECT
+private slots:
+    void onlyPlainHttpWithoutProxyIsHandledHere_data();
+    void onlyPlainHttpWithoutProxyIsHandledHere();
+    void headersGoOutAsGivenAndComeBackLowerCased();
+    void aKeptAliveConnectionCarriesTheNextCallWithoutEventLoopChanges();
+    void aConnectionTheProviderClosesWhileIdleIsClosedHere();
+    void aKeptAliveConnectionClosedAsTheRequestArrivesIsNotSentTwice();
+    void answersAreReadWhateverTheirFramingAndSplit_data();
+    void answersAreReadWhateverTheirFramingAndSplit();
+    void malformedAnswersAreProtocolErrors_data();
+    void malformedAnswersAreProtocolErrors();
+    void anAnswerCutShortIsAConnectionLost();
+    void aRefusedConnectionIsAConnectFailure();
+    void hostNamesAreResolvedAndUnknownOnesNamed();
+    void aLargeRequestBodyGoesOutWhole();
+    void aPausedAnswerHoldsItsEndAndLosesNothing();
+    void aCallCancelledFromItsOwnCallbackEndsCleanly();
+    void aCallStartedFromACallbackRuns();
+    void aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit();
+    void theTotalTimeoutEndsACallThatGetsNoAnswer();
+    void theGatewayTransportSendsTlsThroughLibcurl();
+};
+
+void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere_data()
+{
+    QTest::addColumn<QString>("url");
+    QTest::addColumn<QString>("proxy");
+    QTest::addColumn<QString>("caFile");
+    QTest::addColumn<bool>("handled");
+    QTest::newRow("plain http") << "http://127.0.0.1:9/v1" << "" << "" << true;
+    QTest::newRow("a name") << "http://vllm.internal:8000/v1" << "" << "" << true;
+    QTest::newRow("https") << "https://api.example.com/v1" << "" << "" << false;
+    QTest::newRow("through a proxy") << "http://127.0.0.1:9/v1" << "http://proxy:3128" << ""
+                                     << false;
+    QTest::newRow("with a CA file") << "http://127.0.0.1:9/v1" << "" << "/ca.pem" << false;
+}
+
+void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere()
+{
+    QFETCH(QString, url);
+    QFETCH(QString, proxy);
+    QFETCH(QString, caFile);
+    QFETCH(bool, handled);
+    upstream::UpstreamRequest request;
+    request.url = QUrl(url);
+    request.proxy = QUrl(proxy);
+    request.caFile = caFile;
+    QCOMPARE(upstream::Http1Transport::handles(request), handled);
+}
+
+// The request's header lines reach the provider as given, in order, with Host and the body's
+// length added; the answer's status is read from its status line and its header names come back
+// lower-cased with their values trimmed.
+void Http1TransportTest::headersGoOutAsGivenAndComeBackLowerCased()
+{
+    FakeUpstream fake;
+    fake.mode = FakeUpstream::Mode::Status;
+    fake.status = 429;
+    fake.extraHeaders = {{"X-RateLimit-Remaining-Requests", "  0  "}, {"Retry-After", "7"}};
+    upstream::Http1Transport transport;
+    upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions?x=1");
+    const QByteArray longValue = "Bearer " + QByteArray(3000, 'k');
+    request.headers = {{"Content-Type", "application/json"},
+                       {"Authorization", longValue},
+                       {"X-Trace", "a:b;c=d"},
+                       {"x-lower", "v"}};
+    Outcome outcome;
+    QVERIFY(call(transport, request, outcome));
+    QCOMPARE(outcome.error, TransportError::None);
+    QCOMPARE(outcome.status, 429);
+    QCOMPARE(outcome.body, fake.statusBody);
+    QCOMPARE(fake.requests().size(), 1);
+    const FakeUpstream::ReceivedRequest &received = fake.requests().first();
+    QCOMPARE(received.method, QByteArray("POST"));
+    QCOMPARE(received.path, QByteArray("/v1/chat/completions?x=1"));
+    QCOMPARE(received.header("host"), "127.0.0.1:" + QByteArray::number(fake.port()));
+    QCOMPARE(received.header("content-length"), QByteArray::number(request.body.size()));
+    QCOMPARE(received.header("content-type"), QByteArray("application/json"));
+    QCOMPARE(received.header("authorization"), longValue);
+    QCOMPARE(received.header("x-trace"), QByteArray("a:b;c=d"));
+    QCOMPARE(received.header("x-lower"), QByteArray("v"));
+    QCOMPARE(received.body, request.body);
+
+    upstream::UpstreamResponseHead head;
+    head.headers = outcome.headers;
+    QCOMPARE(head.header("x-ratelimit-remaining-requests"), QByteArray("0"));
+    QCOMPARE(head.header("retry-after"), QByteArray("7"));
+    QCOMPARE(head.header("content-type"), QByteArray("application/json"));
+    for (const auto &[name, value] : std::as_const(outcome.headers))
+        QCOMPARE(name, name.toLower());
+}
+
+// The point of the transport: a call on a kept-alive connection is a send and a receive on a
+// descriptor already watched, with no change to the kernel's epoll set.
+void Http1TransportTest::aKeptAliveConnectionCarriesTheNextCallWithoutEventLoopChanges()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    Outcome first;
+    QVERIFY(call(transport, request, first));
+    QCOMPARE(first.error, TransportError::None);
+    QCOMPARE(first.body, fake.completionBody);
+    QCOMPARE(transport.openConnections(), 1);
+    QCOMPARE(transport.idleConnections(), 1);
+
+    const eventloop::DispatcherCounters before = dispatcherCounters();
+    for (int i = 0; i < 20; ++i) {
+        Outcome next;
+        QVERIFY(call(transport, request, next));
+        QCOMPARE(next.error, TransportError::None);
+        QCOMPARE(next.status, 200);
+        QCOMPARE(next.body, fake.completionBody);
+    }
+    const eventloop::DispatcherCounters after = dispatcherCounters();
+    QCOMPARE(fake.requests().size(), 21);
+    QCOMPARE(fake.openConnections(), 1);
+    QCOMPARE(transport.openConnections(), 1);
+    QVERIFY(after.waits > before.waits); // the counters are the dispatcher's: they move
+    // (The fake's own QTcpSocket switches its write notifier per answer: modifications are its.)
+    QCOMPARE(after.epollAdds, before.epollAdds);
+    QCOMPARE(after.epollDeletes, before.epollDeletes);
+}
+
+void Http1TransportTest::aConnectionTheProviderClosesWhileIdleIsClosedHere()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    Outcome first;
+    QVERIFY(call(transport, request, first));
+    QCOMPARE(transport.idleConnections(), 1);
+
+    fake.closeConnections();
+    QTRY_COMPARE_WITH_TIMEOUT(transport.openConnections(), 0, 5000);
+    QCOMPARE(transport.idleConnections(), 0);
+
+    // The next call opens a new connection instead of failing on the closed one.
+    Outcome second;
+    QVERIFY(call(transport, request, second));
+    QCOMPARE(second.error, TransportError::None);
+    QCOMPARE(second.status, 200);
+    QCOMPARE(fake.requests().size(), 2);
+}
+
+// A provider that drops a kept-alive connection just as a request arrives may have started the
+// call: the request is not sent again behind the executor's back (its retry policy decides).
+void Http1TransportTest::aKeptAliveConnectionClosedAsTheRequestArrivesIsNotSentTwice()
+{
+    FakeUpstream fake;
+    fake.mode = FakeUpstream::Mode::CloseOnReuse;
+    upstream::Http1Transport transport;
+    const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    Outcome first;
+    QVERIFY(call(transport, request, first));
+    QCOMPARE(first.error, TransportError::None);
+
+    Outcome second;
+    QVERIFY(call(transport, request, second));
+    QCOMPARE(second.error, TransportError::ConnectionLost);
+    QVERIFY2(second.description.startsWith(u"the kept-alive connection closed before the answer; the request was not sent again"),
+             qPrintable(second.description));
+    QCOMPARE(second.heads, 0);
+    QCOMPARE(fake.requests().size(), 2); // once each, never a third time
+    QTRY_COMPARE_WITH_TIMEOUT(transport.openConnections(), 0, 5000);
+}
+
+void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<int>("pieceBytes");
+    QTest::addColumn<bool>("closeAfter");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<bool>("keptAlive");
+
+    const QByteArray lengthAnswer =
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n"
+        "{\"ok\":true}";
+    const QByteArray chunkedAnswer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                     "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
+    for (const int piece : {0, 1, 7}) {
+        const QByteArray split = piece == 0 ? "whole" : QByteArray::number(piece) + "-byte pieces";
+        QTest::addRow("content-length, %s", split.constData())
+            << lengthAnswer << piece << false << 200 << QByteArray("{\"ok\":true}") << true;
+        QTest::addRow("chunked with an extension and a trailer, %s", split.constData())
+            << chunkedAnswer << piece << false << 200 << QByteArray("hello, world") << true;
+        QTest::addRow("until the provider closes, %s", split.constData())
+            << QByteArray("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nto the end") << piece
+            << true << 200 << QByteArray("to the end") << false;
+        QTest::addRow("100 Continue before the answer, %s", split.constData())
+            << "HTTP/1.1 100 Continue\r\n\r\n" + lengthAnswer << piece << false << 200
+            << QByteArray("{\"ok\":true}") << true;
+    }
+    QTest::newRow("204 has no body")
+        << QByteArray("HTTP/1.1 204 No Content\r\n\r\n") << 0 << false << 204 << QByteArray()
+        << true;
+    QTest::newRow("Connection: close is honoured")
+        << QByteArray("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok") << 0
+        << false << 200 << QByteArray("ok") << false;
+    QTest::newRow("HTTP/1.0 is not kept alive")
+        << QByteArray("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok") << 0 << false << 200
+        << QByteArray("ok") << false;
+    QTest::newRow("a status line without a reason")
+        << QByteArray("HTTP/1.1 503\r\nContent-Length: 0\r\n\r\n") << 0 << false << 503
+        << QByteArray() << true;
+}
+
+void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(int, pieceBytes);
+    QFETCH(bool, closeAfter);
+    QFETCH(int, status);
+    QFETCH(QByteArray, body);
+    QFETCH(bool, keptAlive);
+    ScriptedProvider provider(answer, pieceBytes, closeAfter);
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    QVERIFY(call(transport, chatRequest(provider.url()), outcome));
+    QCOMPARE(outcome.error, TransportError::None);
+    QCOMPARE(outcome.description, QString());
+    QCOMPARE(outcome.heads, 1);
+    QCOMPARE(outcome.status, status);
+    QCOMPARE(outcome.body, body);
+    QCOMPARE(transport.idleConnections(), keptAlive ? 1 : 0);
+    QTRY_COMPARE_WITH_TIMEOUT(transport.openConnections(), keptAlive ? 1 : 0, 5000);
+    QVERIFY(provider.lastRequest.startsWith("POST /v1/chat HTTP/1.1\r\n"));
+
+    // A kept-alive connection carries the next call; a spent one is replaced.
+    Outcome next;
+    QVERIFY(call(transport, chatRequest(provider.url()), next));
+    QCOMPARE(next.error, TransportError::None);
+    QCOMPARE(next.body, body);
+    QCOMPARE(provider.connections, keptAlive ? 1 : 2);
+}
+
+void Http1TransportTest::malformedAnswersAreProtocolErrors_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<QString>("detail");
+    QTest::newRow("not HTTP") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n\r\n")
+                              << "the status line is \"SSH-2.0-OpenSSH_9.2\"";
+    QTest::newRow("a status that is not three digits")
+        << QByteArray("HTTP/1.1 2x0 OK\r\n\r\n") << "the status line is \"HTTP/1.1 2x0 OK\"";
+    QTest::newRow("a length that is not a number")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: ten\r\n\r\n")
+        << "Content-Length \"ten\" is not a length";
+    QTest::newRow("two lengths that disagree")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")
+        << "Content-Length \"3\" is not a length";
+    QTest::newRow("a chunk size that is not hexadecimal")
+        << QByteArray("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n")
+        << "the chunked body is malformed";
+    QTest::newRow("a head without an end")
+        << "HTTP/1.1 200 OK\r\nX-Filler: " + QByteArray(70 * 1024, 'x')
+        << "the answer's head is larger than 65536 bytes";
+}
+
+void Http1TransportTest::malformedAnswersAreProtocolErrors()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(QString, detail);
+    ScriptedProvider provider(answer);
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    QVERIFY(call(transport, chatRequest(provider.url()), outcome));
+    QCOMPARE(outcome.error, TransportError::ProtocolError);
+    QCOMPARE(outcome.description, QStringLiteral("not a valid HTTP answer (%1)").arg(detail));
+    QTRY_COMPARE_WITH_TIMEOUT(transport.openConnections(), 0, 5000); // never reused
+}
+
+void Http1TransportTest::anAnswerCutShortIsAConnectionLost()
+{
+    ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", 0, true);
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    QVERIFY(call(transport, chatRequest(provider.url()), outcome));
+    QCOMPARE(outcome.status, 200);
+    QCOMPARE(outcome.body, QByteArray("only this"));
+    QCOMPARE(outcome.error, TransportError::ConnectionLost);
+    QCOMPARE(outcome.description,
+             QStringLiteral("connection lost before the answer was complete (the provider "
+                            "closed the connection)"));
+    QCOMPARE(transport.openConnections(), 0);
+}
+
+void Http1TransportTest::aRefusedConnectionIsAConnectFailure()
+{
+    quint16 closedPort = 0;
+    {
+        QTcpServer listener;
+        QVERIFY(listener.listen(QHostAddress::LocalHost, 0));
+        closedPort = listener.serverPort();
+    }
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    QVERIFY(call(transport,
+                 chatRequest("http://127.0.0.1:" + QByteArray::number(closedPort) + "/v1"),
+                 outcome));
+    QCOMPARE(outcome.error, TransportError::ConnectFailed);
+    QCOMPARE(outcome.description, QStringLiteral("could not connect (%1)")
+                                      .arg(QString::fromLocal8Bit(std::strerror(ECONNREFUSED))));
+    QCOMPARE(outcome.heads, 0);
+    QCOMPARE(transport.openConnections(), 0);
+}
+
+void Http1TransportTest::hostNamesAreResolvedAndUnknownOnesNamed()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    // "localhost" may resolve to ::1 first, where the fake does not listen: the next address
+    // is tried.
+    const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1/chat";
+    for (int i = 0; i < 2; ++i) { // the second from the kept connection
+        Outcome outcome;
+        QVERIFY(call(transport, chatRequest(byName), outcome));
+        QCOMPARE(outcome.error, TransportError::None);
+        QCOMPARE(outcome.status, 200);
+    }
+    QCOMPARE(fake.requests().size(), 2);
+    QCOMPARE(fake.requests().first().header("host"),
+             "localhost:" + QByteArray::number(fake.port()));
+
+    Outcome unknown;
+    QVERIFY(call(transport, chatRequest("http://no-such-provider.invalid/v1/chat"), unknown));
+    QCOMPARE(unknown.error, TransportError::ConnectFailed);
+    QVERIFY2(unknown.description.startsWith(
+                 u"could not connect (could not resolve no-such-provider.invalid: "),
+             qPrintable(unknown.description));
+}
+
+void Http1TransportTest::aLargeRequestBodyGoesOutWhole()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    request.body = chatBody("test-model", false, QByteArray(12 * 1024 * 1024, 'a'));
+    Outcome outcome;
+    const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 20000);
+    QCOMPARE(outcome.error, TransportError::None);
+    QCOMPARE(outcome.status, 200);
+    QCOMPARE(fake.requests().size(), 1);
+    QCOMPARE(fake.requests().first().body.size(), request.body.size());
+    QCOMPARE(fake.requests().first().body, request.body);
+}
+
+// Back-pressure: a paused call reads nothing more, and its end waits for the resume; nothing
+// read before the pause is lost.
+void Http1TransportTest::aPausedAnswerHoldsItsEndAndLosesNothing()
+{
+    FakeUpstream fake;
+    fake.streamEvents = 20;
+    fake.eventIntervalMs = 1;
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    std::unique_ptr<upstream::UpstreamCall> running;
+    outcome.onBody = [&] {
+        if (outcome.body.contains("data: [DONE]"))
+            return;
+        running->pauseReceiving();
+    };
+    running = transport.start(chatRequest(fake.baseUrl() + "/chat/completions", true), &outcome);
+    QTRY_VERIFY_WITH_TIMEOUT(!outcome.body.isEmpty(), 5000);
+    // Paused after the first piece: the rest waits in the socket for as long as it takes.
+    QTRY_VERIFY_WITH_TIMEOUT(fake.answersCompleted() == 1, 5000);
+    const QByteArray beforeResume = outcome.body;
+    QTest::qWait(50);
+    QCOMPARE(outcome.body, beforeResume);
+    QVERIFY(!outcome.finished);
+
+    outcome.onBody = nullptr;
+    running->resumeReceiving();
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 5000);
+    QCOMPARE(outcome.error, TransportError::None);
+    QVERIFY(outcome.body.endsWith("data: [DONE]\n\n"));
+    QCOMPARE(outcome.body.count("\"delta\""), 21); // 20 content events and the final one
+}
+
+void Http1TransportTest::aCallCancelledFromItsOwnCallbackEndsCleanly()
+{
+    FakeUpstream fake;
+    fake.streamEvents = 5;
+    upstream::Http1Transport transport;
+    for (const bool inHead : {true, false}) {
+        Outcome outcome;
+        std::unique_ptr<upstream::UpstreamCall> running;
+        (inHead ? outcome.onHead : outcome.onBody) = [&] { running.reset(); };
+        running =
+            transport.start(chatRequest(fake.baseUrl() + "/chat/completions", true), &outcome);
+        QTRY_VERIFY_WITH_TIMEOUT(!running, 5000);
+        QTest::qWait(30);
+        QVERIFY(!outcome.finished); // no callback after the call is gone
+        QCOMPARE(transport.openConnections(), 0); // mid-answer: the connection is spent
+    }
+    Outcome after;
+    QVERIFY(call(transport, chatRequest(fake.baseUrl() + "/chat/completions"), after));
+    QCOMPARE(after.error, TransportError::None);
+}
+
+void Http1TransportTest::aCallStartedFromACallbackRuns()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    Outcome first;
+    Outcome second;
+    std::unique_ptr<upstream::UpstreamCall> secondCall;
+    first.onHead = [&] { secondCall = transport.start(request, &second); };
+    QVERIFY(call(transport, request, first));
+    QTRY_VERIFY_WITH_TIMEOUT(second.finished, 5000);
+    QCOMPARE(first.error, TransportError::None);
+    QCOMPARE(second.error, TransportError::None);
+    QCOMPARE(second.body, fake.completionBody);
+}
+
+void Http1TransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
+{
+    FakeUpstream fake;
+    upstream::Http1Transport transport;
+    const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    Outcome refused;
+    {
+        const testing::DescriptorsTaken taken;
+        QVERIFY(taken.full());
+        QVERIFY(call(transport, request, refused));
+    }
+    // Not "could not connect", which the executor would hold against the provider.
+    QCOMPARE(refused.error, TransportError::LocalResources);
+    QVERIFY2(refused.description.contains(QString::fromLocal8Bit(std::strerror(EMFILE))),
+             qPrintable(refused.description));
+    QCOMPARE(refused.status, 0);
+    QCOMPARE(fake.requests().size(), 0);
+
+    Outcome next;
+    QVERIFY(call(transport, request, next));
+    QCOMPARE(next.error, TransportError::None);
+    QCOMPARE(fake.requests().size(), 1);
+}
+
+void Http1TransportTest::theTotalTimeoutEndsACallThatGetsNoAnswer()
+{
+    FakeUpstream fake;
+    fake.mode = FakeUpstream::Mode::Hang;
+    upstream::Http1Transport transport;
+    upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
+    request.totalTimeout = std::chrono::milliseconds(100);
+    Outcome outcome;
+    QVERIFY(call(transport, request, outcome));
+    QCOMPARE(outcome.error, TransportError::TotalTimeout);
+    QCOMPARE(transport.openConnections(), 0);
+    QCOMPARE(fake.requests().size(), 1);
+}
+
+void Http1TransportTest::theGatewayTransportSendsTlsThroughLibcurl()
+{
+    FakeUpstream plain;
+    FakeUpstream tls(testing::loopbackTlsFiles());
+    upstream::GatewayTransport transport;
+    Outcome overPlainHttp;
+    QVERIFY(call(transport, chatRequest(plain.baseUrl() + "/chat/completions"), overPlainHttp));
+    QCOMPARE(overPlainHttp.error, TransportError::None);
+    QCOMPARE(transport.plainHttp().openConnections(), 1);
+
+    upstream::UpstreamRequest request = chatRequest(tls.baseUrl() + "/chat/completions");
+    request.caFile = testing::tlsTestFile(QStringLiteral("ca.pem"));
+    Outcome overTls;
+    QVERIFY(call(transport, request, overTls));
+    QCOMPARE(overTls.error, TransportError::None);
+    QCOMPARE(overTls.status, 200);
+    QCOMPARE(tls.requests().size(), 1);
+    QCOMPARE(transport.plainHttp().openConnections(), 1); // not through the plain transport
+}
+
+int main(int argc, char **argv)
+{
+    // The engine thread's dispatcher, whose counters show what reaches the kernel's epoll set
+    // (SWITCHYARD_TEST_EVENT_DISPATCHER=epoll has installed one already).
+    if (!QAbstractEventDispatcher::instance())
+        QCoreApplication::setEventDispatcher(new eventloop::EpollEventDispatcher);
+    QCoreApplication app(argc, argv);
+    Http1TransportTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_http1_transport.moc"
