@@ -29,6 +29,23 @@ constexpr std::chrono::seconds kResolvedNameLifetime{60};
 constexpr int kReadsPerPass = 4;
 constexpr qsizetype kReadBufferBytes = 64 * 1024;
 
+// A connection idle this long is checked before it carries a request: providers close idle ones
+// after whole seconds (uvicorn 5 s, nginx 75 s), and the close may have arrived in the event
+// loop's current pass, after its last look at the socket. Busier connections are not checked:
+// the check is a system call, and at most a millisecond of that pass is at stake.
+constexpr std::chrono::seconds kIdleBeforeCheck{1};
+// How often idle connections are looked at for their age, when there are any.
+constexpr std::chrono::seconds kIdleSweepInterval{30};
+
+// Whether an idle connection can still carry a request: nothing to read (EAGAIN), as the
+// provider sends nothing between answers; an end of file, a reset or stray bytes mean it cannot.
+bool stillOpen(int socket)
+{
+    char byte = 0;
+    const ssize_t peeked = ::recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    return peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
 bool outOfLocalResources(int socketErrno)
 {
     return socketErrno == EMFILE || socketErrno == ENFILE || socketErrno == ENOBUFS ||
@@ -110,6 +127,7 @@ struct Http1Transport::Exchange {
     qsizetype bytesSent = 0;
     bool requestComplete = false;
     bool headRequest = false;
+    bool closeRequested = false; // the caller sent "Connection: close"
 
     Stage stage = Stage::Resolving;
     QList<QHostAddress> addresses;
@@ -124,6 +142,7 @@ struct Http1Transport::Exchange {
     bool headReceived = false;
     bool anyAnswerByte = false;
     QByteArray headBuffer; // only when a head arrives in pieces
+    QByteArray heldBody;   // what came with the head of a call its head's observer paused
     Framing framing = Framing::UntilClose;
     qint64 bodyRemaining = 0;
     httpwire::ChunkedDecoder chunked;
@@ -142,8 +161,8 @@ struct Http1Transport::Exchange {
 class Http1Transport::ConnectionNotifier final : public QSocketNotifier {
 public:
     ConnectionNotifier(Connection *connection, Type type, Http1Transport *transport)
-        : QSocketNotifier(qintptr(connection->socket), type, transport),
-          m_connection(connection), m_transport(transport)
+        : QSocketNotifier(qintptr(connection->socket), type, transport), m_connection(connection),
+          m_transport(transport)
     {}
 
 protected:
@@ -252,16 +271,16 @@ const Http1Transport::Target &Http1Transport::targetFor(const QUrl &url)
     target->port = quint16(url.port(80));
     target->literal = QHostAddress(target->host);
     const QByteArray encodedHost = url.host(QUrl::FullyEncoded).toLatin1();
-    const QByteArray hostWithBrackets =
-        target->literal.protocol() == QAbstractSocket::IPv6Protocol ? '[' + encodedHost + ']'
-                                                                     : encodedHost;
-    target->hostHeader = url.port() < 0 ? hostWithBrackets
-                                        : hostWithBrackets + ':' + QByteArray::number(url.port());
+    const QByteArray hostWithBrackets = target->literal.protocol() == QAbstractSocket::IPv6Protocol
+                                            ? '[' + encodedHost + ']'
+                                            : encodedHost;
+    target->hostHeader =
+        url.port() < 0 ? hostWithBrackets : hostWithBrackets + ':' + QByteArray::number(url.port());
     target->hostKey = hostWithBrackets + ':' + QByteArray::number(target->port);
-    target->requestTarget = url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority |
-                                          QUrl::RemoveFragment);
-    if (target->requestTarget.isEmpty())
-        target->requestTarget = "/";
+    target->requestTarget =
+        url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority | QUrl::RemoveFragment);
+    if (!target->requestTarget.startsWith('/'))
+        target->requestTarget.prepend('/'); // "http://host?x=1" asks for "/?x=1"
     std::unique_ptr<Target> &slot = m_targets[m_nextTarget];
     m_nextTarget = (m_nextTarget + 1) % kTargetsKept;
     slot = std::move(target);
@@ -286,13 +305,16 @@ std::unique_ptr<UpstreamCall> Http1Transport::start(const UpstreamRequest &reque
     // body's length unless the caller framed it.
     bool hasHost = false;
     bool hasLength = false;
-    qsizetype bytes = request.method.size() + target.requestTarget.size() +
-                      target.hostHeader.size() + 64;
+    qsizetype bytes =
+        request.method.size() + target.requestTarget.size() + target.hostHeader.size() + 64;
     for (const auto &[name, value] : request.headers) {
         bytes += name.size() + value.size() + 4;
         hasHost = hasHost || equalsIgnoringCase(name, "host");
         hasLength = hasLength || equalsIgnoringCase(name, "content-length") ||
                     equalsIgnoringCase(name, "transfer-encoding");
+        // The caller asked for the connection's end after this answer (RFC 9112 9.6).
+        if (equalsIgnoringCase(name, "connection") && listsToken(value, "close"))
+            exchange->closeRequested = true;
     }
     QByteArray &head = exchange->requestHead;
     head.reserve(bytes);
@@ -375,6 +397,10 @@ void Http1Transport::onResolved(const QString &host, const QList<QHostAddress> &
     }
     const std::vector<Exchange *> waiting = std::exchange(entry.waiting, {});
     for (Exchange *exchange : waiting) {
+        // Cancelled or ended by an earlier one's callback: still allocated until this frame's
+        // flush, but no longer waiting.
+        if (exchange->stage != Exchange::Stage::Resolving)
+            continue;
         if (!found) {
             finish(exchange, TransportError::ConnectFailed,
                    QStringLiteral("could not resolve %1: %2")
@@ -492,6 +518,14 @@ void Http1Transport::send(Exchange *exchange)
             return;
         }
         const int sendErrno = errno;
+        if (exchange->reusedConnection && exchange->bytesSent == 0) {
+            // Refused before a byte went out: the provider closed the connection while it was
+            // idle and cannot have seen this request. A fresh connection carries it.
+            closeConnection(connection);
+            exchange->reusedConnection = false;
+            begin(exchange);
+            return;
+        }
         if (exchange->reusedConnection && !exchange->anyAnswerByte) {
             endNotSentAgain(exchange);
             return;
@@ -597,9 +631,9 @@ bool Http1Transport::receive(Exchange *exchange, QByteArrayView bytes)
             return false;
         if (!exchange->headReceived)
             return true; // the rest of the head is still to come
-        const bool noBody = exchange->framing == Exchange::Framing::None ||
-                            (exchange->framing == Exchange::Framing::Length &&
-                             exchange->bodyRemaining == 0);
+        const bool noBody =
+            exchange->framing == Exchange::Framing::None ||
+            (exchange->framing == Exchange::Framing::Length && exchange->bodyRemaining == 0);
         if (noBody) {
             if (!bytes.isEmpty())
                 exchange->keepAlive = false; // bytes nobody asked for: the connection is spent
@@ -609,6 +643,11 @@ bool Http1Transport::receive(Exchange *exchange, QByteArrayView bytes)
     }
     if (bytes.isEmpty())
         return true;
+    if (exchange->paused) {
+        // Paused by the head's observer: what came with the head waits for the resume.
+        exchange->heldBody = bytes.toByteArray();
+        return false;
+    }
     return receiveBody(exchange, bytes);
 }
 
@@ -657,8 +696,8 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
         const qsizetype lineEnd = text.indexOf("\r\n");
         const QByteArrayView statusLine = text.first(lineEnd);
         int status = 0;
-        bool valid = statusLine.startsWith("HTTP/1.") && statusLine.size() >= 12 &&
-                     statusLine[8] == ' ';
+        bool valid =
+            statusLine.startsWith("HTTP/1.") && statusLine.size() >= 12 && statusLine[8] == ' ';
         for (qsizetype i = 9; valid && i < 12; ++i) {
             valid = statusLine[i] >= '0' && statusLine[i] <= '9';
             status = status * 10 + (statusLine[i] - '0');
@@ -666,7 +705,8 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
         if (!valid || (statusLine.size() > 12 && statusLine[12] != ' ')) {
             finish(exchange, TransportError::ProtocolError,
                    QStringLiteral("the status line is \"%1\"")
-                       .arg(QString::fromLatin1(statusLine.first(std::min<qsizetype>(80, statusLine.size())))));
+                       .arg(QString::fromLatin1(
+                           statusLine.first(std::min<qsizetype>(80, statusLine.size())))));
             return false;
         }
         const bool http10 = statusLine[7] == '0';
@@ -701,7 +741,8 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
                 if (!numeric || parsed < 0 || (hasLength && parsed != length)) {
                     finish(exchange, TransportError::ProtocolError,
                            QStringLiteral("Content-Length \"%1\" is not a length")
-                               .arg(QString::fromLatin1(value.first(std::min<qsizetype>(40, value.size())))));
+                               .arg(QString::fromLatin1(
+                                   value.first(std::min<qsizetype>(40, value.size())))));
                     return false;
                 }
                 hasLength = true;
@@ -721,7 +762,7 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
             continue; // "100 Continue" and its kind: the real head follows
 
         exchange->headReceived = true;
-        exchange->keepAlive = !closeAfter;
+        exchange->keepAlive = !closeAfter && !exchange->closeRequested;
         if (exchange->headRequest || status == 204 || status == 304 || status == 101) {
             exchange->framing = Exchange::Framing::None;
             exchange->keepAlive = exchange->keepAlive && status != 101;
@@ -866,7 +907,7 @@ void Http1Transport::setPaused(Exchange *exchange, bool paused)
             connection->read->isEnabled() == paused)
             connection->read->setEnabled(!paused);
     }
-    if (!paused && exchange->endPending)
+    if (!paused && (exchange->endPending || !exchange->heldBody.isEmpty()))
         schedulePendingEnds();
     flushDisposed();
 }
@@ -905,7 +946,14 @@ void Http1Transport::reportPendingEnds()
     m_pendingEndsScheduled = false;
     const std::vector<Exchange *> exchanges = m_exchanges; // an end may start further calls
     for (Exchange *exchange : exchanges) {
-        if (!exchange->endPending || exchange->paused || !exchange->observer)
+        if (exchange->paused || !exchange->observer)
+            continue;
+        if (!exchange->heldBody.isEmpty()) {
+            const QByteArray held = std::exchange(exchange->heldBody, {});
+            receiveBody(exchange, held);
+            continue;
+        }
+        if (!exchange->endPending)
             continue;
         exchange->endPending = false;
         end(exchange, exchange->pendingError, exchange->pendingDescription);
@@ -916,6 +964,11 @@ void Http1Transport::reportPendingEnds()
 void Http1Transport::timerEvent(QTimerEvent *event)
 {
     HandlerScope scope(m_handlerDepth);
+    if (event->timerId() == m_idleSweep.timerId()) {
+        closeAgedIdleConnections();
+        flushDisposed();
+        return;
+    }
     const auto found = m_timers.find(event->timerId());
     if (found == m_timers.end()) {
         killTimer(event->timerId());
@@ -957,7 +1010,8 @@ Http1Transport::Connection *Http1Transport::takeIdle(const QByteArray &hostKey)
         connections.pop_back();
         connection->idle = false;
         --m_idleConnections;
-        if (now - connection->idleSince < kMaxIdleAge)
+        const steady_clock::duration idleFor = now - connection->idleSince;
+        if (idleFor < kMaxIdleAge && (idleFor < kIdleBeforeCheck || stillOpen(connection->socket)))
             return connection;
         closeConnection(connection);
     }
@@ -974,11 +1028,31 @@ void Http1Transport::keepIdle(Connection *connection)
     connection->idleSince = steady_clock::now();
     ++m_idleConnections;
     m_idle[connection->hostKey].push_back(connection);
+    if (!m_idleSweep.isActive())
+        m_idleSweep.start(int(std::chrono::milliseconds(kIdleSweepInterval).count()),
+                          Qt::VeryCoarseTimer, this);
     // Watched while idle: nothing arrives unless the provider closes the connection.
     if (!connection->read->isEnabled())
         connection->read->setEnabled(true);
     if (connection->write && connection->write->isEnabled())
         connection->write->setEnabled(false);
+}
+
+void Http1Transport::closeAgedIdleConnections()
+{
+    // A provider no longer called would otherwise keep its idle connections open for good.
+    const steady_clock::time_point now = steady_clock::now();
+    std::vector<Connection *> aged;
+    for (const std::vector<Connection *> &connections : std::as_const(m_idle)) {
+        for (Connection *connection : connections) {
+            if (now - connection->idleSince >= kMaxIdleAge)
+                aged.push_back(connection);
+        }
+    }
+    for (Connection *connection : aged)
+        closeConnection(connection);
+    if (m_idleConnections == 0)
+        m_idleSweep.stop();
 }
 
 void Http1Transport::closeConnection(Connection *connection)

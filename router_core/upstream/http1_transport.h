@@ -2,6 +2,7 @@
 
 #include "upstream/upstream_transport.h"
 
+#include <QBasicTimer>
 #include <QByteArray>
 #include <QHash>
 #include <QHostAddress>
@@ -95,6 +96,7 @@ private:
     Connection *takeIdle(const QByteArray &hostKey);
     void keepIdle(Connection *connection);
     void closeConnection(Connection *connection);
+    void closeAgedIdleConnections();
     void dispose(Exchange *exchange);
     void flushDisposed();
 
@@ -106,13 +108,14 @@ private:
 
     QHash<QString, ResolvedHost> m_hosts;
     QHash<QByteArray, std::vector<Connection *>> m_idle; // by "host:port"
-    std::unordered_map<int, Exchange *> m_timers;       // by timer id
+    std::unordered_map<int, Exchange *> m_timers;        // by timer id
     std::vector<Exchange *> m_exchanges;
     // Freed once no handler of this transport is on the stack.
     std::vector<Exchange *> m_disposed;
     std::vector<Connection *> m_disposedConnections;
     Exchange *m_inStart = nullptr; // the call start() is setting up: its end is reported later
     bool m_pendingEndsScheduled = false;
+    QBasicTimer m_idleSweep;
     int m_handlerDepth = 0;
     int m_openConnections = 0;
     int m_idleConnections = 0;

@@ -10,9 +10,15 @@
 #include <QTcpSocket>
 #include <QTest>
 #include <QTimer>
+#include <arpa/inet.h>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <functional>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace switchyard;
 using switchyard::testing::chatBody;
@@ -43,6 +49,8 @@ public:
         error = result.error;
         description = result.description;
         finished = true;
+        if (onEnd)
+            onEnd();
     }
 
     int status = 0;
@@ -54,6 +62,63 @@ public:
     bool finished = false;
     std::function<void()> onHead;
     std::function<void()> onBody;
+    std::function<void()> onEnd;
+};
+
+// A provider on a thread of its own, blocking: it answers one request per connection, then
+// closes that connection after `closeAfter` while the test's thread is busy elsewhere (its event
+// loop not running), as a provider's idle timeout does.
+class ClosingProvider {
+public:
+    explicit ClosingProvider(std::chrono::milliseconds closeAfter) : m_closeAfter(closeAfter)
+    {
+        m_listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof(address);
+        ::bind(m_listener, reinterpret_cast<sockaddr *>(&address), length);
+        ::listen(m_listener, 8);
+        ::getsockname(m_listener, reinterpret_cast<sockaddr *>(&address), &length);
+        m_port = ntohs(address.sin_port);
+        m_thread = std::thread([this] { serve(); });
+    }
+    ~ClosingProvider()
+    {
+        ::shutdown(m_listener, SHUT_RDWR);
+        m_thread.join();
+        ::close(m_listener);
+    }
+    QByteArray url() const { return "http://127.0.0.1:" + QByteArray::number(m_port) + "/v1"; }
+    std::atomic<int> connections{0};
+
+private:
+    void serve()
+    {
+        for (;;) {
+            const int client = ::accept4(m_listener, nullptr, nullptr, SOCK_CLOEXEC);
+            if (client < 0)
+                return;
+            ++connections;
+            QByteArray received;
+            char buffer[4096];
+            while (!received.contains("\r\n\r\n") || !received.endsWith("}")) {
+                const ssize_t n = ::recv(client, buffer, sizeof(buffer), 0);
+                if (n <= 0)
+                    break;
+                received.append(buffer, n);
+            }
+            const QByteArray answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+            ::send(client, answer.constData(), size_t(answer.size()), MSG_NOSIGNAL);
+            std::this_thread::sleep_for(m_closeAfter);
+            ::close(client);
+        }
+    }
+
+    std::chrono::milliseconds m_closeAfter;
+    int m_listener = -1;
+    quint16 m_port = 0;
+    std::thread m_thread;
 };
 
 // A provider that answers every request on a connection with the same bytes, written in pieces
@@ -93,8 +158,9 @@ private:
         const QByteArray head = pending.left(headEnd).toLower();
         const qsizetype lengthAt = head.indexOf("content-length: ");
         const qsizetype bodyBytes =
-            lengthAt < 0 ? 0 : head.mid(lengthAt + 16, head.indexOf("\r", lengthAt) - lengthAt - 16)
-                                   .toLongLong();
+            lengthAt < 0 ? 0
+                         : head.mid(lengthAt + 16, head.indexOf("\r", lengthAt) - lengthAt - 16)
+                               .toLongLong();
         if (pending.size() < headEnd + 4 + bodyBytes)
             return;
         lastRequest = pending.left(headEnd + 4 + bodyBytes);
@@ -108,9 +174,8 @@ private:
         socket->write(m_answer.mid(offset, piece));
         socket->flush();
         if (offset + piece < m_answer.size()) {
-            QTimer::singleShot(1, socket, [this, socket, offset, piece] {
-                writeFrom(socket, offset + piece);
-            });
+            QTimer::singleShot(
+                1, socket, [this, socket, offset, piece] { writeFrom(socket, offset + piece); });
         } else if (m_close) {
             socket->disconnectFromHost();
         }
@@ -175,6 +240,11 @@ private slots:
     void aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit();
     void theTotalTimeoutEndsACallThatGetsNoAnswer();
     void theGatewayTransportSendsTlsThroughLibcurl();
+    void aTargetOfOnlyAQueryIsSentFromTheRoot();
+    void aCallerAskingToCloseGetsANewConnectionNextTime();
+    void aPauseFromTheHeadHoldsWhatCameWithIt();
+    void aCallCancelledWhileItsNameIsResolvedNeverEnds();
+    void anIdleConnectionClosedUnnoticedIsCheckedBeforeReuse();
 };
 
 void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere_data()
@@ -183,12 +253,21 @@ void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere_data()
     QTest::addColumn<QString>("proxy");
     QTest::addColumn<QString>("caFile");
     QTest::addColumn<bool>("handled");
-    QTest::newRow("plain http") << "http://127.0.0.1:9/v1" << "" << "" << true;
-    QTest::newRow("a name") << "http://vllm.internal:8000/v1" << "" << "" << true;
-    QTest::newRow("https") << "https://api.example.com/v1" << "" << "" << false;
-    QTest::newRow("through a proxy") << "http://127.0.0.1:9/v1" << "http://proxy:3128" << ""
-                                     << false;
-    QTest::newRow("with a CA file") << "http://127.0.0.1:9/v1" << "" << "/ca.pem" << false;
+    QTest::newRow("plain http") << "http://127.0.0.1:9/v1"
+                                << ""
+                                << "" << true;
+    QTest::newRow("a name") << "http://vllm.internal:8000/v1"
+                            << ""
+                            << "" << true;
+    QTest::newRow("https") << "https://api.example.com/v1"
+                           << ""
+                           << "" << false;
+    QTest::newRow("through a proxy") << "http://127.0.0.1:9/v1"
+                                     << "http://proxy:3128"
+                                     << "" << false;
+    QTest::newRow("with a CA file") << "http://127.0.0.1:9/v1"
+                                    << ""
+                                    << "/ca.pem" << false;
 }
 
 void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere()
@@ -314,8 +393,10 @@ void Http1TransportTest::aKeptAliveConnectionClosedAsTheRequestArrivesIsNotSentT
     Outcome second;
     QVERIFY(call(transport, request, second));
     QCOMPARE(second.error, TransportError::ConnectionLost);
-    QVERIFY2(second.description.startsWith(u"the kept-alive connection closed before the answer; the request was not sent again"),
-             qPrintable(second.description));
+    QVERIFY2(
+        second.description.startsWith(
+            u"the kept-alive connection closed before the answer; the request was not sent again"),
+        qPrintable(second.description));
     QCOMPARE(second.heads, 0);
     QCOMPARE(fake.requests().size(), 2); // once each, never a third time
     QTRY_COMPARE_WITH_TIMEOUT(transport.openConnections(), 0, 5000);
@@ -333,8 +414,9 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
     const QByteArray lengthAnswer =
         "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n"
         "{\"ok\":true}";
-    const QByteArray chunkedAnswer = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
-                                     "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
+    const QByteArray chunkedAnswer =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n";
     for (const int piece : {0, 1, 7}) {
         const QByteArray split = piece == 0 ? "whole" : QByteArray::number(piece) + "-byte pieces";
         QTest::addRow("content-length, %s", split.constData())
@@ -348,9 +430,8 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
             << "HTTP/1.1 100 Continue\r\n\r\n" + lengthAnswer << piece << false << 200
             << QByteArray("{\"ok\":true}") << true;
     }
-    QTest::newRow("204 has no body")
-        << QByteArray("HTTP/1.1 204 No Content\r\n\r\n") << 0 << false << 204 << QByteArray()
-        << true;
+    QTest::newRow("204 has no body") << QByteArray("HTTP/1.1 204 No Content\r\n\r\n") << 0 << false
+                                     << 204 << QByteArray() << true;
     QTest::newRow("Connection: close is honoured")
         << QByteArray("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok") << 0
         << false << 200 << QByteArray("ok") << false;
@@ -547,7 +628,7 @@ void Http1TransportTest::aCallCancelledFromItsOwnCallbackEndsCleanly()
             transport.start(chatRequest(fake.baseUrl() + "/chat/completions", true), &outcome);
         QTRY_VERIFY_WITH_TIMEOUT(!running, 5000);
         QTest::qWait(30);
-        QVERIFY(!outcome.finished); // no callback after the call is gone
+        QVERIFY(!outcome.finished);               // no callback after the call is gone
         QCOMPARE(transport.openConnections(), 0); // mid-answer: the connection is spent
     }
     Outcome after;
@@ -627,6 +708,93 @@ void Http1TransportTest::theGatewayTransportSendsTlsThroughLibcurl()
     QCOMPARE(overTls.status, 200);
     QCOMPARE(tls.requests().size(), 1);
     QCOMPARE(transport.plainHttp().openConnections(), 1); // not through the plain transport
+}
+
+void Http1TransportTest::aTargetOfOnlyAQueryIsSentFromTheRoot()
+{
+    ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    upstream::Http1Transport transport;
+    const QByteArray url = provider.url().replace("/v1/chat", "?key=1");
+    Outcome outcome;
+    QVERIFY(call(transport, chatRequest(url), outcome));
+    QCOMPARE(outcome.error, TransportError::None);
+    QVERIFY2(provider.lastRequest.startsWith("POST /?key=1 HTTP/1.1\r\n"),
+             provider.lastRequest.left(40).constData());
+}
+
+void Http1TransportTest::aCallerAskingToCloseGetsANewConnectionNextTime()
+{
+    ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    upstream::Http1Transport transport;
+    upstream::UpstreamRequest request = chatRequest(provider.url());
+    request.headers.append(qMakePair(QByteArray("Connection"), QByteArray("close")));
+    Outcome first;
+    QVERIFY(call(transport, request, first));
+    QCOMPARE(first.error, TransportError::None);
+    QCOMPARE(transport.openConnections(), 0);
+    Outcome second;
+    QVERIFY(call(transport, request, second));
+    QCOMPARE(second.body, QByteArray("ok"));
+    QCOMPARE(provider.connections, 2);
+}
+
+void Http1TransportTest::aPauseFromTheHeadHoldsWhatCameWithIt()
+{
+    ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+    upstream::Http1Transport transport;
+    Outcome outcome;
+    std::unique_ptr<upstream::UpstreamCall> running;
+    outcome.onHead = [&] { running->pauseReceiving(); };
+    running = transport.start(chatRequest(provider.url()), &outcome);
+    QTRY_COMPARE_WITH_TIMEOUT(outcome.heads, 1, 5000);
+    QTest::qWait(30);
+    QCOMPARE(outcome.body, QByteArray());
+    QVERIFY(!outcome.finished);
+    running->resumeReceiving();
+    QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 5000);
+    QCOMPARE(outcome.body, QByteArray("hello"));
+    QCOMPARE(outcome.error, TransportError::None);
+    QCOMPARE(transport.idleConnections(), 1);
+}
+
+// Two calls wait for the same name; the first's end cancels the second (a finished request lets
+// a queued one go, or makes room by cancelling a shadow call): the second ends there, silently.
+void Http1TransportTest::aCallCancelledWhileItsNameIsResolvedNeverEnds()
+{
+    upstream::Http1Transport transport;
+    const QByteArray url = "http://no-such-provider.invalid/v1/chat";
+    Outcome first;
+    Outcome second;
+    std::unique_ptr<upstream::UpstreamCall> secondCall;
+    first.onEnd = [&] { secondCall.reset(); };
+    const std::unique_ptr<upstream::UpstreamCall> firstCall =
+        transport.start(chatRequest(url), &first);
+    secondCall = transport.start(chatRequest(url), &second);
+    QTRY_VERIFY_WITH_TIMEOUT(first.finished, 10000);
+    QCOMPARE(first.error, TransportError::ConnectFailed);
+    QTest::qWait(30);
+    QVERIFY(!second.finished);
+    QCOMPARE(transport.openConnections(), 0);
+}
+
+// The provider closed an idle connection while this thread's loop was busy: the close was never
+// seen. A connection idle for a second or more is checked before it carries a request, so the
+// request goes out on a new connection instead of failing as "not sent again".
+void Http1TransportTest::anIdleConnectionClosedUnnoticedIsCheckedBeforeReuse()
+{
+    ClosingProvider provider(std::chrono::milliseconds(100));
+    upstream::Http1Transport transport;
+    Outcome first;
+    QVERIFY(call(transport, chatRequest(provider.url()), first));
+    QCOMPARE(first.body, QByteArray("ok"));
+    QCOMPARE(transport.idleConnections(), 1);
+
+    std::this_thread::sleep_for(std::chrono::milliseconds(1300)); // no event loop meanwhile
+    Outcome second;
+    QVERIFY(call(transport, chatRequest(provider.url()), second));
+    QCOMPARE(second.error, TransportError::None);
+    QCOMPARE(second.body, QByteArray("ok"));
+    QCOMPARE(provider.connections.load(), 2);
 }
 
 int main(int argc, char **argv)
