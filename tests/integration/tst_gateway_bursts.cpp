@@ -108,8 +108,9 @@ private:
                std::chrono::milliseconds maxStartWait = std::chrono::seconds(20));
     // Calls `then` once, in the first turn of the loop in which at least `waiting` requests of
     // the burst wait to start (a zero timer looks in every turn, as the queue drains within a
-    // few).
-    void whenWaiting(int waiting, const std::function<void()> &then);
+    // few). Returns whether it did; with `giveUpWhen`, false as soon as that holds first.
+    bool whenWaiting(int waiting, const std::function<void()> &then,
+                     const std::function<bool()> &giveUpWhen = {});
 
     std::unique_ptr<FakeUpstream> m_fake;
     std::unique_ptr<Engine> m_engine;
@@ -198,20 +199,37 @@ void GatewayBurstsTest::aClientGoneWhileWaitingIsNeverStarted()
 {
     constexpr int kClients = 180;
     start(4096, 1000);
-    auto clients = burst(m_engine->port(), kClients, false);
-    // Once more of the burst waits than the next turn starts, every client leaves.
-    whenWaiting(2 * kStartsPerTurn, [&] {
-        for (auto &client : clients)
-            client->disconnectNow();
-    });
-    QTRY_COMPARE_WITH_TIMEOUT(int(m_traces.statuses.size()), kClients, kWaitMs);
+    // How many of a burst wait at once depends on how its clients, on this thread too,
+    // interleave with the gateway: on a busy machine the most seen was 28 to 170. A burst in which
+    // never more waited than the next turn starts proves nothing here and is sent again.
+    int requestsBefore = 0;
+    bool clientsLeft = false;
+    for (int burstNumber = 0; burstNumber < 5 && !clientsLeft; ++burstNumber) {
+        m_traces = TraceCollector();
+        requestsBefore = int(m_fake->requests().size());
+        auto clients = burst(m_engine->port(), kClients, false);
+        // Once more of the burst waits than the next turn starts, every client leaves.
+        clientsLeft = whenWaiting(
+            2 * kStartsPerTurn,
+            [&] {
+                for (auto &client : clients)
+                    client->disconnectNow();
+            },
+            [&] {
+                return std::all_of(clients.begin(), clients.end(),
+                                   [](const auto &client) { return client->finished(); });
+            });
+        QTRY_COMPARE_WITH_TIMEOUT(int(m_traces.statuses.size()), kClients, kWaitMs);
+    }
+    QVERIFY2(clientsLeft, "in five bursts, never more waited than a turn starts");
     QVERIFY2(m_traces.goneWhileWaiting > 0, "no request was recorded as gone while it waited");
     for (int status : m_traces.statuses) // 200 only for one answered before its client left
         QVERIFY2(status == 499 || status == 200, qPrintable(QString::number(status)));
     // Those gone while they waited never reached the provider.
-    QVERIFY2(int(m_fake->requests().size()) <= kClients - m_traces.goneWhileWaiting,
+    const int reached = int(m_fake->requests().size()) - requestsBefore;
+    QVERIFY2(reached <= kClients - m_traces.goneWhileWaiting,
              qPrintable(QStringLiteral("%1 requests reached the provider, %2 left while waiting")
-                            .arg(int(m_fake->requests().size()))
+                            .arg(reached)
                             .arg(m_traces.goneWhileWaiting)));
     QCOMPARE(waitingToStart(*m_engine), 0);
 }
@@ -223,7 +241,7 @@ void GatewayBurstsTest::aRequestThatWaitedTooLongIsRefusedCleanly()
     const auto clients = burst(m_engine->port(), kClients, false);
     // The engine held up for longer than a request may wait to start, as an engine far behind
     // would be: every request still waiting has waited too long when the next turn comes.
-    whenWaiting(1, [] { QThread::msleep(400); });
+    QVERIFY(whenWaiting(1, [] { QThread::msleep(400); }));
     QTRY_VERIFY_WITH_TIMEOUT(std::all_of(clients.begin(), clients.end(),
                                          [](const auto &client) { return client->finished(); }),
                              kWaitMs);
@@ -238,7 +256,8 @@ void GatewayBurstsTest::aRequestThatWaitedTooLongIsRefusedCleanly()
     QCOMPARE(waitingToStart(*m_engine), 0);
 }
 
-void GatewayBurstsTest::whenWaiting(int waiting, const std::function<void()> &then)
+bool GatewayBurstsTest::whenWaiting(int waiting, const std::function<void()> &then,
+                                    const std::function<bool()> &giveUpWhen)
 {
     bool done = false;
     QTimer everyTurn;
@@ -249,7 +268,8 @@ void GatewayBurstsTest::whenWaiting(int waiting, const std::function<void()> &th
         then();
     });
     everyTurn.start(0);
-    QTRY_VERIFY_WITH_TIMEOUT(done, kWaitMs);
+    (void)QTest::qWaitFor([&] { return done || (giveUpWhen && giveUpWhen()); }, kWaitMs);
+    return done;
 }
 
 QTEST_GUILESS_MAIN(GatewayBurstsTest)
