@@ -118,6 +118,9 @@ struct ProviderConfig {
     QList<ConfiguredValue> query;           // added to every URL the provider is called at
     QUrl proxy;     // libcurl's proxy; empty: none, whatever http_proxy and friends say
     QString caFile; // PEM file of the CAs trusted for TLS; empty: the system's bundle
+    // `transport: libcurl`: every call over libcurl, plain http too. The default (`auto`) sends
+    // plain http without a proxy or CA file over the gateway's own HTTP/1.1 client.
+    bool callsOverLibcurl = false;
 
     // Upstream model name for a public model name, or an empty string when not served.
     QString upstreamModelFor(const QString &publicName) const;

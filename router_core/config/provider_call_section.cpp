@@ -14,7 +14,8 @@ using namespace Qt::StringLiterals;
 namespace {
 
 const QList<QLatin1StringView> callKeys{"api_key_header"_L1, "api_key_prefix"_L1, "headers"_L1,
-                                        "query"_L1,          "proxy"_L1,          "ca_file"_L1};
+                                        "query"_L1,          "proxy"_L1,          "ca_file"_L1,
+                                        "transport"_L1};
 const QList<QLatin1StringView> environmentValueKeys{"env"_L1};
 const QStringList proxySchemes{u"http"_s,    u"https"_s,  u"socks4"_s,
                                u"socks4a"_s, u"socks5"_s, u"socks5h"_s};
@@ -171,6 +172,23 @@ public:
             return;
         }
         proxy = url;
+    }
+
+    // `auto` or `libcurl`: an operator's way back to libcurl for a provider whose plain-http
+    // server the gateway's own client does not get along with.
+    void readTransport(const MapEntry &entry, bool &callsOverLibcurl)
+    {
+        const auto text = m_reader.readString(entry);
+        if (!text)
+            return;
+        if (*text != u"auto"_s && *text != u"libcurl"_s) {
+            m_reader.reportValue(
+                entry, u"`transport` must be `auto` (plain http without a proxy "
+                       u"over the gateway's own HTTP/1.1 client, the rest over "
+                       u"libcurl) or `libcurl` (every call), got %1"_s.arg(describe(entry.value)));
+            return;
+        }
+        callsOverLibcurl = *text == u"libcurl"_s;
     }
 
     // A PEM file that exists and can be read now: a typo shows at load, not as a TLS error on
@@ -343,6 +361,8 @@ void checkProviderCall(YamlReader &reader, const EnvironmentLookup &environment,
         checker.readProxy(*proxy, provider.proxy);
     if (const MapEntry *caFile = keys.find("ca_file"_L1))
         checker.readCaFile(*caFile, provider.caFile);
+    if (const MapEntry *transport = keys.find("transport"_L1))
+        checker.readTransport(*transport, provider.callsOverLibcurl);
 
     if (kind == ProviderKind::Mapped) {
         // `mapping.headers`, `mapping.api_key_header` and `mapping.api_key_prefix` came first

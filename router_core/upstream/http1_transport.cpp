@@ -256,7 +256,7 @@ Http1Transport::~Http1Transport()
 bool Http1Transport::handles(const UpstreamRequest &request)
 {
     return request.url.scheme() == QLatin1String("http") && request.proxy.isEmpty() &&
-           request.caFile.isEmpty();
+           request.caFile.isEmpty() && !request.overLibcurl;
 }
 
 const Http1Transport::Target &Http1Transport::targetFor(const QUrl &url)

@@ -35,7 +35,8 @@ public:
     explicit Http1Transport(QObject *parent = nullptr);
     ~Http1Transport() override;
 
-    // Only plain http without a proxy or a CA file: the rest is CurlTransport's.
+    // Only plain http without a proxy or a CA file, unless the provider asked for libcurl
+    // (`transport: libcurl`): the rest is CurlTransport's.
     static bool handles(const UpstreamRequest &request);
 
     std::unique_ptr<UpstreamCall> start(const UpstreamRequest &request,

@@ -35,6 +35,8 @@ struct UpstreamRequest {
     // The provider's `ca_file`: a PEM file whose CAs are the only ones trusted for this call's
     // TLS (and an https proxy's); empty means the system's CA bundle.
     QString caFile;
+    // The provider's `transport: libcurl`: not over the gateway's own plain-http client.
+    bool overLibcurl = false;
     // The answer is an event stream: small events over a long time. The transport then reads it
     // through a small buffer; one sized for whole answers, kept by each of thousands of held
     // streams, was a tenth of the gateway's memory at 10,000 of them.

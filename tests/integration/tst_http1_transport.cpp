@@ -252,22 +252,26 @@ void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere_data()
     QTest::addColumn<QString>("url");
     QTest::addColumn<QString>("proxy");
     QTest::addColumn<QString>("caFile");
+    QTest::addColumn<bool>("overLibcurl");
     QTest::addColumn<bool>("handled");
     QTest::newRow("plain http") << "http://127.0.0.1:9/v1"
                                 << ""
-                                << "" << true;
+                                << "" << false << true;
     QTest::newRow("a name") << "http://vllm.internal:8000/v1"
                             << ""
-                            << "" << true;
+                            << "" << false << true;
     QTest::newRow("https") << "https://api.example.com/v1"
                            << ""
-                           << "" << false;
+                           << "" << false << false;
     QTest::newRow("through a proxy") << "http://127.0.0.1:9/v1"
                                      << "http://proxy:3128"
-                                     << "" << false;
+                                     << "" << false << false;
     QTest::newRow("with a CA file") << "http://127.0.0.1:9/v1"
                                     << ""
-                                    << "/ca.pem" << false;
+                                    << "/ca.pem" << false << false;
+    QTest::newRow("transport: libcurl") << "http://127.0.0.1:9/v1"
+                                        << ""
+                                        << "" << true << false;
 }
 
 void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere()
@@ -275,11 +279,13 @@ void Http1TransportTest::onlyPlainHttpWithoutProxyIsHandledHere()
     QFETCH(QString, url);
     QFETCH(QString, proxy);
     QFETCH(QString, caFile);
+    QFETCH(bool, overLibcurl);
     QFETCH(bool, handled);
     upstream::UpstreamRequest request;
     request.url = QUrl(url);
     request.proxy = QUrl(proxy);
     request.caFile = caFile;
+    request.overLibcurl = overLibcurl;
     QCOMPARE(upstream::Http1Transport::handles(request), handled);
 }
 

@@ -799,6 +799,7 @@ void TestConfigLoader::loadsHowAProviderIsCalled()
                                           "    query: {api-version: \"2024-10-21\", sig: {env: "
                                           "TEAM_SECRET}}\n"
                                           "    proxy: http://proxy.example.test:3128\n"
+                                          "    transport: libcurl\n"
                                           "    ca_file: " +
                                           caFile.toUtf8() + "\n"));
 
@@ -815,6 +816,7 @@ void TestConfigLoader::loadsHowAProviderIsCalled()
     QVERIFY(provider.headers.at(1).isSecret());
     QCOMPARE(provider.proxy, QUrl(u"http://proxy.example.test:3128"_s));
     QCOMPARE(provider.caFile, caFile);
+    QVERIFY(provider.callsOverLibcurl);
 }
 
 void TestConfigLoader::keyHeaderDefaultsByKind_data()
@@ -1026,6 +1028,11 @@ void TestConfigLoader::reportsBadProviderCallKeys_data()
                                               u"as `http://proxy.example:3128` (schemes: http, "
                                               u"https, socks4, socks4a, socks5, socks5h), got "
                                               u"\"proxy.example.test:3128\""_s};
+    QTest::newRow("unknown transport")
+        << openAi("    transport: curl\n")
+        << QStringList{u"test.yaml:6:16: `transport` must be `auto` (plain http without a proxy "
+                       u"over the gateway's own HTTP/1.1 client, the rest over libcurl) or "
+                       u"`libcurl` (every call), got \"curl\""_s};
     QTest::newRow("ca_file that is not there")
         << openAi("    ca_file: /nonexistent/private-ca.pem\n")
         << QStringList{u"test.yaml:6:14: `ca_file` /nonexistent/private-ca.pem does not exist"_s};

@@ -144,6 +144,7 @@ void applyConnectionOptions(const config::ProviderConfig &provider, UpstreamRequ
 {
     request.proxy = provider.proxy;
     request.caFile = provider.caFile;
+    request.overLibcurl = provider.callsOverLibcurl;
 }
 
 QString displayUrl(const config::ProviderConfig &provider, const QUrl &url)
