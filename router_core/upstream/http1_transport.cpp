@@ -46,6 +46,30 @@ bool stillOpen(int socket)
     return peeked < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 }
 
+// Where an answer's head ends: its lines end in CRLF, or in a bare LF as some hand-written
+// servers send (RFC 9112 2.2 lets a recipient accept it, and libcurl does). textBytes covers the
+// lines, each with its line end; headBytes the blank line too. Both -1 when the end is not there.
+struct HeadEnd {
+    qsizetype textBytes = -1;
+    qsizetype headBytes = -1;
+};
+
+HeadEnd findHeadEnd(QByteArrayView bytes, qsizetype from)
+{
+    for (qsizetype at = bytes.indexOf('\n', from); at >= 0; at = bytes.indexOf('\n', at + 1)) {
+        if (at + 1 < bytes.size() && bytes[at + 1] == '\n')
+            return {at + 1, at + 2};
+        if (at + 2 < bytes.size() && bytes[at + 1] == '\r' && bytes[at + 2] == '\n')
+            return {at + 1, at + 3};
+    }
+    return {};
+}
+
+QByteArrayView withoutCarriageReturn(QByteArrayView line)
+{
+    return line.endsWith('\r') ? line.chopped(1) : line;
+}
+
 bool outOfLocalResources(int socketErrno)
 {
     return socketErrno == EMFILE || socketErrno == ENFILE || socketErrno == ENOBUFS ||
@@ -658,8 +682,8 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
         QByteArrayView text;
         qsizetype consumed = 0;
         if (exchange->headBuffer.isEmpty()) {
-            const qsizetype end = bytes.indexOf("\r\n\r\n");
-            if (end < 0) {
+            const HeadEnd end = findHeadEnd(bytes, 0);
+            if (end.textBytes < 0) {
                 if (bytes.size() > kMaxHeadBytes) {
                     finish(exchange, TransportError::ProtocolError,
                            QStringLiteral("the answer's head is larger than %1 bytes")
@@ -670,13 +694,13 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
                 bytes = {};
                 return true;
             }
-            text = bytes.first(end + 2);
-            consumed = end + 4;
+            text = bytes.first(end.textBytes);
+            consumed = end.headBytes;
         } else {
-            const qsizetype searchFrom = std::max<qsizetype>(0, exchange->headBuffer.size() - 3);
+            const qsizetype searchFrom = std::max<qsizetype>(0, exchange->headBuffer.size() - 2);
             exchange->headBuffer.append(bytes);
-            const qsizetype end = exchange->headBuffer.indexOf("\r\n\r\n", searchFrom);
-            if (end < 0) {
+            const HeadEnd end = findHeadEnd(exchange->headBuffer, searchFrom);
+            if (end.textBytes < 0) {
                 if (exchange->headBuffer.size() > kMaxHeadBytes) {
                     finish(exchange, TransportError::ProtocolError,
                            QStringLiteral("the answer's head is larger than %1 bytes")
@@ -688,13 +712,13 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
             }
             // What followed the head in this read starts after it in the buffer.
             const qsizetype keptBefore = exchange->headBuffer.size() - bytes.size();
-            text = QByteArrayView(exchange->headBuffer).first(end + 2);
-            consumed = end + 4 - keptBefore;
+            text = QByteArrayView(exchange->headBuffer).first(end.textBytes);
+            consumed = end.headBytes - keptBefore;
         }
 
         // "HTTP/1.1 200 OK": the version, then three digits.
-        const qsizetype lineEnd = text.indexOf("\r\n");
-        const QByteArrayView statusLine = text.first(lineEnd);
+        const qsizetype lineEnd = text.indexOf('\n');
+        const QByteArrayView statusLine = withoutCarriageReturn(text.first(lineEnd));
         int status = 0;
         bool valid =
             statusLine.startsWith("HTTP/1.") && statusLine.size() >= 12 && statusLine[8] == ' ';
@@ -719,13 +743,14 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
         bool hasLength = false;
         qint64 length = 0;
         bool closeAfter = http10;
-        qsizetype lineStart = lineEnd + 2;
+        qsizetype lineStart = lineEnd + 1;
         while (lineStart < text.size()) {
-            qsizetype next = text.indexOf("\r\n", lineStart);
+            qsizetype next = text.indexOf('\n', lineStart);
             if (next < 0)
                 next = text.size();
-            const QByteArrayView line = text.sliced(lineStart, next - lineStart);
-            lineStart = next + 2;
+            const QByteArrayView line =
+                withoutCarriageReturn(text.sliced(lineStart, next - lineStart));
+            lineStart = next + 1;
             const qsizetype colon = line.indexOf(':');
             if (colon <= 0)
                 continue; // not a header line: nothing a caller could use

@@ -436,6 +436,12 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
             << "HTTP/1.1 100 Continue\r\n\r\n" + lengthAnswer << piece << false << 200
             << QByteArray("{\"ok\":true}") << true;
     }
+    for (const int piece : {0, 1}) {
+        QTest::addRow("lines ending in a bare line feed, %s",
+                      piece == 0 ? "whole" : "1-byte pieces")
+            << QByteArray("HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 5\n\nhello")
+            << piece << false << 200 << QByteArray("hello") << true;
+    }
     QTest::newRow("204 has no body") << QByteArray("HTTP/1.1 204 No Content\r\n\r\n") << 0 << false
                                      << 204 << QByteArray() << true;
     QTest::newRow("Connection: close is honoured")
