@@ -6,6 +6,7 @@
 
 #include <QAbstractEventDispatcher>
 #include <QCoreApplication>
+#include <QHostInfo>
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTest>
@@ -558,18 +559,27 @@ void Http1TransportTest::hostNamesAreResolvedAndUnknownOnesNamed()
 {
     FakeUpstream fake;
     upstream::Http1Transport transport;
+    // A brand-new root may have no /etc/hosts, and then no name for the loopback at all: the
+    // name part needs one, the unknown name below does not.
+    const bool localhostResolves = QHostInfo::fromName(QStringLiteral("localhost"))
+                                       .addresses()
+                                       .contains(QHostAddress(QHostAddress::LocalHost));
+    if (!localhostResolves)
+        qInfo("\"localhost\" does not resolve to 127.0.0.1 here: only the unknown name is tried");
     // "localhost" may resolve to ::1 first, where the fake does not listen: the next address
     // is tried.
     const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1/chat";
-    for (int i = 0; i < 2; ++i) { // the second from the kept connection
+    for (int i = 0; localhostResolves && i < 2; ++i) { // the second from the kept connection
         Outcome outcome;
         QVERIFY(call(transport, chatRequest(byName), outcome));
         QCOMPARE(outcome.error, TransportError::None);
         QCOMPARE(outcome.status, 200);
     }
-    QCOMPARE(fake.requests().size(), 2);
-    QCOMPARE(fake.requests().first().header("host"),
-             "localhost:" + QByteArray::number(fake.port()));
+    if (localhostResolves) {
+        QCOMPARE(fake.requests().size(), 2);
+        QCOMPARE(fake.requests().first().header("host"),
+                 "localhost:" + QByteArray::number(fake.port()));
+    }
 
     Outcome unknown;
     QVERIFY(call(transport, chatRequest("http://no-such-provider.invalid/v1/chat"), unknown));
