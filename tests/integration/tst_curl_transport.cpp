@@ -1,6 +1,7 @@
 #include "descriptors_taken.h"
 #include "eventloop/epoll_event_dispatcher.h"
 #include "fake_upstream.h"
+#include "transport_outcome.h"
 #include "upstream/curl_transport.h"
 
 #include <QAbstractEventDispatcher>
@@ -14,38 +15,11 @@
 
 using namespace switchyard;
 using switchyard::testing::chatBody;
+using switchyard::testing::dispatcherCounters;
 using switchyard::testing::FakeUpstream;
+using switchyard::testing::TransportOutcome;
 
 namespace {
-
-// One call's outcome, as the transport reports it.
-class Outcome final : public upstream::UpstreamObserver {
-public:
-    void onResponseHead(const upstream::UpstreamResponseHead &head) override
-    {
-        status = head.status;
-        headers = head.headers;
-    }
-    void onResponseBody(QByteArrayView bytes) override
-    {
-        body.append(bytes);
-        largestPiece = std::max(largestPiece, bytes.size());
-    }
-    void onFinished(const upstream::UpstreamResult &result) override
-    {
-        error = result.error;
-        description = result.description;
-        finished = true;
-    }
-
-    int status = 0;
-    upstream::HeaderList headers;
-    QByteArray body;
-    qsizetype largestPiece = 0; // the most bytes one read handed over
-    upstream::TransportError error = upstream::TransportError::Other;
-    QString description;
-    bool finished = false;
-};
 
 QList<QSocketNotifier *> enabledNotifiers(const upstream::CurlTransport &transport)
 {
@@ -55,13 +29,6 @@ QList<QSocketNotifier *> enabledNotifiers(const upstream::CurlTransport &transpo
             enabled.append(notifier);
     }
     return enabled;
-}
-
-eventloop::DispatcherCounters dispatcherCounters()
-{
-    const auto *epoll =
-        dynamic_cast<eventloop::EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
-    return epoll ? epoll->counters() : eventloop::DispatcherCounters{};
 }
 
 } // namespace
@@ -83,7 +50,7 @@ private slots:
 private:
     // Makes one non-streamed call and waits for its end.
     static bool call(upstream::CurlTransport &transport, const QByteArray &baseUrl,
-                     Outcome &outcome)
+                     TransportOutcome &outcome)
     {
         upstream::UpstreamRequest request;
         request.url = QUrl::fromEncoded(baseUrl + "/chat/completions");
@@ -112,7 +79,7 @@ void CurlTransportTest::headersGoOutAsGivenAndComeBackLowerCased()
                        {"X-Trace", "a:b;c=d"},
                        {"x-lower", "v"}};
     request.body = chatBody("test-model", false, "hi");
-    Outcome outcome;
+    TransportOutcome outcome;
     const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
     QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 5000);
     QCOMPARE(outcome.status, 429);
@@ -140,7 +107,7 @@ void CurlTransportTest::callsOnAKeptAliveConnectionReuseItsNotifier()
     FakeUpstream fake;
     upstream::CurlTransport transport;
 
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, fake.baseUrl(), first));
     QCOMPARE(first.error, upstream::TransportError::None);
     QCOMPARE(first.status, 200);
@@ -151,7 +118,7 @@ void CurlTransportTest::callsOnAKeptAliveConnectionReuseItsNotifier()
     const QPointer<QSocketNotifier> kept = idle.first();
 
     const eventloop::DispatcherCounters before = dispatcherCounters();
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, fake.baseUrl(), second));
     const eventloop::DispatcherCounters after = dispatcherCounters();
 
@@ -171,7 +138,7 @@ void CurlTransportTest::aConnectionTheProviderClosesWhileIdleIsNoLongerWatched()
 {
     FakeUpstream fake;
     upstream::CurlTransport transport;
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, fake.baseUrl(), first));
     QCOMPARE(first.status, 200);
     QCOMPARE(enabledNotifiers(transport).size(), 1);
@@ -184,7 +151,7 @@ void CurlTransportTest::aConnectionTheProviderClosesWhileIdleIsNoLongerWatched()
     QTRY_COMPARE_WITH_TIMEOUT(fake.closedConnections(), 1, 5000);
 
     // The next call finds the connection dead, closes it and opens another.
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, fake.baseUrl(), second));
     QCOMPARE(second.error, upstream::TransportError::None);
     QCOMPARE(second.status, 200);
@@ -203,7 +170,7 @@ void CurlTransportTest::hostNamesAreResolvedWithoutLeavingNotifiersBehind()
     upstream::CurlTransport transport;
     const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1";
     for (int round = 0; round < 2; ++round) {
-        Outcome outcome;
+        TransportOutcome outcome;
         QVERIFY(call(transport, byName, outcome));
         QCOMPARE(outcome.error, upstream::TransportError::None);
         QCOMPARE(outcome.status, 200);
@@ -232,7 +199,7 @@ void CurlTransportTest::aSentBodyIsLetGoOnceTheAnswerBegins()
     request.headers = {{"Content-Type", "application/json"}};
     const QByteArray body = chatBody("test-model", true, QByteArray(contentBytes, 'x'));
     request.body = body;
-    Outcome outcome;
+    TransportOutcome outcome;
     const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
     request.body = QByteArray();
     QVERIFY(!body.isDetached()); // the transport holds it while it is being sent
@@ -267,7 +234,7 @@ void CurlTransportTest::aStreamIsReadThroughASmallBufferWithoutLosingAByte()
     request.headers = {{"Content-Type", "application/json"}};
     request.body = chatBody("test-model", true);
     request.answerStreams = true;
-    Outcome outcome;
+    TransportOutcome outcome;
     const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
     QVERIFY(QTest::qWaitFor([&] { return outcome.finished; }, 5000));
 
@@ -291,7 +258,7 @@ void CurlTransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
 {
     FakeUpstream fake;
     upstream::CurlTransport transport;
-    Outcome refused;
+    TransportOutcome refused;
     {
         const testing::DescriptorsTaken taken;
         QVERIFY(taken.full());
@@ -305,7 +272,7 @@ void CurlTransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
     QCOMPARE(fake.requests().size(), 0);
 
     // With descriptors free again, the next call connects as usual.
-    Outcome next;
+    TransportOutcome next;
     QVERIFY(call(transport, fake.baseUrl(), next));
     QCOMPARE(next.error, upstream::TransportError::None);
     QCOMPARE(next.status, 200);

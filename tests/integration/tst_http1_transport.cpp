@@ -1,6 +1,7 @@
 #include "descriptors_taken.h"
 #include "eventloop/epoll_event_dispatcher.h"
 #include "fake_upstream.h"
+#include "transport_outcome.h"
 #include "upstream/gateway_transport.h"
 #include "upstream/http1_transport.h"
 
@@ -23,48 +24,12 @@
 
 using namespace switchyard;
 using switchyard::testing::chatBody;
+using switchyard::testing::dispatcherCounters;
 using switchyard::testing::FakeUpstream;
+using switchyard::testing::TransportOutcome;
 using upstream::TransportError;
 
 namespace {
-
-// One call's outcome, as the transport reports it; optionally reacting from inside a callback.
-class Outcome final : public upstream::UpstreamObserver {
-public:
-    void onResponseHead(const upstream::UpstreamResponseHead &head) override
-    {
-        status = head.status;
-        headers = head.headers;
-        ++heads;
-        if (onHead)
-            onHead();
-    }
-    void onResponseBody(QByteArrayView bytes) override
-    {
-        body.append(bytes);
-        if (onBody)
-            onBody();
-    }
-    void onFinished(const upstream::UpstreamResult &result) override
-    {
-        error = result.error;
-        description = result.description;
-        finished = true;
-        if (onEnd)
-            onEnd();
-    }
-
-    int status = 0;
-    int heads = 0;
-    upstream::HeaderList headers;
-    QByteArray body;
-    TransportError error = TransportError::Other;
-    QString description;
-    bool finished = false;
-    std::function<void()> onHead;
-    std::function<void()> onBody;
-    std::function<void()> onEnd;
-};
 
 // A provider on a thread of its own, blocking: it answers one request per connection, then
 // closes that connection after `closeAfter` while the test's thread is busy elsewhere (its event
@@ -201,17 +166,10 @@ upstream::UpstreamRequest chatRequest(const QByteArray &url, bool stream = false
 
 // Makes one call and waits for its end.
 bool call(upstream::UpstreamTransport &transport, const upstream::UpstreamRequest &request,
-          Outcome &outcome)
+          TransportOutcome &outcome)
 {
     const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
     return QTest::qWaitFor([&] { return outcome.finished; }, 5000);
-}
-
-eventloop::DispatcherCounters dispatcherCounters()
-{
-    const auto *epoll =
-        dynamic_cast<eventloop::EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
-    return epoll ? epoll->counters() : eventloop::DispatcherCounters{};
 }
 
 } // namespace
@@ -306,7 +264,7 @@ void Http1TransportTest::headersGoOutAsGivenAndComeBackLowerCased()
                        {"Authorization", longValue},
                        {"X-Trace", "a:b;c=d"},
                        {"x-lower", "v"}};
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, request, outcome));
     QCOMPARE(outcome.error, TransportError::None);
     QCOMPARE(outcome.status, 429);
@@ -339,7 +297,7 @@ void Http1TransportTest::aKeptAliveConnectionCarriesTheNextCallWithoutEventLoopC
     FakeUpstream fake;
     upstream::Http1Transport transport;
     const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, request, first));
     QCOMPARE(first.error, TransportError::None);
     QCOMPARE(first.body, fake.completionBody);
@@ -348,7 +306,7 @@ void Http1TransportTest::aKeptAliveConnectionCarriesTheNextCallWithoutEventLoopC
 
     const eventloop::DispatcherCounters before = dispatcherCounters();
     for (int i = 0; i < 20; ++i) {
-        Outcome next;
+        TransportOutcome next;
         QVERIFY(call(transport, request, next));
         QCOMPARE(next.error, TransportError::None);
         QCOMPARE(next.status, 200);
@@ -369,7 +327,7 @@ void Http1TransportTest::aConnectionTheProviderClosesWhileIdleIsClosedHere()
     FakeUpstream fake;
     upstream::Http1Transport transport;
     const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, request, first));
     QCOMPARE(transport.idleConnections(), 1);
 
@@ -378,7 +336,7 @@ void Http1TransportTest::aConnectionTheProviderClosesWhileIdleIsClosedHere()
     QCOMPARE(transport.idleConnections(), 0);
 
     // The next call opens a new connection instead of failing on the closed one.
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, request, second));
     QCOMPARE(second.error, TransportError::None);
     QCOMPARE(second.status, 200);
@@ -393,11 +351,11 @@ void Http1TransportTest::aKeptAliveConnectionClosedAsTheRequestArrivesIsNotSentT
     fake.mode = FakeUpstream::Mode::CloseOnReuse;
     upstream::Http1Transport transport;
     const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, request, first));
     QCOMPARE(first.error, TransportError::None);
 
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, request, second));
     QCOMPARE(second.error, TransportError::ConnectionLost);
     QVERIFY2(
@@ -466,7 +424,7 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit()
     QFETCH(bool, keptAlive);
     ScriptedProvider provider(answer, pieceBytes, closeAfter);
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, chatRequest(provider.url()), outcome));
     QCOMPARE(outcome.error, TransportError::None);
     QCOMPARE(outcome.description, QString());
@@ -478,7 +436,7 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit()
     QVERIFY(provider.lastRequest.startsWith("POST /v1/chat HTTP/1.1\r\n"));
 
     // A kept-alive connection carries the next call; a spent one is replaced.
-    Outcome next;
+    TransportOutcome next;
     QVERIFY(call(transport, chatRequest(provider.url()), next));
     QCOMPARE(next.error, TransportError::None);
     QCOMPARE(next.body, body);
@@ -513,7 +471,7 @@ void Http1TransportTest::malformedAnswersAreProtocolErrors()
     QFETCH(QString, detail);
     ScriptedProvider provider(answer);
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, chatRequest(provider.url()), outcome));
     QCOMPARE(outcome.error, TransportError::ProtocolError);
     QCOMPARE(outcome.description, QStringLiteral("not a valid HTTP answer (%1)").arg(detail));
@@ -524,7 +482,7 @@ void Http1TransportTest::anAnswerCutShortIsAConnectionLost()
 {
     ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this", 0, true);
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, chatRequest(provider.url()), outcome));
     QCOMPARE(outcome.status, 200);
     QCOMPARE(outcome.body, QByteArray("only this"));
@@ -544,7 +502,7 @@ void Http1TransportTest::aRefusedConnectionIsAConnectFailure()
         closedPort = listener.serverPort();
     }
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport,
                  chatRequest("http://127.0.0.1:" + QByteArray::number(closedPort) + "/v1"),
                  outcome));
@@ -570,7 +528,7 @@ void Http1TransportTest::hostNamesAreResolvedAndUnknownOnesNamed()
     // is tried.
     const QByteArray byName = "http://localhost:" + QByteArray::number(fake.port()) + "/v1/chat";
     for (int i = 0; localhostResolves && i < 2; ++i) { // the second from the kept connection
-        Outcome outcome;
+        TransportOutcome outcome;
         QVERIFY(call(transport, chatRequest(byName), outcome));
         QCOMPARE(outcome.error, TransportError::None);
         QCOMPARE(outcome.status, 200);
@@ -581,7 +539,7 @@ void Http1TransportTest::hostNamesAreResolvedAndUnknownOnesNamed()
                  "localhost:" + QByteArray::number(fake.port()));
     }
 
-    Outcome unknown;
+    TransportOutcome unknown;
     QVERIFY(call(transport, chatRequest("http://no-such-provider.invalid/v1/chat"), unknown));
     QCOMPARE(unknown.error, TransportError::ConnectFailed);
     QVERIFY2(unknown.description.startsWith(
@@ -595,7 +553,7 @@ void Http1TransportTest::aLargeRequestBodyGoesOutWhole()
     upstream::Http1Transport transport;
     upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
     request.body = chatBody("test-model", false, QByteArray(12 * 1024 * 1024, 'a'));
-    Outcome outcome;
+    TransportOutcome outcome;
     const std::unique_ptr<upstream::UpstreamCall> running = transport.start(request, &outcome);
     QTRY_VERIFY_WITH_TIMEOUT(outcome.finished, 20000);
     QCOMPARE(outcome.error, TransportError::None);
@@ -613,7 +571,7 @@ void Http1TransportTest::aPausedAnswerHoldsItsEndAndLosesNothing()
     fake.streamEvents = 20;
     fake.eventIntervalMs = 1;
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     std::unique_ptr<upstream::UpstreamCall> running;
     outcome.onBody = [&] {
         if (outcome.body.contains("data: [DONE]"))
@@ -643,7 +601,7 @@ void Http1TransportTest::aCallCancelledFromItsOwnCallbackEndsCleanly()
     fake.streamEvents = 5;
     upstream::Http1Transport transport;
     for (const bool inHead : {true, false}) {
-        Outcome outcome;
+        TransportOutcome outcome;
         std::unique_ptr<upstream::UpstreamCall> running;
         (inHead ? outcome.onHead : outcome.onBody) = [&] { running.reset(); };
         running =
@@ -653,7 +611,7 @@ void Http1TransportTest::aCallCancelledFromItsOwnCallbackEndsCleanly()
         QVERIFY(!outcome.finished);               // no callback after the call is gone
         QCOMPARE(transport.openConnections(), 0); // mid-answer: the connection is spent
     }
-    Outcome after;
+    TransportOutcome after;
     QVERIFY(call(transport, chatRequest(fake.baseUrl() + "/chat/completions"), after));
     QCOMPARE(after.error, TransportError::None);
 }
@@ -663,8 +621,8 @@ void Http1TransportTest::aCallStartedFromACallbackRuns()
     FakeUpstream fake;
     upstream::Http1Transport transport;
     const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
-    Outcome first;
-    Outcome second;
+    TransportOutcome first;
+    TransportOutcome second;
     std::unique_ptr<upstream::UpstreamCall> secondCall;
     first.onHead = [&] { secondCall = transport.start(request, &second); };
     QVERIFY(call(transport, request, first));
@@ -679,7 +637,7 @@ void Http1TransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
     FakeUpstream fake;
     upstream::Http1Transport transport;
     const upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
-    Outcome refused;
+    TransportOutcome refused;
     {
         const testing::DescriptorsTaken taken;
         QVERIFY(taken.full());
@@ -692,7 +650,7 @@ void Http1TransportTest::aSocketThisProcessCannotOpenIsReportedAsItsOwnLimit()
     QCOMPARE(refused.status, 0);
     QCOMPARE(fake.requests().size(), 0);
 
-    Outcome next;
+    TransportOutcome next;
     QVERIFY(call(transport, request, next));
     QCOMPARE(next.error, TransportError::None);
     QCOMPARE(fake.requests().size(), 1);
@@ -705,7 +663,7 @@ void Http1TransportTest::theTotalTimeoutEndsACallThatGetsNoAnswer()
     upstream::Http1Transport transport;
     upstream::UpstreamRequest request = chatRequest(fake.baseUrl() + "/chat/completions");
     request.totalTimeout = std::chrono::milliseconds(100);
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, request, outcome));
     QCOMPARE(outcome.error, TransportError::TotalTimeout);
     QCOMPARE(transport.openConnections(), 0);
@@ -717,14 +675,14 @@ void Http1TransportTest::theGatewayTransportSendsTlsThroughLibcurl()
     FakeUpstream plain;
     FakeUpstream tls(testing::loopbackTlsFiles());
     upstream::GatewayTransport transport;
-    Outcome overPlainHttp;
+    TransportOutcome overPlainHttp;
     QVERIFY(call(transport, chatRequest(plain.baseUrl() + "/chat/completions"), overPlainHttp));
     QCOMPARE(overPlainHttp.error, TransportError::None);
     QCOMPARE(transport.plainHttp().openConnections(), 1);
 
     upstream::UpstreamRequest request = chatRequest(tls.baseUrl() + "/chat/completions");
     request.caFile = testing::tlsTestFile(QStringLiteral("ca.pem"));
-    Outcome overTls;
+    TransportOutcome overTls;
     QVERIFY(call(transport, request, overTls));
     QCOMPARE(overTls.error, TransportError::None);
     QCOMPARE(overTls.status, 200);
@@ -737,7 +695,7 @@ void Http1TransportTest::aTargetOfOnlyAQueryIsSentFromTheRoot()
     ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
     upstream::Http1Transport transport;
     const QByteArray url = provider.url().replace("/v1/chat", "?key=1");
-    Outcome outcome;
+    TransportOutcome outcome;
     QVERIFY(call(transport, chatRequest(url), outcome));
     QCOMPARE(outcome.error, TransportError::None);
     QVERIFY2(provider.lastRequest.startsWith("POST /?key=1 HTTP/1.1\r\n"),
@@ -750,11 +708,11 @@ void Http1TransportTest::aCallerAskingToCloseGetsANewConnectionNextTime()
     upstream::Http1Transport transport;
     upstream::UpstreamRequest request = chatRequest(provider.url());
     request.headers.append(qMakePair(QByteArray("Connection"), QByteArray("close")));
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, request, first));
     QCOMPARE(first.error, TransportError::None);
     QCOMPARE(transport.openConnections(), 0);
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, request, second));
     QCOMPARE(second.body, QByteArray("ok"));
     QCOMPARE(provider.connections, 2);
@@ -764,7 +722,7 @@ void Http1TransportTest::aPauseFromTheHeadHoldsWhatCameWithIt()
 {
     ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
     upstream::Http1Transport transport;
-    Outcome outcome;
+    TransportOutcome outcome;
     std::unique_ptr<upstream::UpstreamCall> running;
     outcome.onHead = [&] { running->pauseReceiving(); };
     running = transport.start(chatRequest(provider.url()), &outcome);
@@ -785,8 +743,8 @@ void Http1TransportTest::aCallCancelledWhileItsNameIsResolvedNeverEnds()
 {
     upstream::Http1Transport transport;
     const QByteArray url = "http://no-such-provider.invalid/v1/chat";
-    Outcome first;
-    Outcome second;
+    TransportOutcome first;
+    TransportOutcome second;
     std::unique_ptr<upstream::UpstreamCall> secondCall;
     first.onEnd = [&] { secondCall.reset(); };
     const std::unique_ptr<upstream::UpstreamCall> firstCall =
@@ -806,13 +764,13 @@ void Http1TransportTest::anIdleConnectionClosedUnnoticedIsCheckedBeforeReuse()
 {
     ClosingProvider provider(std::chrono::milliseconds(100));
     upstream::Http1Transport transport;
-    Outcome first;
+    TransportOutcome first;
     QVERIFY(call(transport, chatRequest(provider.url()), first));
     QCOMPARE(first.body, QByteArray("ok"));
     QCOMPARE(transport.idleConnections(), 1);
 
     std::this_thread::sleep_for(std::chrono::milliseconds(1300)); // no event loop meanwhile
-    Outcome second;
+    TransportOutcome second;
     QVERIFY(call(transport, chatRequest(provider.url()), second));
     QCOMPARE(second.error, TransportError::None);
     QCOMPARE(second.body, QByteArray("ok"));
