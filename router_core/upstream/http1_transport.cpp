@@ -401,6 +401,7 @@ void Http1Transport::resolve(Exchange *exchange)
     if (entry.resolving)
         return;
     entry.resolving = true;
+    ++m_lookups;
     const QString host = exchange->host;
     QHostInfo::lookupHost(host, this, [this, host](const QHostInfo &info) {
         onResolved(host, info.addresses(),
@@ -497,7 +498,19 @@ void Http1Transport::connectNext(Exchange *exchange)
         }
         return;
     }
+    forgetAddresses(exchange->host);
     finish(exchange, TransportError::ConnectFailed, errnoText(exchange->lastConnectErrno));
+}
+
+void Http1Transport::forgetAddresses(const QString &host)
+{
+    // Every address of the name failed: the provider may have moved (a new deployment, a
+    // service that changed its address), so the next call looks the name up again rather than
+    // trying the same addresses until they expire. Calls to a provider that is down are few
+    // once its breaker opens, so this costs few lookups.
+    const auto found = m_hosts.find(host);
+    if (found != m_hosts.end())
+        found->addresses.clear();
 }
 
 void Http1Transport::onConnected(Connection *connection)
@@ -793,6 +806,11 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
             exchange->keepAlive = exchange->keepAlive && status != 101;
         } else if (chunked) {
             exchange->framing = Exchange::Framing::Chunked;
+            // Both framings, or chunked on HTTP/1.0: read as chunked (RFC 9112 6.3), but the
+            // sender disagrees with itself about where the answer ends, so nothing after it on
+            // this connection is trusted (a smuggled answer would be read as the next call's).
+            if (hasLength || http10)
+                exchange->keepAlive = false;
         } else if (otherCoding || !hasLength) {
             exchange->framing = Exchange::Framing::UntilClose;
             exchange->keepAlive = false;
@@ -1006,6 +1024,8 @@ void Http1Transport::timerEvent(QTimerEvent *event)
         auto host = m_hosts.find(exchange->host);
         if (host != m_hosts.end())
             std::erase(host->waiting, exchange);
+    } else if (exchange->stage == Exchange::Stage::Connecting) {
+        forgetAddresses(exchange->host);
     }
     finish(exchange, connecting ? TransportError::ConnectTimeout : TransportError::TotalTimeout,
            QStringLiteral("no answer within the time allowed"));

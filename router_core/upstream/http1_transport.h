@@ -45,6 +45,9 @@ public:
     // Connections open now, idle ones among them (what tests read to see reuse and closes).
     int openConnections() const { return m_openConnections; }
     int idleConnections() const { return m_idleConnections; }
+    // Names looked up so far, rather than answered from the addresses kept for
+    // kResolvedNameLifetime (what tests read to see the cache kept and dropped).
+    int lookups() const { return m_lookups; }
 
     // At most this many connections are kept idle, all hosts together; and none longer than
     // this, as libcurl's default (providers close theirs between 5 s and 2 minutes).
@@ -94,6 +97,8 @@ private:
     void timerEvent(QTimerEvent *event) override;
     void stopTimers(Exchange *exchange);
 
+    void forgetAddresses(const QString &host);
+
     Connection *takeIdle(const QByteArray &hostKey);
     void keepIdle(Connection *connection);
     void closeConnection(Connection *connection);
@@ -108,6 +113,7 @@ private:
     std::size_t m_nextTarget = 0;
 
     QHash<QString, ResolvedHost> m_hosts;
+    int m_lookups = 0;
     QHash<QByteArray, std::vector<Connection *>> m_idle; // by "host:port"
     std::unordered_map<int, Exchange *> m_timers;        // by timer id
     std::vector<Exchange *> m_exchanges;

@@ -192,6 +192,7 @@ private slots:
     void anAnswerCutShortIsAConnectionLost();
     void aRefusedConnectionIsAConnectFailure();
     void hostNamesAreResolvedAndUnknownOnesNamed();
+    void aNameWhoseAddressesAllFailIsLookedUpAgain();
     void aLargeRequestBodyGoesOutWhole();
     void aPausedAnswerHoldsItsEndAndLosesNothing();
     void aCallCancelledFromItsOwnCallbackEndsCleanly();
@@ -409,6 +410,10 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
     QTest::newRow("HTTP/1.0 is not kept alive")
         << QByteArray("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok") << 0 << false << 200
         << QByteArray("ok") << false;
+    QTest::newRow("chunked and a Content-Length: read as chunked, the connection not reused")
+        << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n"
+                      "\r\n2\r\nok\r\n0\r\n\r\n")
+        << 0 << false << 200 << QByteArray("ok") << false;
     QTest::newRow("a status line without a reason")
         << QByteArray("HTTP/1.1 503\r\nContent-Length: 0\r\n\r\n") << 0 << false << 503
         << QByteArray() << true;
@@ -545,6 +550,48 @@ void Http1TransportTest::hostNamesAreResolvedAndUnknownOnesNamed()
     QVERIFY2(unknown.description.startsWith(
                  u"could not connect (could not resolve no-such-provider.invalid: "),
              qPrintable(unknown.description));
+}
+
+void Http1TransportTest::aNameWhoseAddressesAllFailIsLookedUpAgain()
+{
+    if (!QHostInfo::fromName(QStringLiteral("localhost"))
+             .addresses()
+             .contains(QHostAddress(QHostAddress::LocalHost)))
+        QSKIP("\"localhost\" does not resolve to 127.0.0.1 here (no /etc/hosts entry)");
+    const auto byName = [](quint16 port) {
+        return "http://localhost:" + QByteArray::number(port) + "/v1/chat";
+    };
+    quint16 closedPort = 0;
+    {
+        QTcpServer listener;
+        QVERIFY(listener.listen(QHostAddress::LocalHost, 0));
+        closedPort = listener.serverPort();
+    }
+    FakeUpstream first;
+    FakeUpstream second;
+    FakeUpstream afterTheFailure;
+    upstream::Http1Transport transport;
+
+    TransportOutcome one;
+    QVERIFY(call(transport, chatRequest(byName(first.port())), one));
+    QCOMPARE(one.status, 200);
+    QCOMPARE(transport.lookups(), 1);
+    // Another port of the same name: a new connection, to the addresses kept.
+    TransportOutcome two;
+    QVERIFY(call(transport, chatRequest(byName(second.port())), two));
+    QCOMPARE(two.status, 200);
+    QCOMPARE(transport.lookups(), 1);
+
+    // Every address refuses: they are dropped with the failure...
+    TransportOutcome refused;
+    QVERIFY(call(transport, chatRequest(byName(closedPort)), refused));
+    QCOMPARE(refused.error, TransportError::ConnectFailed);
+    QCOMPARE(transport.lookups(), 1);
+    // ...so the next new connection to that name looks it up again.
+    TransportOutcome three;
+    QVERIFY(call(transport, chatRequest(byName(afterTheFailure.port())), three));
+    QCOMPARE(three.status, 200);
+    QCOMPARE(transport.lookups(), 2);
 }
 
 void Http1TransportTest::aLargeRequestBodyGoesOutWhole()
