@@ -5,6 +5,8 @@
 #include <QJsonValue>
 #include <QLocale>
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <simdjson.h>
 
 namespace switchyard::protocol {
@@ -112,6 +114,24 @@ void tally(std::string_view text, TextTally &tally)
     const std::size_t size = text.size();
     std::size_t backticks = 0;
     for (std::size_t i = 0; i < size;) {
+        // Eight ASCII bytes at a time while none of them is a backtick: most prompts are
+        // mostly ASCII, and this loop runs over every message of every request.
+        if (size - i >= 8) {
+            std::uint64_t word = 0;
+            std::memcpy(&word, bytes + i, sizeof(word));
+            constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+            constexpr std::uint64_t kLowBits = 0x0101010101010101ULL;
+            const std::uint64_t backtickBytes = word ^ (kLowBits * '`');
+            const bool allAscii = (word & kHighBits) == 0;
+            // A zero byte of backtickBytes is a backtick (the classic "has a zero byte" test).
+            const bool hasBacktick = ((backtickBytes - kLowBits) & ~backtickBytes & kHighBits) != 0;
+            if (allAscii && !hasBacktick) {
+                tally.asciiCharacters += 8;
+                backticks = 0;
+                i += 8;
+                continue;
+            }
+        }
         const unsigned char lead = bytes[i];
         if (lead < 0x80) {
             ++tally.asciiCharacters;

@@ -265,6 +265,25 @@ private Q_SLOTS:
                         QStringLiteral("```py\nx\n```\nand ```y```").size()));
         QVERIFY(context.estimatedInputTokens > 3 * 4 + (context.characterCount + 3) / 4);
     }
+
+    // The text is read eight bytes at a time while it is plain ASCII: a fence, a lone backtick
+    // or a non-ASCII character counts the same wherever it falls in those eight.
+    void countsFencesAndCharactersAtAnyOffset()
+    {
+        for (int offset = 0; offset < 17; ++offset) {
+            const QByteArray text = QByteArray(offset, 'x') + "```py\\nx\\n```" +
+                                    QByteArray(17, 'y') + "``" + QByteArray(8, 'z') + "`" +
+                                    QByteArray(offset % 9, 'w') + "\xc3\xa9" + "你" +
+                                    QByteArray(11, 'v');
+            const protocol::ChatRequest chat = parse(userMessage(text));
+            const auto context =
+                std::get<routing::RequestContext>(routing::buildRequestContext({}, chat));
+            QCOMPARE(context.codeBlockCount, 1);
+            // Each "\\n" is two characters in the JSON text and one in the message.
+            const qint64 ascii = text.size() - 2 - 3 - 2;
+            QCOMPARE(context.characterCount, ascii + 1 + 1);
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRequestContext)
