@@ -414,6 +414,10 @@ void Http1TransportTest::answersAreReadWhateverTheirFramingAndSplit_data()
         << QByteArray("HTTP/1.1 200 OK\r\nContent-Length: 40\r\nTransfer-Encoding: chunked\r\n"
                       "\r\n2\r\nok\r\n0\r\n\r\n")
         << 0 << false << 200 << QByteArray("ok") << false;
+    QTest::newRow("chunked on HTTP/1.0 kept alive: read as chunked, the connection not reused")
+        << QByteArray("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n"
+                      "\r\n2\r\nok\r\n0\r\n\r\n")
+        << 0 << false << 200 << QByteArray("ok") << false;
     QTest::newRow("a status line without a reason")
         << QByteArray("HTTP/1.1 503\r\nContent-Length: 0\r\n\r\n") << 0 << false << 503
         << QByteArray() << true;
