@@ -48,15 +48,15 @@ http::AdminReply listTraces(const telemetry::RequestRecorder &recorder,
     QJsonArray data;
     bool more = false;
     quint64 last = 0;
-    recorder.ring().visitNewestFirst(quint64(*before), [&](const telemetry::Trace &trace) {
-        if (!filter->matches(trace))
+    recorder.ring().visitNewestFirst(quint64(*before), [&](const telemetry::RequestRecord &record) {
+        if (!filter->matches(record))
             return true;
         if (data.size() == *limit) {
             more = true;
             return false;
         }
-        data.append(telemetry::recordJson(trace));
-        last = trace.sequence;
+        data.append(telemetry::recordJson(record));
+        last = record.sequence;
         return true;
     });
     const telemetry::TraceRing &ring = recorder.ring();

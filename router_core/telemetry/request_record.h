@@ -84,6 +84,8 @@ struct RequestRecord {
     {
         return status <= 0 ? QStringLiteral("none") : QStringLiteral("%1xx").arg(status / 100);
     }
+
+    bool operator==(const RequestRecord &) const = default;
 };
 
 } // namespace switchyard::telemetry

@@ -3,6 +3,8 @@
 #include <QRandomGenerator>
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <type_traits>
 
 namespace switchyard::telemetry {
 
@@ -29,19 +31,6 @@ const Span *Trace::span(const QString &name) const
             return &candidate;
     }
     return nullptr;
-}
-
-qint64 Trace::approximateBytes() const
-{
-    qint64 bytes = qint64(sizeof(Trace)) + requestBody.size() + responseBody.size() +
-                   qint64(chunks.capacity() * sizeof(ChunkMark));
-    for (const Span &span : spans)
-        bytes += qint64(sizeof(Span)) + 2 * (span.name.size() + span.detail.size());
-    for (const QString &step : explainSteps)
-        bytes += 2 * step.size() + 16;
-    for (const auto &[name, value] : requestHeaders)
-        bytes += name.size() + value.size() + 32;
-    return bytes;
 }
 
 TraceBuilder::TraceBuilder(const timing::Clock &clock, QByteArray requestId, QByteArray traceId,
@@ -170,26 +159,302 @@ Trace TraceBuilder::finish(int status, const QString &outcome)
     return m_trace;
 }
 
-void TraceRing::add(Trace trace)
+namespace {
+
+// A trace packed for the ring (TraceRing), in one block: numbers as their bytes, text as its
+// length and its UTF-16 or bytes, copied with memcpy both ways. The request id comes first, so
+// that finding a trace reads no more than that; then the rest of the record, so that listing
+// records unpacks no span. The block never leaves the process: its layout may change with any
+// build.
+//
+// pack() runs twice over a trace, once with a Measure to size the block and once with a Write
+// to fill it, so that the block is allocated once at its size.
+class Measure {
+public:
+    void raw(const void *, qsizetype size) { m_size += size; }
+    qsizetype size() const { return m_size; }
+
+private:
+    qsizetype m_size = 0;
+};
+
+class Write {
+public:
+    explicit Write(char *to) : m_to(to) {}
+    void raw(const void *from, qsizetype size)
+    {
+        std::memcpy(m_to, from, size_t(size));
+        m_to += size;
+    }
+
+private:
+    char *m_to;
+};
+
+class Read {
+public:
+    explicit Read(QByteArrayView from) : m_from(from) {}
+
+    template <typename Number>
+    Number number()
+    {
+        Number value;
+        take(&value, sizeof value);
+        return value;
+    }
+    QString text()
+    {
+        QString value(number<qint32>(), Qt::Uninitialized);
+        take(value.data(), value.size() * qsizetype(sizeof(char16_t)));
+        return value;
+    }
+    QByteArray bytes() { return bytesInPlace().toByteArray(); }
+    QByteArrayView bytesInPlace()
+    {
+        const qint32 size = number<qint32>();
+        Q_ASSERT(m_at + size <= m_from.size());
+        const QByteArrayView value = m_from.sliced(m_at, size);
+        m_at += size;
+        return value;
+    }
+
+private:
+    void take(void *to, qsizetype size)
+    {
+        Q_ASSERT(m_at + size <= m_from.size());
+        if (size > 0)
+            std::memcpy(to, m_from.data() + m_at, size_t(size));
+        m_at += size;
+    }
+
+    QByteArrayView m_from;
+    qsizetype m_at = 0;
+};
+
+template <typename Out, typename Number>
+void number(Out &out, Number value)
 {
-    Stored stored;
-    static_cast<Trace &>(stored) = std::move(trace);
-    stored.bytes = stored.approximateBytes();
-    m_bytes += stored.bytes;
+    static_assert(std::is_trivially_copyable_v<Number>);
+    out.raw(&value, sizeof value);
+}
+template <typename Out>
+void text(Out &out, const QString &value)
+{
+    number(out, qint32(value.size()));
+    out.raw(value.constData(), value.size() * qsizetype(sizeof(char16_t)));
+}
+template <typename Out>
+void bytes(Out &out, const QByteArray &value)
+{
+    number(out, qint32(value.size()));
+    out.raw(value.constData(), value.size());
+}
+
+// A field added to these structs must be packed and unpacked below; these sizes make the build
+// say so (the round trip test in tst_telemetry_health checks every field's value).
+static_assert(sizeof(void *) != 8 || sizeof(RequestRecord) == 584,
+              "RequestRecord changed: update packRecord and unpackRecordFrom");
+static_assert(sizeof(void *) != 8 || sizeof(Span) == 208, "Span changed: update pack and unpack");
+static_assert(sizeof(void *) != 8 || sizeof(Trace) == 800, "Trace changed: update pack and unpack");
+
+template <typename Out>
+void packRecord(Out &out, const RequestRecord &record)
+{
+    bytes(out, record.requestId);
+    number(out, record.sequence);
+    bytes(out, record.traceId);
+    bytes(out, record.spanId);
+    bytes(out, record.parentSpanId);
+    bytes(out, record.shadowOf);
+    bytes(out, record.shadowRequestId);
+    number(out, record.startedAtUtc.isValid());
+    number(out, record.startedAtUtc.isValid() ? record.startedAtUtc.toMSecsSinceEpoch() : 0);
+    for (const QString *field :
+         {&record.operation, &record.endpoint, &record.tenant, &record.keyId, &record.model,
+          &record.route, &record.tier, &record.provider, &record.upstreamModel, &record.outcome,
+          &record.errorClass, &record.responseCache, &record.finishReason})
+        text(out, *field);
+    number(out, record.streamed);
+    number(out, record.status);
+    number(out, record.attempts);
+    number(out, record.degradedLevel);
+    for (qint64 field :
+         {record.totalMicros, record.timeToFirstByteMicros, record.queuedMicros,
+          record.inputTokens, record.outputTokens, record.cacheReadTokens, record.cacheWriteTokens})
+        number(out, field);
+    number(out, record.tokensEstimated);
+    number(out, record.costUsd);
+    number(out, record.cacheSavedUsd);
+    number(out, record.priced);
+    number(out, record.responseCacheSavedUsd);
+}
+
+RequestRecord unpackRecordFrom(Read &in)
+{
+    RequestRecord record;
+    record.requestId = in.bytes();
+    record.sequence = in.number<quint64>();
+    record.traceId = in.bytes();
+    record.spanId = in.bytes();
+    record.parentSpanId = in.bytes();
+    record.shadowOf = in.bytes();
+    record.shadowRequestId = in.bytes();
+    const bool startedAtValid = in.number<bool>();
+    const qint64 startedAtMs = in.number<qint64>();
+    if (startedAtValid)
+        record.startedAtUtc = QDateTime::fromMSecsSinceEpoch(startedAtMs, Qt::UTC);
+    for (QString *field :
+         {&record.operation, &record.endpoint, &record.tenant, &record.keyId, &record.model,
+          &record.route, &record.tier, &record.provider, &record.upstreamModel, &record.outcome,
+          &record.errorClass, &record.responseCache, &record.finishReason})
+        *field = in.text();
+    record.streamed = in.number<bool>();
+    record.status = in.number<int>();
+    record.attempts = in.number<int>();
+    record.degradedLevel = in.number<int>();
+    for (qint64 *field :
+         {&record.totalMicros, &record.timeToFirstByteMicros, &record.queuedMicros,
+          &record.inputTokens, &record.outputTokens, &record.cacheReadTokens,
+          &record.cacheWriteTokens})
+        *field = in.number<qint64>();
+    record.tokensEstimated = in.number<bool>();
+    record.costUsd = in.number<double>();
+    record.cacheSavedUsd = in.number<double>();
+    record.priced = in.number<bool>();
+    record.responseCacheSavedUsd = in.number<double>();
+    return record;
+}
+
+template <typename Out>
+void pack(Out &out, const Trace &trace)
+{
+    packRecord(out, trace);
+    number(out, qint32(trace.spans.size()));
+    for (const Span &span : trace.spans) {
+        text(out, span.name);
+        number(out, span.startMicros);
+        number(out, span.durationMicros);
+        text(out, span.detail);
+        number(out, span.kind);
+        number(out, span.attempt);
+        number(out, span.httpStatus);
+        bytes(out, span.spanId);
+        text(out, span.provider);
+        text(out, span.upstreamModel);
+        text(out, span.outcome);
+        text(out, span.errorClass);
+        number(out, span.bytes);
+    }
+    number(out, qint32(trace.explainSteps.size()));
+    for (const QString &step : trace.explainSteps)
+        text(out, step);
+    number(out, qint32(trace.chunks.size()));
+    out.raw(trace.chunks.data(), qsizetype(trace.chunks.size() * sizeof(ChunkMark)));
+    number(out, trace.chunkCount);
+    number(out, trace.chunkBytes);
+    bytes(out, trace.method);
+    bytes(out, trace.path);
+    number(out, qint32(trace.requestHeaders.size()));
+    for (const auto &[name, value] : trace.requestHeaders) {
+        bytes(out, name);
+        bytes(out, value);
+    }
+    bytes(out, trace.requestBody);
+    bytes(out, trace.responseBody);
+    number(out, trace.bodiesKept);
+    number(out, trace.requestBodyCut);
+    number(out, trace.responseBodyCut);
+}
+
+QByteArray packed(const Trace &trace)
+{
+    Measure measure;
+    pack(measure, trace);
+    QByteArray block(measure.size(), Qt::Uninitialized);
+    Write write(block.data());
+    pack(write, trace);
+    return block;
+}
+
+} // namespace
+
+qint64 TraceRing::bytesOf(const Stored &stored)
+{
+    // The block and its header, and the ring's own entry for it.
+    return stored.packed.capacity() + 16 + qint64(sizeof(Stored));
+}
+
+RequestRecord TraceRing::unpackRecord(const QByteArray &packed)
+{
+    Read in(packed);
+    return unpackRecordFrom(in);
+}
+
+Trace TraceRing::unpack(const QByteArray &packed)
+{
+    Read in(packed);
+    Trace trace;
+    static_cast<RequestRecord &>(trace) = unpackRecordFrom(in);
+    trace.spans.resize(in.number<qint32>());
+    for (Span &span : trace.spans) {
+        span.name = in.text();
+        span.startMicros = in.number<qint64>();
+        span.durationMicros = in.number<qint64>();
+        span.detail = in.text();
+        span.kind = in.number<SpanKind>();
+        span.attempt = in.number<int>();
+        span.httpStatus = in.number<int>();
+        span.spanId = in.bytes();
+        span.provider = in.text();
+        span.upstreamModel = in.text();
+        span.outcome = in.text();
+        span.errorClass = in.text();
+        span.bytes = in.number<qint64>();
+    }
+    const qint32 steps = in.number<qint32>();
+    trace.explainSteps.reserve(steps);
+    for (qint32 i = 0; i < steps; ++i)
+        trace.explainSteps.append(in.text());
+    trace.chunks.resize(size_t(in.number<qint32>()));
+    for (ChunkMark &mark : trace.chunks)
+        mark = in.number<ChunkMark>();
+    trace.chunkCount = in.number<quint32>();
+    trace.chunkBytes = in.number<qint64>();
+    trace.method = in.bytes();
+    trace.path = in.bytes();
+    const qint32 headers = in.number<qint32>();
+    trace.requestHeaders.reserve(headers);
+    for (qint32 i = 0; i < headers; ++i) {
+        QByteArray name = in.bytes();
+        trace.requestHeaders.append({std::move(name), in.bytes()});
+    }
+    trace.requestBody = in.bytes();
+    trace.responseBody = in.bytes();
+    trace.bodiesKept = in.number<bool>();
+    trace.requestBodyCut = in.number<bool>();
+    trace.responseBodyCut = in.number<bool>();
+    return trace;
+}
+
+void TraceRing::add(const Trace &trace)
+{
+    Stored stored{trace.sequence, packed(trace)};
+    m_bytes += bytesOf(stored);
     m_traces.push_back(std::move(stored));
     // The newest always stays, even a trace larger than the whole bound.
     while (m_traces.size() > 1 && (int(m_traces.size()) > m_capacity || m_bytes > m_maxBytes)) {
-        m_bytes -= m_traces.front().bytes;
+        m_bytes -= bytesOf(m_traces.front());
         m_traces.pop_front();
         ++m_dropped;
     }
 }
 
-std::optional<Trace> TraceRing::find(const QByteArray &requestId) const
+std::optional<Trace> TraceRing::find(QByteArrayView requestId) const
 {
     for (auto it = m_traces.rbegin(); it != m_traces.rend(); ++it) {
-        if (it->requestId == requestId)
-            return *it;
+        Read in(it->packed);
+        if (in.bytesInPlace() == requestId)
+            return unpack(it->packed);
     }
     return std::nullopt;
 }
@@ -198,7 +463,7 @@ QList<Trace> TraceRing::latest(int count) const
 {
     QList<Trace> result;
     for (auto it = m_traces.rbegin(); it != m_traces.rend() && result.size() < count; ++it)
-        result.append(*it);
+        result.append(unpack(it->packed));
     return result;
 }
 

@@ -108,12 +108,8 @@ telemetry::Trace newestTrace(Engine &engine)
 {
     if (!QTest::qWaitFor([&] { return engine.recorder().liveCount() == 0; }, 5000))
         return {};
-    telemetry::Trace newest;
-    engine.traces().visitNewestFirst(0, [&](const telemetry::Trace &trace) {
-        newest = trace;
-        return false;
-    });
-    return newest;
+    const QList<telemetry::Trace> newest = engine.traces().latest(1);
+    return newest.isEmpty() ? telemetry::Trace{} : newest.first();
 }
 
 // A self-signed certificate for 127.0.0.1 and its key, made with the openssl command.

@@ -104,7 +104,10 @@ private Q_SLOTS:
     {
         telemetry::Trace big;
         big.requestBody = QByteArray(10'000, 'x');
-        const qint64 one = big.approximateBytes();
+        telemetry::TraceRing measure(1);
+        measure.add(big);
+        const qint64 one = measure.bytes();
+        QVERIFY(one > 10'000);
         telemetry::TraceRing ring(100, 3 * one + one / 2);
         for (int i = 0; i < 6; ++i) {
             big.requestId = "req_" + QByteArray::number(i);
@@ -120,6 +123,104 @@ private Q_SLOTS:
         tiny.add(big);
         tiny.add(big);
         QCOMPARE(tiny.size(), 1);
+    }
+
+    // The ring keeps traces packed: every field comes back as it went in, text in any script,
+    // empty and null values, and a record listed without its spans.
+    void ringGivesBackEveryFieldOfATrace()
+    {
+        telemetry::Trace trace;
+        trace.sequence = 41;
+        trace.requestId = "req_round_trip";
+        trace.traceId = telemetry::newTraceId();
+        trace.spanId = telemetry::newSpanId();
+        trace.parentSpanId = telemetry::newSpanId();
+        trace.shadowOf = "req_live";
+        trace.shadowRequestId = "req_shadow";
+        trace.startedAtUtc = QDateTime::fromMSecsSinceEpoch(1'764'374'400'123, Qt::UTC);
+        trace.operation = QStringLiteral("embeddings");
+        trace.endpoint = QStringLiteral("/v1/embeddings");
+        trace.tenant = QStringLiteral("团队-α");
+        trace.keyId = QStringLiteral("key_7");
+        trace.model = QStringLiteral("qwen-small");
+        trace.route = QStringLiteral("long-context");
+        trace.tier = QStringLiteral("pro");
+        trace.provider = QStringLiteral("vllm-a");
+        trace.upstreamModel = QStringLiteral("Qwen/Qwen2.5-7B");
+        trace.streamed = true;
+        trace.status = 502;
+        trace.outcome = QStringLiteral("upstream_error");
+        trace.errorClass = QStringLiteral("server_error");
+        trace.attempts = 3;
+        trace.degradedLevel = 2;
+        trace.totalMicros = 123'456;
+        trace.timeToFirstByteMicros = 7'890;
+        trace.queuedMicros = 55;
+        trace.inputTokens = 412;
+        trace.outputTokens = 24;
+        trace.tokensEstimated = true;
+        trace.cacheReadTokens = 100;
+        trace.cacheWriteTokens = 12;
+        trace.costUsd = 0.001234;
+        trace.cacheSavedUsd = -0.5;
+        trace.priced = true;
+        trace.responseCache = QStringLiteral("miss");
+        trace.responseCacheSavedUsd = 0.25;
+        trace.finishReason = QStringLiteral("length");
+
+        telemetry::Span attempt;
+        attempt.name = QStringLiteral("upstream attempt");
+        attempt.startMicros = 250;
+        attempt.durationMicros = 3500;
+        attempt.detail = QStringLiteral("vllm-a HTTP 502 — 失败");
+        attempt.kind = telemetry::SpanKind::Attempt;
+        attempt.attempt = 2;
+        attempt.httpStatus = 502;
+        attempt.spanId = telemetry::newSpanId();
+        attempt.provider = QStringLiteral("vllm-a");
+        attempt.upstreamModel = QStringLiteral("Qwen/Qwen2.5-7B");
+        attempt.outcome = QStringLiteral("failure");
+        attempt.errorClass = QStringLiteral("server_error");
+        attempt.bytes = 321;
+        telemetry::Span wait;
+        wait.name = QStringLiteral("backoff");
+        wait.kind = telemetry::SpanKind::Wait;
+        trace.spans = {attempt, wait};
+        trace.explainSteps = {QStringLiteral("rule: long-context"), QString(), QStringLiteral("ß")};
+        trace.chunks = {{10, 20}, {30, telemetry::ChunkMark::kMaxBytes}};
+        trace.chunkCount = 7;
+        trace.chunkBytes = 900;
+        trace.method = "POST";
+        trace.path = "/v1/embeddings?x=1";
+        trace.requestHeaders = {{"content-type", "application/json"}, {"x-empty", ""}};
+        trace.requestBody = QByteArray("{\"input\":\"\0\"}", 14);
+        trace.responseBody = "data: [DONE]";
+        trace.bodiesKept = true;
+        trace.requestBodyCut = true;
+        trace.responseBodyCut = true;
+
+        telemetry::TraceRing ring(10);
+        ring.add(telemetry::Trace{}); // an empty one beside it
+        ring.add(trace);
+        const std::optional<telemetry::Trace> found = ring.find("req_round_trip");
+        QVERIFY(found.has_value());
+        QCOMPARE(found->spans.size(), 2);
+        QCOMPARE(found->spans.first().detail, attempt.detail);
+        QCOMPARE(found->tenant, trace.tenant);
+        QCOMPARE(found->startedAtUtc, trace.startedAtUtc);
+        QCOMPARE(found->requestBody, trace.requestBody);
+        QVERIFY(*found == trace);
+        QVERIFY(ring.latest(2).last() == telemetry::Trace{});
+
+        QList<telemetry::RequestRecord> listed;
+        ring.visitNewestFirst(0, [&](const telemetry::RequestRecord &record) {
+            listed.append(record);
+            return true;
+        });
+        QCOMPARE(listed.size(), 2);
+        QVERIFY(listed.first() == static_cast<const telemetry::RequestRecord &>(trace));
+        QVERIFY(listed.last() == telemetry::RequestRecord{});
+        QVERIFY(!ring.find("req_").has_value()); // a prefix of a kept id is not that id
     }
 
     void chunkMarksAreBoundedButEveryChunkIsCounted()
