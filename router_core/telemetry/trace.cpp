@@ -279,8 +279,8 @@ void packRecord(Out &out, const RequestRecord &record)
     number(out, record.attempts);
     number(out, record.degradedLevel);
     for (qint64 field :
-         {record.totalMicros, record.timeToFirstByteMicros, record.queuedMicros,
-          record.inputTokens, record.outputTokens, record.cacheReadTokens, record.cacheWriteTokens})
+         {record.totalMicros, record.timeToFirstByteMicros, record.queuedMicros, record.inputTokens,
+          record.outputTokens, record.cacheReadTokens, record.cacheWriteTokens})
         number(out, field);
     number(out, record.tokensEstimated);
     number(out, record.costUsd);
@@ -312,10 +312,9 @@ RequestRecord unpackRecordFrom(Read &in)
     record.status = in.number<int>();
     record.attempts = in.number<int>();
     record.degradedLevel = in.number<int>();
-    for (qint64 *field :
-         {&record.totalMicros, &record.timeToFirstByteMicros, &record.queuedMicros,
-          &record.inputTokens, &record.outputTokens, &record.cacheReadTokens,
-          &record.cacheWriteTokens})
+    for (qint64 *field : {&record.totalMicros, &record.timeToFirstByteMicros, &record.queuedMicros,
+                          &record.inputTokens, &record.outputTokens, &record.cacheReadTokens,
+                          &record.cacheWriteTokens})
         *field = in.number<qint64>();
     record.tokensEstimated = in.number<bool>();
     record.costUsd = in.number<double>();
