@@ -162,10 +162,12 @@ Trace TraceBuilder::finish(int status, const QString &outcome)
 namespace {
 
 // A trace packed for the ring (TraceRing), in one block: numbers as their bytes, text as its
-// length and its UTF-16 or bytes, copied with memcpy both ways. The request id comes first, so
-// that finding a trace reads no more than that; then the rest of the record, so that listing
-// records unpacks no span. The block never leaves the process: its layout may change with any
-// build.
+// length and its UTF-16 or bytes, copied with memcpy both ways (one byte a character for Latin-1
+// text measured slower: a pass over every character where memcpy moves them in bulk). The request
+// id comes first, so that finding a trace reads no more than that; then the rest of the record, so
+// that listing records unpacks no span. The "choice" event's detail is the explanation's steps
+// joined (TraceBuilder::finish): it is marked, not held twice. The block never leaves the process:
+// its layout may change with any build.
 //
 // pack() runs twice over a trace, once with a Measure to size the block and once with a Write
 // to fill it, so that the block is allocated once at its size.
@@ -242,6 +244,24 @@ void text(Out &out, const QString &value)
 {
     number(out, qint32(value.size()));
     out.raw(value.constData(), value.size() * qsizetype(sizeof(char16_t)));
+}
+
+// Whether `detail` is `steps` joined by "; ", as TraceBuilder::finish makes the choice's detail.
+bool isJoinedExplanation(const QString &detail, const QStringList &steps)
+{
+    const QStringView separator = u"; ";
+    QStringView rest = detail;
+    for (qsizetype i = 0; i < steps.size(); ++i) {
+        if (i > 0) {
+            if (!rest.startsWith(separator))
+                return false;
+            rest = rest.sliced(separator.size());
+        }
+        if (!rest.startsWith(steps[i]))
+            return false;
+        rest = rest.sliced(steps[i].size());
+    }
+    return rest.isEmpty();
 }
 template <typename Out>
 void bytes(Out &out, const QByteArray &value)
@@ -328,12 +348,19 @@ template <typename Out>
 void pack(Out &out, const Trace &trace)
 {
     packRecord(out, trace);
+    number(out, qint32(trace.explainSteps.size()));
+    for (const QString &step : trace.explainSteps)
+        text(out, step);
     number(out, qint32(trace.spans.size()));
     for (const Span &span : trace.spans) {
         text(out, span.name);
         number(out, span.startMicros);
         number(out, span.durationMicros);
-        text(out, span.detail);
+        const bool explanation = span.kind == SpanKind::Event && !span.detail.isEmpty() &&
+                                 isJoinedExplanation(span.detail, trace.explainSteps);
+        number(out, explanation);
+        if (!explanation)
+            text(out, span.detail);
         number(out, span.kind);
         number(out, span.attempt);
         number(out, span.httpStatus);
@@ -344,9 +371,6 @@ void pack(Out &out, const Trace &trace)
         text(out, span.errorClass);
         number(out, span.bytes);
     }
-    number(out, qint32(trace.explainSteps.size()));
-    for (const QString &step : trace.explainSteps)
-        text(out, step);
     number(out, qint32(trace.chunks.size()));
     out.raw(trace.chunks.data(), qsizetype(trace.chunks.size() * sizeof(ChunkMark)));
     number(out, trace.chunkCount);
@@ -394,12 +418,16 @@ Trace TraceRing::unpack(const QByteArray &packed)
     Read in(packed);
     Trace trace;
     static_cast<RequestRecord &>(trace) = unpackRecordFrom(in);
+    const qint32 steps = in.number<qint32>();
+    trace.explainSteps.reserve(steps);
+    for (qint32 i = 0; i < steps; ++i)
+        trace.explainSteps.append(in.text());
     trace.spans.resize(in.number<qint32>());
     for (Span &span : trace.spans) {
         span.name = in.text();
         span.startMicros = in.number<qint64>();
         span.durationMicros = in.number<qint64>();
-        span.detail = in.text();
+        span.detail = in.number<bool>() ? trace.explainSteps.join(QStringLiteral("; ")) : in.text();
         span.kind = in.number<SpanKind>();
         span.attempt = in.number<int>();
         span.httpStatus = in.number<int>();
@@ -410,10 +438,6 @@ Trace TraceRing::unpack(const QByteArray &packed)
         span.errorClass = in.text();
         span.bytes = in.number<qint64>();
     }
-    const qint32 steps = in.number<qint32>();
-    trace.explainSteps.reserve(steps);
-    for (qint32 i = 0; i < steps; ++i)
-        trace.explainSteps.append(in.text());
     trace.chunks.resize(size_t(in.number<qint32>()));
     for (ChunkMark &mark : trace.chunks)
         mark = in.number<ChunkMark>();

@@ -185,8 +185,16 @@ private Q_SLOTS:
         telemetry::Span wait;
         wait.name = QStringLiteral("backoff");
         wait.kind = telemetry::SpanKind::Wait;
-        trace.spans = {attempt, wait};
         trace.explainSteps = {QStringLiteral("rule: long-context"), QString(), QStringLiteral("ß")};
+        // The choice's detail is the steps joined (kept once, joined again when read); a detail
+        // that only starts like it is kept as it is.
+        telemetry::Span choice;
+        choice.name = QStringLiteral("choice");
+        choice.kind = telemetry::SpanKind::Event;
+        choice.detail = trace.explainSteps.join(QStringLiteral("; "));
+        telemetry::Span almost = choice;
+        almost.detail += QStringLiteral(";");
+        trace.spans = {choice, attempt, wait, almost};
         trace.chunks = {{10, 20}, {30, telemetry::ChunkMark::kMaxBytes}};
         trace.chunkCount = 7;
         trace.chunkBytes = 900;
@@ -204,8 +212,10 @@ private Q_SLOTS:
         ring.add(trace);
         const std::optional<telemetry::Trace> found = ring.find("req_round_trip");
         QVERIFY(found.has_value());
-        QCOMPARE(found->spans.size(), 2);
-        QCOMPARE(found->spans.first().detail, attempt.detail);
+        QCOMPARE(found->spans.size(), 4);
+        QCOMPARE(found->spans.at(0).detail, QStringLiteral("rule: long-context; ; ß"));
+        QCOMPARE(found->spans.at(1).detail, attempt.detail);
+        QCOMPARE(found->spans.at(3).detail, QStringLiteral("rule: long-context; ; ß;"));
         QCOMPARE(found->tenant, trace.tenant);
         QCOMPARE(found->startedAtUtc, trace.startedAtUtc);
         QCOMPARE(found->requestBody, trace.requestBody);
