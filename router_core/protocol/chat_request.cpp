@@ -11,6 +11,10 @@
 
 namespace switchyard::protocol {
 
+// Keys as string_view literals: simdjson's `const char *` lookup measures each key with strlen, on
+// every request.
+using namespace std::string_view_literals;
+
 namespace {
 
 using simdjson::dom::element_type;
@@ -70,12 +74,12 @@ std::optional<ApiError> validateMessage(simdjson::dom::element message, int inde
         return wrongType(path(), QStringLiteral("an object"), message.type());
     const simdjson::dom::object object = message.get_object().value_unsafe();
     simdjson::dom::element role;
-    if (object["role"].get(role) != simdjson::SUCCESS)
+    if (object["role"sv].get(role) != simdjson::SUCCESS)
         return missing(path(u".role"));
     if (role.type() != element_type::STRING)
         return wrongType(path(u".role"), QStringLiteral("a string"), role.type());
     simdjson::dom::element content;
-    if (object["content"].get(content) == simdjson::SUCCESS) {
+    if (object["content"sv].get(content) == simdjson::SUCCESS) {
         const element_type type = content.type();
         if (type != element_type::STRING && type != element_type::ARRAY &&
             type != element_type::NULL_VALUE) {
@@ -200,7 +204,7 @@ void tallyMessage(simdjson::dom::element message, TextTally &text)
 {
     simdjson::dom::element content;
     const simdjson::dom::object fields = message.get_object().value_unsafe();
-    if (fields["content"].get(content) != simdjson::SUCCESS)
+    if (fields["content"sv].get(content) != simdjson::SUCCESS)
         return;
     if (content.type() == element_type::STRING) {
         tally(content.get_string().value_unsafe(), text);
@@ -214,7 +218,7 @@ void tallyMessage(simdjson::dom::element message, TextTally &text)
         if (part.type() != element_type::OBJECT)
             continue;
         const simdjson::dom::object partFields = part.get_object().value_unsafe();
-        if (partFields["text"].get(partText) == simdjson::SUCCESS)
+        if (partFields["text"sv].get(partText) == simdjson::SUCCESS)
             tally(partText, text);
     }
 }
@@ -434,7 +438,7 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     ChatRequest request;
 
     simdjson::dom::element model;
-    if (object["model"].get(model) != simdjson::SUCCESS)
+    if (object["model"sv].get(model) != simdjson::SUCCESS)
         return missing(QStringLiteral("model"));
     if (model.type() != element_type::STRING)
         return wrongType(QStringLiteral("model"), QStringLiteral("a string"), model.type());
@@ -446,7 +450,7 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     }
 
     simdjson::dom::element messages;
-    if (object["messages"].get(messages) != simdjson::SUCCESS)
+    if (object["messages"sv].get(messages) != simdjson::SUCCESS)
         return missing(QStringLiteral("messages"));
     if (messages.type() != element_type::ARRAY)
         return wrongType(QStringLiteral("messages"), QStringLiteral("an array"), messages.type());
@@ -483,13 +487,13 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     request.estimatedInputTokens = estimateTokens(text, request.messageCount);
 
     simdjson::dom::element routing;
-    if (object["switchyard"].get(routing) == simdjson::SUCCESS) {
+    if (object["switchyard"sv].get(routing) == simdjson::SUCCESS) {
         if (auto error = readRoutingObject(routing, request))
             return *error;
     }
 
     simdjson::dom::element stream;
-    if (object["stream"].get(stream) == simdjson::SUCCESS) {
+    if (object["stream"sv].get(stream) == simdjson::SUCCESS) {
         if (stream.type() == element_type::BOOL)
             request.stream = stream.get_bool().value_unsafe();
         else if (stream.type() != element_type::NULL_VALUE)

@@ -20,7 +20,14 @@ BudgetTracker::BudgetTracker(const config::ConfigStore &store, const timing::Clo
 
 void BudgetTracker::rollWindows()
 {
-    const QDateTime now = m_clock.utcNow();
+    // Every request's spend comes here: within the current UTC day (a month starts with a day)
+    // one clock read decides it, without building dates.
+    constexpr qint64 kMsPerDay = 24 * 60 * 60 * 1000;
+    const qint64 nowMs = m_clock.msSinceEpoch();
+    const qint64 dayStartMs = m_dayStart.toMSecsSinceEpoch();
+    if (nowMs >= dayStartMs && nowMs < dayStartMs + kMsPerDay)
+        return;
+    const QDateTime now = QDateTime::fromMSecsSinceEpoch(nowMs, Qt::UTC);
     const QDateTime day = startOfUtcDay(now);
     const QDateTime month = startOfUtcMonth(now);
     if (day == m_dayStart && month == m_monthStart)

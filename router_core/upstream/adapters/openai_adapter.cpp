@@ -10,6 +10,7 @@
 namespace switchyard::upstream::adapters {
 
 using namespace Qt::StringLiterals;
+using namespace std::string_view_literals; // simdjson keys: no strlen per lookup
 
 namespace {
 
@@ -29,11 +30,11 @@ bool readJsonObject(QByteArrayView json, Usage *usage)
         root.type() != simdjson::dom::element_type::OBJECT)
         return false;
     simdjson::dom::object counts;
-    if (root["usage"].get_object().get(counts) == simdjson::SUCCESS) {
+    if (root["usage"sv].get_object().get(counts) == simdjson::SUCCESS) {
         usage->promptTokens = integerOr(counts, "prompt_tokens", -1);
         usage->completionTokens = integerOr(counts, "completion_tokens", -1);
         simdjson::dom::object details;
-        if (counts["prompt_tokens_details"].get_object().get(details) == simdjson::SUCCESS)
+        if (counts["prompt_tokens_details"sv].get_object().get(details) == simdjson::SUCCESS)
             usage->cachedPromptTokens = integerOr(details, "cached_tokens", -1);
     }
     return true;
@@ -43,12 +44,12 @@ bool readJsonObject(QByteArrayView json, Usage *usage)
 void readResponsesUsage(simdjson::dom::object response, Usage *usage)
 {
     simdjson::dom::object counts;
-    if (response["usage"].get_object().get(counts) != simdjson::SUCCESS)
+    if (response["usage"sv].get_object().get(counts) != simdjson::SUCCESS)
         return;
     usage->promptTokens = integerOr(counts, "input_tokens", -1);
     usage->completionTokens = integerOr(counts, "output_tokens", -1);
     simdjson::dom::object details;
-    if (counts["input_tokens_details"].get_object().get(details) == simdjson::SUCCESS)
+    if (counts["input_tokens_details"sv].get_object().get(details) == simdjson::SUCCESS)
         usage->cachedPromptTokens = integerOr(details, "cached_tokens", -1);
 }
 
@@ -91,7 +92,7 @@ public:
         simdjson::dom::object root;
         std::string_view type;
         if (parser.parse(padded).get_object().get(root) != simdjson::SUCCESS ||
-            root["type"].get_string().get(type) != simdjson::SUCCESS) {
+            root["type"sv].get_string().get(type) != simdjson::SUCCESS) {
             m_ended = true;
             output.failure = StreamFailure{
                 StreamFailure::Kind::Unusable,
@@ -110,7 +111,7 @@ public:
         if (type == "response.completed" || type == "response.incomplete" ||
             type == "response.failed") {
             simdjson::dom::object response;
-            if (root["response"].get_object().get(response) == simdjson::SUCCESS)
+            if (root["response"sv].get_object().get(response) == simdjson::SUCCESS)
                 readResponsesUsage(response, &m_usage);
             m_sawTerminal = true;
             m_ended = true;
@@ -134,8 +135,8 @@ private:
     static QString eventErrorMessage(simdjson::dom::object event)
     {
         std::string_view message;
-        if (event["message"].get_string().get(message) == simdjson::SUCCESS ||
-            event["error"]["message"].get_string().get(message) == simdjson::SUCCESS)
+        if (event["message"sv].get_string().get(message) == simdjson::SUCCESS ||
+            event["error"sv]["message"sv].get_string().get(message) == simdjson::SUCCESS)
             return QString::fromUtf8(message.data(), qsizetype(message.size()));
         return u"no details given"_s;
     }
