@@ -16,8 +16,10 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <QPointer>
 #include <QProcess>
 #include <QStandardPaths>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -205,6 +207,7 @@ private Q_SLOTS:
     void tricklingBodyGetsRequestTimeout();
     void idleConnectionIsClosedButStreamsAreNot();
     void pipelinedConnectionIsIdleOnceEveryRequestIsAnswered();
+    void aPlainConnectionReadsItsSocketItself();
     void connectionCloseIsHonouredAfterTheAnswer_data();
     void connectionCloseIsHonouredAfterTheAnswer();
     void blankLinesBeforeARequestAreIgnored();
@@ -437,6 +440,35 @@ void GatewayConnectionsTest::pipelinedConnectionIsIdleOnceEveryRequestIsAnswered
     const telemetry::ConnectionCounts counts = countsOf(*m_engine);
     QCOMPARE(counts.idleClosed, quint64(1));
     QCOMPARE(counts.timedOut(), quint64(0));
+}
+
+// A plain connection reads its own socket, one recv() a read (no FIONREAD first): QTcpSocket
+// never signals a read of it. A body larger than the read buffer the engine shares arrives whole
+// over many reads, and the client closing is still seen through QTcpSocket, which closes and
+// deletes the socket as ever.
+void GatewayConnectionsTest::aPlainConnectionReadsItsSocketItself()
+{
+    start(10s, 10s, 10s);
+    TestClient client(m_engine->port());
+    client.sendRaw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count("HTTP/1.1 200"), 1, kWaitMs);
+    const QList<QTcpSocket *> sockets = m_engine->findChildren<QTcpSocket *>();
+    QCOMPARE(sockets.size(), 1);
+    const QPointer<QTcpSocket> server = sockets.first();
+    int readyReads = 0;
+    connect(server, &QIODevice::readyRead, this, [&readyReads] { ++readyReads; });
+
+    const QByteArray content(1024 * 1024, 'l');
+    const QByteArray body = chatBody("test-model", false, content);
+    client.sendRaw(rawChatHead(body.size()) + body);
+    QTRY_COMPARE_WITH_TIMEOUT(client.rawReceived().count("HTTP/1.1 200"), 2, kWaitMs);
+    QCOMPARE(m_fake->requests().size(), 1);
+    QVERIFY(m_fake->requests().first().body.contains(content));
+    QCOMPARE(readyReads, 0);
+
+    client.disconnectNow();
+    QTRY_VERIFY_WITH_TIMEOUT(server.isNull(), kWaitMs);
+    QCOMPARE(countsOf(*m_engine).open, 0);
 }
 
 void GatewayConnectionsTest::connectionCloseIsHonouredAfterTheAnswer_data()
