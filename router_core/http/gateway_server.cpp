@@ -628,9 +628,9 @@ void GatewayServer::startWaiting()
         m_waitingToStart.pop_front();
         if (!gone && !late && m_accepting) {
             next.trace.pointEvent(QStringLiteral("waited to start"),
-                                  QStringLiteral("%1 ms: the engine had started as many requests "
-                                                 "as one turn of its loop takes")
-                                      .arg(waited.count()));
+                                  QString::number(waited.count()) +
+                                      QStringLiteral(" ms: the engine had started as many "
+                                                     "requests as one turn of its loop takes"));
             startOperation(std::move(next.request), std::move(next.writer), std::move(next.trace),
                            next.operation);
             continue;
@@ -1271,7 +1271,9 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
 {
     const int routingSpan = trace.openSpan(QStringLiteral("routing"));
     routing::RouteDecision decision = m_services.router.route(table, context);
-    trace.closeSpan(routingSpan, QStringLiteral("%1 candidate(s)").arg(decision.candidates.size()));
+    // Concatenated, not QString::arg: this runs for every request, and arg() parses its pattern.
+    trace.closeSpan(routingSpan,
+                    QString::number(decision.candidates.size()) + QStringLiteral(" candidate(s)"));
     m_services.contextSample.offer(context, decision);
     return decision;
 }
