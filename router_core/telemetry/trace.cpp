@@ -185,6 +185,8 @@ public:
     explicit Write(char *to) : m_to(to) {}
     void raw(const void *from, qsizetype size)
     {
+        if (size == 0)
+            return; // `from` may be null then (an empty vector's data), which memcpy may not take
         std::memcpy(m_to, from, size_t(size));
         m_to += size;
     }
