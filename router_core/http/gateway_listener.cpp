@@ -235,9 +235,11 @@ private:
     // activation is taken before the socket sees it, and one recv() into a buffer the engine
     // thread shares reads what arrived. QTcpSocket would ask the kernel how much there is first
     // (ioctl FIONREAD, a system call per request: 4 % of the engine thread under the non-streamed
-    // load of docs/benchmarks.md) and copy it into a block of its own. The end of the connection,
-    // or an error, is left to QTcpSocket, which then reads it too and ends the socket as ever.
-    // TLS connections, and a socket whose notifier is not found, read through Qt.
+    // load of docs/benchmarks.md) and copy it into a block of its own. The end of the connection
+    // is left to QTcpSocket, which then reads it too and ends the socket as ever. So is an error,
+    // though this read has taken it: QTcpSocket reads an end after it and reports the remote
+    // host closed, whatever the error was (nothing here tells the errors apart). TLS
+    // connections, and a socket whose notifier is not found, read through Qt.
     void readDirectly(QTcpSocket *socket)
     {
         if (qobject_cast<QSslSocket *>(socket))
@@ -271,7 +273,7 @@ private:
             return true; // nothing after all; the notifier says again when there is
         if (received <= 0) {
             stopReadingDirectly();
-            return false; // QTcpSocket reads the end (or the error) and closes
+            return false; // QTcpSocket reads the end (after an error, an end too) and closes
         }
         {
             const auto settle = qScopeGuard([this] { settleDeadline(); });

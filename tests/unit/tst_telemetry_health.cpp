@@ -126,7 +126,8 @@ private Q_SLOTS:
     }
 
     // The ring keeps traces packed: every field comes back as it went in, text in any script,
-    // empty and null values, and a record listed without its spans.
+    // empty values (a null one comes back empty, which every reader takes alike), and a record
+    // listed without its spans.
     void ringGivesBackEveryFieldOfATrace()
     {
         telemetry::Trace trace;
@@ -231,6 +232,23 @@ private Q_SLOTS:
         QVERIFY(listed.first() == static_cast<const telemetry::RequestRecord &>(trace));
         QVERIFY(listed.last() == telemetry::RequestRecord{});
         QVERIFY(!ring.find("req_").has_value()); // a prefix of a kept id is not that id
+
+        // The choice's detail, when it is the explanation joined, is not held twice.
+        telemetry::Trace joined;
+        joined.explainSteps = {QString(200, u'a'), QString(200, u'b')};
+        telemetry::Span joinedChoice = choice;
+        joinedChoice.detail = joined.explainSteps.join(QStringLiteral("; "));
+        joined.spans = {joinedChoice};
+        telemetry::Trace notJoined = joined;
+        notJoined.spans.first().detail += QStringLiteral(".");
+        telemetry::TraceRing one(1);
+        one.add(notJoined);
+        const qint64 heldTwice = one.bytes();
+        one.add(joined);
+        // The 400 characters of the steps, held once more, are 800 bytes.
+        QVERIFY2(one.bytes() + 600 < heldTwice,
+                 qPrintable(QStringLiteral("%1 against %2").arg(one.bytes()).arg(heldTwice)));
+        QVERIFY(*one.find("") == joined);
     }
 
     void chunkMarksAreBoundedButEveryChunkIsCounted()
