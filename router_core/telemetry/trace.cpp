@@ -169,8 +169,28 @@ namespace {
 // joined (TraceBuilder::finish): it is marked, not held twice. The block never leaves the process:
 // its layout may change with any build.
 //
-// pack() runs twice over a trace, once with a Measure to size the block and once with a Write
-// to fill it, so that the block is allocated once at its size.
+// The fields are listed once (recordFields, traceFields), for packing and for unpacking alike:
+// a Pack walks a const trace, twice (once with a Measure to size the block, once with a Write to
+// fill it, so that the block is allocated once at its size); an Unpack fills a trace.
+
+// Whether `detail` is `steps` joined by "; ", as TraceBuilder::finish makes the choice's detail.
+bool isJoinedExplanation(const QString &detail, const QStringList &steps)
+{
+    const QStringView separator = u"; ";
+    QStringView rest = detail;
+    for (qsizetype i = 0; i < steps.size(); ++i) {
+        if (i > 0) {
+            if (!rest.startsWith(separator))
+                return false;
+            rest = rest.sliced(separator.size());
+        }
+        if (!rest.startsWith(steps[i]))
+            return false;
+        rest = rest.sliced(steps[i].size());
+    }
+    return rest.isEmpty();
+}
+
 class Measure {
 public:
     void raw(const void *, qsizetype size) { m_size += size; }
@@ -195,24 +215,83 @@ private:
     char *m_to;
 };
 
-class Read {
+template <typename Out>
+class Pack {
 public:
-    explicit Read(QByteArrayView from) : m_from(from) {}
+    explicit Pack(Out &out) : m_out(out) {}
 
     template <typename Number>
-    Number number()
+    void field(const Number &value)
     {
-        Number value;
+        static_assert(std::is_trivially_copyable_v<Number>);
+        m_out.raw(&value, sizeof value);
+    }
+    void field(const QString &value)
+    {
+        field(qint32(value.size()));
+        m_out.raw(value.constData(), value.size() * qsizetype(sizeof(char16_t)));
+    }
+    void field(const QByteArray &value)
+    {
+        field(qint32(value.size()));
+        m_out.raw(value.constData(), value.size());
+    }
+    void field(const QDateTime &value)
+    {
+        field(value.isValid());
+        field(value.isValid() ? value.toMSecsSinceEpoch() : qint64(0));
+    }
+    template <typename List>
+    void count(const List &list)
+    {
+        field(qint32(list.size()));
+    }
+    void detail(const QString &detail, const QStringList &explanation)
+    {
+        const bool joined = !detail.isEmpty() && isJoinedExplanation(detail, explanation);
+        field(joined);
+        if (!joined)
+            field(detail);
+    }
+
+private:
+    Out &m_out;
+};
+
+class Unpack {
+public:
+    explicit Unpack(QByteArrayView from) : m_from(from) {}
+
+    template <typename Number>
+    void field(Number &value)
+    {
+        static_assert(std::is_trivially_copyable_v<Number>);
         take(&value, sizeof value);
-        return value;
     }
-    QString text()
+    void field(QString &value)
     {
-        QString value(number<qint32>(), Qt::Uninitialized);
+        value = QString(number<qint32>(), Qt::Uninitialized);
         take(value.data(), value.size() * qsizetype(sizeof(char16_t)));
-        return value;
     }
-    QByteArray bytes() { return bytesInPlace().toByteArray(); }
+    void field(QByteArray &value) { value = bytesInPlace().toByteArray(); }
+    void field(QDateTime &value)
+    {
+        const bool valid = number<bool>();
+        const qint64 ms = number<qint64>();
+        value = valid ? QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC) : QDateTime();
+    }
+    template <typename List>
+    void count(List &list)
+    {
+        list.resize(number<qint32>());
+    }
+    void detail(QString &detail, const QStringList &explanation)
+    {
+        if (number<bool>())
+            detail = explanation.join(QStringLiteral("; "));
+        else
+            field(detail);
+    }
     QByteArrayView bytesInPlace()
     {
         const qint32 size = number<qint32>();
@@ -223,6 +302,13 @@ public:
     }
 
 private:
+    template <typename Number>
+    Number number()
+    {
+        Number value;
+        field(value);
+        return value;
+    }
     void take(void *to, qsizetype size)
     {
         Q_ASSERT(m_at + size <= m_from.size());
@@ -235,170 +321,110 @@ private:
     qsizetype m_at = 0;
 };
 
-template <typename Out, typename Number>
-void number(Out &out, Number value)
-{
-    static_assert(std::is_trivially_copyable_v<Number>);
-    out.raw(&value, sizeof value);
-}
-template <typename Out>
-void text(Out &out, const QString &value)
-{
-    number(out, qint32(value.size()));
-    out.raw(value.constData(), value.size() * qsizetype(sizeof(char16_t)));
-}
-
-// Whether `detail` is `steps` joined by "; ", as TraceBuilder::finish makes the choice's detail.
-bool isJoinedExplanation(const QString &detail, const QStringList &steps)
-{
-    const QStringView separator = u"; ";
-    QStringView rest = detail;
-    for (qsizetype i = 0; i < steps.size(); ++i) {
-        if (i > 0) {
-            if (!rest.startsWith(separator))
-                return false;
-            rest = rest.sliced(separator.size());
-        }
-        if (!rest.startsWith(steps[i]))
-            return false;
-        rest = rest.sliced(steps[i].size());
-    }
-    return rest.isEmpty();
-}
-template <typename Out>
-void bytes(Out &out, const QByteArray &value)
-{
-    number(out, qint32(value.size()));
-    out.raw(value.constData(), value.size());
-}
-
-// A field added to these structs must be packed and unpacked below, and set in the round trip
-// test of tst_telemetry_health. These sizes make the build say so for most new fields; not for
-// one that fits in padding (a bool beside `priced`, an int beside `chunkCount`).
+// A field added to these structs must be listed below, and set in the round trip test of
+// tst_telemetry_health. These sizes make the build say so for most new fields; not for one that
+// fits in padding (a bool beside `priced`, an int beside `chunkCount`).
 static_assert(sizeof(void *) != 8 || sizeof(RequestRecord) == 584,
-              "RequestRecord changed: update packRecord and unpackRecordFrom");
-static_assert(sizeof(void *) != 8 || sizeof(Span) == 208, "Span changed: update pack and unpack");
-static_assert(sizeof(void *) != 8 || sizeof(Trace) == 800, "Trace changed: update pack and unpack");
+              "RequestRecord changed: list its fields in recordFields");
+static_assert(sizeof(void *) != 8 || sizeof(Span) == 208, "Span changed: list it in traceFields");
+static_assert(sizeof(void *) != 8 || sizeof(Trace) == 800, "Trace changed: list it in traceFields");
 
-template <typename Out>
-void packRecord(Out &out, const RequestRecord &record)
+// `Record` is `const RequestRecord` when packing, `RequestRecord` when unpacking.
+template <typename Io, typename Record>
+void recordFields(Io &io, Record &record)
 {
-    bytes(out, record.requestId);
-    number(out, record.sequence);
-    bytes(out, record.traceId);
-    bytes(out, record.spanId);
-    bytes(out, record.parentSpanId);
-    bytes(out, record.shadowOf);
-    bytes(out, record.shadowRequestId);
-    number(out, record.startedAtUtc.isValid());
-    number(out, record.startedAtUtc.isValid() ? record.startedAtUtc.toMSecsSinceEpoch() : 0);
-    for (const QString *field :
-         {&record.operation, &record.endpoint, &record.tenant, &record.keyId, &record.model,
-          &record.route, &record.tier, &record.provider, &record.upstreamModel, &record.outcome,
-          &record.errorClass, &record.responseCache, &record.finishReason})
-        text(out, *field);
-    number(out, record.streamed);
-    number(out, record.status);
-    number(out, record.attempts);
-    number(out, record.degradedLevel);
-    for (qint64 field :
-         {record.totalMicros, record.timeToFirstByteMicros, record.queuedMicros, record.inputTokens,
-          record.outputTokens, record.cacheReadTokens, record.cacheWriteTokens})
-        number(out, field);
-    number(out, record.tokensEstimated);
-    number(out, record.costUsd);
-    number(out, record.cacheSavedUsd);
-    number(out, record.priced);
-    number(out, record.responseCacheSavedUsd);
+    io.field(record.requestId); // first: TraceRing::find reads no more
+    io.field(record.sequence);
+    io.field(record.traceId);
+    io.field(record.spanId);
+    io.field(record.parentSpanId);
+    io.field(record.shadowOf);
+    io.field(record.shadowRequestId);
+    io.field(record.startedAtUtc);
+    io.field(record.operation);
+    io.field(record.endpoint);
+    io.field(record.tenant);
+    io.field(record.keyId);
+    io.field(record.model);
+    io.field(record.route);
+    io.field(record.tier);
+    io.field(record.provider);
+    io.field(record.upstreamModel);
+    io.field(record.streamed);
+    io.field(record.status);
+    io.field(record.outcome);
+    io.field(record.errorClass);
+    io.field(record.attempts);
+    io.field(record.degradedLevel);
+    io.field(record.totalMicros);
+    io.field(record.timeToFirstByteMicros);
+    io.field(record.queuedMicros);
+    io.field(record.inputTokens);
+    io.field(record.outputTokens);
+    io.field(record.tokensEstimated);
+    io.field(record.cacheReadTokens);
+    io.field(record.cacheWriteTokens);
+    io.field(record.costUsd);
+    io.field(record.cacheSavedUsd);
+    io.field(record.priced);
+    io.field(record.responseCache);
+    io.field(record.responseCacheSavedUsd);
+    io.field(record.finishReason);
 }
 
-RequestRecord unpackRecordFrom(Read &in)
+// `TraceType` is `const Trace` when packing, `Trace` when unpacking.
+template <typename Io, typename TraceType>
+void traceFields(Io &io, TraceType &trace)
 {
-    RequestRecord record;
-    record.requestId = in.bytes();
-    record.sequence = in.number<quint64>();
-    record.traceId = in.bytes();
-    record.spanId = in.bytes();
-    record.parentSpanId = in.bytes();
-    record.shadowOf = in.bytes();
-    record.shadowRequestId = in.bytes();
-    const bool startedAtValid = in.number<bool>();
-    const qint64 startedAtMs = in.number<qint64>();
-    if (startedAtValid)
-        record.startedAtUtc = QDateTime::fromMSecsSinceEpoch(startedAtMs, Qt::UTC);
-    for (QString *field :
-         {&record.operation, &record.endpoint, &record.tenant, &record.keyId, &record.model,
-          &record.route, &record.tier, &record.provider, &record.upstreamModel, &record.outcome,
-          &record.errorClass, &record.responseCache, &record.finishReason})
-        *field = in.text();
-    record.streamed = in.number<bool>();
-    record.status = in.number<int>();
-    record.attempts = in.number<int>();
-    record.degradedLevel = in.number<int>();
-    for (qint64 *field : {&record.totalMicros, &record.timeToFirstByteMicros, &record.queuedMicros,
-                          &record.inputTokens, &record.outputTokens, &record.cacheReadTokens,
-                          &record.cacheWriteTokens})
-        *field = in.number<qint64>();
-    record.tokensEstimated = in.number<bool>();
-    record.costUsd = in.number<double>();
-    record.cacheSavedUsd = in.number<double>();
-    record.priced = in.number<bool>();
-    record.responseCacheSavedUsd = in.number<double>();
-    return record;
-}
-
-template <typename Out>
-void pack(Out &out, const Trace &trace)
-{
-    packRecord(out, trace);
-    number(out, qint32(trace.explainSteps.size()));
-    for (const QString &step : trace.explainSteps)
-        text(out, step);
-    number(out, qint32(trace.spans.size()));
-    for (const Span &span : trace.spans) {
-        text(out, span.name);
-        number(out, span.startMicros);
-        number(out, span.durationMicros);
-        const bool explanation = span.kind == SpanKind::Event && !span.detail.isEmpty() &&
-                                 isJoinedExplanation(span.detail, trace.explainSteps);
-        number(out, explanation);
-        if (!explanation)
-            text(out, span.detail);
-        number(out, span.kind);
-        number(out, span.attempt);
-        number(out, span.httpStatus);
-        bytes(out, span.spanId);
-        text(out, span.provider);
-        text(out, span.upstreamModel);
-        text(out, span.outcome);
-        text(out, span.errorClass);
-        number(out, span.bytes);
+    recordFields(io, trace);
+    // The explanation before the spans: the choice's detail is made from it.
+    io.count(trace.explainSteps);
+    for (auto &step : trace.explainSteps)
+        io.field(step);
+    io.count(trace.spans);
+    for (auto &span : trace.spans) {
+        io.field(span.name);
+        io.field(span.startMicros);
+        io.field(span.durationMicros);
+        io.detail(span.detail, trace.explainSteps);
+        io.field(span.kind);
+        io.field(span.attempt);
+        io.field(span.httpStatus);
+        io.field(span.spanId);
+        io.field(span.provider);
+        io.field(span.upstreamModel);
+        io.field(span.outcome);
+        io.field(span.errorClass);
+        io.field(span.bytes);
     }
-    number(out, qint32(trace.chunks.size()));
-    out.raw(trace.chunks.data(), qsizetype(trace.chunks.size() * sizeof(ChunkMark)));
-    number(out, trace.chunkCount);
-    number(out, trace.chunkBytes);
-    bytes(out, trace.method);
-    bytes(out, trace.path);
-    number(out, qint32(trace.requestHeaders.size()));
-    for (const auto &[name, value] : trace.requestHeaders) {
-        bytes(out, name);
-        bytes(out, value);
+    io.count(trace.chunks);
+    for (auto &mark : trace.chunks)
+        io.field(mark);
+    io.field(trace.chunkCount);
+    io.field(trace.chunkBytes);
+    io.field(trace.method);
+    io.field(trace.path);
+    io.count(trace.requestHeaders);
+    for (auto &[name, value] : trace.requestHeaders) {
+        io.field(name);
+        io.field(value);
     }
-    bytes(out, trace.requestBody);
-    bytes(out, trace.responseBody);
-    number(out, trace.bodiesKept);
-    number(out, trace.requestBodyCut);
-    number(out, trace.responseBodyCut);
+    io.field(trace.requestBody);
+    io.field(trace.responseBody);
+    io.field(trace.bodiesKept);
+    io.field(trace.requestBodyCut);
+    io.field(trace.responseBodyCut);
 }
 
 QByteArray packed(const Trace &trace)
 {
     Measure measure;
-    pack(measure, trace);
+    Pack measuring(measure);
+    traceFields(measuring, trace);
     QByteArray block(measure.size(), Qt::Uninitialized);
     Write write(block.data());
-    pack(write, trace);
+    Pack writing(write);
+    traceFields(writing, trace);
     return block;
 }
 
@@ -412,53 +438,17 @@ qint64 TraceRing::bytesOf(const Stored &stored)
 
 RequestRecord TraceRing::unpackRecord(const QByteArray &packed)
 {
-    Read in(packed);
-    return unpackRecordFrom(in);
+    Unpack in(packed);
+    RequestRecord record;
+    recordFields(in, record);
+    return record;
 }
 
 Trace TraceRing::unpack(const QByteArray &packed)
 {
-    Read in(packed);
+    Unpack in(packed);
     Trace trace;
-    static_cast<RequestRecord &>(trace) = unpackRecordFrom(in);
-    const qint32 steps = in.number<qint32>();
-    trace.explainSteps.reserve(steps);
-    for (qint32 i = 0; i < steps; ++i)
-        trace.explainSteps.append(in.text());
-    trace.spans.resize(in.number<qint32>());
-    for (Span &span : trace.spans) {
-        span.name = in.text();
-        span.startMicros = in.number<qint64>();
-        span.durationMicros = in.number<qint64>();
-        span.detail = in.number<bool>() ? trace.explainSteps.join(QStringLiteral("; ")) : in.text();
-        span.kind = in.number<SpanKind>();
-        span.attempt = in.number<int>();
-        span.httpStatus = in.number<int>();
-        span.spanId = in.bytes();
-        span.provider = in.text();
-        span.upstreamModel = in.text();
-        span.outcome = in.text();
-        span.errorClass = in.text();
-        span.bytes = in.number<qint64>();
-    }
-    trace.chunks.resize(size_t(in.number<qint32>()));
-    for (ChunkMark &mark : trace.chunks)
-        mark = in.number<ChunkMark>();
-    trace.chunkCount = in.number<quint32>();
-    trace.chunkBytes = in.number<qint64>();
-    trace.method = in.bytes();
-    trace.path = in.bytes();
-    const qint32 headers = in.number<qint32>();
-    trace.requestHeaders.reserve(headers);
-    for (qint32 i = 0; i < headers; ++i) {
-        QByteArray name = in.bytes();
-        trace.requestHeaders.append({std::move(name), in.bytes()});
-    }
-    trace.requestBody = in.bytes();
-    trace.responseBody = in.bytes();
-    trace.bodiesKept = in.number<bool>();
-    trace.requestBodyCut = in.number<bool>();
-    trace.responseBodyCut = in.number<bool>();
+    traceFields(in, trace);
     return trace;
 }
 
@@ -478,7 +468,7 @@ void TraceRing::add(const Trace &trace)
 std::optional<Trace> TraceRing::find(QByteArrayView requestId) const
 {
     for (auto it = m_traces.rbegin(); it != m_traces.rend(); ++it) {
-        Read in(it->packed);
+        Unpack in(it->packed);
         if (in.bytesInPlace() == requestId)
             return unpack(it->packed);
     }
