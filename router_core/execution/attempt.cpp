@@ -75,14 +75,6 @@ QString finishReasonIn(QByteArrayView json, QByteArrayView key = "\"finish_reaso
     return QString::fromLatin1(json.sliced(from + 1, end - from - 1));
 }
 
-// Whether an answer or event names the content filter as its end: finish_reason
-// `content_filter`, or Anthropic's stop_reason `refusal` (a chat delta's `"refusal":null` is not).
-bool mentionsContentFilter(QByteArrayView json)
-{
-    return json.contains("content_filter") || json.contains(":\"refusal\"") ||
-           json.contains(": \"refusal\"");
-}
-
 // Whether the events, the first to reach the client, end the answer as the content filter
 // stopped it, with no content: opening events, then a filter's finish, then at most the end.
 // Read only while an attempt waits for its first content; a content chunk ends the search.
@@ -91,7 +83,7 @@ bool endsFilteredWithoutContent(const QList<upstream::SseEvent> &events)
     // Most first batches carry content and no filter's word: they are not parsed at all.
     const bool mentionsFilter =
         std::any_of(events.cbegin(), events.cend(), [](const upstream::SseEvent &event) {
-            return mentionsContentFilter(event.data);
+            return resilience::mentionsContentFilter(event.data);
         });
     if (!mentionsFilter)
         return false;
@@ -517,7 +509,7 @@ void Attempt::relayWholeAnswer()
         fail({ErrorClass::UnusableAnswer, std::move(translated.error), description});
         return;
     }
-    if (failIfFilteredWithoutContent(mentionsContentFilter(translated.openAiJson) &&
+    if (failIfFilteredWithoutContent(resilience::mentionsContentFilter(translated.openAiJson) &&
                                      resilience::isFilteredWithoutContent(translated.openAiJson)))
         return;
     noteUsage(translated.usage);

@@ -3,6 +3,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <cstring>
+#include <string_view>
 
 namespace switchyard::resilience {
 
@@ -198,6 +200,30 @@ bool isFilteredWithoutContent(QByteArrayView answer)
         return text(root.value(u"incomplete_details"_s).toObject().value(u"reason"_s)) ==
                    u"content_filter"_s &&
                responsesOutputEmpty(root.value(u"output"_s).toArray());
+    return false;
+}
+
+bool mentionsContentFilter(QByteArrayView json)
+{
+    // Read for every answer: glibc's memmem skips through it, where QByteArrayView::contains
+    // builds a Boyer-Moore table on every call for a text over 500 bytes (three calls were 2.3 %
+    // of the engine thread's time in the non-streamed benchmark's profile).
+    const auto find = [json](qsizetype from, std::string_view needle) -> qsizetype {
+        const void *at =
+            memmem(json.data() + from, size_t(json.size() - from), needle.data(), needle.size());
+        return at ? static_cast<const char *>(at) - json.data() : -1;
+    };
+    if (json.isEmpty())
+        return false;
+    if (find(0, "content_filter") >= 0)
+        return true;
+    for (qsizetype at = find(0, "\"refusal\""); at >= 0; at = find(at + 1, "\"refusal\"")) {
+        qsizetype before = at - 1;
+        if (before > 0 && json[before] == ' ')
+            --before;
+        if (before >= 0 && json[before] == ':')
+            return true;
+    }
     return false;
 }
 

@@ -26,6 +26,13 @@ std::optional<config::FallbackError> recognizeErrorAnswer(config::ProviderKind k
 // Responses answer `incomplete` for `content_filter` with no output text.
 bool isFilteredWithoutContent(QByteArrayView answer);
 
+// Whether an answer or event names the content filter as its end, read without parsing it: the
+// word `content_filter`, or Anthropic's stop_reason `refusal` (the value after `:`, never a key
+// such as a chat delta's `"refusal":null`). Every answer isFilteredWithoutContent takes and every
+// event filterEventRole calls FilteredEnd mentions it; the rest, nearly every answer, are not
+// parsed at all.
+bool mentionsContentFilter(QByteArrayView json);
+
 // What one streamed event says while no content has reached the client.
 enum class FilterEventRole {
     Other,       // content, or anything else: the answer is not an empty filtered one

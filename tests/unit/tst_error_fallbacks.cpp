@@ -58,6 +58,8 @@ private slots:
     void recognisesErrorAnswers();
     void recognisesFilteredAnswers_data();
     void recognisesFilteredAnswers();
+    void mentionsTheFilterWithoutParsing_data();
+    void mentionsTheFilterWithoutParsing();
     void readsFilteredStreamEvents_data();
     void readsFilteredStreamEvents();
 
@@ -321,6 +323,41 @@ void TestErrorFallbacks::recognisesFilteredAnswers()
     QFETCH(bool, filtered);
 
     QCOMPARE(resilience::isFilteredWithoutContent(answer), filtered);
+    // The gateway parses only answers that mention the filter: none filtered may go unmentioned.
+    if (filtered)
+        QVERIFY(resilience::mentionsContentFilter(answer));
+}
+
+void TestErrorFallbacks::mentionsTheFilterWithoutParsing_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<bool>("mentions");
+
+    QTest::newRow("empty") << QByteArray() << false;
+    QTest::newRow("finish_reason content_filter")
+        << R"({"choices":[{"finish_reason":"content_filter"}]})"_ba << true;
+    QTest::newRow("azure results only")
+        << R"({"choices":[{"content_filter_results":{}}]})"_ba << true;
+    QTest::newRow("stop_reason refusal") << R"({"stop_reason":"refusal"})"_ba << true;
+    QTest::newRow("stop_reason refusal, spaced") << R"({"stop_reason": "refusal"})"_ba << true;
+    QTest::newRow("a chat delta's refusal key")
+        << R"({"delta":{"content":"Hi","refusal":null}})"_ba << false;
+    QTest::newRow("a refusal key, then its text")
+        << R"({"message":{"refusal":"I can't"},"finish_reason":"stop"})"_ba << false;
+    QTest::newRow("a key first, then the value")
+        << R"({"refusal":null,"stop_reason":"refusal"})"_ba << true;
+    QTest::newRow("the word alone at the start") << R"("refusal")"_ba << false;
+    QTest::newRow("a plain answer")
+        << R"({"choices":[{"message":{"content":"content filter"},"finish_reason":"stop"}]})"_ba
+        << false;
+}
+
+void TestErrorFallbacks::mentionsTheFilterWithoutParsing()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(bool, mentions);
+
+    QCOMPARE(resilience::mentionsContentFilter(json), mentions);
 }
 
 void TestErrorFallbacks::readsFilteredStreamEvents_data()
@@ -370,6 +407,8 @@ void TestErrorFallbacks::readsFilteredStreamEvents()
     sse.event = event;
     sse.data = data;
     QCOMPARE(resilience::filterEventRole(sse), role);
+    if (role == resilience::FilterEventRole::FilteredEnd)
+        QVERIFY(resilience::mentionsContentFilter(data));
 }
 
 // ---- the decision ------------------------------------------------------------------------------
