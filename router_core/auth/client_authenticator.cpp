@@ -297,7 +297,12 @@ QList<ClientKey> ClientAuthenticator::keys(const config::Config &config) const
 std::optional<ClientKey> ClientAuthenticator::findById(const config::Config &config,
                                                        const QString &id) const
 {
-    for (const ClientKey &key : keys(config)) {
+    // Read for every finished request with a key: no list of all keys is built for it.
+    for (const config::ClientKeyConfig &entry : config.auth.keys) {
+        if (entry.id == id)
+            return fileKey(entry);
+    }
+    for (const ClientKey &key : m_apiKeys.keys()) {
         if (key.id == id)
             return key;
     }
