@@ -1,5 +1,6 @@
 #include "http/client_channels.h"
 
+#include "http/gateway_listener.h"
 #include "httpwire/chunked_encoding.h"
 
 #include <QJsonDocument>
@@ -26,12 +27,24 @@ HeaderList withIgnoredFields(const HeaderList &headers, const QStringList &ignor
 
 HttpClientChannel::HttpClientChannel(ResponseWriter writer) : m_writer(std::move(writer)) {}
 
+HttpClientChannel::~HttpClientChannel()
+{
+    // A finished answer's connection has already let go of its listener.
+    if (m_watchedThroughConnection && !m_writer.finished())
+        GatewayListener::unwatchClient(m_writer.socket(), m_listener);
+}
+
 void HttpClientChannel::setListener(execution::ClientListener *listener)
 {
     QTcpSocket *socket = m_writer.socket();
     if (!socket)
         return;
+    m_listener = listener;
     // Qt deletes the socket when the client goes; the upstream call must stop at once with it.
+    // A listener's connection forwards both signals; any other socket is connected here.
+    m_watchedThroughConnection = GatewayListener::watchClient(socket, listener);
+    if (m_watchedThroughConnection)
+        return;
     connect(socket, &QAbstractSocket::disconnected, this, [listener] { listener->onClientGone(); });
     connect(socket, &QIODevice::bytesWritten, this, [listener] { listener->onClientDrained(); });
 }

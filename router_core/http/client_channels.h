@@ -22,6 +22,7 @@ class HttpClientChannel : public QObject, public execution::ClientChannel {
     Q_OBJECT
 public:
     explicit HttpClientChannel(ResponseWriter writer);
+    ~HttpClientChannel() override;
 
     void setListener(execution::ClientListener *listener) override;
     bool connected() const override { return m_writer.socket() != nullptr; }
@@ -45,6 +46,8 @@ protected:
 
 private:
     bool m_heldSendPosted = false; // a send of held bytes is queued for the next pass
+    execution::ClientListener *m_listener = nullptr;
+    bool m_watchedThroughConnection = false; // the listener's connection forwards the signals
 };
 
 // POST /v1/messages and /v1/messages/count_tokens: every answer, error and stream event leaves in

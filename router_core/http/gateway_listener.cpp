@@ -1,5 +1,6 @@
 #include "http/gateway_listener.h"
 
+#include "execution/client_channel.h"
 #include "http/closing_answer.h"
 #include "http/refused_connection.h"
 #include "http/request_head.h"
@@ -100,6 +101,14 @@ public:
     {
         m_ledger->opened(m_address);
         connect(socket, &QIODevice::readyRead, this, &ClientConnection::onReadyRead);
+        connect(socket, &QAbstractSocket::disconnected, this, [this] {
+            if (m_clientListener)
+                m_clientListener->onClientGone();
+        });
+        connect(socket, &QIODevice::bytesWritten, this, [this] {
+            if (m_clientListener)
+                m_clientListener->onClientDrained();
+        });
         readDirectly(socket);
         // The first request is owed from the moment the connection opens: one that sends
         // nothing at all is closed when the header time is over.
@@ -108,8 +117,13 @@ public:
 
     ~ClientConnection() override { m_ledger->closed(m_address); }
 
+    // Who hears of the client while its request is answered (GatewayListener::watchClient).
+    void setClientListener(execution::ClientListener *listener) { m_clientListener = listener; }
+    execution::ClientListener *clientListener() const { return m_clientListener; }
+
     void answerFinished()
     {
+        m_clientListener = nullptr; // that answer's request hears no more of its client
         ++m_answersFinished;
         if (m_continueOwed && m_answersFinished >= m_answersBeforeContinue)
             sendContinue();
@@ -535,6 +549,7 @@ private:
     quint64 m_answersBeforeContinue = 0; // ... this many of them
     // Waiting for earlier answers to leave; held apart, as nearly no connection has one.
     std::unique_ptr<protocol::ApiError> m_refusal;
+    execution::ClientListener *m_clientListener = nullptr;
     bool m_refusalInAnthropicShape = false; // the refused request was on /v1/messages
     qint64 m_unsentAtIdleCheck = 0;   // answer bytes still queued when the idle time last ran out
     QByteArray m_headerBlock;         // a header block split across reads
@@ -671,6 +686,26 @@ void GatewayListener::answerFinished(QTcpSocket *socket)
     if (auto *connection =
             socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly))
         connection->answerFinished();
+}
+
+bool GatewayListener::watchClient(QTcpSocket *socket, execution::ClientListener *listener)
+{
+    auto *connection =
+        socket ? socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly)
+               : nullptr;
+    if (!connection)
+        return false;
+    connection->setClientListener(listener);
+    return true;
+}
+
+void GatewayListener::unwatchClient(QTcpSocket *socket, execution::ClientListener *listener)
+{
+    auto *connection =
+        socket ? socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly)
+               : nullptr;
+    if (connection && connection->clientListener() == listener)
+        connection->setClientListener(nullptr);
 }
 
 void GatewayListener::onAcceptError(QAbstractSocket::SocketError)

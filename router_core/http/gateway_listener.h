@@ -15,6 +15,10 @@
 #include <optional>
 #include <variant>
 
+namespace switchyard::execution {
+class ClientListener;
+}
+
 class QTcpSocket;
 
 namespace switchyard::http {
@@ -88,6 +92,16 @@ public:
     // The server has finished answering one request on `socket` (or dropped it): when no other
     // request is being read or answered there, the connection's idle time starts.
     static void answerFinished(QTcpSocket *socket);
+
+    // The request being answered on `socket` hears of its client through `listener`: the client
+    // going, and the client taking bytes Qt had to buffer. A connection forwards its socket's
+    // signals, connected once when it opened, to the listener of the moment; connecting them for
+    // every request cost 2.7 % of the engine thread's requests (docs/benchmarks.md). False when
+    // `socket` is not a listener's connection: the caller connects the signals itself.
+    static bool watchClient(QTcpSocket *socket, execution::ClientListener *listener);
+    // `listener` hears no more; another listener set since keeps hearing. The connection lets go
+    // of its listener by itself when the answer finishes (answerFinished).
+    static void unwatchClient(QTcpSocket *socket, execution::ClientListener *listener);
 
 protected:
     void incomingConnection(qintptr socketDescriptor) override;
