@@ -1,5 +1,7 @@
 #include "http/request_head.h"
 
+#include "httpwire/header_text.h"
+
 #include <QUrl>
 #include <algorithm>
 #include <cctype>
@@ -212,7 +214,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
         } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
             head.expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
         }
-        request.headers.append({name.toByteArray(), value.toByteArray()});
+        request.headers.append({httpwire::headerText(name), httpwire::headerText(value)});
     }
     if (!transferCodings.isEmpty()) {
         // Only chunked framing is read, and only alone: with another coding, a Content-Length

@@ -1,6 +1,7 @@
 #include "upstream/http1_transport.h"
 
 #include "httpwire/chunked_encoding.h"
+#include "httpwire/header_text.h"
 
 #include <QHostInfo>
 #include <QSocketNotifier>
@@ -79,11 +80,6 @@ bool outOfLocalResources(int socketErrno)
 QString errnoText(int number)
 {
     return QString::fromLocal8Bit(std::strerror(number));
-}
-
-char lowerAscii(char c)
-{
-    return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
 }
 
 bool equalsIgnoringCase(QByteArrayView a, QByteArrayView b)
@@ -767,8 +763,7 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
             const qsizetype colon = line.indexOf(':');
             if (colon <= 0)
                 continue; // not a header line: nothing a caller could use
-            QByteArray name(colon, Qt::Uninitialized);
-            std::transform(line.begin(), line.begin() + colon, name.begin(), lowerAscii);
+            const QByteArray name = httpwire::lowerCaseHeaderName(line.first(colon));
             const QByteArrayView value = line.sliced(colon + 1).trimmed();
             if (name == "transfer-encoding") {
                 chunked = endsInChunked(value);
@@ -791,7 +786,7 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
                 else if (http10 && listsToken(value, "keep-alive"))
                     closeAfter = false;
             }
-            head.headers.append({std::move(name), value.toByteArray()});
+            head.headers.append({name, httpwire::headerText(value)});
         }
         bytes = bytes.sliced(consumed);
         exchange->headBuffer = QByteArray();

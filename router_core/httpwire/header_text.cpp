@@ -1,0 +1,86 @@
+#include "httpwire/header_text.h"
+
+#include <array>
+#include <cstring>
+
+namespace switchyard::httpwire {
+
+namespace {
+
+// Names as clients and providers spell them (lower case, and the capitalised form of HTTP/1.1
+// clients), then the most frequent values. Compared byte for byte: a text is kept as it came.
+const std::array kCommonTexts{
+    QByteArrayLiteral("host"),
+    QByteArrayLiteral("Host"),
+    QByteArrayLiteral("content-type"),
+    QByteArrayLiteral("Content-Type"),
+    QByteArrayLiteral("content-length"),
+    QByteArrayLiteral("Content-Length"),
+    QByteArrayLiteral("accept"),
+    QByteArrayLiteral("Accept"),
+    QByteArrayLiteral("accept-encoding"),
+    QByteArrayLiteral("Accept-Encoding"),
+    QByteArrayLiteral("authorization"),
+    QByteArrayLiteral("Authorization"),
+    QByteArrayLiteral("user-agent"),
+    QByteArrayLiteral("User-Agent"),
+    QByteArrayLiteral("connection"),
+    QByteArrayLiteral("Connection"),
+    QByteArrayLiteral("transfer-encoding"),
+    QByteArrayLiteral("Transfer-Encoding"),
+    QByteArrayLiteral("cache-control"),
+    QByteArrayLiteral("date"),
+    QByteArrayLiteral("server"),
+    QByteArrayLiteral("x-request-id"),
+    QByteArrayLiteral("traceparent"),
+    QByteArrayLiteral("x-api-key"),
+    QByteArrayLiteral("anthropic-version"),
+    QByteArrayLiteral("openai-processing-ms"),
+    QByteArrayLiteral("application/json"),
+    QByteArrayLiteral("application/json; charset=utf-8"),
+    QByteArrayLiteral("text/event-stream"),
+    QByteArrayLiteral("text/event-stream; charset=utf-8"),
+    QByteArrayLiteral("keep-alive"),
+    QByteArrayLiteral("close"),
+    QByteArrayLiteral("chunked"),
+    QByteArrayLiteral("no-cache"),
+    QByteArrayLiteral("*/*"),
+};
+
+const QByteArray *commonText(QByteArrayView text)
+{
+    for (const QByteArray &common : kCommonTexts) {
+        if (common.size() == text.size() &&
+            std::memcmp(common.constData(), text.data(), size_t(text.size())) == 0)
+            return &common;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+QByteArray headerText(QByteArrayView text)
+{
+    if (const QByteArray *common = commonText(text))
+        return *common;
+    return text.toByteArray();
+}
+
+QByteArray lowerCaseHeaderName(QByteArrayView name)
+{
+    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c + ('a' - 'A')) : c; };
+    // Longer names than any common one skip the look-up.
+    std::array<char, 32> buffer;
+    if (name.size() <= qsizetype(buffer.size())) {
+        for (qsizetype i = 0; i < name.size(); ++i)
+            buffer[size_t(i)] = lower(name[i]);
+        if (const QByteArray *common = commonText(QByteArrayView(buffer.data(), name.size())))
+            return *common;
+    }
+    QByteArray lowered(name.size(), Qt::Uninitialized);
+    for (qsizetype i = 0; i < name.size(); ++i)
+        lowered[i] = lower(name[i]);
+    return lowered;
+}
+
+} // namespace switchyard::httpwire
