@@ -440,9 +440,9 @@ void GatewayServer::handleAdmin(const IncomingRequest &request, ResponseWriter w
                                 const HeaderList &identity)
 {
     // The admin API can take providers down: the admin token, or this machine only.
-    if (const std::optional<protocol::ApiError> refusal =
-            auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
-                               request.headers, auth::AdminSurface::AdminApi)) {
+    if (const std::optional<protocol::ApiError> refusal = auth::adminRefusal(
+            m_services.config.config().auth, request.remoteAddress.value_or(QHostAddress()),
+            request.headers, auth::AdminSurface::AdminApi)) {
         writer.sendError(*refusal, identity);
         return;
     }
@@ -475,9 +475,9 @@ void GatewayServer::handleMetrics(const IncomingRequest &request, ResponseWriter
                                   const HeaderList &identity)
 {
     // Provider names, routes and error counts tell an outsider much: guarded like the admin API.
-    if (const std::optional<protocol::ApiError> refusal =
-            auth::adminRefusal(m_services.config.config().auth, request.remoteAddress,
-                               request.headers, auth::AdminSurface::Metrics)) {
+    if (const std::optional<protocol::ApiError> refusal = auth::adminRefusal(
+            m_services.config.config().auth, request.remoteAddress.value_or(QHostAddress()),
+            request.headers, auth::AdminSurface::Metrics)) {
         writer.sendError(*refusal, identity);
         return;
     }

@@ -8,6 +8,7 @@
 #include <QList>
 #include <QPair>
 #include <QString>
+#include <optional>
 #include <variant>
 
 namespace switchyard::http {
@@ -20,7 +21,9 @@ struct IncomingRequest {
     QString query;                                // the URL's query, as QUrl::query() shows it
     QList<QPair<QByteArray, QByteArray>> headers; // names as sent, values without surrounding space
     QByteArray body;
-    QHostAddress remoteAddress;
+    // The client's address, set by the listener. Optional because a default QHostAddress
+    // allocates, and every request's head is built from a default one (twice).
+    std::optional<QHostAddress> remoteAddress;
     // What the connection allows its answer: HTTP/1.0 has no chunked coding; and whether it
     // closes once this request is answered (`Connection: close`, or HTTP/1.0 without
     // `Connection: keep-alive`).
