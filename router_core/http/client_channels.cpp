@@ -29,7 +29,9 @@ HttpClientChannel::HttpClientChannel(ResponseWriter writer) : m_writer(std::move
 
 HttpClientChannel::~HttpClientChannel()
 {
-    // A finished answer's connection has already let go of its listener.
+    // A finished answer's connection has already let go of its listener: every answer on a
+    // listener's connection finishes through the connection queue's completion hook, which calls
+    // GatewayListener::answerFinished, and one answer at a time is answered there.
     if (m_watchedThroughConnection && !m_writer.finished())
         GatewayListener::unwatchClient(m_writer.socket(), m_listener);
 }

@@ -96,8 +96,9 @@ public:
     // The request being answered on `socket` hears of its client through `listener`: the client
     // going, and the client taking bytes Qt had to buffer. A connection forwards its socket's
     // signals, connected once when it opened, to the listener of the moment; connecting them for
-    // every request cost 2.7 % of the engine thread's requests (docs/benchmarks.md). False when
-    // `socket` is not a listener's connection: the caller connects the signals itself.
+    // every request was 1.2 % of the engine thread's time, more in the teardown
+    // (docs/benchmarks.md). False when `socket` is not a listener's connection: the caller
+    // connects the signals itself.
     static bool watchClient(QTcpSocket *socket, execution::ClientListener *listener);
     // `listener` hears no more; another listener set since keeps hearing. The connection lets go
     // of its listener by itself when the answer finishes (answerFinished).

@@ -763,7 +763,7 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
             const qsizetype colon = line.indexOf(':');
             if (colon <= 0)
                 continue; // not a header line: nothing a caller could use
-            const QByteArray name = httpwire::lowerCaseHeaderName(line.first(colon));
+            QByteArray name = httpwire::lowerCaseHeaderName(line.first(colon));
             const QByteArrayView value = line.sliced(colon + 1).trimmed();
             if (name == "transfer-encoding") {
                 chunked = endsInChunked(value);
@@ -786,7 +786,7 @@ bool Http1Transport::receiveHead(Exchange *exchange, QByteArrayView &bytes)
                 else if (http10 && listsToken(value, "keep-alive"))
                     closeAfter = false;
             }
-            head.headers.append({name, httpwire::headerText(value)});
+            head.headers.append({std::move(name), httpwire::headerText(value)});
         }
         bytes = bytes.sliced(consumed);
         exchange->headBuffer = QByteArray();
