@@ -679,20 +679,24 @@ QSslCertificate GatewayListener::tlsCertificate() const
     return m_tls ? m_tls->localCertificate() : QSslCertificate();
 }
 
+namespace {
+// The listener's connection object on `socket`, if it is one of a listener's connections.
+ClientConnection *connectionOf(QTcpSocket *socket)
+{
+    return socket ? socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly)
+                  : nullptr;
+}
+} // namespace
+
 void GatewayListener::answerFinished(QTcpSocket *socket)
 {
-    if (!socket)
-        return;
-    if (auto *connection =
-            socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly))
+    if (ClientConnection *connection = connectionOf(socket))
         connection->answerFinished();
 }
 
 bool GatewayListener::watchClient(QTcpSocket *socket, execution::ClientListener *listener)
 {
-    auto *connection =
-        socket ? socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly)
-               : nullptr;
+    ClientConnection *connection = connectionOf(socket);
     if (!connection)
         return false;
     connection->setClientListener(listener);
@@ -701,9 +705,7 @@ bool GatewayListener::watchClient(QTcpSocket *socket, execution::ClientListener 
 
 void GatewayListener::unwatchClient(QTcpSocket *socket, execution::ClientListener *listener)
 {
-    auto *connection =
-        socket ? socket->findChild<ClientConnection *>(QString(), Qt::FindDirectChildrenOnly)
-               : nullptr;
+    ClientConnection *connection = connectionOf(socket);
     if (connection && connection->clientListener() == listener)
         connection->setClientListener(nullptr);
 }

@@ -68,19 +68,24 @@ QByteArray headerText(QByteArrayView text)
 
 QByteArray lowerCaseHeaderName(QByteArrayView name)
 {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c + ('a' - 'A')) : c; };
+    const auto lowerInto = [name](char *out) {
+        for (qsizetype i = 0; i < name.size(); ++i) {
+            const char c = name[i];
+            out[i] = c >= 'A' && c <= 'Z' ? char(c + ('a' - 'A')) : c;
+        }
+    };
     // Longer names than any common one skip the look-up.
     std::array<char, 32> buffer;
-    if (name.size() <= qsizetype(buffer.size())) {
-        for (qsizetype i = 0; i < name.size(); ++i)
-            buffer[size_t(i)] = lower(name[i]);
-        if (const QByteArray *common = commonText(QByteArrayView(buffer.data(), name.size())))
-            return *common;
+    if (name.size() > qsizetype(buffer.size())) {
+        QByteArray lowered(name.size(), Qt::Uninitialized);
+        lowerInto(lowered.data());
+        return lowered;
     }
-    QByteArray lowered(name.size(), Qt::Uninitialized);
-    for (qsizetype i = 0; i < name.size(); ++i)
-        lowered[i] = lower(name[i]);
-    return lowered;
+    lowerInto(buffer.data());
+    const QByteArrayView lowered(buffer.data(), name.size());
+    if (const QByteArray *common = commonText(lowered))
+        return *common;
+    return lowered.toByteArray();
 }
 
 } // namespace switchyard::httpwire
