@@ -374,9 +374,9 @@ bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
             m_timeToFirstTokenMs = msSince(m_startedAt);
             m_firstTokenWhileLate = loopIsLate();
             m_lagAtFirstTokenMs = m_scope.loop.lagMs;
-            trace.pointEvent(m_continuesStream ? u"continued"_s : u"first byte"_s,
-                             "first event after "_L1 %
-                                 QString::number(m_timeToFirstTokenMs, 'f', 1) % " ms"_L1);
+            QString detail = u"first event after "_s;
+            protocol::appendOneDecimal(detail, m_timeToFirstTokenMs).append(" ms"_L1);
+            trace.pointEvent(m_continuesStream ? u"continued"_s : u"first byte"_s, detail);
             if (!m_continuesStream)
                 m_scope.client.beginStream(m_scope.listener.answerHeaders(), m_dialect);
         }

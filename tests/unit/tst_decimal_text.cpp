@@ -1,11 +1,13 @@
-// appendDecimal: the hot path's numbers written in place, for both kinds of text, at the edges
-// of a qint64 (protocol/decimal_text.h).
+// appendDecimal and appendOneDecimal: the hot path's numbers written in place, for both kinds of
+// text, at the edges of a qint64 and as QString::number writes a duration with one decimal
+// (protocol/decimal_text.h).
 #include "protocol/decimal_text.h"
 
 #include <QTest>
 #include <limits>
 
 using switchyard::protocol::appendDecimal;
+using switchyard::protocol::appendOneDecimal;
 using namespace Qt::StringLiterals;
 
 class DecimalTextTest : public QObject {
@@ -30,6 +32,29 @@ private Q_SLOTS:
         QCOMPARE(appendDecimal(text, value), u"n="_s + QString::number(value));
         QByteArray bytes = "n=";
         QCOMPARE(appendDecimal(bytes, value), "n=" + QByteArray::number(value));
+    }
+
+    void writesOneDecimalAsNumberDoes_data()
+    {
+        QTest::addColumn<double>("value");
+        QTest::newRow("zero") << 0.0;
+        QTest::newRow("whole") << 236.0;
+        QTest::newRow("a first token") << 410.62;
+        QTest::newRow("rounds up") << 0.96;
+        QTest::newRow("rounds up to a whole") << 9.97;
+        QTest::newRow("below a tenth") << 0.04;
+        QTest::newRow("long") << 86399999.9;
+        QTest::newRow("negative") << -3.25;
+        QTest::newRow("negative below one") << -0.5;
+    }
+
+    void writesOneDecimalAsNumberDoes()
+    {
+        QFETCH(double, value);
+        QString text = u"after "_s;
+        QCOMPARE(appendOneDecimal(text, value), u"after "_s + QString::number(value, 'f', 1));
+        QByteArray bytes = "after ";
+        QCOMPARE(appendOneDecimal(bytes, value), "after " + QByteArray::number(value, 'f', 1));
     }
 };
 
