@@ -28,6 +28,9 @@ milliseconds backoffDelay(const config::RetryConfig &config, int retryIndex, dou
 
 milliseconds stretchedTimeout(milliseconds base, double gradient, int earlierAttemptsInTier)
 {
+    // Every request's first attempt: the base as it is, without a call into the maths library.
+    if (earlierAttemptsInTier <= 0)
+        return base;
     const double stretched =
         double(base.count()) * std::pow(gradient, std::clamp(earlierAttemptsInTier, 0, 30));
     // A day is the longest duration the config accepts; a stretched one stays below it too.

@@ -828,8 +828,10 @@ struct Router::DecisionBuilder {
             step(u"model"_s, u"no provider serves model `%1`"_s.arg(context.model));
             return false;
         }
+        // Concatenated, not QString::arg, which parses its pattern: every request by model alone
+        // takes this step.
         addProviders(servers->providers, CandidateRole::Primary, QString(), 0,
-                     PoolOrder::ChooseFirst, u"model `%1`"_s.arg(context.model));
+                     PoolOrder::ChooseFirst, u"model `"_s % context.model % u'`');
         return true;
     }
 
