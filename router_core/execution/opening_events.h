@@ -12,4 +12,9 @@ namespace switchyard::execution {
 // has still sent nothing, and another provider may answer instead (docs/resilience.md).
 bool isOpeningEvent(const upstream::SseEvent &event);
 
+// Whether a chat chunk's data carries text: a `"content"` key with a non-empty string value
+// beside a `"choices"` array, as written with or without a space after the colon. Read without
+// parsing, for the first content event of every stream: such a chunk opens nothing.
+bool carriesChatText(QByteArrayView data);
+
 } // namespace switchyard::execution

@@ -5,6 +5,7 @@
 #include <QTest>
 
 using namespace Qt::StringLiterals;
+using switchyard::execution::carriesChatText;
 using switchyard::execution::isOpeningEvent;
 using switchyard::upstream::SseEvent;
 
@@ -13,6 +14,10 @@ class OpeningEventsTest : public QObject {
 private Q_SLOTS:
     void classifies_data();
     void classifies();
+    void findsChatTextWithoutParsing_data();
+    void findsChatTextWithoutParsing();
+    void chatTextFoundOnlyWhereNothingOpens_data() { classifies_data(); }
+    void chatTextFoundOnlyWhereNothingOpens();
 };
 
 void OpeningEventsTest::classifies_data()
@@ -31,6 +36,17 @@ void OpeningEventsTest::classifies_data()
         << R"({"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]})"_ba << true;
     QTest::newRow("content") << QByteArray()
                              << R"({"choices":[{"index":0,"delta":{"content":"Hi"}}]})"_ba << false;
+    QTest::newRow("role and content")
+        << QByteArray()
+        << R"({"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]})"_ba << false;
+    QTest::newRow("content written with spaces")
+        << QByteArray() << R"({"choices": [{"index": 0, "delta": {"content": "Hi"}}]})"_ba << false;
+    QTest::newRow("content starting with an escaped quote")
+        << QByteArray() << R"({"choices":[{"delta":{"content":"\"Hi\""}}]})"_ba << false;
+    QTest::newRow("content in a second choice")
+        << QByteArray()
+        << R"({"choices":[{"index":0,"delta":{"content":""}},{"index":1,"delta":{"content":"Hi"}}]})"_ba
+        << false;
     QTest::newRow("tool call") << QByteArray()
                                << R"({"choices":[{"index":0,"delta":{"role":"assistant",)"
                                   R"("tool_calls":[{"index":0,"id":"call_1"}]}}]})"_ba
@@ -123,6 +139,43 @@ void OpeningEventsTest::classifies()
     sse.event = event;
     sse.data = data;
     QCOMPARE(isOpeningEvent(sse), opening);
+}
+
+void OpeningEventsTest::findsChatTextWithoutParsing_data()
+{
+    QTest::addColumn<QByteArray>("data");
+    QTest::addColumn<bool>("text");
+    QTest::newRow("content") << R"({"choices":[{"delta":{"content":"Hi"}}]})"_ba << true;
+    QTest::newRow("after a space") << R"({"choices": [{"delta": {"content": "Hi"}}]})"_ba << true;
+    QTest::newRow("empty") << R"({"choices":[{"delta":{"content":""}}]})"_ba << false;
+    QTest::newRow("empty after a space")
+        << R"({"choices":[{"delta":{"content": ""}}]})"_ba << false;
+    QTest::newRow("null") << R"({"choices":[{"delta":{"content":null}}]})"_ba << false;
+    QTest::newRow("role only") << R"({"choices":[{"delta":{"role":"assistant"}}]})"_ba << false;
+    QTest::newRow("the word inside a text")
+        << R"({"choices":[{"delta":{"reasoning":"say \"content\":\"x\""}}]})"_ba << false;
+    QTest::newRow("no choices") << R"({"type":"message","content":"Hi"})"_ba << false;
+    QTest::newRow("cut after the key") << R"({"choices":[{"delta":{"content":)"_ba << false;
+    QTest::newRow("cut after the quote") << R"({"choices":[{"delta":{"content":")"_ba << false;
+    QTest::newRow("empty data") << QByteArray() << false;
+}
+
+void OpeningEventsTest::findsChatTextWithoutParsing()
+{
+    QFETCH(QByteArray, data);
+    QFETCH(bool, text);
+    QCOMPARE(carriesChatText(data), text);
+}
+
+// The shortcut never decides otherwise than the parse: every event it finds text in is one the
+// table says opens nothing.
+void OpeningEventsTest::chatTextFoundOnlyWhereNothingOpens()
+{
+    QFETCH(QByteArray, event);
+    QFETCH(QByteArray, data);
+    QFETCH(bool, opening);
+    if (event.isEmpty() && carriesChatText(data))
+        QVERIFY(!opening);
 }
 
 QTEST_MAIN(OpeningEventsTest)
