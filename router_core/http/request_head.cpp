@@ -193,7 +193,11 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
             return badRequest(QStringLiteral("A request header value holds a control character."),
                               QStringLiteral("invalid_header"));
         }
-        if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
+        // Each name is compared only when its length matches: most headers are none of these.
+        const auto named = [name](QByteArrayView wanted) {
+            return name.size() == wanted.size() && name.compare(wanted, Qt::CaseInsensitive) == 0;
+        };
+        if (named("content-length")) {
             qint64 length = 0;
             if (!readLength(value, length) || (sawContentLength && length != head.contentLength)) {
                 return badRequest(QStringLiteral("Invalid Content-Length header: it must be a "
@@ -202,16 +206,21 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
             }
             sawContentLength = true;
             head.contentLength = length;
-        } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
+        } else if (named("transfer-encoding")) {
             for (const QByteArray &coding : value.toByteArray().split(','))
                 transferCodings.append(coding.trimmed().toLower());
-        } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
-            for (const QByteArray &option : value.toByteArray().split(',')) {
-                askedToClose |= option.trimmed().compare("close", Qt::CaseInsensitive) == 0;
-                askedToKeepAlive |=
-                    option.trimmed().compare("keep-alive", Qt::CaseInsensitive) == 0;
+        } else if (named("connection")) {
+            // Read in place: a kept-alive client sends this header with every request.
+            for (qsizetype from = 0; from <= value.size();) {
+                qsizetype comma = value.indexOf(',', from);
+                if (comma < 0)
+                    comma = value.size();
+                const QByteArrayView option = value.sliced(from, comma - from).trimmed();
+                askedToClose |= option.compare("close", Qt::CaseInsensitive) == 0;
+                askedToKeepAlive |= option.compare("keep-alive", Qt::CaseInsensitive) == 0;
+                from = comma + 1;
             }
-        } else if (name.compare("expect", Qt::CaseInsensitive) == 0) {
+        } else if (named("expect")) {
             head.expectsContinue = value.compare("100-continue", Qt::CaseInsensitive) == 0;
         }
         request.headers.append({httpwire::headerText(name), httpwire::headerText(value)});

@@ -128,6 +128,13 @@ private Q_SLOTS:
         QTest::newRow("1.0") << QByteArray("GET / HTTP/1.0\r\nHost: x") << true;
         QTest::newRow("1.0 keep-alive")
             << QByteArray("GET / HTTP/1.0\r\nConnection: keep-alive") << false;
+        QTest::newRow("1.1 close with an empty option")
+            << QByteArray("GET / HTTP/1.1\r\nConnection: ,close,") << true;
+        QTest::newRow("1.1 an option that only starts like close")
+            << QByteArray("GET / HTTP/1.1\r\nConnection: closed, te") << false;
+        QTest::newRow("1.0 keep-alive among spaced options")
+            << QByteArray("GET / HTTP/1.0\r\nConnection: Upgrade ,  Keep-Alive ") << false;
+        QTest::newRow("1.0 no option") << QByteArray("GET / HTTP/1.0\r\nConnection: ") << true;
     }
     void connectionCloseFollowsTheVersion()
     {
