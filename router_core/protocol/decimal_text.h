@@ -8,29 +8,51 @@
 
 namespace switchyard::protocol {
 
+namespace detail {
+
+// Writes the decimal digits of `magnitude` backwards, ending just before `end`; returns the first.
+inline char *writeDigitsBefore(char *end, quint64 magnitude)
+{
+    do {
+        *--end = char('0' + magnitude % 10);
+        magnitude /= 10;
+    } while (magnitude != 0);
+    return end;
+}
+
+// The magnitude of a qint64: the most negative value's does not fit one, so it is taken one
+// short, then 1.
+inline quint64 magnitudeOf(qint64 value)
+{
+    return value < 0 ? quint64(-(value + 1)) + 1 : quint64(value);
+}
+
+template <typename Text>
+Text &appendAscii(Text &out, const char *first, const char *end)
+{
+    static_assert(std::is_same_v<Text, QString> || std::is_same_v<Text, QByteArray>);
+    const auto length = qsizetype(end - first);
+    if constexpr (std::is_same_v<Text, QString>)
+        out.append(QLatin1StringView(first, length));
+    else
+        out.append(QByteArrayView(first, length));
+    return out;
+}
+
+} // namespace detail
+
 // Appends `value` in decimal to `out` (a QString or a QByteArray) without a temporary:
 // QString::number and QByteArray::number each allocate a string that is copied and freed at
 // once, several times a request on the hot path (a status line, a length, a trace's details).
 template <typename Text>
 Text &appendDecimal(Text &out, qint64 value)
 {
-    static_assert(std::is_same_v<Text, QString> || std::is_same_v<Text, QByteArray>);
-    std::array<char, 20> digits{};
-    // The magnitude of the most negative value does not fit a qint64: taken one short, then 1.
-    quint64 magnitude = value < 0 ? quint64(-(value + 1)) + 1 : quint64(value);
-    size_t first = digits.size();
-    do {
-        digits[--first] = char('0' + magnitude % 10);
-        magnitude /= 10;
-    } while (magnitude != 0);
+    std::array<char, 20> text{};
+    char *const end = text.data() + text.size();
+    char *first = detail::writeDigitsBefore(end, detail::magnitudeOf(value));
     if (value < 0)
-        digits[--first] = '-';
-    const auto length = qsizetype(digits.size() - first);
-    if constexpr (std::is_same_v<Text, QString>)
-        out.append(QLatin1StringView(digits.data() + first, length));
-    else
-        out.append(QByteArrayView(digits.data() + first, length));
-    return out;
+        *--first = '-';
+    return detail::appendAscii(out, first, end);
 }
 
 // Appends `value` with one decimal ("236.0"), as QString::number(value, 'f', 1) would for a
@@ -39,26 +61,17 @@ Text &appendDecimal(Text &out, qint64 value)
 template <typename Text>
 Text &appendOneDecimal(Text &out, double value)
 {
-    static_assert(std::is_same_v<Text, QString> || std::is_same_v<Text, QByteArray>);
     const qint64 tenths = std::llround(value * 10.0);
-    const quint64 magnitude = tenths < 0 ? quint64(-(tenths + 1)) + 1 : quint64(tenths);
+    const quint64 magnitude = detail::magnitudeOf(tenths);
     std::array<char, 24> text{};
-    size_t first = text.size();
-    text[--first] = char('0' + magnitude % 10);
-    text[--first] = '.';
-    quint64 whole = magnitude / 10;
-    do {
-        text[--first] = char('0' + whole % 10);
-        whole /= 10;
-    } while (whole != 0);
+    char *const end = text.data() + text.size();
+    char *first = end;
+    *--first = char('0' + magnitude % 10);
+    *--first = '.';
+    first = detail::writeDigitsBefore(first, magnitude / 10);
     if (tenths < 0)
-        text[--first] = '-';
-    const auto length = qsizetype(text.size() - first);
-    if constexpr (std::is_same_v<Text, QString>)
-        out.append(QLatin1StringView(text.data() + first, length));
-    else
-        out.append(QByteArrayView(text.data() + first, length));
-    return out;
+        *--first = '-'; // -0.5 is "-0.5": the whole part alone would lose the sign
+    return detail::appendAscii(out, first, end);
 }
 
 } // namespace switchyard::protocol
