@@ -33,12 +33,20 @@ void LatencyWindow::clear()
     m_samplesSinceRefresh = 0;
 }
 
+std::array<double, LatencyWindow::kCapacity>::iterator
+LatencyWindow::copyHeld(std::array<double, kCapacity> &into) const
+{
+    // Until the window is full its samples are the first m_count (record() fills it from the
+    // start); the rest of the array holds nothing worth copying on every decision.
+    return std::copy_n(m_samples.begin(), m_count, into.begin());
+}
+
 double LatencyWindow::percentile(double p) const
 {
     if (m_count == 0)
         return -1.0;
-    std::array<double, kCapacity> sorted = m_samples;
-    const auto end = sorted.begin() + m_count;
+    std::array<double, kCapacity> sorted;
+    const auto end = copyHeld(sorted);
     const int rank = nearestRank(p, m_count);
     std::nth_element(sorted.begin(), sorted.begin() + (rank - 1), end);
     return sorted[rank - 1];
@@ -53,7 +61,8 @@ void LatencyWindow::refreshCache() const
         m_p50 = m_p95 = -1.0;
         return;
     }
-    std::array<double, kCapacity> sorted = m_samples;
+    std::array<double, kCapacity> sorted;
+    copyHeld(sorted);
     const auto begin = sorted.begin();
     const int rank95 = nearestRank(95, m_count);
     const int rank50 = nearestRank(50, m_count);

@@ -397,6 +397,26 @@ private Q_SLOTS:
         QCOMPARE(window.p50(), -1.0);
     }
 
+    void aRefilledWindowReadsOnlyItsNewSamples()
+    {
+        // Percentiles read only the samples held: after a clear, the old ones still in the
+        // array must not count, and once the window wraps, every slot does.
+        health::LatencyWindow window;
+        for (int sample = 0; sample < health::LatencyWindow::kCapacity; ++sample)
+            window.record(1000);
+        window.clear();
+        for (int value = 1; value <= 10; ++value)
+            window.record(value);
+        QCOMPARE(window.percentile(100), 10.0);
+        QCOMPARE(window.p50(), 5.0);
+        QCOMPARE(window.p95(), 10.0);
+        for (int sample = 10; sample < health::LatencyWindow::kCapacity + 10; ++sample)
+            window.record(2); // wraps: the first ten are overwritten
+        QCOMPARE(window.size(), health::LatencyWindow::kCapacity);
+        QCOMPARE(window.percentile(100), 2.0);
+        QCOMPARE(window.percentile(1), 2.0);
+    }
+
     void aFullWindowRefreshesItsPercentilesEveryFewSamples()
     {
         health::LatencyWindow window;
