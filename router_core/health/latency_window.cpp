@@ -12,6 +12,15 @@ int nearestRank(double p, int count)
     return std::clamp(static_cast<int>(std::ceil(p / 100.0 * count)), 1, count);
 }
 
+// Copies the `count` samples held into `into` and returns the end of the copy. Until the window
+// is full they are the first `count` (record() fills it from the start); the rest of the array
+// holds nothing worth copying on every decision.
+template <typename Samples>
+auto copyHeld(const Samples &samples, int count, Samples &into)
+{
+    return std::copy_n(samples.begin(), count, into.begin());
+}
+
 } // namespace
 
 void LatencyWindow::record(double milliseconds)
@@ -33,20 +42,12 @@ void LatencyWindow::clear()
     m_samplesSinceRefresh = 0;
 }
 
-std::array<double, LatencyWindow::kCapacity>::iterator
-LatencyWindow::copyHeld(std::array<double, kCapacity> &into) const
-{
-    // Until the window is full its samples are the first m_count (record() fills it from the
-    // start); the rest of the array holds nothing worth copying on every decision.
-    return std::copy_n(m_samples.begin(), m_count, into.begin());
-}
-
 double LatencyWindow::percentile(double p) const
 {
     if (m_count == 0)
         return -1.0;
     std::array<double, kCapacity> sorted;
-    const auto end = copyHeld(sorted);
+    const auto end = copyHeld(m_samples, m_count, sorted);
     const int rank = nearestRank(p, m_count);
     std::nth_element(sorted.begin(), sorted.begin() + (rank - 1), end);
     return sorted[rank - 1];
@@ -62,7 +63,7 @@ void LatencyWindow::refreshCache() const
         return;
     }
     std::array<double, kCapacity> sorted;
-    copyHeld(sorted);
+    copyHeld(m_samples, m_count, sorted);
     const auto begin = sorted.begin();
     const int rank95 = nearestRank(95, m_count);
     const int rank50 = nearestRank(50, m_count);

@@ -26,8 +26,6 @@ public:
 
 private:
     void refreshCache() const;
-    // Copies the samples held into `into`; returns the end of the copy.
-    std::array<double, kCapacity>::iterator copyHeld(std::array<double, kCapacity> &into) const;
 
     std::array<double, kCapacity> m_samples{};
     int m_next = 0;
