@@ -26,6 +26,7 @@
 # BENCH_BUILD_DIR (build-bench, for fast_upstream and streams_bench; an existing build directory
 # is used as it is configured). Needs root (or perf_event_paranoid -1) for the kernel's record.
 set -euo pipefail
+shopt -s inherit_errexit # a failed step inside run_once's command substitution ends the run
 
 # shellcheck source=scripts/bench-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench-first-token
@@ -176,9 +177,14 @@ providers:
     models: [bench-model]
 YAML
 
-# One run: a fresh Switchyard, ten streams to warm it, then the recorded streams.
+# One run: a fresh Switchyard, ten streams to warm it, then the recorded streams. It runs in a
+# command substitution, a subshell the script's EXIT trap does not cover: its own stops what it
+# started when a step fails. The processes' ids are the subshell's globals, not locals, so the
+# trap still sees them when it runs after the function has returned.
 run_once() { # binary connection
-    local binary="$1" connection="$2" keep=() port pid recorder switches
+    local binary="$1" connection="$2" keep=() port
+    pid="" recorder="" switches=""
+    trap 'kill ${pid:-} ${recorder:-} ${switches:-} 2>/dev/null || true' EXIT
     [[ "$connection" == kept ]] && keep=(--keep-alive)
     rm -rf "$work/state"
     "${engine_side[@]}" "$binary" --headless --config "$work/first-token.yaml" --listen 127.0.0.1:0 \
