@@ -2,6 +2,7 @@
 
 #include <QByteArrayView>
 #include <QtGlobal>
+#include <string_view>
 
 namespace switchyard::protocol {
 
@@ -25,6 +26,8 @@ public:
     qint64 estimatedTokens() const;
 
 private:
+    // Counts the string whose first character is at `i`; returns its closing quote's index.
+    std::size_t countString(std::string_view bytes, std::size_t i);
     void countCodePoint(char32_t codePoint);
 
     qint64 m_ascii = 0;

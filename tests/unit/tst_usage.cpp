@@ -273,6 +273,10 @@ budgets:
                                  "{\"name\":\"f\",\"arguments\":\"{\\\"city\\\":\\\"Oslo\\\"}\"}}]}"
                                  "}]}"}
             << qint64(4); // {"city":"Oslo"}: 15 characters
+        QTest::newRow("values read whole: an escaped backslash, a name as a value")
+            << QList<QByteArray>{"{\"id\":\"x\\\\\",\"object\":\"content\",\"choices\":[{\"delta\":"
+                                 "{\"content\" :\r\n \"abcdefgh\"}}]}"}
+            << qint64(2); // abcdefgh: 8 characters; `x\\` and `content` are values
         QTest::newRow("null content and other members count nothing")
             << QList<
                    QByteArray>{"{\"id\":\"content\",\"choices\":[{\"delta\":{\"content\":null}}]}"}
