@@ -361,32 +361,45 @@ bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
     if (!output.events.isEmpty())
         m_scope.listener.streamEventsRelaying(output.events);
     if (!output.events.isEmpty()) {
-        if (m_phase == Phase::WaitingForAnswer) {
+        const bool first = m_phase == Phase::WaitingForAnswer;
+        if (first) {
             // The first byte goes to the client now: from here on this provider's answer is
             // the answer, and a failure ends the stream with an error event (or, for a stream
             // that may be continued, hands the rest to another provider).
             m_phase = Phase::Streaming;
-            if (!m_continuesStream)
-                m_scope.listener.streamCommitted();
-            // Nor are the provider's headers needed (read for an error answer or a
-            // non-streamed one).
-            m_head.headers = {};
             m_timeToFirstTokenMs = msSince(m_startedAt);
             m_firstTokenWhileLate = loopIsLate();
             m_lagAtFirstTokenMs = m_scope.loop.lagMs;
-            QString detail = u"first event after "_s;
-            protocol::appendOneDecimal(detail, m_timeToFirstTokenMs).append(" ms"_L1);
-            trace.pointEvent(m_continuesStream ? u"continued"_s : u"first byte"_s, detail);
+            if (trace.trace().timeToFirstByteMicros < 0)
+                trace.trace().timeToFirstByteMicros = trace.elapsedMicros();
             if (!m_continuesStream)
                 m_scope.client.beginStream(m_scope.listener.answerHeaders(), m_dialect);
         }
-        traceStreamedEvents(trace, output.events);
+        // Later events are traced before they are written: a write may resume a paused
+        // provider, whose held events are relayed (and traced) inside it.
+        if (!first)
+            traceStreamedEvents(trace, output.events);
+        // Counted before the write: a client gone during it ends the request inside the write,
+        // and its usage must include what the provider sent.
         for (const upstream::SseEvent &event : output.events)
             m_scope.listener.providerAnswerRelayed(event.data);
         // After [DONE] only the end of the stream follows, normally in the same upstream read.
         m_scope.client.sendStreamEvents(output.events, !m_sawDone && !output.failure);
         if (m_phase == Phase::Stopped)
-            return false; // the write found the client gone
+            return false; // the write found the client gone; the request ended inside it
+        if (first) {
+            // The rest of the first event's bookkeeping waits for its write: the first token
+            // does not wait for work this request's path would run cold.
+            if (!m_continuesStream)
+                m_scope.listener.streamCommitted();
+            // Nor are the provider's headers needed (read for an error answer or a
+            // non-streamed one).
+            m_head.headers = {};
+            QString detail = u"first event after "_s;
+            protocol::appendOneDecimal(detail, m_timeToFirstTokenMs).append(" ms"_L1);
+            trace.pointEvent(m_continuesStream ? u"continued"_s : u"first byte"_s, detail);
+            traceStreamedEvents(trace, output.events);
+        }
     }
     if (!output.failure)
         return true;
