@@ -14,10 +14,12 @@ constexpr double kUnmeasuredLatency = 0.5;
 
 } // namespace
 
-PoolRanking rankPool(const EndpointProfile *profiles, const EndpointHealth *health, qsizetype count,
-                     const config::ScoringWeights &weights, PoolOrder order, quint64 sessionHash,
-                     double draw)
+PoolRanking rankPool(std::span<const EndpointProfile> profiles,
+                     std::span<const EndpointHealth> health, const config::ScoringWeights &weights,
+                     PoolOrder order, quint64 sessionHash, double draw)
 {
+    Q_ASSERT(profiles.size() == health.size());
+    const qsizetype count = qsizetype(profiles.size());
     PoolRanking ranking;
     double latencySum = 0.0;
     int latencyMeasured = 0;

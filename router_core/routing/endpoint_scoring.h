@@ -5,6 +5,7 @@
 
 #include <QVarLengthArray>
 #include <QtGlobal>
+#include <span>
 
 namespace switchyard::routing {
 
@@ -62,11 +63,12 @@ constexpr int kNeutralPriorCalls = 5;
 //   weight  = configured weight / the pool's largest weight
 //   score   = weight * (load, latency, success averaged with the scoring weights) * traffic share,
 //             and 0 for an endpoint at or over its capacity
-// Then orders them. ChooseFirst: with a session (sessionHash != 0) the session's endpoint by
-// rendezvous hashing goes first unless it is full; otherwise `draw`, a number in [0, 1), picks
-// the first with probability proportional to its score. The rest follow by score, highest first.
-PoolRanking rankPool(const EndpointProfile *profiles, const EndpointHealth *health, qsizetype count,
-                     const config::ScoringWeights &weights, PoolOrder order,
-                     quint64 sessionHash = 0, double draw = 0.0);
+// Then orders them. `profiles` and `health` are the same members, in the same order. ChooseFirst:
+// with a session (sessionHash != 0) the session's endpoint by rendezvous hashing goes first unless
+// it is full; otherwise `draw`, a number in [0, 1), picks the first with probability proportional
+// to its score. The rest follow by score, highest first.
+PoolRanking rankPool(std::span<const EndpointProfile> profiles,
+                     std::span<const EndpointHealth> health, const config::ScoringWeights &weights,
+                     PoolOrder order, quint64 sessionHash = 0, double draw = 0.0);
 
 } // namespace switchyard::routing

@@ -89,13 +89,13 @@ TierChoice chooseTier(const RequestContext &context, const config::RoutingConfig
         choice.tier = kPro;
         choice.step = CascadeStep::Complexity;
         choice.reason =
-            u"step 4: "_s % detail % u" is at or above "_s % QString::number(complexity.threshold);
+            u"step 4: %1 is at or above %2"_s.arg(detail, QString::number(complexity.threshold));
         return choice;
     }
     choice.tier = kLight;
     choice.step = CascadeStep::Default;
-    choice.reason = u"step 5: "_s % detail % u" is below "_s %
-                    QString::number(complexity.threshold) % u", so light"_s;
+    choice.reason =
+        u"step 5: %1 is below %2, so light"_s.arg(detail, QString::number(complexity.threshold));
     return choice;
 }
 

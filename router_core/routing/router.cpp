@@ -339,8 +339,12 @@ struct Router::DecisionBuilder {
         QVarLengthArray<EndpointHealth, 64> health;
         for (const EndpointProfile &member : members)
             health.append(healthOf(member.endpoint));
-        const PoolRanking ranking = rankPool(profiles.constData(), health.constData(),
-                                             profiles.size(), weights, order, sessionHash, draw);
+        // Spans, not pointers: GCC 12 takes a pointer-to-const argument as a read of the array
+        // it points into, and a QVarLengthArray's inline storage is unset when `members` is
+        // empty (a false -Wmaybe-uninitialized in the profile-guided build).
+        const PoolRanking ranking = rankPool({profiles.constData(), std::size_t(profiles.size())},
+                                             {health.constData(), std::size_t(health.size())},
+                                             weights, order, sessionHash, draw);
 
         for (int skipped : ranking.skipped) {
             if (!decision.unavailable.contains(profiles[skipped].endpoint))

@@ -130,7 +130,8 @@ QList<QString> sessionHomes(const QStringList &ids, const QSet<QString> &unselec
     for (int s = 0; s < sessions; ++s) {
         const QString session = u"session-%1"_s.arg(s);
         const routing::PoolRanking ranking = routing::rankPool(
-            profiles.constData(), health.constData(), profiles.size(), config::ScoringWeights{},
+            {profiles.constData(), std::size_t(profiles.size())},
+            {health.constData(), std::size_t(health.size())}, config::ScoringWeights{},
             routing::PoolOrder::ChooseFirst, routing::stableHash(QStringView(session)) | 1, 0.5);
         homes.append(ids[ranking.ranked.first().member]);
     }
@@ -480,7 +481,7 @@ private Q_SLOTS:
         health[0].successRatio = 0.8;
         health[0].recentCalls = 20;
         const routing::PoolRanking ranking = routing::rankPool(
-            profiles, health, 2, config::ScoringWeights{}, routing::PoolOrder::ByScore);
+            profiles, health, config::ScoringWeights{}, routing::PoolOrder::ByScore);
         const routing::ScoredEndpoint &a = ranking.ranked[1];
         QCOMPARE(a.member, 0);
         QCOMPARE(a.factors.load, 0.5);
@@ -498,7 +499,7 @@ private Q_SLOTS:
         health[0].successRatio = 0.6;
         health[0].recentCalls = 20;
         const routing::PoolRanking ranking = routing::rankPool(
-            profiles, health, 2, config::ScoringWeights{}, routing::PoolOrder::AsListed);
+            profiles, health, config::ScoringWeights{}, routing::PoolOrder::AsListed);
         const routing::ScoreFactors &old = ranking.ranked[0].factors;
         const routing::ScoreFactors &fresh = ranking.ranked[1].factors;
         // Nothing measured yet: the pool's own figures, neither flooding nor starving it.
@@ -515,7 +516,7 @@ private Q_SLOTS:
         health[0].inFlight = 4;
         for (double draw : {0.0, 0.5, 0.999}) {
             const routing::PoolRanking ranking =
-                routing::rankPool(profiles, health, 3, config::ScoringWeights{},
+                routing::rankPool(profiles, health, config::ScoringWeights{},
                                   routing::PoolOrder::ChooseFirst, 0, draw);
             QCOMPARE(ranking.ranked[0].member, 2);
             QCOMPARE(ranking.ranked[2].member, 1); // weight 0: only a last resort
@@ -528,7 +529,7 @@ private Q_SLOTS:
         routing::EndpointHealth health[2];
         health[1].trafficShare = 0.05;
         const routing::PoolRanking ranking = routing::rankPool(
-            profiles, health, 2, config::ScoringWeights{}, routing::PoolOrder::ByScore);
+            profiles, health, config::ScoringWeights{}, routing::PoolOrder::ByScore);
         QVERIFY(qFuzzyCompare(ranking.ranked[1].score, ranking.ranked[0].score * 0.05));
     }
 
