@@ -23,10 +23,14 @@
 # BENCH_CONNECTIONS ("new kept": a new connection per stream, one kept-alive connection),
 # BENCH_PIN (0; 1: Switchyard on CPU 1, the upstream and the driver on CPU 0, as a provider
 # runs on another machine: the upstream no longer runs inside the engine's send),
-# BENCH_BUILD_DIR (build-bench, for fast_upstream and streams_bench; an existing build directory
-# is used as it is configured). Needs root (or perf_event_paranoid -1) for the kernel's record.
+# BENCH_BUILD_DIR (default build: the README's profile-guided build, built by scripts/build.sh,
+# which #37 judges; another directory is configured in Release when it has no build yet, and an
+# existing one is used as it is configured). Needs root (or perf_event_paranoid -1) for the
+# kernel's record.
 set -euo pipefail
 shopt -s inherit_errexit # a failed step inside run_once's command substitution ends the run
+
+BENCH_BUILD_DIR="${BENCH_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build}"
 
 # shellcheck source=scripts/bench-common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" bench-first-token
@@ -57,7 +61,11 @@ if (( EUID != 0 )) && [[ "$(cat /proc/sys/kernel/perf_event_paranoid)" != -1 ]];
     exit 1
 fi
 
-bench_build if-new switchyard fast_upstream streams_bench
+if [[ "$build" == "$root/build" ]]; then
+    "$root/scripts/build.sh" --target switchyard fast_upstream streams_bench >/dev/null
+else
+    bench_build if-new switchyard fast_upstream streams_bench
+fi
 read -r -a binaries <<<"${BENCH_BINARIES:-$build/app/switchyard}"
 for binary in "${binaries[@]}"; do
     [[ -x "$binary" ]] || { echo "bench-first-token: $binary is not an executable" >&2; exit 1; }
