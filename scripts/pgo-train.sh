@@ -14,8 +14,10 @@
 #
 #   scripts/pgo-train.sh && cmake --build build    records a new profile and builds with it
 set -euo pipefail
-cd "$(dirname "$0")/.."
-build="$(pwd)/build"
+# shellcheck source=scripts/bench-common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh" pgo-train
+cd "$root"
+build="$root/build" # the README's build, whatever BENCH_BUILD_DIR says
 profile="$build/pgo-profile"
 
 echo "pgo-train: configuring build/ instrumented" >&2
@@ -25,32 +27,7 @@ echo "pgo-train: building the instrumented switchyard and the benchmark tools" >
 cmake --build "$build" --parallel "$(nproc)" \
     --target switchyard fast_upstream streams_bench load_bench >/dev/null
 
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-# Waits up to 20 s for a line matching $2 in file $1 and prints the port it ends with.
-port_from() {
-    local file="$1" pattern="$2" line
-    for _ in $(seq 200); do
-        line="$(grep -m1 -oE "$pattern" "$file" 2>/dev/null || true)"
-        if [ -n "$line" ]; then
-            echo "${line##*:}"
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "pgo-train: timed out waiting for '$pattern' in $file:" >&2
-    cat "$file" >&2
-    return 1
-}
+bench_start_work
 
 # Runs one training step with its output in a log, shown only when the step fails.
 quietly() {
