@@ -2,6 +2,7 @@
 
 #include "execution/final_error.h"
 #include "execution/opening_events.h"
+#include "protocol/byte_search.h"
 #include "protocol/decimal_text.h"
 #include "resilience/error_fallback.h"
 #include "resilience/retry_policy.h"
@@ -351,7 +352,7 @@ bool Attempt::relayStreamOutput(upstream::adapters::StreamOutput output)
     // last event that has the key at all.
     const QByteArrayView reasonKey = finishReasonKey();
     for (auto event = output.events.crbegin(); event != output.events.crend(); ++event) {
-        if (!event->data.contains(reasonKey))
+        if (!protocol::containsBytes(event->data, reasonKey))
             continue;
         if (QString reason = finishReasonIn(event->data, reasonKey); !reason.isEmpty())
             trace.trace().finishReason = std::move(reason);

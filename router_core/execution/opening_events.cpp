@@ -1,6 +1,7 @@
 #include "execution/opening_events.h"
 
-#include <cstring>
+#include "protocol/byte_search.h"
+
 #include <optional>
 #include <simdjson.h>
 #include <string>
@@ -100,12 +101,8 @@ bool carriesChatText(QByteArrayView data)
     // A key is unambiguous in JSON text: inside a string every quote is escaped, so these bytes
     // can only be a key followed by its value. A "content" text outside the choices' deltas (no
     // provider sends one) would count too: that chunk is relayed at once instead of held.
-    const auto find = [data](qsizetype from, std::string_view needle) -> qsizetype {
-        if (from >= data.size())
-            return -1;
-        const void *at =
-            memmem(data.data() + from, size_t(data.size() - from), needle.data(), needle.size());
-        return at ? static_cast<const char *>(at) - data.data() : -1;
+    const auto find = [data](qsizetype from, QByteArrayView needle) {
+        return protocol::findBytes(data, needle, from);
     };
     if (find(0, R"("choices":[)") < 0 && find(0, R"("choices": [)") < 0)
         return false;

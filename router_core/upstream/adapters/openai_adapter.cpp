@@ -1,6 +1,7 @@
 #include "upstream/adapters/openai_adapter.h"
 
 #include "config/config.h"
+#include "protocol/byte_search.h"
 #include "upstream/adapters/provider_endpoint.h"
 
 #include <QJsonDocument>
@@ -189,7 +190,7 @@ public:
             return output;
         }
         // Only the chunk that carries usage is parsed; every other one is relayed untouched.
-        if (event.data.contains("\"usage\"")) {
+        if (protocol::containsBytes(event.data, "\"usage\"")) {
             Usage reported;
             if (readJsonObject(event.data, &reported) && reported.isKnown())
                 m_usage = reported;
