@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QByteArray>
+#include <QByteArrayView>
 #include <QString>
 #include <array>
 #include <cmath>
@@ -40,6 +41,14 @@ Text &appendAscii(Text &out, const char *first, const char *end)
 }
 
 } // namespace detail
+
+// The decimal digits of `value`, written at the end of `buffer` and viewed there: for text built
+// in place, where even an append is one call too many.
+inline QByteArrayView decimalDigits(std::array<char, 20> &buffer, quint64 value)
+{
+    char *const end = buffer.data() + buffer.size();
+    return QByteArrayView(detail::writeDigitsBefore(end, value), end);
+}
 
 // Appends `value` in decimal to `out` (a QString or a QByteArray) without a temporary:
 // QString::number and QByteArray::number each allocate a string that is copied and freed at

@@ -201,6 +201,7 @@ private slots:
     void theTotalTimeoutEndsACallThatGetsNoAnswer();
     void theGatewayTransportSendsTlsThroughLibcurl();
     void aTargetOfOnlyAQueryIsSentFromTheRoot();
+    void theRequestHeadIsExactlyWhatTheCallerFramed();
     void aCallerAskingToCloseGetsANewConnectionNextTime();
     void aPauseFromTheHeadHoldsWhatCameWithIt();
     void aCallCancelledWhileItsNameIsResolvedNeverEnds();
@@ -751,6 +752,46 @@ void Http1TransportTest::aTargetOfOnlyAQueryIsSentFromTheRoot()
     QCOMPARE(outcome.error, TransportError::None);
     QVERIFY2(provider.lastRequest.startsWith("POST /?key=1 HTTP/1.1\r\n"),
              provider.lastRequest.left(40).constData());
+}
+
+// The head is measured, then written in place: byte for byte what the caller gave, with a Host
+// and a Content-Length only where the caller framed none.
+void Http1TransportTest::theRequestHeadIsExactlyWhatTheCallerFramed()
+{
+    ScriptedProvider provider("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    upstream::Http1Transport transport;
+    const QByteArray host = provider.url().mid(7, provider.url().indexOf("/v1") - 7);
+    const auto sent = [&](const upstream::UpstreamRequest &request) {
+        TransportOutcome outcome;
+        if (!call(transport, request, outcome) || outcome.error != TransportError::None)
+            return QByteArray("(the call failed)");
+        return provider.lastRequest;
+    };
+
+    upstream::UpstreamRequest chat = chatRequest(provider.url());
+    chat.body = QByteArray(1234, 'x');
+    QCOMPARE(sent(chat), "POST /v1/chat HTTP/1.1\r\nHost: " + host +
+                             "\r\nContent-Type: application/json\r\n"
+                             "Content-Length: 1234\r\n\r\n" +
+                             chat.body);
+
+    upstream::UpstreamRequest framed = chatRequest(provider.url());
+    framed.headers = {{"host", "models.example"}, {"Content-Length", "2"}, {"X-Empty", ""}};
+    framed.body = "{}";
+    QCOMPARE(sent(framed), QByteArray("POST /v1/chat HTTP/1.1\r\nhost: models.example\r\n"
+                                      "Content-Length: 2\r\nX-Empty: \r\n\r\n{}"));
+
+    upstream::UpstreamRequest emptyPost = chatRequest(provider.url());
+    emptyPost.headers = {};
+    emptyPost.body = {};
+    QCOMPARE(sent(emptyPost),
+             "POST /v1/chat HTTP/1.1\r\nHost: " + host + "\r\nContent-Length: 0\r\n\r\n");
+
+    upstream::UpstreamRequest get = chatRequest(provider.url());
+    get.method = "GET";
+    get.headers = {};
+    get.body = {};
+    QCOMPARE(sent(get), "GET /v1/chat HTTP/1.1\r\nHost: " + host + "\r\n\r\n");
 }
 
 void Http1TransportTest::aCallerAskingToCloseGetsANewConnectionNextTime()

@@ -1,13 +1,15 @@
-// appendDecimal and appendOneDecimal: the hot path's numbers written in place, for both kinds of
-// text, at the edges of a qint64 and as QString::number writes a duration with one decimal
-// (protocol/decimal_text.h).
+// appendDecimal, appendOneDecimal and decimalDigits: the hot path's numbers written in place, for
+// both kinds of text, at the edges of a qint64 and as QString::number writes a duration with one
+// decimal (protocol/decimal_text.h).
 #include "protocol/decimal_text.h"
 
 #include <QTest>
+#include <array>
 #include <limits>
 
 using switchyard::protocol::appendDecimal;
 using switchyard::protocol::appendOneDecimal;
+using switchyard::protocol::decimalDigits;
 using namespace Qt::StringLiterals;
 
 class DecimalTextTest : public QObject {
@@ -32,6 +34,11 @@ private Q_SLOTS:
         QCOMPARE(appendDecimal(text, value), u"n="_s + QString::number(value));
         QByteArray bytes = "n=";
         QCOMPARE(appendDecimal(bytes, value), "n=" + QByteArray::number(value));
+        if (value >= 0) {
+            std::array<char, 20> buffer{};
+            QCOMPARE(decimalDigits(buffer, quint64(value)).toByteArray(),
+                     QByteArray::number(value));
+        }
     }
 
     void writesOneDecimalAsNumberDoes_data()
