@@ -585,6 +585,9 @@ void RequestExecution::onClientDrained()
 
 void RequestExecution::streamCommitted()
 {
+    // The answer has begun: the trace's copy of the request, which its first event did not wait
+    // for, is made now, while the request's headers are still held.
+    m_trace.captureRequest();
     // A stream that may be continued needs the request again, for the provider that continues.
     if (m_continuation)
         return;

@@ -1,23 +1,10 @@
 #include "routing/context_sample.h"
 
+#include "telemetry/trace.h"
+
 #include <algorithm>
 
 namespace switchyard::routing {
-
-namespace {
-
-// Headers that carry credentials: no rule should route on them, and a sample kept for an hour
-// and shown through the admin API must not hold them.
-bool isCredentialHeader(const QByteArray &name)
-{
-    for (const char *credential : {"authorization", "proxy-authorization", "x-api-key", "cookie"}) {
-        if (name.compare(credential, Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
-}
-
-} // namespace
 
 ContextSample::ContextSample(const timing::Clock &clock, Bounds bounds)
     : m_clock(clock), m_bounds(bounds), m_startedAt(clock.now())
@@ -44,8 +31,10 @@ void ContextSample::offer(const RequestContext &context, const RouteDecision &de
     SampledRequest taken;
     taken.context = context;
     taken.context.switchyardKeyHeader.clear();
+    // No rule should route on a credential, and a sample kept for an hour and shown through the
+    // admin API must not hold one: the same headers a trace redacts.
     taken.context.headers.removeIf(
-        [](const auto &header) { return isCredentialHeader(header.first); });
+        [](const auto &header) { return telemetry::isCredentialHeader(header.first); });
     taken.routedAt = now;
     taken.routedAtMsSinceEpoch = m_clock.msSinceEpoch();
     taken.rule = decision.rule;

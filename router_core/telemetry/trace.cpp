@@ -9,20 +9,37 @@
 namespace switchyard::telemetry {
 
 namespace {
-// Headers that carry a credential: they never enter a trace, a log or an export.
-bool isCredentialHeader(QByteArrayView name)
-{
-    for (const char *credential : {"authorization", "x-api-key", "api-key", "cookie",
-                                   "proxy-authorization", "x-goog-api-key"}) {
-        if (name.compare(QByteArrayView(credential), Qt::CaseInsensitive) == 0)
-            return true;
-    }
-    return false;
-}
+// What a credential header's value is in a trace: one shared array, not one per header.
+const QByteArray kRedacted = QByteArrayLiteral("[redacted]");
 
 // Live text is for a person reading along; a runaway stream keeps its last part only.
 constexpr qsizetype kMaxLiveDataBytes = 1024 * 1024;
 } // namespace
+
+bool isCredentialHeader(QByteArrayView name)
+{
+    // By length first: nearly every header is none of these, and each is asked of every header
+    // of every request.
+    const auto is = [name](QByteArrayView credential) {
+        return name.compare(credential, Qt::CaseInsensitive) == 0;
+    };
+    switch (name.size()) {
+    case 6:
+        return is("cookie");
+    case 7:
+        return is("api-key");
+    case 9:
+        return is("x-api-key");
+    case 13:
+        return is("authorization");
+    case 14:
+        return is("x-goog-api-key");
+    case 19:
+        return is("proxy-authorization");
+    default:
+        return false;
+    }
+}
 
 const Span *Trace::span(const QString &name) const
 {
@@ -48,21 +65,34 @@ TraceBuilder::TraceBuilder(const timing::Clock &clock, QByteArray requestId, QBy
     m_trace.spans.reserve(8);
 }
 
-void TraceBuilder::setRequest(QByteArray method, QByteArray path, const HeaderPairs &headers,
-                              QByteArrayView body)
+void TraceBuilder::setRequest(QByteArray method, QByteArray path, HeaderPairs headers,
+                              QByteArray body)
 {
     m_trace.method = std::move(method);
     m_trace.path = std::move(path);
-    m_trace.requestHeaders.reserve(headers.size());
-    for (const auto &[name, value] : headers) {
-        m_trace.requestHeaders.append(
-            {name, isCredentialHeader(name) ? QByteArray("[redacted]") : value});
-    }
     m_trace.bodiesKept = m_limits.keepBodies;
+    m_heldRequest =
+        HeldRequest{std::move(headers), m_limits.keepBodies ? std::move(body) : QByteArray()};
+}
+
+void TraceBuilder::captureRequest()
+{
+    if (!m_heldRequest)
+        return;
+    fillRequest(m_trace);
+    m_heldRequest.reset();
+}
+
+void TraceBuilder::fillRequest(Trace &into) const
+{
+    const HeldRequest &held = *m_heldRequest;
+    into.requestHeaders.clear();
+    into.requestHeaders.reserve(held.headers.size());
+    for (const auto &[name, value] : held.headers)
+        into.requestHeaders.append({name, isCredentialHeader(name) ? kRedacted : value});
     if (m_limits.keepBodies) {
-        m_trace.requestBodyCut = body.size() > m_limits.bodyMaxBytes;
-        m_trace.requestBody =
-            body.first(std::min(body.size(), m_limits.bodyMaxBytes)).toByteArray();
+        into.requestBodyCut = held.body.size() > m_limits.bodyMaxBytes;
+        into.requestBody = into.requestBodyCut ? held.body.first(m_limits.bodyMaxBytes) : held.body;
     }
 }
 
@@ -156,6 +186,7 @@ Trace TraceBuilder::finish(int status, const QString &outcome)
     m_trace.outcome = outcome;
     m_trace.totalMicros = elapsedMicros();
     fillChoice(m_trace.spans);
+    captureRequest();
     return m_trace;
 }
 

@@ -73,7 +73,7 @@ struct Trace : RequestRecord {
     qint64 chunkBytes = 0;
 
     // The request as the client sent it: method, path and headers always (credentials removed
-    // by TraceBuilder::setRequest); the bodies only when configured, cut at the cap.
+    // by TraceBuilder); the bodies only when configured, cut at the cap.
     QByteArray method;
     QByteArray path;
     HeaderPairs requestHeaders;
@@ -103,10 +103,15 @@ public:
 
     void setLimits(const TraceLimits &limits) { m_limits = limits; }
     const TraceLimits &limits() const { return m_limits; }
-    // The request as received. Credentials (Authorization, x-api-key, cookies, proxy
-    // credentials) never enter a trace: they are replaced by "[redacted]".
-    void setRequest(QByteArray method, QByteArray path, const HeaderPairs &headers,
-                    QByteArrayView body);
+    // The request as received. Credentials (isCredentialHeader) never enter a trace: they are
+    // replaced by "[redacted]". The headers and body are held as given (shared, not copied) and
+    // written into the trace by captureRequest(), or when the trace is read (finish(),
+    // traceSoFar()): the provider's call does not wait for the copy, which ran cold on every
+    // request's path.
+    void setRequest(QByteArray method, QByteArray path, HeaderPairs headers, QByteArray body);
+    // Writes the request held by setRequest into the trace now and lets go of it. The engine
+    // calls it once the answer has begun; calling it again does nothing.
+    void captureRequest();
     // The answer the client was sent, when bodies are kept (a stream's events as they went out).
     void appendResponseBody(QByteArrayView bytes);
     // Whether appendResponseBody would keep anything: callers skip building the bytes if not.
@@ -144,6 +149,8 @@ public:
         Trace soFar = m_trace;
         soFar.totalMicros = elapsedMicros();
         fillChoice(soFar.spans);
+        if (m_heldRequest)
+            fillRequest(soFar);
         return soFar;
     }
     // The spans as they stand, the choice's line filled in: what a live view shows.
@@ -159,12 +166,18 @@ public:
     Trace finish(int status, const QString &outcome);
 
 private:
+    struct HeldRequest {
+        HeaderPairs headers;
+        QByteArray body; // empty unless bodies are kept
+    };
     void fillChoice(QList<Span> &spans) const;
+    void fillRequest(Trace &into) const;
 
     const timing::Clock *m_clock; // a pointer rather than a reference: builders stay assignable
     timing::Clock::TimePoint m_startedAt;
     Trace m_trace;
-    int m_choiceSpan = -1; // its detail is joined from explainSteps when read
+    int m_choiceSpan = -1;                    // its detail is joined from explainSteps when read
+    std::optional<HeldRequest> m_heldRequest; // setRequest's, until captured
     TraceLimits m_limits;
     bool m_watched = false;
     QByteArray m_liveData;
@@ -223,6 +236,10 @@ private:
     qint64 m_bytes = 0;
     quint64 m_dropped = 0;
 };
+
+// Whether a header carries a credential (Authorization, Proxy-Authorization, x-api-key, api-key,
+// x-goog-api-key, Cookie): its value never enters a trace, a context sample or an export.
+bool isCredentialHeader(QByteArrayView name);
 
 // A fresh random W3C trace id (32 lowercase hex digits), span id (16), or request id.
 QByteArray newTraceId();

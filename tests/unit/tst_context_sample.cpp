@@ -120,13 +120,20 @@ private Q_SLOTS:
         ContextSample sample(clock);
         RequestContext context = contextOf(0);
         context.switchyardKeyHeader = "Authorization";
+        // Every header a trace redacts, in any case: Azure's and Gemini's keys too.
         context.headers = {{"Authorization", "Bearer sy-secret"},
                            {"X-Api-Key", "sk-secret"},
+                           {"api-key", "azure-secret"},
+                           {"X-Goog-Api-Key", "gemini-secret"},
+                           {"PROXY-AUTHORIZATION", "Basic cHJveHk="},
                            {"Cookie", "session=1"},
-                           {"x-team", "search"}};
+                           {"x-team", "search"},
+                           {"x-api-keys", "not a credential header"}};
         sample.offer(context, decisionTo(u"pro-a"_s));
         const RequestContext kept = sample.requests().first().context;
-        QCOMPARE(kept.headers, (QList<QPair<QByteArray, QByteArray>>{{"x-team", "search"}}));
+        QCOMPARE(kept.headers,
+                 (QList<QPair<QByteArray, QByteArray>>{{"x-team", "search"},
+                                                       {"x-api-keys", "not a credential header"}}));
         QVERIFY(kept.switchyardKeyHeader.isEmpty());
         QCOMPARE(kept.requestId, "request-0"_ba);
     }

@@ -297,6 +297,54 @@ private Q_SLOTS:
         QCOMPARE(trace.chunkBytes, huge + 7);
     }
 
+    void theRequestIsHeldUntilCapturedAndReadWhenever()
+    {
+        telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
+        builder.setLimits({256, true, 8});
+        builder.setRequest("POST", "/v1/chat/completions",
+                           {{"authorization", "Bearer sk-secret"}, {"x-team", "search"}},
+                           "0123456789abcdef");
+        // Held, not yet copied into the record; a view of the running request sees it all the
+        // same, credentials redacted and the body cut.
+        QVERIFY(builder.trace().requestHeaders.isEmpty());
+        QVERIFY(builder.trace().bodiesKept);
+        const telemetry::Trace soFar = builder.traceSoFar();
+        const telemetry::HeaderPairs expected{{"authorization", "[redacted]"},
+                                              {"x-team", "search"}};
+        QCOMPARE(soFar.requestHeaders, expected);
+        QCOMPARE(soFar.requestBody, QByteArray("01234567"));
+        QVERIFY(soFar.requestBodyCut);
+
+        builder.captureRequest();
+        QCOMPARE(builder.trace().requestHeaders, expected);
+        QCOMPARE(builder.trace().requestBody, QByteArray("01234567"));
+        builder.trace().requestHeaders.append(
+            qMakePair(QByteArray("x-later"), QByteArray("kept"))); // a second capture is none
+        builder.captureRequest();
+        const telemetry::Trace finished = builder.finish(200, QStringLiteral("ok"));
+        QCOMPARE(finished.requestHeaders.size(), 3);
+        QCOMPARE(finished.method, QByteArray("POST"));
+        QCOMPARE(finished.path, QByteArray("/v1/chat/completions"));
+
+        // A body that fits is kept whole.
+        telemetry::TraceBuilder small(m_clock, "req", telemetry::newTraceId());
+        small.setLimits({256, true, 64});
+        small.setRequest("POST", "/v1/embeddings", {}, "{}");
+        const telemetry::Trace smallTrace = small.finish(200, QStringLiteral("ok"));
+        QCOMPARE(smallTrace.requestBody, QByteArray("{}"));
+        QVERIFY(!smallTrace.requestBodyCut);
+    }
+
+    void credentialHeadersAreKnownByNameInAnyCase()
+    {
+        for (const char *name : {"Authorization", "proxy-authorization", "X-API-KEY", "api-key",
+                                 "x-goog-api-key", "Cookie"})
+            QVERIFY2(telemetry::isCredentialHeader(name), name);
+        for (const char *name : {"", "x-team", "cookies", "x-api-keys", "authorisation",
+                                 "content-type", "x-goog-api-kex", "set-cookie"})
+            QVERIFY2(!telemetry::isCredentialHeader(name), name);
+    }
+
     void credentialsNeverEnterATraceAndBodiesAreCut()
     {
         telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
