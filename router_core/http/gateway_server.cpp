@@ -775,9 +775,8 @@ void GatewayServer::dispatch(ReadOperation read, routing::RouteDecision decision
                        std::move(read.client), std::move(decision), true);
     }
     // The channel is made first: it takes what it needs of the request before the request moves.
-    const QByteArray responseId = ingress::responseIdFor(read.trace.trace().requestId).toUtf8();
     std::unique_ptr<HttpClientChannel> channel =
-        clientChannel(std::move(read.writer), read.client, responseId);
+        clientChannel(std::move(read.writer), read.client, read.trace.trace().requestId);
     if (!decision.shadow || !mayMirror(read.trace, read.client, decision)) {
         execute(std::move(channel), std::move(read.trace), std::move(read.table),
                 std::move(read.client), std::move(decision));
@@ -1280,7 +1279,7 @@ routing::RouteDecision GatewayServer::routeRequest(telemetry::TraceBuilder &trac
 
 std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter writer,
                                                                 ingress::ClientRequest &client,
-                                                                const QByteArray &responseId)
+                                                                const QByteArray &requestId)
 {
     switch (client.operation) {
     case protocol::Operation::Messages:
@@ -1288,8 +1287,9 @@ std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter w
         return std::make_unique<MessagesChannel>(std::move(writer),
                                                  std::move(client.messagesIgnoredFields));
     case protocol::Operation::Responses:
+        // Only a Responses answer names itself; made here, not for every request.
         return std::make_unique<ResponsesChannel>(std::move(writer), std::move(*client.responses),
-                                                  responseId);
+                                                  ingress::responseIdFor(requestId).toUtf8());
     case protocol::Operation::Chat:
     case protocol::Operation::Embeddings:
     case protocol::Operation::Completions:

@@ -199,10 +199,11 @@ private:
     routing::RouteDecision routeRequest(telemetry::TraceBuilder &trace,
                                         const routing::RoutingTable &table,
                                         const routing::RequestContext &context);
-    // The channel that answers in the client's protocol.
+    // The channel that answers in the client's protocol (a Responses answer's id is made from
+    // the request's).
     static std::unique_ptr<HttpClientChannel> clientChannel(ResponseWriter writer,
                                                             ingress::ClientRequest &client,
-                                                            const QByteArray &responseId);
+                                                            const QByteArray &requestId);
     // A request read, authenticated and bound to its caller: what the stages after the duplicate
     // guard need, carried across the store's claim, which may answer later (Redis).
     struct ReadOperation;
