@@ -1,5 +1,7 @@
 #include "upstream/sse_parser.h"
 
+#include <cstring>
+
 namespace switchyard::upstream {
 
 QByteArray SseEvent::toWire() const
@@ -32,15 +34,33 @@ void SseEvent::appendWire(QByteArray &wire) const
     wire.append('\n');
 }
 
+namespace {
+
+// Where the next line ends at or after `from` (its '\n' or '\r'), or -1. Found with memchr: an
+// event's line is a few hundred bytes, which a loop read one at a time on every event.
+qsizetype nextLineEnd(QByteArrayView bytes, qsizetype from)
+{
+    if (from >= bytes.size())
+        return -1;
+    const char *const begin = bytes.data() + from;
+    const size_t left = size_t(bytes.size() - from);
+    const auto *feed = static_cast<const char *>(std::memchr(begin, '\n', left));
+    const size_t feedAt = feed ? size_t(feed - begin) : left;
+    // A carriage return ends a line too; only one before the line feed can end this one.
+    const auto *carriage = static_cast<const char *>(std::memchr(begin, '\r', feedAt));
+    const size_t at = carriage ? size_t(carriage - begin) : feedAt;
+    return at == left ? -1 : from + qsizetype(at);
+}
+
+} // namespace
+
 bool SseParser::feed(QByteArrayView bytes, QList<SseEvent> &events)
 {
     if (m_overflowed)
         return false;
     qsizetype lineStart = 0;
-    for (qsizetype i = 0; i < bytes.size(); ++i) {
+    for (qsizetype i = nextLineEnd(bytes, 0); i >= 0; i = nextLineEnd(bytes, lineStart)) {
         const char c = bytes[i];
-        if (c != '\n' && c != '\r')
-            continue;
         if (c == '\n' && m_skipLineFeed && i == lineStart && m_line.isEmpty()) {
             // The LF of a CR LF whose CR ended the previous read or line.
             m_skipLineFeed = false;
@@ -96,9 +116,13 @@ void SseParser::processLine(QByteArrayView line, QList<SseEvent> &events)
     if (value.startsWith(' '))
         value = value.sliced(1);
     if (field == "data") {
-        if (m_hasData)
+        if (m_hasData) {
             m_current.data.append('\n');
-        m_current.data.append(value);
+            m_current.data.append(value);
+        } else {
+            // An event's one data line, nearly always: copied once at its size, not appended.
+            m_current.data = value.toByteArray();
+        }
         m_hasData = true;
     } else if (field == "event") {
         m_current.event = value.toByteArray();

@@ -22,15 +22,15 @@ private Q_SLOTS:
         QTest::newRow("at the very start") << event << QByteArray(R"({"choices")") << qsizetype(0);
         QTest::newRow("absent") << event << QByteArray(R"("finish_reason":)") << qsizetype(0);
         QTest::newRow("one byte") << event << QByteArray(":") << qsizetype(10);
-        QTest::newRow("longer than the text") << QByteArray("ab") << QByteArray("abc")
-                                              << qsizetype(0);
+        QTest::newRow("longer than the text")
+            << QByteArray("ab") << QByteArray("abc") << qsizetype(0);
         QTest::newRow("empty text") << QByteArray() << QByteArray("a") << qsizetype(0);
         QTest::newRow("empty needle") << event << QByteArray() << qsizetype(3);
         QTest::newRow("from the end") << event << QByteArray("}") << qsizetype(event.size());
-        QTest::newRow("over 500 bytes") << QByteArray(600, 'a') + "needle" << QByteArray("needle")
-                                        << qsizetype(0);
-        QTest::newRow("a partial match first") << QByteArray("\"usag\"usage\"") << QByteArray("usage")
-                                               << qsizetype(0);
+        QTest::newRow("over 500 bytes")
+            << QByteArray(600, 'a') + "needle" << QByteArray("needle") << qsizetype(0);
+        QTest::newRow("a partial match first")
+            << QByteArray("\"usag\"usage\"") << QByteArray("usage") << qsizetype(0);
     }
 
     void findsWhatIndexOfFinds()

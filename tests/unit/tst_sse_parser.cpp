@@ -58,6 +58,10 @@ private Q_SLOTS:
             << QByteArray("data:  x\n\n") << QByteArray("[|| x]");
         QTest::newRow("event without data is not dispatched")
             << QByteArray("event: ping\n\ndata: y\n\n") << QByteArray("[||y]");
+        QTest::newRow("a lone cr ends a line before the next lf")
+            << QByteArray("data: a\rdata: b\n\n") << QByteArray("[||a\nb]");
+        QTest::newRow("an empty data line is an event")
+            << QByteArray("data:\n\ndata: c\n\n") << QByteArray("[||][||c]");
         QTest::newRow("unterminated last event is held back")
             << QByteArray("data: a\n\ndata: b\n") << QByteArray("[||a]");
     }
