@@ -1,5 +1,6 @@
 #include "auth/client_authenticator.h"
 
+#include "protocol/gateway_headers.h"
 #include "telemetry/trace.h"
 
 #include <QRandomGenerator>
@@ -13,14 +14,7 @@ using std::chrono::milliseconds;
 
 namespace {
 
-QByteArray headerValue(const HeaderList &headers, QByteArrayView name)
-{
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
-}
+using protocol::headerValue;
 
 ClientKey fileKey(const config::ClientKeyConfig &entry)
 {

@@ -1,5 +1,7 @@
 #include "auth/credentials.h"
 
+#include "protocol/gateway_headers.h"
+
 #include <QCryptographicHash>
 #include <QRandomGenerator>
 #include <array>
@@ -8,14 +10,7 @@ namespace switchyard::auth {
 
 namespace {
 
-QByteArray headerValue(const HeaderList &headers, QByteArrayView name)
-{
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
-}
+using protocol::headerValue;
 
 } // namespace
 

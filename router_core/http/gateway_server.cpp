@@ -9,6 +9,7 @@
 #include "http/trace_stream.h"
 #include "ingress/client_request.h"
 #include "protocol/chat_request.h"
+#include "protocol/gateway_headers.h"
 #include "telemetry/request_recorder.h"
 
 #include <QDateTime>
@@ -58,11 +59,7 @@ QString methodName(QHttpServerRequest::Method method)
 
 QByteArray headerValue(const IncomingRequest &request, QByteArrayView name)
 {
-    for (const auto &[key, value] : request.headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
+    return protocol::headerValue(request.headers, name);
 }
 
 // A client's x-request-id is kept when it is a sane token; anything else gets a fresh id, so a

@@ -2,6 +2,7 @@
 
 #include "http/answer_collector.h"
 #include "http/response_caching.h"
+#include "protocol/gateway_headers.h"
 #include "resilience/degradation.h"
 #include "routing/request_context.h"
 
@@ -102,7 +103,7 @@ readKey(const IncomingRequest &request, protocol::Operation operation,
         return std::monostate{};
     Key key;
     for (const auto &[name, value] : request.headers) {
-        if (name.compare(kHeader, Qt::CaseInsensitive) != 0)
+        if (!protocol::sameHeaderName(name, kHeader))
             continue;
         if (std::optional<protocol::ApiError> error = checkValue(value))
             return *error;

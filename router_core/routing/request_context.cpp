@@ -1,5 +1,7 @@
 #include "routing/request_context.h"
 
+#include "protocol/gateway_headers.h"
+
 #include <cmath>
 #include <limits>
 
@@ -216,17 +218,13 @@ std::optional<protocol::ApiError> readHeader(MetadataHeader which, QByteArrayVie
 
 QByteArray RequestContext::header(QByteArrayView name) const
 {
-    for (const auto &[key, value] : headers) {
-        if (key.compare(name, Qt::CaseInsensitive) == 0)
-            return value;
-    }
-    return {};
+    return protocol::headerValue(headers, name);
 }
 
 QByteArray acceptedRequestId(const QList<QPair<QByteArray, QByteArray>> &headers)
 {
     for (const auto &[key, value] : headers) {
-        if (key.compare("x-request-id", Qt::CaseInsensitive) != 0)
+        if (!protocol::sameHeaderName(key, "x-request-id"))
             continue;
         const QByteArray candidate = value.trimmed();
         constexpr qsizetype longestRequestIdBytes = 128;
@@ -252,7 +250,7 @@ buildRequestContext(const QList<QPair<QByteArray, QByteArray>> &headers,
             continue;
         const QByteArrayView suffix = QByteArrayView(name).sliced(prefix.size());
         for (const KnownHeader &known : kMetadataHeaders) {
-            if (suffix.compare(known.suffix, Qt::CaseInsensitive) != 0)
+            if (!protocol::sameHeaderName(suffix, known.suffix))
                 continue;
             const QByteArray value = rawValue.trimmed();
             // An empty header says nothing: the same as leaving it out.
