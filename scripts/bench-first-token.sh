@@ -14,7 +14,11 @@
 #   read->event  from the request's read returning to the first event's write being entered;
 #   engine cpu   the part of that time the engine's thread was on a CPU;
 #   upstream     the part the upstream (tests/bench/fast_upstream) was: on one vCPU it runs
-#                inside the engine's send, woken by the loopback delivery.
+#                inside the engine's send, woken by the loopback delivery;
+#   read->send   from the request's read to the engine's write of the provider's request (the
+#                first write to another descriptor in the interval): the request's own path;
+#   answer->event from the engine's last read of the provider's answer to the first event's
+#                write: the relay.
 # Switchyard holds the answer's head until the first event (the opening check), so the first
 # write carries both; the median size of that write is printed to show it.
 #
@@ -123,6 +127,10 @@ first_token_figures() { # sys-text sched-text upstream-tids
         if (isWrite[nr] && open && tid == engineTid && enterFd[tid] == clientFd && !wrote) {
             wrote = 1; writeAt = t
         }
+        # The first write to another descriptor in the interval: the request to the provider.
+        if (isWrite[nr] && open && tid == engineTid && enterFd[tid] != clientFd && !sentAt) {
+            sentAt = t; providerFd = enterFd[tid]
+        }
         next
     }
     file == 1 && /raw_syscalls:sys_exit/ {
@@ -133,11 +141,17 @@ first_token_figures() { # sys-text sched-text upstream-tids
         if (nr == 3) { delete accepted[fd]; next }                           # close
         if (wrote && tid == engineTid && fd == clientFd && isWrite[nr]) {
             ++windows; from[windows] = readAt; to[windows] = writeAt; bytes[windows] = ret
+            sent[windows] = sentAt; answered[windows] = answerAt
             open = 0; wrote = 0
             next
         }
+        # The provider answer: the last read of its descriptor before the first event write.
+        if (open && !wrote && sentAt && tid == engineTid && fd == providerFd && isRead[nr] &&
+            ret > 0)
+            answerAt = t
         if (isRead[nr] && ret > 0 && (fd in accepted) && !open) {
             open = 1; wrote = 0; readAt = t; clientFd = fd; engineTid = tid
+            sentAt = 0; answerAt = 0; providerFd = -1
         }
         next
     }
@@ -154,15 +168,22 @@ first_token_figures() { # sys-text sched-text upstream-tids
         since[cpu] = t
     }
     END {
-        if (windows == 0) { print "0 0 0 0 0"; exit }
+        if (windows == 0) { print "0 0 0 0 0 0 0"; exit }
+        phased = 0
         for (i = 1; i <= windows; ++i) {
             span[i] = (to[i] - from[i]) * 1e6
             mine[i] = onCpu("engine", from[i], to[i]) * 1e6
             theirs[i] = onCpu("upstream", from[i], to[i]) * 1e6
             size[i] = bytes[i]
+            if (sent[i] && answered[i]) {
+                ++phased
+                toSend[phased] = (sent[i] - from[i]) * 1e6
+                relay[phased] = (to[i] - answered[i]) * 1e6
+            }
         }
-        printf "%.1f %.1f %.1f %d %d\n", median(span, windows), median(mine, windows),
-            median(theirs, windows), median(size, windows), windows
+        printf "%.1f %.1f %.1f %d %d %.1f %.1f\n", median(span, windows), median(mine, windows),
+            median(theirs, windows), median(size, windows), windows,
+            phased ? median(toSend, phased) : 0, phased ? median(relay, phased) : 0
     }' "$1" "$2"
 }
 
@@ -222,7 +243,7 @@ run_once() { # binary connection
 
 results="$work/results"
 : >"$results"
-echo "run  connection  binary  read->event_us  engine_cpu_us  upstream_cpu_us  first_write_bytes  streams"
+echo "run  connection  binary  read->event_us  engine_cpu_us  upstream_cpu_us  first_write_bytes  streams  read->send_us  answer->event_us"
 for run in $(seq "$runs"); do
     for connection in "${connections[@]}"; do
         for index in "${!binaries[@]}"; do
@@ -239,11 +260,12 @@ for connection in "${connections[@]}"; do
     for index in "${!binaries[@]}"; do
         awk -v c="$connection" -v b="$index" -v name="${binaries[$index]}" "$awk_median"'
         $2 == c && $3 == 0 { ++m; r0[m] = $4; e0[m] = $5 }
-        $2 == c && $3 == b { ++n; r[n] = $4; e[n] = $5; u[n] = $6 }
+        $2 == c && $3 == b { ++n; r[n] = $4; e[n] = $5; u[n] = $6; s[n] = $9; a[n] = $10 }
         END {
             rr = median(r, n); ee = median(e, n); uu = median(u, n)
-            printf "%-5s %s: read->event %.1f (%.2f), engine cpu %.1f (%.2f), upstream %.1f\n",
-                c, name, rr, rr / median(r0, m), ee, ee / median(e0, m), uu
+            printf "%-5s %s: read->event %.1f (%.2f), engine cpu %.1f (%.2f), upstream %.1f," \
+                " read->send %.1f, answer->event %.1f\n", c, name, rr, rr / median(r0, m), ee,
+                ee / median(e0, m), uu, median(s, n), median(a, n)
         }' "$results"
     done
 done
