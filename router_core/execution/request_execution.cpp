@@ -162,11 +162,13 @@ void RequestExecution::start()
     record.route = m_decision.rule;
     record.tier = m_decision.tier;
     m_services.recorder.beginLive(&m_trace);
-    m_trace.explainChoice(m_decision.explanation());
-    // The trace has the explanation now. Only a decision without candidates reads its steps
-    // again, for the refusal; a held stream keeps no second copy of them.
-    if (!m_decision.candidates.isEmpty())
-        m_decision.steps = {};
+    // The trace has the explanation now, written as lines once the answer has begun. Only a
+    // decision without candidates reads its steps again, for the refusal; a held stream keeps no
+    // second copy of them.
+    if (m_decision.candidates.isEmpty())
+        m_trace.explainChoice(m_decision.steps);
+    else
+        m_trace.explainChoice(std::move(m_decision.steps));
     m_services.retryBudget.requestStarted();
     m_countedInRetryBudget = true;
     if (m_request.stream && operationHasTextAnswer() && m_decision.continueStreams &&
@@ -585,9 +587,9 @@ void RequestExecution::onClientDrained()
 
 void RequestExecution::streamCommitted()
 {
-    // The answer has begun: the trace's copy of the request, which its first event did not wait
-    // for, is made now, while the request's headers are still held.
-    m_trace.captureRequest();
+    // The answer has begun: the trace's copy of the request and its routing lines, which its
+    // first event did not wait for, are made now, while the request's headers are still held.
+    m_trace.writeHeld();
     // A stream that may be continued needs the request again, for the provider that continues.
     if (m_continuation)
         return;

@@ -2,6 +2,7 @@
 
 #include "config/routing_config.h"
 #include "protocol/operation.h"
+#include "telemetry/trace.h"
 
 #include <QList>
 #include <QString>
@@ -53,11 +54,10 @@ struct RouteCandidate {
     QString reason; // why it is here and at this place, for explain and traces
 };
 
-// One step of the decision and why it went as it did, for explain and the trace.
-struct RouteStep {
-    QString stage;  // "rule", "canary", "cascade", "pool", "affinity", "failover"...
-    QString detail; // human-readable reason
-};
+// One step of the decision and why it went as it did, for explain and the trace: its stage
+// ("rule", "canary", "cascade", "pool", "affinity", "failover"...) and a human-readable reason.
+// The trace's own type, so that a request hands its steps to its trace as they are.
+using RouteStep = telemetry::ExplainStep;
 
 // What the router decided and why. The executor walks `candidates` in order, skipping those whose
 // breaker does not admit them. The same value answers /admin/v1/route/explain.
@@ -98,7 +98,7 @@ struct RouteDecision {
     // from the response cache, and its answer kept there (docs/operations.md).
     std::optional<config::ResponseCacheConfig> cache;
 
-    // Each step as "stage: detail", in order: a trace's explanation.
+    // Each step as "stage: detail", in order, as a trace shows them (TraceBuilder::explainChoice).
     QStringList explanation() const
     {
         QStringList lines;

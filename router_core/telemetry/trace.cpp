@@ -52,39 +52,47 @@ const Span *Trace::span(const QString &name) const
 
 TraceBuilder::TraceBuilder(const timing::Clock &clock, QByteArray requestId, QByteArray traceId,
                            QByteArray parentSpanId)
-    : m_clock(&clock), m_startedAt(clock.now())
+    : m_clock(&clock), m_startedAt(clock.now()), m_trace(std::make_unique<Trace>())
 {
-    m_trace.requestId = std::move(requestId);
-    m_trace.traceId = std::move(traceId);
-    m_trace.spanId = newSpanId();
-    m_trace.parentSpanId = std::move(parentSpanId);
-    m_trace.startedAtUtc = clock.utcNow();
+    m_trace->requestId = std::move(requestId);
+    m_trace->traceId = std::move(traceId);
+    m_trace->spanId = newSpanId();
+    m_trace->parentSpanId = std::move(parentSpanId);
+    m_trace->startedAtUtc = clock.utcNow();
     // A request served at the first attempt records eight spans (ingress, admission, routing,
     // choice, the attempt, its head, the first byte or the usage, the completion): room for
     // them at once, rather than four reallocations that move every span.
-    m_trace.spans.reserve(8);
+    m_trace->spans.reserve(8);
 }
 
 void TraceBuilder::setRequest(QByteArray method, QByteArray path, HeaderPairs headers,
                               QByteArray body)
 {
-    m_trace.method = std::move(method);
-    m_trace.path = std::move(path);
-    m_trace.bodiesKept = m_limits.keepBodies;
+    m_trace->method = std::move(method);
+    m_trace->path = std::move(path);
+    m_trace->bodiesKept = m_limits.keepBodies;
     m_heldRequest =
         HeldRequest{std::move(headers), m_limits.keepBodies ? std::move(body) : QByteArray()};
 }
 
-void TraceBuilder::captureRequest()
+void TraceBuilder::writeHeld()
 {
-    if (!m_heldRequest)
-        return;
-    fillRequest(m_trace);
-    m_heldRequest.reset();
+    if (!m_heldSteps.isEmpty()) {
+        m_trace->explainSteps = explainLines();
+        m_heldSteps = {};
+    }
+    if (m_heldRequest) {
+        fillHeld(*m_trace);
+        m_heldRequest.reset();
+    }
 }
 
-void TraceBuilder::fillRequest(Trace &into) const
+void TraceBuilder::fillHeld(Trace &into) const
 {
+    if (!m_heldSteps.isEmpty())
+        into.explainSteps = explainLines();
+    if (!m_heldRequest)
+        return;
     const HeldRequest &held = *m_heldRequest;
     into.requestHeaders.clear();
     into.requestHeaders.reserve(held.headers.size());
@@ -96,16 +104,27 @@ void TraceBuilder::fillRequest(Trace &into) const
     }
 }
 
+QStringList TraceBuilder::explainLines() const
+{
+    if (m_heldSteps.isEmpty())
+        return m_trace->explainSteps;
+    QStringList lines;
+    lines.reserve(m_heldSteps.size());
+    for (const ExplainStep &step : m_heldSteps)
+        lines.append(step.stage + QStringLiteral(": ") + step.detail);
+    return lines;
+}
+
 void TraceBuilder::appendResponseBody(QByteArrayView bytes)
 {
-    if (!m_limits.keepBodies || m_trace.responseBodyCut)
+    if (!m_limits.keepBodies || m_trace->responseBodyCut)
         return;
-    const qsizetype room = m_limits.bodyMaxBytes - m_trace.responseBody.size();
+    const qsizetype room = m_limits.bodyMaxBytes - m_trace->responseBody.size();
     if (bytes.size() > room) {
-        m_trace.responseBodyCut = true;
+        m_trace->responseBodyCut = true;
         bytes = bytes.first(std::max<qsizetype>(room, 0));
     }
-    m_trace.responseBody.append(bytes);
+    m_trace->responseBody.append(bytes);
 }
 
 int TraceBuilder::openSpan(const QString &name, const QString &detail, SpanKind kind)
@@ -115,13 +134,13 @@ int TraceBuilder::openSpan(const QString &name, const QString &detail, SpanKind 
     span.startMicros = elapsedMicros();
     span.detail = detail;
     span.kind = kind;
-    m_trace.spans.append(std::move(span));
-    return int(m_trace.spans.size()) - 1;
+    m_trace->spans.append(std::move(span));
+    return int(m_trace->spans.size()) - 1;
 }
 
 void TraceBuilder::closeSpan(int index, const QString &detail)
 {
-    Span &span = m_trace.spans[index];
+    Span &span = m_trace->spans[index];
     if (span.durationMicros >= 0)
         return;
     span.durationMicros = elapsedMicros() - span.startMicros;
@@ -129,17 +148,18 @@ void TraceBuilder::closeSpan(int index, const QString &detail)
         span.detail = detail;
 }
 
-void TraceBuilder::explainChoice(QStringList steps)
+void TraceBuilder::explainChoice(QList<ExplainStep> steps)
 {
-    m_trace.explainSteps = std::move(steps);
+    m_trace->explainSteps.clear();
+    m_heldSteps = std::move(steps);
     pointEvent(QStringLiteral("choice"));
-    m_choiceSpan = int(m_trace.spans.size()) - 1;
+    m_choiceSpan = int(m_trace->spans.size()) - 1;
 }
 
 void TraceBuilder::fillChoice(QList<Span> &spans) const
 {
     if (m_choiceSpan >= 0 && m_choiceSpan < spans.size() && spans[m_choiceSpan].detail.isEmpty())
-        spans[m_choiceSpan].detail = m_trace.explainSteps.join(QStringLiteral("; "));
+        spans[m_choiceSpan].detail = explainLines().join(QStringLiteral("; "));
 }
 
 void TraceBuilder::pointEvent(const QString &name, const QString &detail)
@@ -150,15 +170,15 @@ void TraceBuilder::pointEvent(const QString &name, const QString &detail)
     span.durationMicros = 0;
     span.detail = detail;
     span.kind = SpanKind::Event;
-    m_trace.spans.append(std::move(span));
+    m_trace->spans.append(std::move(span));
 }
 
 void TraceBuilder::chunk(qint64 bytes)
 {
-    ++m_trace.chunkCount;
-    m_trace.chunkBytes += bytes;
-    if (int(m_trace.chunks.size()) < m_limits.chunkEvents)
-        m_trace.chunks.push_back({elapsedMicros(), std::min(bytes, ChunkMark::kMaxBytes)});
+    ++m_trace->chunkCount;
+    m_trace->chunkBytes += bytes;
+    if (int(m_trace->chunks.size()) < m_limits.chunkEvents)
+        m_trace->chunks.push_back({elapsedMicros(), std::min(bytes, ChunkMark::kMaxBytes)});
 }
 
 void TraceBuilder::setWatched(bool watched)
@@ -180,14 +200,14 @@ void TraceBuilder::appendLiveData(QByteArrayView eventData)
 
 Trace TraceBuilder::finish(int status, const QString &outcome)
 {
-    for (int i = 0; i < m_trace.spans.size(); ++i)
+    for (int i = 0; i < m_trace->spans.size(); ++i)
         closeSpan(i);
-    m_trace.status = status;
-    m_trace.outcome = outcome;
-    m_trace.totalMicros = elapsedMicros();
-    fillChoice(m_trace.spans);
-    captureRequest();
-    return m_trace;
+    m_trace->status = status;
+    m_trace->outcome = outcome;
+    m_trace->totalMicros = elapsedMicros();
+    writeHeld();
+    fillChoice(m_trace->spans);
+    return *m_trace;
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <QStringList>
 #include <chrono>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -63,6 +64,13 @@ static_assert(sizeof(ChunkMark) == 8);
 
 using HeaderPairs = QList<QPair<QByteArray, QByteArray>>;
 
+// One step of a routing decision as the router explains it: its stage ("rule", "pool"...) and
+// why it went as it did. A trace shows it as one line, "stage: detail".
+struct ExplainStep {
+    QString stage;
+    QString detail;
+};
+
 // A finished (or, for the live view, running) request: its record plus the spans that explain it.
 struct Trace : RequestRecord {
     QList<Span> spans;
@@ -105,27 +113,30 @@ public:
     const TraceLimits &limits() const { return m_limits; }
     // The request as received. Credentials (isCredentialHeader) never enter a trace: they are
     // replaced by "[redacted]". The headers and body are held as given (shared, not copied) and
-    // written into the trace by captureRequest(), or when the trace is read (finish(),
+    // written into the trace by writeHeld(), or when the trace is read (finish(),
     // traceSoFar()): the provider's call does not wait for the copy, which ran cold on every
     // request's path.
     void setRequest(QByteArray method, QByteArray path, HeaderPairs headers, QByteArray body);
-    // Writes the request held by setRequest into the trace now and lets go of it. The engine
-    // calls it once the answer has begun; calling it again does nothing.
-    void captureRequest();
+    // Writes what the request's path held back into the trace now: the request (setRequest) and
+    // the routing decision's lines (explainChoice). The engine calls it once the answer has
+    // begun; calling it again does nothing.
+    void writeHeld();
     // The answer the client was sent, when bodies are kept (a stream's events as they went out).
     void appendResponseBody(QByteArrayView bytes);
     // Whether appendResponseBody would keep anything: callers skip building the bytes if not.
-    bool keepsMoreResponseBody() const { return m_limits.keepBodies && !m_trace.responseBodyCut; }
+    bool keepsMoreResponseBody() const { return m_limits.keepBodies && !m_trace->responseBodyCut; }
 
-    // The routing decision's steps ("stage: detail"), and a "choice" event now whose detail is
-    // all of them on one line. That line is joined when the trace is read (finish(),
-    // traceSoFar(), spansSoFar()): a running request would otherwise hold its explanation twice.
-    void explainChoice(QStringList steps);
+    // The routing decision's steps, and a "choice" event now whose detail is all of them on one
+    // line. The steps are held as the router made them and written as lines ("stage: detail",
+    // Trace::explainSteps) by writeHeld() or when the trace is read; the choice's line is joined
+    // when the trace is read (finish(), traceSoFar(), spansSoFar()): a running request would
+    // otherwise hold its explanation twice.
+    void explainChoice(QList<ExplainStep> steps);
 
     int openSpan(const QString &name, const QString &detail = {}, SpanKind kind = SpanKind::Step);
     void closeSpan(int index, const QString &detail = {});
     void pointEvent(const QString &name, const QString &detail = {});
-    Span &spanAt(int index) { return m_trace.spans[index]; }
+    Span &spanAt(int index) { return m_trace->spans[index]; }
     // One streamed chunk went to the client: no allocation beyond the bounded mark.
     void chunk(qint64 bytes);
 
@@ -136,8 +147,8 @@ public:
     void appendLiveData(QByteArrayView eventData);
     QByteArray takeLiveData() { return std::exchange(m_liveData, {}); }
 
-    Trace &trace() { return m_trace; }
-    const Trace &trace() const { return m_trace; }
+    Trace &trace() { return *m_trace; }
+    const Trace &trace() const { return *m_trace; }
     qint64 elapsedMicros() const
     {
         return std::chrono::duration_cast<std::chrono::microseconds>(m_clock->now() - m_startedAt)
@@ -146,21 +157,20 @@ public:
     // The trace as it stands, its latency so far: what a view of a running request shows.
     Trace traceSoFar() const
     {
-        Trace soFar = m_trace;
+        Trace soFar = *m_trace;
         soFar.totalMicros = elapsedMicros();
+        fillHeld(soFar);
         fillChoice(soFar.spans);
-        if (m_heldRequest)
-            fillRequest(soFar);
         return soFar;
     }
-    // The spans as they stand, the choice's line filled in: what a live view shows.
+
     QList<Span> spansSoFar() const
     {
-        QList<Span> spans = m_trace.spans;
+        QList<Span> spans = m_trace->spans;
         fillChoice(spans);
         return spans;
     }
-    // When the request started, comparable between builders on one clock (earlier is less).
+
     timing::Clock::TimePoint startedAt() const { return m_startedAt; }
     // Closes whatever is still open and returns the finished trace.
     Trace finish(int status, const QString &outcome);
@@ -171,13 +181,17 @@ private:
         QByteArray body; // empty unless bodies are kept
     };
     void fillChoice(QList<Span> &spans) const;
-    void fillRequest(Trace &into) const;
+    void fillHeld(Trace &into) const;
+    QStringList explainLines() const;
 
     const timing::Clock *m_clock; // a pointer rather than a reference: builders stay assignable
     timing::Clock::TimePoint m_startedAt;
-    Trace m_trace;
+    // On the heap: a builder is handed down the request's path by value, and each hand moves one
+    // pointer rather than the forty-odd members of a Trace.
+    std::unique_ptr<Trace> m_trace;
     int m_choiceSpan = -1;                    // its detail is joined from explainSteps when read
-    std::optional<HeldRequest> m_heldRequest; // setRequest's, until captured
+    std::optional<HeldRequest> m_heldRequest; // setRequest's, until written
+    QList<ExplainStep> m_heldSteps;           // explainChoice's, until written
     TraceLimits m_limits;
     bool m_watched = false;
     QByteArray m_liveData;

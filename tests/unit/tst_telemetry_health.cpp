@@ -268,16 +268,27 @@ private Q_SLOTS:
     {
         telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         builder.openSpan(QStringLiteral("ingress"));
-        builder.explainChoice({QStringLiteral("rule: default"),
-                               QStringLiteral("pool: weighted draw 0.42 chose `a`")});
+        builder.explainChoice(
+            {{QStringLiteral("rule"), QStringLiteral("default")},
+             {QStringLiteral("pool"), QStringLiteral("weighted draw 0.42 chose `a`")}});
         const QString line = QStringLiteral("rule: default; pool: weighted draw 0.42 chose `a`");
-        // A running request holds its explanation once, as steps.
+        const QStringList lines{QStringLiteral("rule: default"),
+                                QStringLiteral("pool: weighted draw 0.42 chose `a`")};
+        // A running request holds its explanation once, as the router's steps: no line is
+        // written on the request's way to its provider.
         QCOMPARE(builder.trace().spans.at(1).name, QStringLiteral("choice"));
         QVERIFY(builder.trace().spans.at(1).detail.isEmpty());
-        QCOMPARE(builder.trace().explainSteps.size(), 2);
-        // Every way of reading it sees the line.
+        QVERIFY(builder.trace().explainSteps.isEmpty());
+        // Every way of reading it sees the lines.
         QCOMPARE(builder.spansSoFar().at(1).detail, line);
         QCOMPARE(builder.traceSoFar().spans.at(1).detail, line);
+        QCOMPARE(builder.traceSoFar().explainSteps, lines);
+        // Written once the answer has begun; a second write changes nothing.
+        builder.writeHeld();
+        QCOMPARE(builder.trace().explainSteps, lines);
+        builder.writeHeld();
+        QCOMPARE(builder.trace().explainSteps, lines);
+        QCOMPARE(builder.spansSoFar().at(1).detail, line);
         const telemetry::Trace finished = builder.finish(200, QStringLiteral("ok"));
         QCOMPARE(finished.spans.at(1).detail, line);
         QCOMPARE(finished.spans.at(1).kind, telemetry::SpanKind::Event);
@@ -297,7 +308,7 @@ private Q_SLOTS:
         QCOMPARE(trace.chunkBytes, huge + 7);
     }
 
-    void theRequestIsHeldUntilCapturedAndReadWhenever()
+    void theRequestIsHeldUntilWrittenAndReadWhenever()
     {
         telemetry::TraceBuilder builder(m_clock, "req", telemetry::newTraceId());
         builder.setLimits({256, true, 8});
@@ -315,12 +326,12 @@ private Q_SLOTS:
         QCOMPARE(soFar.requestBody, QByteArray("01234567"));
         QVERIFY(soFar.requestBodyCut);
 
-        builder.captureRequest();
+        builder.writeHeld();
         QCOMPARE(builder.trace().requestHeaders, expected);
         QCOMPARE(builder.trace().requestBody, QByteArray("01234567"));
         builder.trace().requestHeaders.append(
             qMakePair(QByteArray("x-later"), QByteArray("kept"))); // a second capture is none
-        builder.captureRequest();
+        builder.writeHeld();
         const telemetry::Trace finished = builder.finish(200, QStringLiteral("ok"));
         QCOMPARE(finished.requestHeaders.size(), 3);
         QCOMPARE(finished.method, QByteArray("POST"));
