@@ -535,13 +535,39 @@ QList<Trace> TraceRing::latest(int count) const
 }
 
 namespace {
+// The ids below are unique, not secret: knowing one grants nothing (a trace is read through the
+// admin API's own key). So each thread draws them from its own xoshiro256** generator, seeded
+// once from the system's, rather than taking the global generator's lock several times a
+// request.
+quint64 nextIdBits()
+{
+    thread_local std::array<quint64, 4> state = [] {
+        std::array<quint64, 4> seed{};
+        do
+            QRandomGenerator::system()->fillRange(seed.data(), qsizetype(seed.size()));
+        while (seed == std::array<quint64, 4>{}); // the one state xoshiro never leaves
+        return seed;
+    }();
+    const auto rotate = [](quint64 x, int k) { return (x << k) | (x >> (64 - k)); };
+    const quint64 result = rotate(state[1] * 5, 7) * 9;
+    const quint64 t = state[1] << 17;
+    state[2] ^= state[0];
+    state[3] ^= state[1];
+    state[1] ^= state[2];
+    state[0] ^= state[3];
+    state[2] ^= t;
+    state[3] = rotate(state[3], 45);
+    return result;
+}
+
 // `prefix`, then `bytes` fresh random bytes as lower-case hex: one allocation, made by every
 // request several times.
 QByteArray randomHex(int bytes, QByteArrayView prefix = {})
 {
-    std::array<quint32, 4> words{};
-    Q_ASSERT(bytes % 4 == 0 && bytes / 4 <= int(words.size()));
-    QRandomGenerator::global()->fillRange(words.data(), qsizetype(bytes / 4));
+    std::array<quint64, 2> words{};
+    Q_ASSERT(bytes > 0 && bytes <= int(sizeof words));
+    for (int i = 0; i < (bytes + 7) / 8; ++i)
+        words[i] = nextIdBits();
     const auto *raw = reinterpret_cast<const unsigned char *>(words.data());
     static constexpr char kDigits[] = "0123456789abcdef";
     QByteArray text(prefix.size() + 2 * bytes, Qt::Uninitialized);

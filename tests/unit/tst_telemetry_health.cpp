@@ -3,7 +3,12 @@
 #include "health/health_registry.h"
 #include "telemetry/request_recorder.h"
 
+#include <QSet>
 #include <QTest>
+#include <QThread>
+#include <algorithm>
+#include <array>
+#include <memory>
 
 using namespace switchyard;
 
@@ -44,6 +49,46 @@ private Q_SLOTS:
                  traceId);
         QVERIFY(telemetry::newRequestId().startsWith("req_"));
         QVERIFY(telemetry::newRequestId() != telemetry::newRequestId());
+    }
+
+    void newIdsAreDistinctInEveryThreadAndUseEveryDigitEverywhere()
+    {
+        // Drawn from a generator per thread: a second thread's ids are its own, not a replay of
+        // the first's.
+        QSet<QByteArray> seen;
+        const auto draw = [](QList<QByteArray> &into) {
+            for (int i = 0; i < 5000; ++i) {
+                into.append(telemetry::newTraceId());
+                into.append(telemetry::newSpanId());
+                into.append(telemetry::newRequestId());
+            }
+        };
+        QList<QByteArray> here;
+        QList<QByteArray> there;
+        draw(here);
+        std::unique_ptr<QThread> other(QThread::create([&] { draw(there); }));
+        other->start();
+        QVERIFY(other->wait(30000));
+        constexpr qsizetype kHexLength[] = {32, 16, 24}; // a trace id, a span id, a request id's
+        std::array<std::array<bool, 16>, 32> digitAt{};  // a trace id's position, then its digit
+        for (const QList<QByteArray> *ids : {&here, &there}) {
+            for (qsizetype i = 0; i < ids->size(); ++i) {
+                const QByteArray &id = ids->at(i);
+                QVERIFY2(!seen.contains(id), id.constData());
+                seen.insert(id);
+                const QByteArray hex = i % 3 == 2 ? id.sliced(4) : id;
+                QCOMPARE(hex.size(), kHexLength[i % 3]);
+                for (qsizetype at = 0; at < hex.size(); ++at) {
+                    const char c = hex[at];
+                    QVERIFY((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+                    if (i % 3 == 0)
+                        digitAt[at][c <= '9' ? c - '0' : c - 'a' + 10] = true;
+                }
+            }
+        }
+        QCOMPARE(seen.size(), 30000);
+        for (const auto &digits : digitAt)
+            QVERIFY(std::all_of(digits.begin(), digits.end(), [](bool d) { return d; }));
     }
 
     void builderClosesOpenSpansOnFinish()
