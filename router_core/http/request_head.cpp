@@ -1,10 +1,14 @@
 #include "http/request_head.h"
 
 #include "httpwire/header_text.h"
+#include "protocol/gateway_headers.h"
 
 #include <QUrl>
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstring>
+#include <string_view>
 
 namespace switchyard::http {
 
@@ -26,13 +30,25 @@ Method methodFrom(QByteArrayView token)
     return Method::Unknown;
 }
 
-// RFC 9110 token characters: what a method or a header name may be made of.
+// RFC 9110 token characters: what a method or a header name may be made of. A table, as every
+// character of every header name is asked.
+constexpr std::array<bool, 256> kTokenCharacters = [] {
+    std::array<bool, 256> table{};
+    for (int c = 'a'; c <= 'z'; ++c)
+        table[c] = true;
+    for (int c = 'A'; c <= 'Z'; ++c)
+        table[c] = true;
+    for (int c = '0'; c <= '9'; ++c)
+        table[c] = true;
+    for (char c : std::string_view("!#$%&'*+-.^_`|~"))
+        table[static_cast<unsigned char>(c)] = true;
+    return table;
+}();
+
 bool isToken(QByteArrayView text)
 {
     return !text.isEmpty() && std::all_of(text.begin(), text.end(), [](char c) {
-        const auto u = static_cast<unsigned char>(c);
-        return (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
-               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+        return kTokenCharacters[static_cast<unsigned char>(c)];
     });
 }
 
@@ -110,6 +126,23 @@ bool readTarget(QByteArrayView target, IncomingRequest &request)
     return false;
 }
 
+// The lines of a header block, its line ends found with memchr: QByteArrayView::count searches
+// for a one-byte pattern, and a loop over every byte costs as much.
+qsizetype lineCount(QByteArrayView block)
+{
+    qsizetype lines = 1;
+    const char *at = block.data();
+    const char *const end = at + block.size();
+    while (at < end) {
+        const void *found = std::memchr(at, '\n', std::size_t(end - at));
+        if (!found)
+            break;
+        ++lines;
+        at = static_cast<const char *>(found) + 1;
+    }
+    return lines;
+}
+
 } // namespace
 
 HeaderEnd findHeaderEnd(QByteArrayView bytes)
@@ -171,7 +204,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
     bool askedToKeepAlive = false;
     qsizetype lineStart = lineEnd < 0 ? block.size() : lineEnd + 1;
     // One header per line, counted before they are read: the list grows once, not four times.
-    request.headers.reserve(block.sliced(lineStart).count('\n') + 1);
+    request.headers.reserve(lineCount(block.sliced(lineStart)));
     while (lineStart < block.size()) {
         lineEnd = block.indexOf('\n', lineStart);
         QByteArrayView line =
@@ -195,7 +228,7 @@ std::variant<RequestHead, protocol::ApiError> parseRequestHead(QByteArrayView bl
         }
         // Each name is compared only when its length matches: most headers are none of these.
         const auto named = [name](QByteArrayView wanted) {
-            return name.size() == wanted.size() && name.compare(wanted, Qt::CaseInsensitive) == 0;
+            return protocol::sameHeaderName(name, wanted);
         };
         if (named("content-length")) {
             qint64 length = 0;

@@ -47,11 +47,36 @@ const std::array kCommonTexts{
     QByteArrayLiteral("*/*"),
 };
 
+// The common texts by their length: a text is compared only with those as long as it is.
+constexpr qsizetype kLongestCommon = 32;
+struct CommonByLength {
+    std::array<std::array<quint8, 8>, kLongestCommon + 1> index{}; // places in kCommonTexts
+    std::array<quint8, kLongestCommon + 1> count{};
+};
+
+const CommonByLength &commonByLength()
+{
+    static const CommonByLength table = [] {
+        CommonByLength built;
+        for (std::size_t i = 0; i < kCommonTexts.size(); ++i) {
+            const qsizetype size = kCommonTexts[i].size();
+            Q_ASSERT(size <= kLongestCommon && built.count[size] < built.index[size].size());
+            built.index[size][built.count[size]++] = quint8(i);
+        }
+        return built;
+    }();
+    return table;
+}
+
 const QByteArray *commonText(QByteArrayView text)
 {
-    for (const QByteArray &common : kCommonTexts) {
-        if (common.size() == text.size() &&
-            std::memcmp(common.constData(), text.data(), size_t(text.size())) == 0)
+    if (text.size() > kLongestCommon)
+        return nullptr;
+    const CommonByLength &byLength = commonByLength();
+    const qsizetype size = text.size();
+    for (quint8 i = 0; i < byLength.count[size]; ++i) {
+        const QByteArray &common = kCommonTexts[byLength.index[size][i]];
+        if (std::memcmp(common.constData(), text.data(), size_t(size)) == 0)
             return &common;
     }
     return nullptr;

@@ -10,11 +10,22 @@ namespace switchyard::protocol {
 using HeaderList = QList<QPair<QByteArray, QByteArray>>;
 
 // Whether two header names are the same, ASCII case aside. The lengths first: nearly every name
-// asked about differs in length from the header at hand, and the case-insensitive compare is a
-// call into Qt that runs cold on the request's path, a dozen times a request.
+// asked about differs in length from the header at hand. Then a loop here rather than Qt's
+// case-insensitive compare, a call that runs cold on the request's path a dozen times a request.
 inline bool sameHeaderName(QByteArrayView a, QByteArrayView b)
 {
-    return a.size() == b.size() && a.compare(b, Qt::CaseInsensitive) == 0;
+    if (a.size() != b.size())
+        return false;
+    for (qsizetype i = 0; i < a.size(); ++i) {
+        const auto x = static_cast<unsigned char>(a[i]);
+        const auto y = static_cast<unsigned char>(b[i]);
+        // Setting bit 0x20 lower-cases a letter; the range test keeps it to letters (it would
+        // make '@' and '`', or '[' and '{', the same).
+        const auto lowered = static_cast<unsigned char>(x | 0x20);
+        if (x != y && (lowered != (y | 0x20) || lowered < 'a' || lowered > 'z'))
+            return false;
+    }
+    return true;
 }
 
 // The value of the first header called `name` (any case), or an empty array.

@@ -1,12 +1,16 @@
 // Header names and values kept as QByteArrays: the common ones over static text, the rest copied,
-// every one byte for byte as it came (or lower-cased, for a provider's answer names).
+// every one byte for byte as it came (or lower-cased, for a provider's answer names); and names
+// compared, ASCII case aside.
 
 #include "httpwire/header_text.h"
+#include "protocol/gateway_headers.h"
 
 #include <QTest>
 
 using switchyard::httpwire::headerText;
 using switchyard::httpwire::lowerCaseHeaderName;
+using switchyard::protocol::headerValue;
+using switchyard::protocol::sameHeaderName;
 
 namespace {
 // Static text has no heap block, so no capacity; a copy of a non-empty text has one.
@@ -29,6 +33,13 @@ private Q_SLOTS:
         QTest::newRow("a common value") << QByteArray("application/json") << true;
         QTest::newRow("a value with its charset")
             << QByteArray("text/event-stream; charset=utf-8") << true;
+        // Each of five common texts ten bytes long is found, the last of them too.
+        QTest::newRow("the fourth of its length") << QByteArray("Connection") << true;
+        QTest::newRow("the fifth of its length") << QByteArray("keep-alive") << true;
+        QTest::newRow("as long, not common") << QByteArray("keep-alivf") << false;
+        QTest::newRow("the shortest") << QByteArray("*/*") << true;
+        QTest::newRow("one byte longer than the longest")
+            << QByteArray("text/event-stream; charset=utf-8x") << false;
         QTest::newRow("a prefix of a common text") << QByteArray("application/js") << false;
         QTest::newRow("a credential") << QByteArray("Bearer sk-secret") << false;
         QTest::newRow("empty") << QByteArray() << false;
@@ -77,6 +88,43 @@ private Q_SLOTS:
         const QByteArray kept = lowerCaseHeaderName(name);
         QCOMPARE(kept, lowered);
         QCOMPARE(onStaticText(kept), common);
+    }
+
+    void comparesNamesByAsciiCaseOnly_data()
+    {
+        QTest::addColumn<QByteArray>("a");
+        QTest::addColumn<QByteArray>("b");
+        QTest::addColumn<bool>("same");
+        QTest::newRow("equal") << QByteArray("content-type") << QByteArray("content-type") << true;
+        QTest::newRow("case apart")
+            << QByteArray("Content-Type") << QByteArray("cONTENT-tYPE") << true;
+        QTest::newRow("another name, as long")
+            << QByteArray("content-type") << QByteArray("content-typf") << false;
+        QTest::newRow("a prefix") << QByteArray("content") << QByteArray("content-type") << false;
+        QTest::newRow("empty, both") << QByteArray() << QByteArray() << true;
+        // One bit apart, but not letters: a lower-casing by the bit alone would match these.
+        QTest::newRow("@ and `") << QByteArray("x@") << QByteArray("x`") << false;
+        QTest::newRow("[ and {") << QByteArray("x[") << QByteArray("x{") << false;
+        QTest::newRow("- and \r") << QByteArray("a-b") << QByteArray("a\rb") << false;
+        QTest::newRow("digits") << QByteArray("x-1") << QByteArray("X-1") << true;
+        QTest::newRow("a byte above ASCII") << QByteArray("x\xc4") << QByteArray("x\xe4") << false;
+    }
+    void comparesNamesByAsciiCaseOnly()
+    {
+        QFETCH(QByteArray, a);
+        QFETCH(QByteArray, b);
+        QFETCH(bool, same);
+        QCOMPARE(sameHeaderName(a, b), same);
+        QCOMPARE(sameHeaderName(b, a), same);
+    }
+
+    void findsTheFirstValueOfAName()
+    {
+        const switchyard::protocol::HeaderList headers{
+            {"X-Team", "search"}, {"x-team", "ads"}, {"Accept", "*/*"}};
+        QCOMPARE(headerValue(headers, "x-team"), QByteArray("search"));
+        QCOMPARE(headerValue(headers, "ACCEPT"), QByteArray("*/*"));
+        QVERIFY(headerValue(headers, "x-tean").isNull());
     }
 };
 
