@@ -31,6 +31,9 @@ void LatencyWindow::record(double milliseconds)
     if (m_count < kCapacity || ++m_samplesSinceRefresh >= kRefreshEvery) {
         m_cacheValid = false;
         m_samplesSinceRefresh = 0;
+        // Now, as a call ends, rather than on the next routing decision: that one is on a
+        // request's way to its provider, and the sort's two kilobytes have gone cold by then.
+        refreshCache();
     }
 }
 

@@ -19,6 +19,8 @@ public:
     // once per finished call, so under load a recomputation per change was 2 % of the engine
     // thread. Exact while the window fills; once it is full, recomputed after every
     // kRefreshEvery new samples (3 % of the window), which moves a percentile by at most that.
+    // Recomputed when a sample is recorded, so that reading them costs a routing decision
+    // nothing.
     static constexpr int kRefreshEvery = 8;
     double p50() const;
     double p95() const;
