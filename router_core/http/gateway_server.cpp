@@ -722,7 +722,7 @@ void GatewayServer::startOperation(IncomingRequest request, ResponseWriter write
     run(std::move(read));
 }
 
-void GatewayServer::run(ReadOperation read)
+void GatewayServer::run(ReadOperation &&read)
 {
     if (read.kept && read.kept->request.background)
         return acceptBackground(std::move(read));
@@ -743,7 +743,7 @@ void GatewayServer::run(ReadOperation read)
     dispatch(std::move(read), std::move(decision));
 }
 
-void GatewayServer::dispatch(ReadOperation read, routing::RouteDecision decision)
+void GatewayServer::dispatch(ReadOperation &&read, routing::RouteDecision &&decision)
 {
     read.body = QByteArray();
     if (read.kept && read.kept->request.store) {
@@ -890,7 +890,7 @@ std::optional<protocol::ApiError> GatewayServer::readKeptRequest(ReadOperation &
     return std::nullopt;
 }
 
-void GatewayServer::acceptBackground(ReadOperation read)
+void GatewayServer::acceptBackground(ReadOperation &&read)
 {
     const routing::RequestContext &context = read.client.context;
     if (auto full = m_responses->admitTask(context.tenant))
@@ -1024,7 +1024,7 @@ void GatewayServer::setResponses(ResponsesService *responses)
         });
 }
 
-void GatewayServer::guardDuplicates(ReadOperation read, idempotency::Key key)
+void GatewayServer::guardDuplicates(ReadOperation &&read, idempotency::Key key)
 {
     // Scoped by who asks, so that no tenant can read another's answer with a guessed key.
     idempotency::forScope(key, read.trace.trace().keyId, read.client.context.tenant);
@@ -1045,7 +1045,7 @@ void GatewayServer::guardDuplicates(ReadOperation read, idempotency::Key key)
                      });
 }
 
-void GatewayServer::claimed(ReadOperation read, idempotency::Key key, int span,
+void GatewayServer::claimed(ReadOperation &&read, idempotency::Key key, int span,
                             answers::ClaimResult result)
 {
     using Outcome = answers::ClaimResult::Outcome;
@@ -1074,7 +1074,7 @@ void GatewayServer::claimed(ReadOperation read, idempotency::Key key, int span,
     }
 }
 
-void GatewayServer::lookUpCache(ReadOperation read, routing::RouteDecision decision)
+void GatewayServer::lookUpCache(ReadOperation &&read, routing::RouteDecision &&decision)
 {
     const config::ResponseCacheConfig cache = *decision.cache;
     const int span = read.trace.openSpan(u"response cache"_s);
@@ -1298,7 +1298,7 @@ std::unique_ptr<HttpClientChannel> GatewayServer::clientChannel(ResponseWriter w
 void GatewayServer::execute(std::unique_ptr<execution::ClientChannel> channel,
                             telemetry::TraceBuilder trace,
                             std::shared_ptr<const routing::RoutingTable> table,
-                            ingress::ClientRequest client, routing::RouteDecision decision,
+                            ingress::ClientRequest &&client, routing::RouteDecision &&decision,
                             bool kept)
 {
     const auto jitter = [] { return QRandomGenerator::global()->generateDouble(); };

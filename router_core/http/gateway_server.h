@@ -205,15 +205,18 @@ private:
                                                             ingress::ClientRequest &client,
                                                             const QByteArray &requestId);
     // A request read, authenticated and bound to its caller: what the stages after the duplicate
-    // guard need, carried across the store's claim, which may answer later (Redis).
+    // guard need, carried across the store's claim, which may answer later (Redis). The stages
+    // take it, and the decision, by rvalue reference: handed down, not moved into a new object
+    // at every step (each move touched a ClientRequest's every member, cold on the way to the
+    // provider).
     struct ReadOperation;
     // Admission, routing and execution.
-    void run(ReadOperation operation);
+    void run(ReadOperation &&operation);
     // The rest of run() once the request is routed: a stored response, or a call.
-    void dispatch(ReadOperation operation, routing::RouteDecision decision);
+    void dispatch(ReadOperation &&operation, routing::RouteDecision &&decision);
     // A request on a route or model with `cache:`: answered from the cache, or run with its
     // answer kept for the next one.
-    void lookUpCache(ReadOperation operation, routing::RouteDecision decision);
+    void lookUpCache(ReadOperation &&operation, routing::RouteDecision &&decision);
     void serveFromCache(ReadOperation &operation, const answers::StoredAnswer &answer,
                         const QByteArray &where);
     // Whether a live request whose decision drew a shadow is mirrored now: its trace says so
@@ -222,23 +225,24 @@ private:
                    const routing::RouteDecision &decision);
     // The duplicate guard: claims the request's key, then runs it, refuses it or replays the
     // answer kept under it.
-    void guardDuplicates(ReadOperation operation, idempotency::Key key);
-    void claimed(ReadOperation operation, idempotency::Key key, int span,
+    void guardDuplicates(ReadOperation &&operation, idempotency::Key key);
+    void claimed(ReadOperation &&operation, idempotency::Key key, int span,
                  answers::ClaimResult result);
     void replayAnswer(ResponseWriter &writer, telemetry::TraceBuilder &trace,
                       const answers::StoredAnswer &answer);
     // `kept`: the gateway keeps the answer (a stored or background response), so the request
     // takes the chat translation to every provider, and the channel says the kept id.
     void execute(std::unique_ptr<execution::ClientChannel> channel, telemetry::TraceBuilder trace,
-                 std::shared_ptr<const routing::RoutingTable> table, ingress::ClientRequest client,
-                 routing::RouteDecision decision, bool kept = false);
+                 std::shared_ptr<const routing::RoutingTable> table,
+                 ingress::ClientRequest &&client, routing::RouteDecision &&decision,
+                 bool kept = false);
     // POST /v1/responses with `store`, `background` or `previous_response_id`: the stored
     // conversation inlined, the request read again. A refusal is the client's answer.
     std::optional<protocol::ApiError> readKeptRequest(ReadOperation &read,
                                                       const IncomingRequest &request,
                                                       const QByteArray &originalBody);
     // POST /v1/responses with `background`: kept as a task on the queue, answered `queued`.
-    void acceptBackground(ReadOperation read);
+    void acceptBackground(ReadOperation &&read);
     // A background task's run, for the ResponsesService.
     void runBackground(const responses::StoredResponse &task, telemetry::TraceBuilder trace,
                        std::unique_ptr<execution::ClientChannel> channel);
