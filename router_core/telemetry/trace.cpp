@@ -77,14 +77,9 @@ void TraceBuilder::setRequest(QByteArray method, QByteArray path, HeaderPairs he
 
 void TraceBuilder::writeHeld()
 {
-    if (!m_heldSteps.isEmpty()) {
-        m_trace->explainSteps = explainLines();
-        m_heldSteps = {};
-    }
-    if (m_heldRequest) {
-        fillHeld(*m_trace);
-        m_heldRequest.reset();
-    }
+    fillHeld(*m_trace);
+    m_heldSteps = {};
+    m_heldRequest.reset();
 }
 
 void TraceBuilder::fillHeld(Trace &into) const
