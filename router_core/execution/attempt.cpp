@@ -288,7 +288,10 @@ void Attempt::onResponseBody(QByteArrayView bytes)
     upstream::adapters::StreamOutput output;
     for (const upstream::SseEvent &event : events) {
         upstream::adapters::StreamOutput piece = m_stream->feed(event);
-        output.events.append(std::move(piece.events));
+        if (output.events.isEmpty())
+            output.events = std::move(piece.events); // the usual one event a read: no new list
+        else
+            output.events.append(std::move(piece.events));
         output.completed = piece.completed;
         if (piece.failure) {
             output.failure = std::move(piece.failure);

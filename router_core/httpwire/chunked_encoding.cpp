@@ -1,7 +1,9 @@
 #include "httpwire/chunked_encoding.h"
 
+#include "protocol/byte_append.h"
+
 #include <algorithm>
-#include <cctype>
+#include <cstring>
 #include <utility>
 
 namespace switchyard::httpwire {
@@ -24,10 +26,7 @@ void appendChunk(QByteArray &out, QByteArrayView payload)
         *--digit = "0123456789abcdef"[remaining & 0xf];
         remaining >>= 4;
     } while (remaining > 0);
-    if (out.isEmpty()) // sized up front only when fresh: appends to a used buffer grow it
-                       // geometrically
-        out.reserve((end - digit) + payload.size() + 4);
-    out.append(QByteArrayView(digit, end - digit)).append("\r\n").append(payload).append("\r\n");
+    protocol::appendPieces(out, {QByteArrayView(digit, end - digit), "\r\n", payload, "\r\n"});
 }
 
 void resetFramingBuffer(QByteArray &buffer)
@@ -60,6 +59,34 @@ void giveBackFramingBuffer(QByteArray &&buffer)
         spare = std::move(buffer);
 }
 
+namespace {
+
+// A chunk's size: hex digits only (no sign, no "0x", at most 15 of them), then perhaps spaces and
+// an extension; -1 for anything else. A proxy reading "0x5" or "+5" otherwise could end the body
+// elsewhere.
+qint64 chunkSize(QByteArrayView line)
+{
+    if (const qsizetype extension = line.indexOf(';'); extension >= 0)
+        line.truncate(extension);
+    while (line.endsWith(' ') || line.endsWith('\t'))
+        line.chop(1);
+    if (line.isEmpty() || line.size() > 15)
+        return -1;
+    qint64 size = 0;
+    for (const char c : line) {
+        const int digit = c >= '0' && c <= '9'   ? c - '0'
+                          : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                          : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                 : -1;
+        if (digit < 0)
+            return -1;
+        size = size * 16 + digit;
+    }
+    return size;
+}
+
+} // namespace
+
 ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &out,
                                             qsizetype *consumed)
 {
@@ -76,31 +103,30 @@ ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &ou
                 m_state = State::DataEnd;
             continue;
         }
-        const char c = bytes[i++];
-        if (c != '\n') {
-            m_line.append(c);
+        // A framing line is read where it lies; only one split across reads is kept and joined.
+        const auto *newline =
+            static_cast<const char *>(std::memchr(bytes.data() + i, '\n', bytes.size() - i));
+        if (!newline) {
+            m_line.append(bytes.sliced(i));
+            i = bytes.size();
             if (m_line.size() > kMaxLineBytes)
                 m_status = Status::Malformed;
             continue;
         }
-        if (m_line.endsWith('\r'))
-            m_line.chop(1);
+        QByteArrayView line = bytes.sliced(i, newline - (bytes.data() + i));
+        i = newline - bytes.data() + 1;
+        if (!m_line.isEmpty())
+            line = m_line.append(line);
+        if (line.endsWith('\r'))
+            line.chop(1);
+        if (line.size() > kMaxLineBytes) {
+            m_status = Status::Malformed;
+            break;
+        }
         switch (m_state) {
         case State::Size: {
-            // Hex digits only (no sign, no "0x", at most 15 of them), then perhaps spaces and an
-            // extension: a proxy reading "0x5" or "+5" otherwise could end the body elsewhere.
-            const qsizetype extension = m_line.indexOf(';');
-            QByteArrayView digits =
-                extension < 0 ? QByteArrayView(m_line) : QByteArrayView(m_line).first(extension);
-            while (digits.endsWith(' ') || digits.endsWith('\t'))
-                digits.chop(1);
-            const bool hexOnly = !digits.isEmpty() && digits.size() <= 15 &&
-                                 std::all_of(digits.begin(), digits.end(), [](char c) {
-                                     return std::isxdigit(static_cast<unsigned char>(c));
-                                 });
-            bool ok = hexOnly;
-            const qint64 size = hexOnly ? digits.toLongLong(&ok, 16) : -1;
-            if (!ok || size < 0) {
+            const qint64 size = chunkSize(line);
+            if (size < 0) {
                 m_status = Status::Malformed;
                 break;
             }
@@ -109,18 +135,19 @@ ChunkedDecoder::Status ChunkedDecoder::feed(QByteArrayView bytes, QByteArray &ou
             break;
         }
         case State::DataEnd:
-            if (!m_line.isEmpty())
+            if (!line.isEmpty())
                 m_status = Status::Malformed;
             m_state = State::Size;
             break;
         case State::Trailer:
-            if (m_line.isEmpty())
+            if (line.isEmpty())
                 m_status = Status::Finished;
             break;
         case State::Data:
             break;
         }
-        m_line.clear();
+        if (!m_line.isEmpty())
+            m_line.clear();
     }
     if (consumed)
         *consumed = i;

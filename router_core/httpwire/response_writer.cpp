@@ -2,6 +2,7 @@
 
 #include "httpwire/chunked_encoding.h"
 #include "httpwire/status_line.h"
+#include "protocol/byte_append.h"
 #include "protocol/decimal_text.h"
 
 #include <QSslSocket>
@@ -77,11 +78,20 @@ void ResponseWriter::appendHead(int status, const HeaderList &headers)
 {
     m_headersSent = true;
     QByteArray &out = framing();
+    // Sized once for the whole head (and the few lines its callers add): grown line by line it
+    // was reallocated several times, on every answer's way to its first byte.
+    qsizetype headBytes = 160;
+    for (const auto &[name, value] : headers)
+        headBytes += name.size() + value.size() + 4;
+    for (const auto &[name, value] : std::as_const(m_extraHeaders))
+        headBytes += name.size() + value.size() + 4;
+    if (out.capacity() - out.size() < headBytes)
+        out.reserve(out.size() + headBytes);
     appendStatusLine(out, status);
     for (const auto &[name, value] : headers)
-        out.append(name).append(": ").append(value).append("\r\n");
+        protocol::appendPieces(out, {name, ": ", value, "\r\n"});
     for (const auto &[name, value] : std::as_const(m_extraHeaders))
-        out.append(name).append(": ").append(value).append("\r\n");
+        protocol::appendPieces(out, {name, ": ", value, "\r\n"});
     if (m_closesAfterAnswer)
         out.append("Connection: close\r\n");
     else if (m_http10)

@@ -624,9 +624,16 @@ QByteArray traceIdFromTraceparent(QByteArrayView traceparent)
 
 QByteArray formatTraceparent(const QByteArray &traceId, const QByteArray &spanId)
 {
-    QByteArray traceparent;
-    traceparent.reserve(3 + traceId.size() + 1 + spanId.size() + 3);
-    return traceparent.append("00-", 3).append(traceId).append('-').append(spanId).append("-01", 3);
+    // Written in place: one allocation and two copies, where appending piece by piece checked
+    // and grew the array five times on every provider call's way out.
+    QByteArray traceparent(3 + traceId.size() + 1 + spanId.size() + 3, Qt::Uninitialized);
+    char *to = traceparent.data();
+    std::memcpy(to, "00-", 3);
+    std::memcpy(to += 3, traceId.constData(), std::size_t(traceId.size()));
+    *(to += traceId.size()) = '-';
+    std::memcpy(++to, spanId.constData(), std::size_t(spanId.size()));
+    std::memcpy(to + spanId.size(), "-01", 3);
+    return traceparent;
 }
 
 } // namespace switchyard::telemetry

@@ -1,5 +1,7 @@
 #include "upstream/sse_parser.h"
 
+#include "protocol/byte_append.h"
+
 #include <cstring>
 
 namespace switchyard::upstream {
@@ -18,20 +20,19 @@ void SseEvent::appendWire(QByteArray &wire) const
     if (wire.isEmpty())
         wire.reserve(data.size() + event.size() + id.size() + 16);
     if (!event.isEmpty())
-        wire.append("event: ").append(event).append('\n');
+        protocol::appendPieces(wire, {"event: ", event, "\n"});
     if (!id.isEmpty())
-        wire.append("id: ").append(id).append('\n');
+        protocol::appendPieces(wire, {"id: ", id, "\n"});
+    const QByteArrayView text(data);
     qsizetype start = 0;
     while (true) {
-        const qsizetype newline = data.indexOf('\n', start);
-        wire.append("data: ").append(
-            QByteArrayView(data).sliced(start, (newline < 0 ? data.size() : newline) - start));
-        wire.append('\n');
+        const qsizetype newline = text.indexOf('\n', start);
         if (newline < 0)
             break;
+        protocol::appendPieces(wire, {"data: ", text.sliced(start, newline - start), "\n"});
         start = newline + 1;
     }
-    wire.append('\n');
+    protocol::appendPieces(wire, {"data: ", text.sliced(start), "\n\n"});
 }
 
 namespace {

@@ -1,9 +1,12 @@
 // findBytes and containsBytes: the hot path's searches for a key in an event or an answer
-// (protocol/byte_search.h), against what QByteArrayView::indexOf finds, at the edges.
+// (protocol/byte_search.h), against what QByteArrayView::indexOf finds, at the edges; and
+// appendPieces (protocol/byte_append.h), the relay's framing, against QByteArray::append.
+#include "protocol/byte_append.h"
 #include "protocol/byte_search.h"
 
 #include <QTest>
 
+using switchyard::protocol::appendPieces;
 using switchyard::protocol::containsBytes;
 using switchyard::protocol::findBytes;
 
@@ -49,6 +52,53 @@ private Q_SLOTS:
         QCOMPARE(findBytes("abc", "c", -1), qsizetype(-1));
         QCOMPARE(findBytes("abc", "c", 4), qsizetype(-1));
         QCOMPARE(findBytes("abc", "", 4), qsizetype(-1));
+    }
+
+    // Pieces of every kind (empty, null, one byte, longer than the capacity) land in order after
+    // what was there, whether the array starts null, shared or with room to spare.
+    void appendsWhatAppendAppends_data()
+    {
+        QTest::addColumn<QByteArray>("start");
+        QByteArray roomy;
+        roomy.reserve(8000);
+        roomy.append("x");
+        QTest::newRow("null") << QByteArray();
+        QTest::newRow("with text") << QByteArray("head: ");
+        QTest::newRow("with room") << roomy;
+    }
+
+    void appendsWhatAppendAppends()
+    {
+        QFETCH(QByteArray, start);
+        const QByteArray longer(5000, 'L');
+        QByteArray expected = start;
+        expected.append("ab").append(QByteArray()).append(QByteArrayView()).append('c');
+        expected.append(longer).append("\r\n");
+        const QByteArray shared = start; // appendPieces detaches: the copy is untouched
+        QByteArray out = start;
+        QByteArray &returned =
+            appendPieces(out, {"ab", QByteArray(), QByteArrayView(), "c", longer, "\r\n"});
+        QCOMPARE(&returned, &out);
+        QCOMPARE(out, expected);
+        QCOMPARE(out.constData()[out.size()], '\0');
+        QCOMPARE(shared, start);
+    }
+
+    // Appended to again and again, the array grows geometrically, not by each piece's size.
+    void growsGeometrically()
+    {
+        QByteArray out;
+        int reallocations = 0;
+        const char *data = nullptr;
+        for (int i = 0; i < 10000; ++i) {
+            appendPieces(out, {"data: ", "x", "\n"});
+            if (out.constData() != data) {
+                ++reallocations;
+                data = out.constData();
+            }
+        }
+        QCOMPARE(out.size(), 80000);
+        QVERIFY2(reallocations < 40, QByteArray::number(reallocations).constData());
     }
 };
 

@@ -116,6 +116,45 @@ private Q_SLOTS:
         }
     }
 
+    // A byte a read: every framing line is kept and joined across reads, none is lost.
+    void decodesOneByteAtATime()
+    {
+        const QByteArray wire = "1A\r\n" + QByteArray(26, 'u') + "\r\nb\r\n" +
+                                QByteArray(11, 'l') + "\r\n0;ext=1\r\nX-T: 1\r\n\r\n";
+        ChunkedDecoder decoder;
+        QByteArray out;
+        for (qsizetype i = 0; i + 1 < wire.size(); ++i)
+            QCOMPARE(decoder.feed(QByteArrayView(wire).sliced(i, 1), out),
+                     ChunkedDecoder::Status::NeedMore);
+        QCOMPARE(decoder.feed(QByteArrayView(wire).last(1), out), ChunkedDecoder::Status::Finished);
+        QCOMPARE(out, QByteArray(26, 'u') + QByteArray(11, 'l'));
+    }
+
+    void readsSizesInEitherCase()
+    {
+        ChunkedDecoder decoder;
+        QByteArray out;
+        const QByteArray wire = "F\r\n" + QByteArray(15, 'a') + "\r\nf\r\n" +
+                                QByteArray(15, 'b') + "\r\n000000000000010\r\n" +
+                                QByteArray(16, 'c') + "\r\n0\r\n\r\n";
+        QCOMPARE(decoder.feed(wire, out), ChunkedDecoder::Status::Finished);
+        QCOMPARE(out, QByteArray(15, 'a') + QByteArray(15, 'b') + QByteArray(16, 'c'));
+    }
+
+    // A framing line longer than any HTTP one is refused even when it arrives in pieces, each
+    // short, and even when its end is in sight.
+    void refusesALongLineInPieces()
+    {
+        const QByteArray line = QByteArray(3000, '0') + ";" + QByteArray(2000, 'x') + "\r\n";
+        ChunkedDecoder decoder;
+        QByteArray out;
+        QCOMPARE(decoder.feed(QByteArrayView(line).first(2500), out),
+                 ChunkedDecoder::Status::NeedMore);
+        QCOMPARE(decoder.feed(QByteArrayView(line).sliced(2500), out),
+                 ChunkedDecoder::Status::Malformed);
+        QVERIFY(out.isEmpty());
+    }
+
     void acceptsSpaceBeforeAnExtension()
     {
         ChunkedDecoder decoder;
