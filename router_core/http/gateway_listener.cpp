@@ -835,11 +835,14 @@ void GatewayListener::accept(qintptr socketDescriptor)
                          ConnectionLimits{server.maxBodyBytes, server.headerTimeout,
                                           server.bodyTimeout, server.keepAliveIdle},
                          m_ledger, m_scheduler);
+    if (m_ledger->connectionOpened)
+        m_ledger->connectionOpened(socket);
 }
 
-void GatewayListener::setRequestHandler(RequestHandler handler)
+void GatewayListener::setRequestHandler(RequestHandler handler, ConnectionHandler opened)
 {
     m_ledger->handleRequest = std::move(handler);
+    m_ledger->connectionOpened = std::move(opened);
 }
 
 } // namespace switchyard::http

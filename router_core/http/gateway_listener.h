@@ -26,11 +26,15 @@ namespace switchyard::http {
 // Answers one request read whole from `socket`. Requests of one connection arrive in order;
 // a pipelined one may arrive while the answer before it is still being written.
 using RequestHandler = std::function<void(QTcpSocket *socket, IncomingRequest request)>;
+// Readies what the answering side keeps per connection, once it is admitted: work done as the
+// connection opens is not done on its first request's way to the provider.
+using ConnectionHandler = std::function<void(QTcpSocket *socket)>;
 
 // The counts of the listener, shared with each connection it accepted: a connection deleted
 // after its listener (at shutdown, in whatever order Qt deletes children) still finds them.
 struct ConnectionLedger {
     RequestHandler handleRequest;
+    ConnectionHandler connectionOpened; // may be unset
     telemetry::ConnectionCounts counts;
     QHash<QHostAddress, int> openByAddress; // only addresses with a connection open
     // Called when a connection, admitted or refused, has ended: one waiting in the listen
@@ -86,8 +90,9 @@ public:
     static std::variant<QSslConfiguration, QString>
     tlsConfigurationFrom(const config::TlsConfig &tls);
 
-    // Who answers the requests read; set once, before listening.
-    void setRequestHandler(RequestHandler handler);
+    // Who answers the requests read, and who hears of each admitted connection as it opens;
+    // set once, before listening.
+    void setRequestHandler(RequestHandler handler, ConnectionHandler opened = {});
 
     // The server has finished answering one request on `socket` (or dropped it): when no other
     // request is being read or answered there, the connection's idle time starts.

@@ -224,6 +224,26 @@ GatewayServer::~GatewayServer()
     m_shadows.reset(); // as the live ones, while what they borrow exists
 }
 
+// One client connection's answers must leave in the order its requests came. The listener hands
+// a pipelined request on while the previous answer may still be streaming, so later requests
+// wait here, each with its writer, until the one before has been answered.
+class ConnectionQueue final : public QObject {
+    // For findChild on its socket, without the allocated name and extra data a name costs.
+    Q_OBJECT
+public:
+    explicit ConnectionQueue(QTcpSocket *socket) : QObject(socket) {}
+    static ConnectionQueue *of(QTcpSocket *socket)
+    {
+        auto *queue = socket->findChild<ConnectionQueue *>(QString(), Qt::FindDirectChildrenOnly);
+        return queue ? queue : new ConnectionQueue(socket);
+    }
+
+    bool answering = false;
+    // A list, not a deque: pipelined requests are rare, and an empty deque already holds a
+    // 512-byte block, for every connection.
+    std::list<std::pair<IncomingRequest, ResponseWriter>> waiting;
+};
+
 quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *errorMessage)
 {
     QHostAddress address;
@@ -245,9 +265,11 @@ quint16 GatewayServer::listenOn(const QString &host, quint16 port, QString *erro
         delete listener;
         return 0;
     }
-    listener->setRequestHandler([this](QTcpSocket *socket, IncomingRequest request) {
-        handleRequest(socket, std::move(request));
-    });
+    listener->setRequestHandler(
+        [this](QTcpSocket *socket, IncomingRequest request) {
+            handleRequest(socket, std::move(request));
+        },
+        [](QTcpSocket *socket) { ConnectionQueue::of(socket); });
     m_listener = listener;
     return listener->serverPort();
 }
@@ -266,26 +288,6 @@ void GatewayServer::stopAccepting()
     if (m_listener)
         m_listener->close();
 }
-
-// One client connection's answers must leave in the order its requests came. The listener hands
-// a pipelined request on while the previous answer may still be streaming, so later requests
-// wait here, each with its writer, until the one before has been answered.
-class ConnectionQueue final : public QObject {
-    // For findChild on its socket, without the allocated name and extra data a name costs.
-    Q_OBJECT
-public:
-    explicit ConnectionQueue(QTcpSocket *socket) : QObject(socket) {}
-    static ConnectionQueue *of(QTcpSocket *socket)
-    {
-        auto *queue = socket->findChild<ConnectionQueue *>(QString(), Qt::FindDirectChildrenOnly);
-        return queue ? queue : new ConnectionQueue(socket);
-    }
-
-    bool answering = false;
-    // A list, not a deque: pipelined requests are rare, and an empty deque already holds a
-    // 512-byte block, for every connection.
-    std::list<std::pair<IncomingRequest, ResponseWriter>> waiting;
-};
 
 void GatewayServer::handleRequest(QTcpSocket *socket, IncomingRequest request)
 {

@@ -119,8 +119,8 @@ private Q_SLOTS:
     // A byte a read: every framing line is kept and joined across reads, none is lost.
     void decodesOneByteAtATime()
     {
-        const QByteArray wire = "1A\r\n" + QByteArray(26, 'u') + "\r\nb\r\n" +
-                                QByteArray(11, 'l') + "\r\n0;ext=1\r\nX-T: 1\r\n\r\n";
+        const QByteArray wire = "1A\r\n" + QByteArray(26, 'u') + "\r\nb\r\n" + QByteArray(11, 'l') +
+                                "\r\n0;ext=1\r\nX-T: 1\r\n\r\n";
         ChunkedDecoder decoder;
         QByteArray out;
         for (qsizetype i = 0; i + 1 < wire.size(); ++i)
@@ -134,9 +134,8 @@ private Q_SLOTS:
     {
         ChunkedDecoder decoder;
         QByteArray out;
-        const QByteArray wire = "F\r\n" + QByteArray(15, 'a') + "\r\nf\r\n" +
-                                QByteArray(15, 'b') + "\r\n000000000000010\r\n" +
-                                QByteArray(16, 'c') + "\r\n0\r\n\r\n";
+        const QByteArray wire = "F\r\n" + QByteArray(15, 'a') + "\r\nf\r\n" + QByteArray(15, 'b') +
+                                "\r\n000000000000010\r\n" + QByteArray(16, 'c') + "\r\n0\r\n\r\n";
         QCOMPARE(decoder.feed(wire, out), ChunkedDecoder::Status::Finished);
         QCOMPARE(out, QByteArray(15, 'a') + QByteArray(15, 'b') + QByteArray(16, 'c'));
     }
