@@ -219,6 +219,32 @@ private Q_SLOTS:
         QCOMPARE(error->code, code);
         QVERIFY(!error->message.isEmpty());
     }
+
+    // Values are searched for control characters eight bytes at a time: one is found at every
+    // position of a value, in the whole words and in the bytes after them, and at its edges,
+    // where only spaces and tabs are optional whitespace (a vertical tab is not); bytes that are
+    // none (a tab, a space, '~', UTF-8) pass wherever they stand.
+    void controlCharactersAreFoundAnywhereInAValue()
+    {
+        const QByteArray clean = "ab\tc d~\xc3\xa9"
+                                 "f\tgh\x80"
+                                 "ij\xff"
+                                 "klmn"; // 21 bytes
+        const auto parse = [](const QByteArray &value) {
+            return parseRequestHead("GET / HTTP/1.1\r\nHost: x\r\nX-A: " + value);
+        };
+        QVERIFY(std::holds_alternative<switchyard::http::RequestHead>(parse(clean)));
+        for (const char control : {'\x01', '\x0b', '\x1f', '\x7f', '\x00'}) {
+            for (qsizetype at = 0; at < clean.size(); ++at) {
+                QByteArray value = clean;
+                value[at] = control;
+                const auto result = parse(value);
+                const auto *error = std::get_if<switchyard::protocol::ApiError>(&result);
+                QVERIFY2(error, qPrintable(u"byte %1 at %2"_qs.arg(int(control)).arg(at)));
+                QCOMPARE(error->code, u"invalid_header"_qs);
+            }
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestRequestHead)
