@@ -555,21 +555,34 @@ quint64 nextIdBits()
     return result;
 }
 
-// `prefix`, then `bytes` fresh random bytes as lower-case hex: one allocation, made by every
-// request several times.
+// Eight lower-case hex digits for the 32 bits given, all at once: each nibble spread into a byte
+// of its own, then every byte mapped to '0'-'9' or 'a'-'f' by one addition. The digits come out in
+// no particular order, which is all a random id needs: every nibble is its own digit.
+quint64 hexDigitsOf(quint32 bits)
+{
+    quint64 x = bits;
+    x = ((x & 0xFFFF0000ull) << 16) | (x & 0x0000FFFFull);
+    x = ((x & 0x0000FF000000FF00ull) << 8) | (x & 0x000000FF000000FFull);
+    x = ((x & 0x00F000F000F000F0ull) << 4) | (x & 0x000F000F000F000Full);
+    // 1 in each byte whose nibble is 10 or more: adding 6 carries it into the byte's bit 4.
+    const quint64 letters = ((x + 0x0606060606060606ull) >> 4) & 0x0101010101010101ull;
+    return x + 0x3030303030303030ull + letters * ('a' - '0' - 10);
+}
+
+// `prefix`, then `bytes` (a multiple of 4, at most 16) fresh random bytes as lower-case hex: one
+// allocation, made by every request several times. Eight digits at a time: a digit at a time was
+// 2 % of the instructions on a request's way to its provider.
 QByteArray randomHex(int bytes, QByteArrayView prefix = {})
 {
-    std::array<quint64, 2> words{};
-    Q_ASSERT(bytes > 0 && bytes <= int(sizeof words));
-    for (int i = 0; i < (bytes + 7) / 8; ++i)
-        words[i] = nextIdBits();
-    const auto *raw = reinterpret_cast<const unsigned char *>(words.data());
-    static constexpr char kDigits[] = "0123456789abcdef";
+    Q_ASSERT(bytes > 0 && bytes % 4 == 0 && bytes <= 16);
     QByteArray text(prefix.size() + 2 * bytes, Qt::Uninitialized);
     char *out = std::copy(prefix.begin(), prefix.end(), text.data());
-    for (int i = 0; i < bytes; ++i) {
-        *out++ = kDigits[raw[i] >> 4];
-        *out++ = kDigits[raw[i] & 0xf];
+    quint64 bits = 0;
+    for (int word = 0; word < bytes / 4; ++word, out += 8) {
+        if (word % 2 == 0)
+            bits = nextIdBits();
+        const quint64 digits = hexDigitsOf(quint32(bits >> (32 * (word % 2))));
+        std::memcpy(out, &digits, sizeof digits);
     }
     return text;
 }
