@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <simdjson.h>
 
 namespace switchyard::protocol {
@@ -437,9 +438,27 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     const simdjson::dom::object object = root.get_object().value_unsafe();
     ChatRequest request;
 
-    simdjson::dom::element model;
-    if (object["model"sv].get(model) != simdjson::SUCCESS)
+    // The members read here, found in one pass: a lookup by name scans the members again each
+    // time, six times a request. A name given twice counts the first time, as a lookup finds it.
+    struct {
+        std::optional<simdjson::dom::element> model, messages, tools, functions, routing, stream;
+    } found;
+    for (const simdjson::dom::key_value_pair member : object) {
+        const std::string_view name = member.key;
+        std::optional<simdjson::dom::element> *slot = name == "model"sv        ? &found.model
+                                                      : name == "messages"sv   ? &found.messages
+                                                      : name == "stream"sv     ? &found.stream
+                                                      : name == "tools"sv      ? &found.tools
+                                                      : name == "functions"sv  ? &found.functions
+                                                      : name == "switchyard"sv ? &found.routing
+                                                                               : nullptr;
+        if (slot && !*slot)
+            *slot = member.value;
+    }
+
+    if (!found.model)
         return missing(QStringLiteral("model"));
+    const simdjson::dom::element model = *found.model;
     if (model.type() != element_type::STRING)
         return wrongType(QStringLiteral("model"), QStringLiteral("a string"), model.type());
     request.model = fromView(model.get_string().value_unsafe());
@@ -449,9 +468,9 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
             QStringLiteral("model"));
     }
 
-    simdjson::dom::element messages;
-    if (object["messages"sv].get(messages) != simdjson::SUCCESS)
+    if (!found.messages)
         return missing(QStringLiteral("messages"));
+    const simdjson::dom::element messages = *found.messages;
     if (messages.type() != element_type::ARRAY)
         return wrongType(QStringLiteral("messages"), QStringLiteral("an array"), messages.type());
     simdjson::dom::array messageList;
@@ -476,9 +495,9 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
         tallyMessage(message, text);
     request.codeBlockCount = int((text.codeFences + 1) / 2);
     request.characterCount = text.characters();
-    for (const char *toolsKey : {"tools", "functions"}) {
+    for (const std::optional<simdjson::dom::element> &toolList : {found.tools, found.functions}) {
         simdjson::dom::array tools;
-        if (object[toolsKey].get(tools) == simdjson::SUCCESS) {
+        if (toolList && toolList->get(tools) == simdjson::SUCCESS) {
             request.toolCount += int(tools.size());
             for (simdjson::dom::element tool : tools)
                 tallyJsonText(tool, text);
@@ -486,14 +505,13 @@ std::variant<ChatRequest, ApiError> parseChatRequest(const QByteArray &body)
     }
     request.estimatedInputTokens = estimateTokens(text, request.messageCount);
 
-    simdjson::dom::element routing;
-    if (object["switchyard"sv].get(routing) == simdjson::SUCCESS) {
-        if (auto error = readRoutingObject(routing, request))
+    if (found.routing) {
+        if (auto error = readRoutingObject(*found.routing, request))
             return *error;
     }
 
-    simdjson::dom::element stream;
-    if (object["stream"sv].get(stream) == simdjson::SUCCESS) {
+    if (found.stream) {
+        const simdjson::dom::element stream = *found.stream;
         if (stream.type() == element_type::BOOL)
             request.stream = stream.get_bool().value_unsafe();
         else if (stream.type() != element_type::NULL_VALUE)
