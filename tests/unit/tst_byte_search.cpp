@@ -5,6 +5,7 @@
 #include "protocol/byte_search.h"
 
 #include <QTest>
+#include <random>
 
 using switchyard::protocol::appendPieces;
 using switchyard::protocol::containsBytes;
@@ -45,6 +46,33 @@ private Q_SLOTS:
         QCOMPARE(findBytes(text, needle, from), expected);
         if (from == 0)
             QCOMPARE(containsBytes(text, needle), expected >= 0);
+    }
+
+    // Texts of every length from 0 to 300 over a three-letter alphabet, so that partial and
+    // whole matches are everywhere: at the sixteen-byte blocks' edges, straddling them, in the
+    // last few positions, and from every kind of start.
+    void findsWhatIndexOfFindsInRandomTexts()
+    {
+        std::mt19937 random(37); // fixed: a failure is reproduced by running again
+        const auto pick = [&random](int size) {
+            QByteArray text(size, Qt::Uninitialized);
+            for (char &c : text)
+                c = "abc"[random() % 3];
+            return text;
+        };
+        for (int size = 0; size <= 300; ++size) {
+            const QByteArray text = pick(size);
+            for (int round = 0; round < 20; ++round) {
+                const int length = 1 + int(random() % 20);
+                // Half the needles are taken from the text, so most of them are found.
+                const QByteArray needle =
+                    round % 2 == 0 && length <= size
+                        ? text.mid(int(random() % (size - length + 1)), length)
+                        : pick(length);
+                const qsizetype from = size == 0 ? 0 : qsizetype(random() % (size + 1));
+                QCOMPARE(findBytes(text, needle, from), QByteArrayView(text).indexOf(needle, from));
+            }
+        }
     }
 
     void aStartOutsideTheTextFindsNothing()
