@@ -801,21 +801,25 @@ struct Router::DecisionBuilder {
         const config::ErrorFallbacks *tier = decision.tier == kLight ? &compiled.lightFallbacks
                                              : decision.tier == kPro ? &compiled.proFallbacks
                                                                      : nullptr;
-        const std::pair<const config::ErrorFallbacks *, QString> sources[] = {
-            {matchedRule ? &matchedRule->fallbacks : nullptr,
-             matchedRule ? QString(u"rule `"_s % matchedRule->name % u'`') : QString()},
-            {model, QString(u"model `"_s % context.model % u'`')},
-            {tier, QString(u"tier "_s % decision.tier)},
+        // Most requests have no fallback by error anywhere: their sources are named (three
+        // strings made) only when one has a model to name.
+        const config::ErrorFallbacks *const sources[] = {
+            matchedRule ? &matchedRule->fallbacks : nullptr, model, tier};
+        const auto sourceName = [&](int source) {
+            return source == 0   ? QString(u"rule `"_s % matchedRule->name % u'`')
+                   : source == 1 ? QString(u"model `"_s % context.model % u'`')
+                                 : QString(u"tier "_s % decision.tier);
         };
         QStringList said;
         for (const config::FallbackError error : {config::FallbackError::ContextLengthExceeded,
                                                   config::FallbackError::ContentFiltered}) {
-            for (const auto &[source, name] : sources) {
-                if (!source || source->models(error).isEmpty())
+            for (int source = 0; source < 3; ++source) {
+                if (!sources[source] || sources[source]->models(error).isEmpty())
                     continue;
-                decision.errorFallbacks.models(error) = source->models(error);
+                decision.errorFallbacks.models(error) = sources[source]->models(error);
                 said.append(config::fallbackErrorName(error) % u" -> "_s %
-                            source->models(error).join(u", "_s) % u" ("_s % name % u')');
+                            sources[source]->models(error).join(u", "_s) % u" ("_s %
+                            sourceName(source) % u')');
                 break;
             }
         }
